@@ -1,0 +1,66 @@
+// swift-tools-version:6.0
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+    name: "OpenSwiftData",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+        .executable(name: "expenses", targets: ["expenses"]),
+        .executable(name: "school", targets: ["school"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // Used by the examples only; the library product does not depend on it.
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .macro(
+            name: "OpenSwiftDataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        .target(
+            name: "OpenSwiftData",
+            dependencies: [
+                "CSQLite",
+                "OpenSwiftDataMacros",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "expenses",
+            dependencies: [
+                "OpenSwiftData",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/Expenses"
+        ),
+        .executableTarget(
+            name: "school",
+            dependencies: ["OpenSwiftData"],
+            path: "Examples/School"
+        ),
+        .testTarget(
+            name: "OpenSwiftDataTests",
+            dependencies: ["OpenSwiftData"]
+        ),
+        .testTarget(
+            name: "OpenSwiftDataMacrosTests",
+            dependencies: [
+                "OpenSwiftDataMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,133 @@
+import Foundation
+
+/// Where and how a container stores data: a file or memory, writable or read-only, and which
+/// models go there.
+///
+/// ```swift
+/// let onDisk = ModelConfiguration(url: URL(filePath: "/var/lib/myapp/trips.store"))
+/// let scratch = ModelConfiguration(isStoredInMemoryOnly: true)
+/// let archive = ModelConfiguration("Archive", schema: Schema([Person.self, Address.self]),
+///                                  url: archiveURL, allowsSave: false)
+/// ```
+///
+/// Without a URL, the store is `<name>.store` in the application's data folder: on Linux
+/// `$XDG_DATA_HOME/<executable name>/` (by default `~/.local/share/<executable name>/`), elsewhere
+/// the user's Application Support folder.
+public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomStringConvertible {
+    /// The configuration's name; also the default file name.
+    public let name: String
+    /// The models stored with this configuration, or `nil` for every model of the container not
+    /// claimed by another configuration.
+    public let schema: Schema?
+    /// The store file (`/dev/null` for in-memory stores).
+    public let url: URL
+    /// Whether data is kept in memory only and lost when the container goes away.
+    public let isStoredInMemoryOnly: Bool
+    /// Whether contexts may save to this store. `false` opens the file read-only.
+    public let allowsSave: Bool
+    /// The CloudKit container identifier, if any (accepted for source compatibility; there is no
+    /// CloudKit sync off Apple platforms).
+    public let cloudKitContainerIdentifier: String?
+    /// The app group identifier, if any (accepted for source compatibility).
+    public let groupAppContainerIdentifier: String?
+
+    public var id: String { name }
+
+    /// A configuration whose file is in the default location, or in memory.
+    public init(
+        _ name: String? = nil,
+        schema: Schema? = nil,
+        isStoredInMemoryOnly: Bool = false,
+        allowsSave: Bool = true,
+        groupContainer: GroupContainer = .automatic,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
+        let name = name ?? "default"
+        self.name = name
+        self.schema = schema
+        self.isStoredInMemoryOnly = isStoredInMemoryOnly
+        self.allowsSave = allowsSave
+        self.url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null") : ModelConfiguration.defaultDirectory.appendingPathComponent("\(name).store")
+        self.cloudKitContainerIdentifier = cloudKitDatabase.identifier
+        self.groupAppContainerIdentifier = groupContainer.identifier
+    }
+
+    /// A configuration whose store is the file at `url`.
+    public init(
+        _ name: String? = nil,
+        schema: Schema? = nil,
+        url: URL,
+        allowsSave: Bool = true,
+        cloudKitDatabase: CloudKitDatabase = .automatic
+    ) {
+        self.name = name ?? url.deletingPathExtension().lastPathComponent
+        self.schema = schema
+        self.url = url
+        self.isStoredInMemoryOnly = false
+        self.allowsSave = allowsSave
+        self.cloudKitContainerIdentifier = cloudKitDatabase.identifier
+        self.groupAppContainerIdentifier = nil
+    }
+
+    /// A configuration for the given models.
+    public init(for firstType: any PersistentModel.Type, _ moreTypes: any PersistentModel.Type..., isStoredInMemoryOnly: Bool = false) {
+        self.init(schema: Schema([firstType] + moreTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
+    }
+
+    /// The folder default stores live in.
+    public static var defaultDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "app").lastPathComponent
+        #if os(Linux) || os(Android) || os(FreeBSD) || os(OpenBSD)
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            base = URL(fileURLWithPath: xdg, isDirectory: true)
+        } else {
+            base = URL(fileURLWithPath: environment["HOME"] ?? NSTemporaryDirectory(), isDirectory: true)
+                .appendingPathComponent(".local/share", isDirectory: true)
+        }
+        return base.appendingPathComponent(executable, isDirectory: true)
+        #else
+        let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
+        return base.appendingPathComponent(executable, isDirectory: true)
+        #endif
+    }
+
+    public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
+        lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
+            && lhs.allowsSave == rhs.allowsSave && lhs.schema == rhs.schema
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(url)
+    }
+
+    public var description: String {
+        isStoredInMemoryOnly ? "ModelConfiguration(\(name), in memory)" : "ModelConfiguration(\(name), \(url.path))"
+    }
+
+    /// Where an app-group store would live (accepted for source compatibility).
+    public struct GroupContainer: Hashable, Sendable {
+        let identifier: String?
+        /// The default.
+        public static let automatic = GroupContainer(identifier: nil)
+        /// No app group.
+        public static let none = GroupContainer(identifier: nil)
+        /// A named app group.
+        public static func identifier(_ groupName: String) -> GroupContainer { GroupContainer(identifier: groupName) }
+    }
+
+    /// Which CloudKit database would sync the store (accepted for source compatibility; stores are
+    /// never synced here).
+    public struct CloudKitDatabase: Hashable, Sendable {
+        let identifier: String?
+        /// The default.
+        public static let automatic = CloudKitDatabase(identifier: nil)
+        /// No sync.
+        public static let none = CloudKitDatabase(identifier: nil)
+        /// A private CloudKit database.
+        public static func `private`(_ containerIdentifier: String) -> CloudKitDatabase { CloudKitDatabase(identifier: containerIdentifier) }
+    }
+}

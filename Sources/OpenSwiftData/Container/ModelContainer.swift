@@ -1,0 +1,133 @@
+import Foundation
+
+/// Connects a schema to its stores and hands out contexts.
+///
+/// ```swift
+/// let container = try ModelContainer(for: Expense.self, Category.self)
+/// let context = ModelContext(container)
+/// ```
+///
+/// Models reachable through relationships are included automatically. With several
+/// configurations, each model goes to the configuration whose schema names it (or to the first
+/// configuration without a schema).
+///
+/// Opening throws ``SwiftDataError`` when a store file is missing (and may not be created),
+/// unreadable, corrupt, or was written with a different model.
+public final class ModelContainer: Sendable {
+    /// The models the container manages.
+    public let schema: Schema
+    /// The configurations, one store each.
+    public let configurations: [ModelConfiguration]
+    let stores: [SQLiteStore]
+    private let storeIndexByEntity: [String: Int]
+    private let mainContextBox = MainContextBox()
+
+    /// Creates a container for the given models (and those they relate to).
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// Creates a container for a schema with the given configurations.
+    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
+        try self.init(for: givenSchema, configurations: configurations)
+    }
+
+    /// Creates a container for a schema with the given configurations (the default on-disk
+    /// configuration when the list is empty).
+    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+        try givenSchema.validate()
+        let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        // Models named only in a configuration's schema still belong to the container.
+        var allTypes = givenSchema.layouts.map(\.modelType)
+        for configuration in configurations {
+            for layout in configuration.schema?.layouts ?? [] where !allTypes.contains(where: { $0 == layout.modelType }) {
+                allTypes.append(layout.modelType)
+            }
+        }
+        let schema = allTypes.count == givenSchema.layouts.count ? givenSchema : Schema(allTypes, version: givenSchema.version)
+        try schema.validate()
+        self.schema = schema
+
+        var seenNames = Set<String>()
+        var seenFiles = Set<String>()
+        for configuration in configurations {
+            if !seenNames.insert(configuration.name).inserted ||
+                (!configuration.isStoredInMemoryOnly && !seenFiles.insert(configuration.url.standardizedFileURL.path).inserted) {
+                throw SwiftDataError(.duplicateConfiguration, "two configurations are named '\(configuration.name)' or use the file \(configuration.url.path)")
+            }
+        }
+
+        // Route each entity to a configuration.
+        var assignment: [String: Int] = [:]
+        for (index, configuration) in configurations.enumerated() {
+            for layout in configuration.schema?.layouts ?? [] where assignment[layout.entityName] == nil {
+                assignment[layout.entityName] = index
+            }
+        }
+        let fallback = configurations.firstIndex { $0.schema == nil }
+        for layout in schema.layouts where assignment[layout.entityName] == nil {
+            if let fallback {
+                assignment[layout.entityName] = fallback
+            } else {
+                // Every configuration names its models; the unclaimed ones go with the first.
+                assignment[layout.entityName] = 0
+            }
+        }
+        var stores: [SQLiteStore] = []
+        for (index, configuration) in configurations.enumerated() {
+            let layouts = schema.layouts.filter { assignment[$0.entityName] == index }
+            stores.append(try SQLiteStore(configuration: configuration, layouts: layouts, schemaVersion: schema.version))
+        }
+        self.configurations = configurations
+        self.stores = stores
+        self.storeIndexByEntity = assignment
+    }
+
+    /// The context bound to the main actor, with autosave enabled.
+    @MainActor
+    public var mainContext: ModelContext {
+        if let context = mainContextBox.context { return context }
+        let context = ModelContext(self)
+        context.autosaveEnabled = true
+        mainContextBox.context = context
+        return context
+    }
+
+    /// Deletes every model in every writable store of the container.
+    public func deleteAllData() {
+        for store in stores where store.configuration.allowsSave {
+            do {
+                try store.write { connection in
+                    for layout in store.layouts {
+                        try store.run(.delete(table: layout.tableName, whereClause: nil), on: connection)
+                        for slot in layout.relationshipSlots {
+                            if case .joinTable(let table, _, _)? = layout.properties[slot].relationship?.storage {
+                                try store.run(.delete(table: table, whereClause: nil), on: connection)
+                            }
+                        }
+                    }
+                }
+            } catch {
+                Log.general.error("deleteAllData failed for \(store.configuration): \(error)")
+            }
+        }
+    }
+
+    func store(for layout: ModelLayout) throws -> SQLiteStore {
+        guard let index = storeIndexByEntity[layout.entityName] else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "\(layout.entityName) is not part of this container's schema; add it to ModelContainer(for:)")
+        }
+        return stores[index]
+    }
+
+    func store(identifier: String) -> SQLiteStore? {
+        stores.first { $0.identifier == identifier }
+    }
+}
+
+/// Holds the main context; main-actor isolated, so the container stays `Sendable`.
+@MainActor
+private final class MainContextBox {
+    var context: ModelContext?
+    nonisolated init() {}
+}

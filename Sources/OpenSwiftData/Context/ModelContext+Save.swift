@@ -1,0 +1,408 @@
+import Foundation
+
+extension ModelContext {
+    /// Writes every pending insert, change and delete to the store in one transaction per store.
+    ///
+    /// Delete rules are applied first: `.cascade` deletes related models, `.nullify` clears the
+    /// related models' references, `.deny` refuses the save if related models remain, `.noAction`
+    /// leaves them as they are. If anything fails — a deny rule, a uniqueness conflict, a read-only
+    /// store, a disk error — the save throws, nothing is written, and the context keeps its pending
+    /// changes (call ``rollback()`` to discard them).
+    ///
+    /// ```swift
+    /// context.delete(classroom)      // studentList has deleteRule: .cascade
+    /// try context.save()             // the classroom and its students are gone
+    /// ```
+    public func save() throws {
+        guard hasChanges else { return }
+        var plan = try SavePlan(context: self)
+        try plan.write()
+        plan.apply()
+    }
+}
+
+/// One save, computed before anything is written so that a refused save changes nothing.
+struct SavePlan {
+    private unowned let context: ModelContext
+    private var deleted: [any PersistentModel] = []
+    private var deletedIDs = Set<ObjectIdentifier>()
+    /// Related models whose reference to a deleted model is cleared (`.nullify`).
+    private var nullifications: [(model: any PersistentModel, inverse: PropertyLayout, owner: any PersistentModel)] = []
+    private var inserted: [any PersistentModel] = []
+    private var changed: [any PersistentModel] = []
+    /// Primary keys given to inserted models (several models may get the same key when a unique
+    /// constraint makes later ones update the first's row).
+    private var assignedKeys: [ObjectIdentifier: Int64] = [:]
+    private var assignedStores: [ObjectIdentifier: String] = [:]
+
+    init(context: ModelContext) throws {
+        self.context = context
+        try collectDeletions()
+        inserted = context.insertedSet.all.filter { !deletedIDs.contains(ObjectIdentifier($0)) }
+        changed = context.changedSet.all.filter {
+            $0.persistentBackingData.state == .managed && !deletedIDs.contains(ObjectIdentifier($0))
+        }
+        try validate()
+    }
+
+    // MARK: Delete rules
+
+    private mutating func collectDeletions() throws {
+        for model in context.deletedSet.all where deletedIDs.insert(ObjectIdentifier(model)).inserted {
+            deleted.append(model)
+        }
+        var denials: [(owner: any PersistentModel, property: PropertyLayout, related: [any PersistentModel])] = []
+        var position = 0
+        while position < deleted.count {
+            let owner = deleted[position]
+            position += 1
+            let data = owner.persistentBackingData
+            for slot in data.layout.relationshipSlots {
+                let property = data.layout.properties[slot]
+                guard let relationship = property.relationship else { continue }
+                switch relationship.deleteRule {
+                case .noAction:
+                    continue
+                case .nullify:
+                    // Without an inverse there is nothing on the other side to clear; the owner's
+                    // own foreign key and join rows go away with its row.
+                    guard let inverse = relationship.inverse else { continue }
+                    for related in data.relatedModels(slot) {
+                        nullifications.append((related, inverse, owner))
+                    }
+                case .cascade:
+                    for related in data.relatedModels(slot) where related.persistentBackingData.context === context {
+                        if deletedIDs.insert(ObjectIdentifier(related)).inserted {
+                            deleted.append(related)
+                        }
+                    }
+                case .deny:
+                    let related = data.relatedModels(slot)
+                    if !related.isEmpty { denials.append((owner, property, related)) }
+                }
+            }
+        }
+        for denial in denials {
+            let remaining = denial.related.filter { !deletedIDs.contains(ObjectIdentifier($0)) }
+            if !remaining.isEmpty {
+                let entity = denial.owner.persistentBackingData.layout.entityName
+                let destination = denial.property.relationship?.destination.entityName ?? "model"
+                throw SwiftDataError(.deleteRuleDenied, "cannot delete \(entity) \(denial.owner.persistentModelID): its relationship '\(denial.property.name)' has the .deny delete rule and still holds \(remaining.count) \(destination) model(s); delete or reassign them first. Nothing was deleted.")
+            }
+        }
+    }
+
+    // MARK: Validation
+
+    private func validate() throws {
+        for model in inserted + changed {
+            let data = model.persistentBackingData
+            for slot in data.layout.relationshipSlots {
+                guard let relationship = data.layout.properties[slot].relationship, relationship.isToMany,
+                      relationship.minimumModelCount > 0 || relationship.maximumModelCount > 0,
+                      data.state == .inserted || data.originals[slot] != nil,
+                      case .value(let value) = data.slots[slot] else { continue }
+                let count = relationship.access.models(value).count
+                let name = "\(data.layout.entityName).\(data.layout.properties[slot].name)"
+                if relationship.maximumModelCount > 0 && count > relationship.maximumModelCount {
+                    throw SwiftDataError(.modelValidationFailure, "\(name) holds \(count) models, more than its maximumModelCount of \(relationship.maximumModelCount)")
+                }
+                if relationship.minimumModelCount > 0 && count < relationship.minimumModelCount && !(relationship.isOptional && count == 0) {
+                    throw SwiftDataError(.modelValidationFailure, "\(name) holds \(count) models, fewer than its minimumModelCount of \(relationship.minimumModelCount)")
+                }
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Writes the plan, one transaction per store involved.
+    mutating func write() throws {
+        var stores: [SQLiteStore] = []
+        func note(_ model: any PersistentModel) throws {
+            let store = try context.container.store(for: model.persistentBackingData.layout)
+            if !stores.contains(where: { $0 === store }) { stores.append(store) }
+        }
+        for model in inserted + changed + deleted { try note(model) }
+        for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) { try note(item.model) }
+        for store in stores where !store.configuration.allowsSave {
+            throw SwiftDataError(.readOnlyStore, "the store '\(store.configuration.name)' was opened with allowsSave: false; nothing was saved")
+        }
+        for store in stores {
+            try store.write { connection in
+                try write(to: store, connection: connection)
+            }
+        }
+    }
+
+    private func belongs(_ model: any PersistentModel, to store: SQLiteStore) -> Bool {
+        (try? context.container.store(for: model.persistentBackingData.layout)) === store
+    }
+
+    private mutating func write(to store: SQLiteStore, connection: SQLiteConnection) throws {
+        let storeInserted = inserted.filter { belongs($0, to: store) }
+        let upserts = try assignPrimaryKeys(storeInserted, store: store, connection: connection)
+
+        // Rows for new models.
+        for model in storeInserted where !upserts.contains(ObjectIdentifier(model)) {
+            let data = model.persistentBackingData
+            let layout = data.layout
+            let columns = [ModelLayout.primaryKeyColumn] + layout.storedSlots.map { layout.properties[$0].name }
+            let text = store.render(.insert(table: layout.tableName, columns: columns, orIgnore: false))
+            var values: [SQLValue] = [.integer(assignedKeys[ObjectIdentifier(model)] ?? 0)]
+            for slot in layout.storedSlots { values.append(try storedValue(data, slot: slot)) }
+            try store.execute(text, bindings: values, on: connection)
+        }
+        // New models that matched an existing row through a unique constraint update that row.
+        for model in storeInserted where upserts.contains(ObjectIdentifier(model)) {
+            let data = model.persistentBackingData
+            let layout = data.layout
+            let columns = layout.storedSlots.map { layout.properties[$0].name }
+            guard !columns.isEmpty else { continue }
+            let text = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn))
+            var values = try layout.storedSlots.map { try storedValue(data, slot: $0) }
+            values.append(.integer(assignedKeys[ObjectIdentifier(model)] ?? 0))
+            try store.execute(text, bindings: values, on: connection)
+        }
+        // Changed columns of stored models.
+        for model in changed where belongs(model, to: store) {
+            let data = model.persistentBackingData
+            let layout = data.layout
+            guard let primaryKey = data.primaryKey else { continue }
+            let slots = layout.storedSlots.filter { data.originals[$0] != nil }
+            guard !slots.isEmpty else { continue }
+            let text = store.render(.updateByKey(table: layout.tableName, columns: slots.map { layout.properties[$0].name }, key: ModelLayout.primaryKeyColumn))
+            var values = try slots.map { try storedValue(data, slot: $0) }
+            values.append(.integer(primaryKey))
+            try store.execute(text, bindings: values, on: connection)
+        }
+        try writeJoinTables(for: storeInserted + changed.filter { belongs($0, to: store) }, store: store, connection: connection)
+
+        // References cleared by nullify rules, for foreign keys held by surviving models.
+        for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) && belongs(item.model, to: store) {
+            guard case .foreignKey(let column)? = item.inverse.relationship?.storage,
+                  let primaryKey = item.model.persistentBackingData.primaryKey else { continue }
+            let layout = item.model.persistentBackingData.layout
+            try store.run(.update(
+                table: layout.tableName, assignments: [(column, .constant(.null))],
+                whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(primaryKey)))),
+                on: connection)
+        }
+
+        // Deleted rows, their join rows, and references to them from relationships without inverse.
+        for model in deleted where belongs(model, to: store) {
+            let data = model.persistentBackingData
+            guard let primaryKey = data.primaryKey else { continue }
+            let layout = data.layout
+            let key = SQLExpression.bind(.integer(primaryKey))
+            try store.run(.delete(table: layout.tableName, whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, key)), on: connection)
+            for slot in layout.relationshipSlots {
+                if case .joinTable(let table, let ownerColumn, _)? = layout.properties[slot].relationship?.storage {
+                    try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, key)), on: connection)
+                }
+            }
+            for incoming in context.container.schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
+                switch incoming.property.relationship?.storage {
+                case .joinTable(let table, _, let otherColumn)?:
+                    try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: otherColumn), .equal, key)), on: connection)
+                case .foreignKey(let column)?:
+                    if incoming.property.relationship?.isOptional == true {
+                        try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))],
+                                              whereClause: .binary(.column(table: incoming.source.tableName, name: column), .equal, key)), on: connection)
+                    }
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    /// Gives each inserted model a primary key. A model whose unique values match an existing row
+    /// (or a model inserted earlier in this save) takes that row's key and is returned as an upsert.
+    private mutating func assignPrimaryKeys(_ models: [any PersistentModel], store: SQLiteStore, connection: SQLiteConnection) throws -> Set<ObjectIdentifier> {
+        var upserts = Set<ObjectIdentifier>()
+        var byLayout: [ObjectIdentifier: (layout: ModelLayout, models: [any PersistentModel])] = [:]
+        var order: [ObjectIdentifier] = []
+        for model in models {
+            let layout = model.persistentBackingData.layout
+            let key = ObjectIdentifier(layout)
+            if byLayout[key] == nil {
+                byLayout[key] = (layout, [])
+                order.append(key)
+            }
+            byLayout[key]?.models.append(model)
+        }
+        let readMax = "SELECT \"Z_MAX\" FROM \"\(SQLiteStore.primaryKeyTable)\" WHERE \"Z_ENTITY\" = ?1"
+        let writeMax = "UPDATE \"\(SQLiteStore.primaryKeyTable)\" SET \"Z_MAX\" = ?1 WHERE \"Z_ENTITY\" = ?2"
+        for key in order {
+            guard let group = byLayout[key] else { continue }
+            let layout = group.layout
+            let statement = try connection.prepare(readMax)
+            try statement.bind([.text(layout.entityName)])
+            var maximum: Int64 = 0
+            if try statement.step() { maximum = statement.int64(at: 0) }
+            statement.reset()
+            var seen: [[SQLValue]: Int64] = [:]
+            for model in group.models {
+                let data = model.persistentBackingData
+                var existing: Int64?
+                for constraint in layout.uniquenessConstraints {
+                    let values = try constraint.map { try storedValue(data, slot: $0) }
+                    if values.contains(where: \.isNull) { continue }
+                    let lookup = [.integer(Int64(constraint.first ?? 0))] + values
+                    if let key = seen[lookup] {
+                        existing = key
+                    } else {
+                        var condition: SQLExpression?
+                        for (slot, value) in zip(constraint, values) {
+                            let test = SQLExpression.binary(.column(table: "t0", name: layout.properties[slot].name), .equal, .bind(value))
+                            condition = condition.map { .binary($0, .and, test) } ?? test
+                        }
+                        let select = SQLSelect(
+                            columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)],
+                            from: SQLTableReference(table: layout.tableName, alias: "t0"),
+                            whereClause: condition, limit: 1)
+                        try store.query(select, on: connection) { row in existing = row.int64(at: 0) }
+                    }
+                    if existing != nil { break }
+                }
+                let primaryKey: Int64
+                if let existing {
+                    primaryKey = existing
+                    upserts.insert(ObjectIdentifier(model))
+                } else {
+                    maximum += 1
+                    primaryKey = maximum
+                }
+                for constraint in layout.uniquenessConstraints {
+                    let values = try constraint.map { try storedValue(data, slot: $0) }
+                    if values.contains(where: \.isNull) { continue }
+                    seen[[.integer(Int64(constraint.first ?? 0))] + values] = primaryKey
+                }
+                assignedKeys[ObjectIdentifier(model)] = primaryKey
+                assignedStores[ObjectIdentifier(model)] = store.identifier
+            }
+            try store.execute(writeMax, bindings: [.integer(maximum), .text(layout.entityName)], on: connection)
+        }
+        return upserts
+    }
+
+    /// The value a stored slot writes: the encoded attribute, or the related row's key.
+    private func storedValue(_ data: BackingData, slot: Int) throws -> SQLValue {
+        let property = data.layout.properties[slot]
+        switch data.slots[slot] {
+        case .value(let value):
+            if let codec = property.codec {
+                do {
+                    return try codec.encode(value)
+                } catch {
+                    throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
+                }
+            }
+            guard let access = property.relationshipAccess, let related = access.models(value).first else { return .null }
+            return key(of: related)
+        case .toOneKey(let key):
+            return .integer(key)
+        case .unloaded:
+            return .null
+        }
+    }
+
+    /// The primary key a reference to `model` stores; NULL for a model deleted in this save.
+    private func key(of model: any PersistentModel) -> SQLValue {
+        if deletedIDs.contains(ObjectIdentifier(model)) { return .null }
+        if let key = model.persistentBackingData.primaryKey ?? assignedKeys[ObjectIdentifier(model)] {
+            return .integer(key)
+        }
+        Log.general.warning("a relationship refers to a \(model.persistentBackingData.layout.entityName) that is not inserted in this context; it is saved as nil")
+        return .null
+    }
+
+    /// Adds and removes join-table rows for to-many relationships that are stored as pairs.
+    private func writeJoinTables(for models: [any PersistentModel], store: SQLiteStore, connection: SQLiteConnection) throws {
+        for model in models {
+            let data = model.persistentBackingData
+            let isNew = data.state == .inserted
+            guard case .integer = key(of: model) else { continue }
+            let ownerKey = key(of: model)
+            for slot in data.layout.relationshipSlots {
+                let property = data.layout.properties[slot]
+                guard let relationship = property.relationship,
+                      case .joinTable(let table, let ownerColumn, let otherColumn) = relationship.storage,
+                      isNew || data.originals[slot] != nil,
+                      case .value(let value) = data.slots[slot] else { continue }
+                let current = relationship.access.models(value)
+                var added = current
+                var removed: [any PersistentModel] = []
+                if !isNew {
+                    if case .value(let old)? = data.originals[slot] {
+                        let oldModels = relationship.access.models(old)
+                        let oldIDs = Set(oldModels.map { ObjectIdentifier($0) })
+                        let newIDs = Set(current.map { ObjectIdentifier($0) })
+                        added = current.filter { !oldIDs.contains(ObjectIdentifier($0)) }
+                        removed = oldModels.filter { !newIDs.contains(ObjectIdentifier($0)) }
+                    } else {
+                        // The old contents were never loaded: replace the owner's rows outright.
+                        try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey))), on: connection)
+                    }
+                }
+                if !added.isEmpty {
+                    let text = store.render(.insert(table: table, columns: [ownerColumn, otherColumn], orIgnore: true))
+                    for other in added {
+                        let otherKey = key(of: other)
+                        if otherKey.isNull { continue }
+                        try store.execute(text, bindings: [ownerKey, otherKey], on: connection)
+                    }
+                }
+                for other in removed {
+                    let otherKey = key(of: other)
+                    if otherKey.isNull { continue }
+                    try store.run(.delete(table: table, whereClause: .binary(
+                        .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey)), .and,
+                        .binary(.column(table: table, name: otherColumn), .equal, .bind(otherKey)))), on: connection)
+                }
+            }
+        }
+    }
+
+    // MARK: After the commit
+
+    /// Brings the context in line with what was written: permanent identifiers, cleared change
+    /// sets, nullified references, deleted models removed.
+    func apply() {
+        for model in inserted {
+            let data = model.persistentBackingData
+            guard let primaryKey = assignedKeys[ObjectIdentifier(model)] else { continue }
+            data.primaryKey = primaryKey
+            data.storeIdentifier = assignedStores[ObjectIdentifier(model)]
+            data.state = .managed
+            data.commitChanges()
+            context.register(model, layout: data.layout, primaryKey: primaryKey)
+        }
+        for model in changed {
+            model.persistentBackingData.commitChanges()
+        }
+        for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
+            let data = item.model.persistentBackingData
+            let hadOriginal = data.originals[item.inverse.index] != nil
+            RelationshipMaintenance.mutate(item.model, index: item.inverse.index) { value, access in
+                access.remove(&value, ObjectIdentifier(item.owner))
+            }
+            // The store already holds the cleared reference; it is not a pending change.
+            if !hadOriginal { data.originals[item.inverse.index] = nil }
+            if data.originals.isEmpty { context.changedSet.remove(item.model) }
+        }
+        for model in deleted {
+            let data = model.persistentBackingData
+            if let primaryKey = data.primaryKey {
+                context.unregister(layout: data.layout, primaryKey: primaryKey)
+            }
+            data.context = nil
+            data.state = .detached
+            data.originals.removeAll()
+        }
+        context.insertedSet.removeAll()
+        context.changedSet.removeAll()
+        context.deletedSet.removeAll()
+    }
+}

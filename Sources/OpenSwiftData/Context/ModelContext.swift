@@ -1,0 +1,256 @@
+import Foundation
+
+/// The object graph a piece of code works on: fetches models, tracks inserts, changes and deletes,
+/// keeps relationships consistent, and saves everything in one transaction.
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// let food = Category(name: "Food")
+/// context.insert(Expense(amount: 12.5, note: "Lunch", category: food))  // food is inserted too
+/// try context.save()
+///
+/// let recent = try context.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.date, order: .reverse)]))
+/// ```
+///
+/// A context holds one instance per stored row (an identity map): fetching the same row twice gives
+/// the same object. Contexts and models are not `Sendable`; use one context per actor and pass
+/// ``PersistentIdentifier``s between them.
+public final class ModelContext {
+    /// The container the context belongs to.
+    public let container: ModelContainer
+    /// Whether the context saves automatically. `false` for contexts you create; `true` for
+    /// ``ModelContainer/mainContext``.
+    public var autosaveEnabled: Bool = false
+    /// A name recorded with the context's saves (for history and notifications).
+    public var author: String?
+
+    /// One instance per row: per entity layout, primary key to model.
+    private var registry: [ObjectIdentifier: [Int64: WeakModel]] = [:]
+    private var registryPruneThreshold = 4_096
+    var insertedSet = ModelSet()
+    var changedSet = ModelSet()
+    var deletedSet = ModelSet()
+
+    /// Creates a context for a container.
+    public init(_ container: ModelContainer) {
+        self.container = container
+    }
+
+    // MARK: State
+
+    /// Whether the context has unsaved inserts, changes or deletes.
+    public var hasChanges: Bool {
+        !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty
+    }
+
+    /// Models inserted and not yet saved, in insertion order.
+    public var insertedModelsArray: [any PersistentModel] { insertedSet.all }
+    /// Stored models with unsaved changes (not counting deleted ones).
+    public var changedModelsArray: [any PersistentModel] {
+        changedSet.all.filter { $0.persistentBackingData.state == .managed }
+    }
+    /// Models marked for deletion and not yet saved.
+    public var deletedModelsArray: [any PersistentModel] { deletedSet.all }
+
+    // MARK: Insert and delete
+
+    /// Registers a new model with the context; it is written to the store on the next save.
+    ///
+    /// Models it refers to through relationships are inserted too, and relationships assigned in
+    /// its initialiser get their inverses. Inserting a model already in the context does nothing;
+    /// inserting one marked for deletion cancels the deletion.
+    public func insert<T: PersistentModel>(_ model: T) {
+        insertModel(model)
+    }
+
+    func insertModel(_ model: any PersistentModel) {
+        var work: [any PersistentModel] = [model]
+        while let next = work.popLast() {
+            let data = next.persistentBackingData
+            if let owner = data.context {
+                if owner === self, data.state == .deleted {
+                    deletedSet.remove(next)
+                    data.state = data.primaryKey == nil ? .inserted : .managed
+                    if data.state == .inserted { insertedSet.insert(next) }
+                } else if owner !== self {
+                    Log.general.error("\(data.layout.entityName) is already registered in another ModelContext; it was not inserted")
+                }
+                continue
+            }
+            data.context = self
+            if let primaryKey = data.primaryKey {
+                data.state = .managed
+                register(next, layout: data.layout, primaryKey: primaryKey)
+            } else {
+                data.state = .inserted
+                insertedSet.insert(next)
+            }
+            RelationshipMaintenance.fixUpInverses(of: next)
+            for index in data.layout.relationshipSlots {
+                guard case .value(let value) = data.slots[index],
+                      let access = data.layout.properties[index].relationshipAccess else { continue }
+                for related in access.models(value) where related.persistentBackingData.context == nil {
+                    work.append(related)
+                }
+            }
+        }
+    }
+
+    /// Marks a model for deletion. It stays in the context, with ``PersistentModel/isDeleted``
+    /// `true`, until the next save applies its relationships' delete rules and removes it.
+    public func delete<T: PersistentModel>(_ model: T) {
+        deleteModel(model)
+    }
+
+    func deleteModel(_ model: any PersistentModel) {
+        let data = model.persistentBackingData
+        guard data.context === self else { return }
+        switch data.state {
+        case .inserted:
+            insertedSet.remove(model)
+            data.state = .deleted
+            deletedSet.insert(model)
+        case .managed:
+            data.state = .deleted
+            deletedSet.insert(model)
+        case .deleted, .detached:
+            break
+        }
+    }
+
+    /// Discards unsaved changes: inserted models leave the context, deleted ones come back, and
+    /// edited properties (relationships included) return to their saved values.
+    public func rollback() {
+        for model in changedSet.all + deletedSet.all {
+            model.persistentBackingData.restoreOriginals(of: model)
+        }
+        for model in deletedSet.all {
+            let data = model.persistentBackingData
+            if data.primaryKey == nil {
+                detach(model)
+            } else {
+                data.state = .managed
+            }
+        }
+        for model in insertedSet.all {
+            detach(model)
+        }
+        insertedSet.removeAll()
+        changedSet.removeAll()
+        deletedSet.removeAll()
+    }
+
+    /// Removes every model from the context without saving, like rollback followed by forgetting
+    /// all registered models.
+    public func reset() {
+        rollback()
+        registry.removeAll()
+    }
+
+    private func detach(_ model: any PersistentModel) {
+        let data = model.persistentBackingData
+        data.context = nil
+        data.state = .detached
+        data.originals.removeAll()
+    }
+
+    /// Called by backing data when a stored model's property changes.
+    func noteChanged(_ model: any PersistentModel) {
+        let state = model.persistentBackingData.state
+        if state == .managed || state == .deleted {
+            changedSet.insert(model)
+        }
+    }
+
+    // MARK: Identity map
+
+    func register(_ model: any PersistentModel, layout: ModelLayout, primaryKey: Int64) {
+        let key = ObjectIdentifier(layout)
+        registry[key, default: [:]][primaryKey] = WeakModel(model: model)
+        if let count = registry[key]?.count, count > registryPruneThreshold {
+            pruneRegistry()
+        }
+    }
+
+    func unregister(layout: ModelLayout, primaryKey: Int64) {
+        registry[ObjectIdentifier(layout)]?[primaryKey] = nil
+    }
+
+    func registered(layout: ModelLayout, primaryKey: Int64) -> (any PersistentModel)? {
+        registry[ObjectIdentifier(layout)]?[primaryKey]?.model
+    }
+
+    /// Drops entries whose models were released.
+    private func pruneRegistry() {
+        var live = 0
+        for key in Array(registry.keys) {
+            registry[key] = registry[key]?.filter { $0.value.model != nil }
+            live += registry[key]?.count ?? 0
+        }
+        registryPruneThreshold = max(4_096, live * 2)
+    }
+
+    /// The model for an identifier if it is registered in this context (fetched and still alive,
+    /// or inserted), without touching the store.
+    ///
+    /// ```swift
+    /// if let trip: Trip = context.registeredModel(for: id) { … }
+    /// ```
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        registeredAnyModel(for: persistentModelID) as? T
+    }
+
+    func registeredAnyModel(for id: PersistentIdentifier) -> (any PersistentModel)? {
+        if id.isTemporary {
+            return (insertedSet.all + deletedSet.all).first { $0.persistentModelID == id }
+        }
+        guard let primaryKey = id.primaryKey,
+              let layout = container.schema.layout(named: id.entityName) else { return nil }
+        if let storeIdentifier = id.storeIdentifier,
+           let store = try? container.store(for: layout), store.identifier != storeIdentifier {
+            return nil
+        }
+        return registered(layout: layout, primaryKey: primaryKey)
+    }
+
+    /// The model for an identifier: the registered instance, or one loaded from the store.
+    ///
+    /// ```swift
+    /// let trip = context.model(for: id) as? Trip
+    /// ```
+    ///
+    /// As in SwiftData, an identifier whose row does not exist gives a model whose properties cannot
+    /// be read; use ``registeredModel(for:)`` or a fetch with
+    /// `#Predicate { $0.persistentModelID == id }` when the row may be gone.
+    public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
+        if let model = registeredAnyModel(for: persistentModelID) { return model }
+        guard let layout = container.schema.layout(named: persistentModelID.entityName) else {
+            fatalError("OpenSwiftData: model(for:) was given an identifier of entity '\(persistentModelID.entityName)', which is not in this container's schema (\(container.schema.entities.map(\.name).joined(separator: ", ")))")
+        }
+        if let primaryKey = persistentModelID.primaryKey {
+            do {
+                if let model = try existingModel(layout: layout, primaryKey: primaryKey) { return model }
+            } catch {
+                Log.general.error("model(for: \(persistentModelID)) could not read the store: \(error)")
+            }
+            // A model with no loaded values: reading it fails the way SwiftData's does.
+            let data = BackingData(layout: layout)
+            data.primaryKey = primaryKey
+            data.storeIdentifier = persistentModelID.storeIdentifier
+            data.context = self
+            data.state = .managed
+            let model = layout.modelType.init(backingData: data)
+            register(model, layout: layout, primaryKey: primaryKey)
+            return model
+        }
+        let data = BackingData(layout: layout)
+        return layout.modelType.init(backingData: data)
+    }
+
+    func layout<T: PersistentModel>(for type: T.Type) throws -> ModelLayout {
+        guard let layout = container.schema.layout(for: type) else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "\(T.self) is not part of this container's schema; add it to ModelContainer(for:)")
+        }
+        return layout
+    }
+}

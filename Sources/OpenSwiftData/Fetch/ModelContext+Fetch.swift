@@ -1,0 +1,99 @@
+import Foundation
+
+extension ModelContext {
+    /// The models matching a descriptor, in its order, including (by default) this context's
+    /// unsaved inserts and edits.
+    ///
+    /// ```swift
+    /// let food = try context.fetch(FetchDescriptor<Expense>(
+    ///     predicate: #Predicate { $0.category?.name == "Food" },
+    ///     sortBy: [SortDescriptor(\.date, order: .reverse)]))
+    /// ```
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let layout = try layout(for: T.self)
+        let store = try container.store(for: layout)
+        let pending = descriptor.includePendingChanges ? pendingModels(of: layout) : []
+        var builder = QueryBuilder(root: layout)
+        var select = try builder.select(descriptor)
+        if !pending.isEmpty {
+            // Paging is applied after merging the unsaved changes.
+            select.limit = nil
+            select.offset = nil
+        }
+        var results: [T] = []
+        try store.read { connection in
+            try store.query(select, on: connection) { row in
+                if let model = try self.materialize(layout, row: row, store: store) as? T {
+                    results.append(model)
+                }
+            }
+        }
+        guard !pending.isEmpty else { return results }
+        return try merge(results, pending: pending, descriptor: descriptor)
+    }
+
+    /// The number of models matching a descriptor.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        let layout = try layout(for: T.self)
+        if descriptor.includePendingChanges && !pendingModels(of: layout).isEmpty {
+            return try fetch(descriptor).count
+        }
+        let store = try container.store(for: layout)
+        var builder = QueryBuilder(root: layout)
+        var select = try builder.select(descriptor)
+        select.orderBy = []
+        var count = 0
+        if select.limit != nil || select.offset != nil {
+            // A page: count the rows it returns.
+            select.columns = [.column(table: "t0", name: ModelLayout.primaryKeyColumn)]
+            try store.read { connection in
+                try store.query(select, on: connection) { _ in count += 1 }
+            }
+        } else {
+            select.columns = [.function("count", [.constant(.integer(1))])]
+            try store.read { connection in
+                try store.query(select, on: connection) { row in count = Int(row.int64(at: 0)) }
+            }
+        }
+        return count
+    }
+
+    /// Unsaved inserted, changed and deleted models of an entity.
+    private func pendingModels(of layout: ModelLayout) -> [any PersistentModel] {
+        guard hasChanges else { return [] }
+        return (insertedSet.all + changedSet.all + deletedSet.all).filter { $0.persistentBackingData.layout === layout }
+    }
+
+    /// Applies unsaved changes to stored results: drops deleted models and edited ones that no
+    /// longer match, adds inserted and edited ones that now match, then sorts and pages in memory.
+    private func merge<T: PersistentModel>(_ stored: [T], pending: [any PersistentModel], descriptor: FetchDescriptor<T>) throws -> [T] {
+        var results: [T] = []
+        var included = Set<ObjectIdentifier>()
+        for model in stored {
+            let state = model.persistentBackingData.state
+            if state == .deleted { continue }
+            if try model.persistentBackingData.originals.isEmpty || (try descriptor.predicate.map { try $0.evaluate(model) } ?? true) {
+                if included.insert(ObjectIdentifier(model)).inserted { results.append(model) }
+            }
+        }
+        var added = false
+        for case let model as T in pending {
+            let data = model.persistentBackingData
+            guard data.state == .inserted || data.state == .managed, !included.contains(ObjectIdentifier(model)) else { continue }
+            if try descriptor.predicate.map({ try $0.evaluate(model) }) ?? true {
+                included.insert(ObjectIdentifier(model))
+                results.append(model)
+                added = true
+            }
+        }
+        if !descriptor.sortBy.isEmpty && (added || pending.contains { !$0.persistentBackingData.originals.isEmpty }) {
+            results.sort(using: descriptor.sortBy)
+        }
+        let offset = min(descriptor.fetchOffset ?? 0, results.count)
+        var page = Array(results[offset...])
+        if let limit = descriptor.fetchLimit, page.count > limit {
+            page = Array(page.prefix(limit))
+        }
+        return page
+    }
+}

@@ -1,0 +1,322 @@
+import Foundation
+
+/// Converts one attribute type between its Swift value and its stored ``SQLValue``.
+///
+/// A codec is chosen once per property from the property's type (``AttributeCodecs/make(for:)``);
+/// predicates use the same choice for constants, so a value and the column it is compared with are
+/// always encoded alike.
+protocol AttributeCodec: Sendable {
+    var columnType: SQLColumnType { get }
+    /// Whether the Swift type is optional (the column is nullable).
+    var isOptional: Bool { get }
+    /// A short name of the Swift type for messages and the schema fingerprint.
+    var typeName: String { get }
+    func decode(_ value: SQLValue) throws -> Any
+    func encode(_ value: Any) throws -> SQLValue
+}
+
+/// Why a stored value could not become the property's type.
+struct DecodingFailure: Error, CustomStringConvertible {
+    let expected: String
+    let found: SQLValue
+
+    var description: String {
+        let shown = found.description
+        return "expected a value of type \(expected), found \(shown.count > 60 ? String(shown.prefix(60)) + "…" : shown)"
+    }
+}
+
+/// A type stored in a single column without help: numbers, strings, dates, data, identifiers.
+protocol SQLScalar {
+    static var columnType: SQLColumnType { get }
+    static func decode(_ value: SQLValue) throws -> Self
+    var sqlValue: SQLValue { get }
+}
+
+extension SQLScalar {
+    static func failure(_ value: SQLValue) -> DecodingFailure {
+        DecodingFailure(expected: String(describing: Self.self), found: value)
+    }
+}
+
+extension Bool: SQLScalar {
+    static var columnType: SQLColumnType { .integer }
+    static func decode(_ value: SQLValue) throws -> Bool {
+        switch value {
+        case .integer(let raw): return raw != 0
+        case .real(let raw): return raw != 0
+        default: throw failure(value)
+        }
+    }
+    var sqlValue: SQLValue { .integer(self ? 1 : 0) }
+}
+
+/// Integers up to 64 bits. `UInt64` and `UInt` values above `Int64.max` are stored by bit pattern
+/// (they round-trip exactly; SQL ordering of such values is that of the signed pattern).
+protocol SQLInteger: SQLScalar, FixedWidthInteger {}
+
+extension SQLInteger {
+    static var columnType: SQLColumnType { .integer }
+    static func decode(_ value: SQLValue) throws -> Self {
+        let raw: Int64
+        switch value {
+        case .integer(let stored): raw = stored
+        case .real(let stored) where stored.rounded() == stored && abs(stored) < 9.2e18: raw = Int64(stored)
+        default: throw failure(value)
+        }
+        if Self.bitWidth == 64 && !Self.isSigned {
+            return Self(truncatingIfNeeded: UInt64(bitPattern: raw))
+        }
+        guard let result = Self(exactly: raw) else { throw failure(value) }
+        return result
+    }
+    var sqlValue: SQLValue {
+        if Self.bitWidth == 64 && !Self.isSigned {
+            return .integer(Int64(bitPattern: UInt64(truncatingIfNeeded: self)))
+        }
+        return .integer(Int64(self))
+    }
+}
+
+extension Int: SQLInteger {}
+extension Int8: SQLInteger {}
+extension Int16: SQLInteger {}
+extension Int32: SQLInteger {}
+extension Int64: SQLInteger {}
+extension UInt: SQLInteger {}
+extension UInt8: SQLInteger {}
+extension UInt16: SQLInteger {}
+extension UInt32: SQLInteger {}
+extension UInt64: SQLInteger {}
+
+extension Double: SQLScalar {
+    static var columnType: SQLColumnType { .real }
+    static func decode(_ value: SQLValue) throws -> Double {
+        switch value {
+        case .real(let raw): return raw
+        case .integer(let raw): return Double(raw)
+        default: throw failure(value)
+        }
+    }
+    var sqlValue: SQLValue { .real(self) }
+}
+
+extension Float: SQLScalar {
+    static var columnType: SQLColumnType { .real }
+    static func decode(_ value: SQLValue) throws -> Float {
+        Float(try Double.decode(value))
+    }
+    var sqlValue: SQLValue { .real(Double(self)) }
+}
+
+extension String: SQLScalar {
+    static var columnType: SQLColumnType { .text }
+    static func decode(_ value: SQLValue) throws -> String {
+        guard case .text(let raw) = value else { throw failure(value) }
+        return raw
+    }
+    var sqlValue: SQLValue { .text(self) }
+}
+
+/// Dates are stored as seconds since 2001-01-01 00:00:00 UTC, `Date`'s own representation, so
+/// they round-trip exactly and compare in SQL as they do in Swift.
+extension Date: SQLScalar {
+    static var columnType: SQLColumnType { .real }
+    static func decode(_ value: SQLValue) throws -> Date {
+        Date(timeIntervalSinceReferenceDate: try Double.decode(value))
+    }
+    var sqlValue: SQLValue { .real(timeIntervalSinceReferenceDate) }
+}
+
+extension Data: SQLScalar {
+    static var columnType: SQLColumnType { .blob }
+    static func decode(_ value: SQLValue) throws -> Data {
+        switch value {
+        case .blob(let raw): return raw
+        case .text(let raw): return Data(raw.utf8)
+        default: throw failure(value)
+        }
+    }
+    var sqlValue: SQLValue { .blob(self) }
+}
+
+/// UUIDs are stored as their 16 bytes.
+extension UUID: SQLScalar {
+    static var columnType: SQLColumnType { .blob }
+    static func decode(_ value: SQLValue) throws -> UUID {
+        switch value {
+        case .blob(let raw) where raw.count == 16:
+            let bytes = [UInt8](raw)
+            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        case .text(let raw):
+            guard let uuid = UUID(uuidString: raw) else { throw failure(value) }
+            return uuid
+        default:
+            throw failure(value)
+        }
+    }
+    var sqlValue: SQLValue {
+        let u = uuid
+        return .blob(Data([u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]))
+    }
+}
+
+/// URLs are stored as their absolute string.
+extension URL: SQLScalar {
+    static var columnType: SQLColumnType { .text }
+    static func decode(_ value: SQLValue) throws -> URL {
+        guard case .text(let raw) = value, let url = URL(string: raw) else { throw failure(value) }
+        return url
+    }
+    var sqlValue: SQLValue { .text(absoluteString) }
+}
+
+/// Decimals are stored as text so no digit is lost.
+extension Decimal: SQLScalar {
+    static var columnType: SQLColumnType { .text }
+    static func decode(_ value: SQLValue) throws -> Decimal {
+        switch value {
+        case .text(let raw):
+            guard let decimal = Decimal(string: raw, locale: Locale(identifier: "en_US_POSIX")) else { throw failure(value) }
+            return decimal
+        case .integer(let raw): return Decimal(raw)
+        case .real(let raw): return Decimal(raw)
+        default: throw failure(value)
+        }
+    }
+    var sqlValue: SQLValue { .text(description) }
+}
+
+// MARK: - Codecs
+
+struct ScalarCodec<T: SQLScalar>: AttributeCodec {
+    var columnType: SQLColumnType { T.columnType }
+    var isOptional: Bool { false }
+    var typeName: String { String(describing: T.self) }
+    func decode(_ value: SQLValue) throws -> Any { try T.decode(value) }
+    func encode(_ value: Any) throws -> SQLValue {
+        guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
+        return typed.sqlValue
+    }
+}
+
+struct OptionalCodec<Wrapped>: AttributeCodec {
+    let wrapped: any AttributeCodec
+    var columnType: SQLColumnType { wrapped.columnType }
+    var isOptional: Bool { true }
+    var typeName: String { wrapped.typeName + "?" }
+    func decode(_ value: SQLValue) throws -> Any {
+        if case .null = value { return Optional<Wrapped>.none as Any }
+        guard let inner = try wrapped.decode(value) as? Wrapped else {
+            throw DecodingFailure(expected: typeName, found: value)
+        }
+        return Optional<Wrapped>.some(inner) as Any
+    }
+    func encode(_ value: Any) throws -> SQLValue {
+        guard let optional = value as? Wrapped? else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
+        guard let inner = optional else { return .null }
+        return try wrapped.encode(inner)
+    }
+}
+
+struct RawValueCodec<T: RawRepresentable>: AttributeCodec {
+    let raw: any AttributeCodec
+    var columnType: SQLColumnType { raw.columnType }
+    var isOptional: Bool { false }
+    var typeName: String { String(describing: T.self) }
+    func decode(_ value: SQLValue) throws -> Any {
+        guard let rawValue = try raw.decode(value) as? T.RawValue, let result = T(rawValue: rawValue) else {
+            throw DecodingFailure(expected: typeName, found: value)
+        }
+        return result
+    }
+    func encode(_ value: Any) throws -> SQLValue {
+        guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
+        return try raw.encode(typed.rawValue)
+    }
+}
+
+/// `Codable` values that are not scalars (structs, enums with payloads, arrays, dictionaries) are
+/// stored as JSON text with sorted keys, so equal values store equal text.
+struct JSONCodec<T: Codable>: AttributeCodec {
+    var columnType: SQLColumnType { .text }
+    var isOptional: Bool { false }
+    var typeName: String { String(describing: T.self) }
+    func decode(_ value: SQLValue) throws -> Any {
+        let data: Data
+        switch value {
+        case .text(let text): data = Data(text.utf8)
+        case .blob(let blob): data = blob
+        default: throw DecodingFailure(expected: typeName, found: value)
+        }
+        return try JSONDecoder().decode(T.self, from: data)
+    }
+    func encode(_ value: Any) throws -> SQLValue {
+        guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(typed)
+        return .text(String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Lets generic code reach `Optional`'s wrapped type without knowing it statically.
+protocol _OptionalProtocol {
+    static var _wrappedType: Any.Type { get }
+    static func _optionalCodec() -> (any AttributeCodec)?
+    static var _none: Any { get }
+    var _isNone: Bool { get }
+    var _wrapped: Any? { get }
+}
+
+extension Optional: _OptionalProtocol {
+    var _isNone: Bool { self == nil }
+    var _wrapped: Any? { self.map { $0 as Any } }
+    static var _wrappedType: Any.Type { Wrapped.self }
+    static func _optionalCodec() -> (any AttributeCodec)? {
+        guard let wrapped = AttributeCodecs.make(for: Wrapped.self), !wrapped.isOptional else { return nil }
+        return OptionalCodec<Wrapped>(wrapped: wrapped)
+    }
+    static var _none: Any { Optional<Wrapped>.none as Any }
+}
+
+enum AttributeCodecs {
+    /// The codec for a property type, or `nil` if the type cannot be stored.
+    static func make(for type: Any.Type) -> (any AttributeCodec)? {
+        if let scalar = type as? any SQLScalar.Type {
+            return scalarCodec(scalar)
+        }
+        if let optional = type as? any _OptionalProtocol.Type {
+            return optional._optionalCodec()
+        }
+        if let raw = type as? any RawRepresentable.Type, let codec = rawCodec(raw) {
+            return codec
+        }
+        if let codable = type as? any Codable.Type {
+            return jsonCodec(codable)
+        }
+        return nil
+    }
+
+    private static func scalarCodec<T: SQLScalar>(_ type: T.Type) -> any AttributeCodec {
+        ScalarCodec<T>()
+    }
+
+    private static func rawCodec<T: RawRepresentable>(_ type: T.Type) -> (any AttributeCodec)? {
+        guard let raw = make(for: T.RawValue.self), raw is any ScalarCodecMarker else { return nil }
+        return RawValueCodec<T>(raw: raw)
+    }
+
+    private static func jsonCodec<T: Codable>(_ type: T.Type) -> any AttributeCodec {
+        JSONCodec<T>()
+    }
+
+    static func typeMismatch(_ value: Any, expected: String) -> SwiftDataError {
+        SwiftDataError(.unsupportedType, "value of type \(type(of: value)) where \(expected) was expected")
+    }
+}
+
+/// Marks codecs whose values are plain scalars (raw values of enums must be scalars).
+protocol ScalarCodecMarker {}
+extension ScalarCodec: ScalarCodecMarker {}

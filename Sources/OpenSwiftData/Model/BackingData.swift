@@ -1,0 +1,205 @@
+import Foundation
+import Observation
+
+/// The stored values of one model object and its link to a context.
+///
+/// `@Model` gives every model a backing data; you do not use it directly. Values live in slots, one
+/// per persisted property, in the order of ``PersistentModel/schemaMetadata``. Each slot holds a
+/// value, a not-yet-loaded marker (a fault), or, for a to-one relationship read from the store, the
+/// primary key of the related row until the relationship is first read.
+public final class BackingData {
+    let layout: ModelLayout
+    var slots: ContiguousArray<Slot>
+    /// The values slots had before their first change since the last save, for rollback and for
+    /// writing only changed columns.
+    var originals: [Int: Slot] = [:]
+    /// The observation registrar the generated accessors report reads and writes to.
+    public let registrar = ObservationRegistrar()
+    /// The context the model is registered in.
+    weak var context: ModelContext?
+    var state: State = .detached
+    var primaryKey: Int64?
+    var storeIdentifier: String?
+    private var temporaryKey: PersistentIdentifier.Key?
+    /// Relationships were assigned by an initialiser (no inverse maintenance was possible then);
+    /// inverses are fixed up when the model is inserted.
+    var needsInverseFixup = false
+
+    enum State {
+        /// Not in any context.
+        case detached
+        /// Inserted in a context and not yet saved.
+        case inserted
+        /// Registered in a context and stored.
+        case managed
+        /// Marked for deletion in its context; the deletion is not yet saved.
+        case deleted
+    }
+
+    enum Slot {
+        case unloaded
+        case value(Any)
+        case toOneKey(Int64)
+    }
+
+    init(layout: ModelLayout) {
+        self.layout = layout
+        self.slots = ContiguousArray(repeating: .unloaded, count: layout.properties.count)
+    }
+
+    /// Creates the backing data a new model instance starts with. Called by `@Model`'s generated code.
+    public static func _make(for type: any PersistentModel.Type) -> BackingData {
+        BackingData(layout: ModelLayout.of(type))
+    }
+
+    var persistentModelID: PersistentIdentifier {
+        if let primaryKey {
+            return PersistentIdentifier(entityName: layout.entityName, storeIdentifier: storeIdentifier, key: .permanent(primaryKey))
+        }
+        if temporaryKey == nil { temporaryKey = PersistentIdentifier.makeTemporaryKey() }
+        return PersistentIdentifier(entityName: layout.entityName, storeIdentifier: nil, key: temporaryKey ?? .temporary(0))
+    }
+
+    var hasChanges: Bool {
+        switch state {
+        case .inserted, .deleted: return true
+        case .managed: return !originals.isEmpty
+        case .detached: return false
+        }
+    }
+
+    // MARK: Generated accessors
+
+    /// Stores a value assigned in an initialiser. Called by `@Model`'s generated `init` accessors.
+    public func _initialize<T>(_ index: Int, to value: T) {
+        slots[index] = .value(value)
+        if let access = layout.properties[index].relationshipAccess, !access.models(value).isEmpty {
+            needsInverseFixup = true
+        }
+    }
+
+    /// Reads a property's value. Called by `@Model`'s generated getters.
+    @inline(__always)
+    public func _value<T, Owner: PersistentModel>(_ index: Int, of owner: Owner) -> T {
+        if case .value(let stored) = slots[index], let typed = stored as? T { return typed }
+        return slowValue(index)
+    }
+
+    /// Writes a property's value with change tracking and, for relationships, inverse maintenance.
+    /// Called by `@Model`'s generated setters.
+    public func _setValue<T, Owner: PersistentModel>(_ index: Int, to newValue: T, of owner: Owner) {
+        if layout.properties[index].relationship != nil {
+            RelationshipMaintenance.set(owner: owner, index: index, to: newValue)
+        } else {
+            willChange(index, of: owner)
+            slots[index] = .value(newValue)
+        }
+    }
+
+    // MARK: Loading
+
+    private func slowValue<T>(_ index: Int) -> T {
+        do {
+            if let typed = try loadedValue(index) as? T { return typed }
+        } catch {
+            Log.general.error("could not load \(layout.entityName).\(layout.properties[index].name): \(error)")
+        }
+        return BackingData.emptyValue(T.self, entity: layout.entityName, property: layout.properties[index].name)
+    }
+
+    /// The slot's value, loading it from the store first if it is a fault.
+    func loadedValue(_ index: Int) throws -> Any {
+        switch slots[index] {
+        case .value(let stored):
+            return stored
+        case .toOneKey(let key):
+            let property = layout.properties[index]
+            guard let relationship = property.relationship else { throw SwiftDataError.unsupportedKeyPath }
+            var models: [any PersistentModel] = []
+            if let context, let related = try context.existingModel(layout: relationship.destination, primaryKey: key) {
+                models = [related]
+            }
+            guard let value = relationship.access.makeValue(models) else {
+                throw SwiftDataError(.modelNotFound, "\(layout.entityName).\(property.name) refers to a \(relationship.destination.entityName) row (\(key)) that no longer exists")
+            }
+            slots[index] = .value(value)
+            return value
+        case .unloaded:
+            let property = layout.properties[index]
+            guard let context else {
+                throw SwiftDataError(.missingModelContext, "\(layout.entityName).\(property.name) is not loaded and the model is not in a context")
+            }
+            if let relationship = property.relationship, relationship.isToMany {
+                let models = try context.loadRelatedModels(of: self, property: property)
+                guard let value = relationship.access.makeValue(models) else { throw SwiftDataError.unsupportedKeyPath }
+                slots[index] = .value(value)
+                return value
+            }
+            try context.fulfillFault(self)
+            switch slots[index] {
+            case .value(let stored): return stored
+            case .toOneKey: return try loadedValue(index)
+            case .unloaded:
+                throw SwiftDataError(.modelNotFound, "\(layout.entityName).\(property.name) has no stored value")
+            }
+        }
+    }
+
+    /// The models a relationship slot holds, loading them if needed.
+    func relatedModels(_ index: Int) -> [any PersistentModel] {
+        guard let access = layout.properties[index].relationshipAccess else { return [] }
+        do {
+            return access.models(try loadedValue(index))
+        } catch {
+            Log.general.error("could not load \(layout.entityName).\(layout.properties[index].name): \(error)")
+            return []
+        }
+    }
+
+    /// What a getter returns when a value cannot be loaded: `nil` for optionals, empty for to-many.
+    /// A non-optional attribute of a model whose row is gone has no value to return; like SwiftData,
+    /// that stops the program, with a message naming the model. It can only happen for a model
+    /// obtained from `model(for:)` with an identifier whose row was deleted, or whose store failed.
+    static func emptyValue<T>(_ type: T.Type, entity: String, property: String) -> T {
+        if let optional = T.self as? any _OptionalProtocol.Type, let none = optional._none as? T {
+            return none
+        }
+        if let array = T.self as? any _ModelArrayValue.Type, let empty = array._make([]) as? T {
+            return empty
+        }
+        fatalError("OpenSwiftData: \(entity).\(property) cannot be read: the model's row does not exist in the store (it was deleted, or the identifier passed to model(for:) names no row). Check with ModelContext.registeredModel(for:) or a fetch before reading.")
+    }
+
+    // MARK: Change tracking
+
+    /// Records the slot's committed value before its first change and tells the context.
+    func willChange(_ index: Int, of owner: any PersistentModel) {
+        switch state {
+        case .managed, .deleted:
+            if originals[index] == nil { originals[index] = slots[index] }
+            context?.noteChanged(owner)
+        case .inserted, .detached:
+            break
+        }
+    }
+
+    /// Forgets changes after a save.
+    func commitChanges() {
+        originals.removeAll(keepingCapacity: false)
+    }
+
+    /// Restores the values slots had at the last save.
+    func restoreOriginals(of owner: any PersistentModel) {
+        guard !originals.isEmpty else { return }
+        let restored = originals
+        originals.removeAll()
+        for (index, slot) in restored {
+            let apply = { self.slots[index] = slot }
+            if let typed = layout.properties[index].typed {
+                typed.withMutation(of: owner, apply)
+            } else {
+                apply()
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Observation
+
+/// Makes a class a persistent model: its stored properties become persisted attributes and
+/// relationships, and it conforms to ``PersistentModel`` and `Observable`.
+///
+/// ```swift
+/// @Model
+/// final class Expense {
+///     var amount: Double
+///     var date: Date
+///     var note: String?
+///     var category: Category?
+///
+///     init(amount: Double, date: Date = .now, note: String? = nil, category: Category? = nil) {
+///         self.amount = amount
+///         self.date = date
+///         self.note = note
+///         self.category = category
+///     }
+/// }
+/// ```
+@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init(backingData:)), named(init))
+@attached(memberAttribute)
+@attached(extension, conformances: PersistentModel, Observation.Observable)
+public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
+
+/// Added by `@Model` to each persisted property; not for direct use.
+@attached(accessor, names: named(init), named(get), named(set))
+@attached(peer, names: prefixed(`_$`))
+public macro _PersistedProperty(_ index: Int) = #externalMacro(module: "OpenSwiftDataMacros", type: "PersistedPropertyMacro")
+
+/// Customises how an attribute is stored.
+///
+/// ```swift
+/// @Attribute(.unique) var code: String
+/// @Attribute(originalName: "title") var name: String
+/// ```
+@attached(peer)
+public macro Attribute(
+    _ options: Schema.Attribute.Option...,
+    originalName: String? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
+
+/// Customises a relationship: its delete rule, its inverse and its bounds.
+///
+/// ```swift
+/// @Relationship(deleteRule: .cascade, inverse: \Student.room)
+/// var studentList: [Student] = []
+/// ```
+@attached(peer)
+public macro Relationship(
+    _ options: Schema.Relationship.Option...,
+    deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0,
+    maximumModelCount: Int? = 0,
+    originalName: String? = nil,
+    inverse: AnyKeyPath? = nil,
+    hashModifier: String? = nil
+) = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
+
+/// Keeps a stored property out of the store. It needs a default value.
+///
+/// ```swift
+/// @Transient var isExpanded = false
+/// ```
+@attached(peer)
+public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
+
+/// Declares that the combination of the listed properties is unique per model; inserting a model
+/// whose values match an existing row updates that row instead.
+///
+/// ```swift
+/// #Unique<Person>([\.email], [\.firstName, \.lastName])
+/// ```
+@freestanding(declaration, names: named(_$uniquenessConstraints))
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "UniqueMacro")
+
+/// Declares indexes over one or more properties, to speed up fetches that filter or sort by them.
+///
+/// ```swift
+/// #Index<Expense>([\.date], [\.category, \.date])
+/// ```
+@freestanding(declaration, names: named(_$indices))
+public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")

@@ -1,0 +1,297 @@
+import Foundation
+
+/// Everything the library derives once from a model class's metadata: its slots, columns, codecs,
+/// relationships with their inverses and storage, constraints and indexes.
+///
+/// Built once per class (``ModelLayout/of(_:)``) together with every class reachable through
+/// relationships, then never changed. `@unchecked Sendable`: the `var`s below are assigned only
+/// while the layouts are being built inside the registry lock, before any other code can see them.
+final class ModelLayout: @unchecked Sendable {
+    let modelType: any PersistentModel.Type
+    let entityName: String
+    let properties: [PropertyLayout]
+    let slotByKeyPath: [AnyKeyPath: Int]
+    let slotByName: [String: Int]
+    private(set) var uniquenessConstraints: [[Int]] = []
+    private(set) var indices: [[Int]] = []
+    private(set) var problems: [String] = []
+
+    /// The table holding this entity's rows.
+    var tableName: String { entityName }
+    static let primaryKeyColumn = "Z_PK"
+
+    /// Slots stored in this entity's own table (attributes and to-one foreign keys), in column order
+    /// after the primary key. `SELECT Z_PK, <these>` reads a whole row.
+    private(set) var storedSlots: [Int] = []
+    /// The attribute slots (no relationships).
+    private(set) var attributeSlots: [Int] = []
+    /// The relationship slots.
+    private(set) var relationshipSlots: [Int] = []
+
+    private init(modelType: any PersistentModel.Type) {
+        self.modelType = modelType
+        self.entityName = String(describing: modelType)
+        var properties: [PropertyLayout] = []
+        var problems: [String] = []
+        for (index, metadata) in modelType.schemaMetadata.enumerated() {
+            let property = PropertyLayout(index: index, metadata: metadata)
+            if let problem = property.problem { problems.append("\(String(describing: modelType)).\(problem)") }
+            properties.append(property)
+        }
+        self.properties = properties
+        var byKeyPath: [AnyKeyPath: Int] = [:]
+        var byName: [String: Int] = [:]
+        for property in properties {
+            byKeyPath[property.keyPath] = property.index
+            byName[property.name] = property.index
+            if property.name == ModelLayout.primaryKeyColumn || property.name.hasPrefix("Z_") {
+                problems.append("\(entityName).\(property.name): property names starting with 'Z_' are reserved for the store")
+            }
+        }
+        self.slotByKeyPath = byKeyPath
+        self.slotByName = byName
+        self.problems = problems
+    }
+
+    func property(named name: String) -> PropertyLayout? {
+        slotByName[name].map { properties[$0] }
+    }
+
+    func property(for keyPath: AnyKeyPath) -> PropertyLayout? {
+        slotByKeyPath[keyPath].map { properties[$0] }
+    }
+
+    // MARK: Registry
+
+    private static let registry = Locked<[ObjectIdentifier: ModelLayout]>([:])
+
+    /// The layout of a model class, building it (and the layouts of every class reachable through
+    /// relationships) on first use.
+    static func of(_ type: any PersistentModel.Type) -> ModelLayout {
+        registry.withLock { layouts in
+            if let existing = layouts[ObjectIdentifier(type)] { return existing }
+            var built: [ModelLayout] = []
+            var queue: [any PersistentModel.Type] = [type]
+            while let next = queue.popLast() {
+                let key = ObjectIdentifier(next)
+                if layouts[key] != nil { continue }
+                let layout = ModelLayout(modelType: next)
+                layouts[key] = layout
+                built.append(layout)
+                for property in layout.properties {
+                    if let access = property.relationshipAccess { queue.append(access.destinationType) }
+                }
+            }
+            for layout in built { layout.linkRelationships(in: layouts) }
+            for layout in built { layout.finish() }
+            return layouts[ObjectIdentifier(type)] ?? built[0]
+        }
+    }
+
+    /// Second phase: destinations, inverses and storage of every relationship.
+    private func linkRelationships(in layouts: [ObjectIdentifier: ModelLayout]) {
+        for property in properties {
+            guard let access = property.relationshipAccess else { continue }
+            guard let destination = layouts[ObjectIdentifier(access.destinationType)] else { continue }
+            let declared = property.metadata as? Schema.Relationship
+            var inverse: PropertyLayout?
+            if let inverseKeyPath = declared?.inverseKeyPath {
+                if let candidate = destination.property(for: inverseKeyPath),
+                   candidate.relationshipAccess?.destinationType == modelType {
+                    inverse = candidate
+                } else {
+                    problems.append("\(entityName).\(property.name): the inverse key path does not name a relationship of \(destination.entityName) back to \(entityName)")
+                }
+            } else if let declaredElsewhere = destination.properties.first(where: {
+                ($0.metadata as? Schema.Relationship)?.inverseKeyPath == property.keyPath
+            }) {
+                inverse = declaredElsewhere
+            } else if destination !== self {
+                // Infer the inverse when exactly one relationship goes each way and neither side
+                // declares a different inverse, as SwiftData does.
+                let outgoing = properties.filter { $0.relationshipAccess?.destinationType == destination.modelType && !$0.declaresInverse }
+                let incoming = destination.properties.filter { $0.relationshipAccess?.destinationType == modelType && !$0.declaresInverse && !self.isNamedAsInverse($0) }
+                if outgoing.count == 1, incoming.count == 1 {
+                    inverse = incoming[0]
+                }
+            }
+            let storage: RelationshipStorage
+            if !access.isToMany {
+                storage = .foreignKey(column: property.name)
+            } else if let inverse, let inverseAccess = inverse.relationshipAccess, !inverseAccess.isToMany {
+                storage = .inverseForeignKey(table: destination.tableName, column: inverse.name)
+            } else if let inverse {
+                let mine = (entityName, property.name)
+                let theirs = (destination.entityName, inverse.name)
+                if mine <= theirs {
+                    storage = .joinTable(table: "Z_\(entityName)_\(property.name)", ownerColumn: "Z_SOURCE", otherColumn: "Z_TARGET")
+                } else {
+                    storage = .joinTable(table: "Z_\(destination.entityName)_\(inverse.name)", ownerColumn: "Z_TARGET", otherColumn: "Z_SOURCE")
+                }
+            } else {
+                storage = .joinTable(table: "Z_\(entityName)_\(property.name)", ownerColumn: "Z_SOURCE", otherColumn: "Z_TARGET")
+            }
+            property.relationship = RelationshipLayout(
+                access: access,
+                destination: destination,
+                inverse: inverse,
+                deleteRule: declared?.deleteRule ?? .nullify,
+                minimumModelCount: declared?.minimumModelCount ?? 0,
+                maximumModelCount: declared?.maximumModelCount ?? 0,
+                storage: storage)
+        }
+    }
+
+    /// Whether some relationship of this layout names `property` as its inverse explicitly.
+    private func isNamedAsInverse(_ property: PropertyLayout) -> Bool {
+        properties.contains { ($0.metadata as? Schema.Relationship)?.inverseKeyPath == property.keyPath }
+    }
+
+    /// Third phase: column order, constraints and indexes.
+    private func finish() {
+        for property in properties {
+            if property.relationship != nil {
+                relationshipSlots.append(property.index)
+                if case .foreignKey = property.relationship?.storage { storedSlots.append(property.index) }
+            } else if property.codec != nil {
+                attributeSlots.append(property.index)
+                storedSlots.append(property.index)
+            }
+        }
+        var unique: [[Int]] = attributeSlots.filter { properties[$0].attributeOptions.contains(.unique) }.map { [$0] }
+        for group in modelType._$uniquenessConstraints {
+            let slots = group.compactMap { slotByKeyPath[$0] }
+            if slots.count == group.count, !slots.isEmpty {
+                if !unique.contains(slots) { unique.append(slots) }
+            } else {
+                problems.append("\(entityName): #Unique names a property that is not persisted")
+            }
+        }
+        uniquenessConstraints = unique
+        var indexGroups: [[Int]] = []
+        for group in modelType._$indices {
+            let slots = group.compactMap { slotByKeyPath[$0] }
+            if slots.count == group.count, !slots.isEmpty {
+                indexGroups.append(slots)
+            } else {
+                problems.append("\(entityName): #Index names a property that is not persisted")
+            }
+        }
+        indices = indexGroups
+    }
+
+    /// The canonical description used for the schema fingerprint.
+    var fingerprintDescription: String {
+        var parts = ["entity \(entityName)"]
+        for property in properties {
+            if let relationship = property.relationship {
+                parts.append("  rel \(property.name) -> \(relationship.destination.entityName) \(relationship.isToMany ? "many" : "one") \(relationship.storage.fingerprint)")
+            } else if let codec = property.codec {
+                parts.append("  attr \(property.name) \(codec.typeName) \(codec.columnType.rawValue)\(codec.isOptional ? " null" : "")")
+            }
+        }
+        for group in uniquenessConstraints { parts.append("  unique \(group.map { properties[$0].name }.joined(separator: ","))") }
+        for group in indices { parts.append("  index \(group.map { properties[$0].name }.joined(separator: ","))") }
+        return parts.joined(separator: "\n")
+    }
+}
+
+/// One persisted property of a model class.
+///
+/// `@unchecked Sendable`: `relationship` is assigned once while layouts are built inside the
+/// registry lock, before the layout is published; everything else is a `let`.
+final class PropertyLayout: @unchecked Sendable {
+    let name: String
+    let index: Int
+    let keyPath: AnyKeyPath
+    let valueType: Any.Type
+    /// The options written with `@Attribute` / `@Relationship`.
+    let metadata: (any SchemaProperty)?
+    let typed: (any TypedPropertyInfo)?
+    /// For attributes: how values are stored.
+    let codec: (any AttributeCodec)?
+    /// For relationships: how the value maps to models.
+    let relationshipAccess: RelationshipValueAccess?
+    /// For relationships: destination, inverse, delete rule and storage (set in the linking phase).
+    fileprivate(set) var relationship: RelationshipLayout?
+    let problem: String?
+
+    init(index: Int, metadata: Schema.PropertyMetadata) {
+        self.name = metadata.name
+        self.index = index
+        self.keyPath = metadata.keypath
+        self.metadata = metadata.metadata
+        self.typed = metadata.typed
+        if let typed = metadata.typed {
+            self.valueType = typed.valueType
+            if let access = typed.relationshipAccess {
+                self.relationshipAccess = access
+                self.codec = nil
+                self.problem = nil
+            } else if let codec = AttributeCodecs.make(for: typed.valueType) {
+                self.relationshipAccess = nil
+                self.codec = codec
+                self.problem = nil
+            } else {
+                self.relationshipAccess = nil
+                self.codec = nil
+                self.problem = "\(metadata.name): type \(typed.valueType) cannot be stored; use a supported attribute type, a Codable or RawRepresentable type, or a @Model class"
+            }
+        } else {
+            self.valueType = Any.self
+            self.relationshipAccess = nil
+            self.codec = nil
+            self.problem = "\(metadata.name): no type information; declare the class with @Model"
+        }
+    }
+
+    var declaresInverse: Bool { (metadata as? Schema.Relationship)?.inverseKeyPath != nil }
+
+    var attributeOptions: [Schema.Attribute.Option] { (metadata as? Schema.Attribute)?.options ?? [] }
+
+    var isToMany: Bool { relationshipAccess?.isToMany ?? false }
+}
+
+/// Where a relationship's links are stored.
+enum RelationshipStorage: Sendable {
+    /// A to-one: a column of the owner's table holding the related row's primary key.
+    case foreignKey(column: String)
+    /// A to-many whose inverse is a to-one: the inverse's column in the destination table.
+    case inverseForeignKey(table: String, column: String)
+    /// A to-many whose inverse is a to-many, or that has no inverse: a table of pairs.
+    case joinTable(table: String, ownerColumn: String, otherColumn: String)
+
+    var fingerprint: String {
+        switch self {
+        case .foreignKey(let column): return "fk(\(column))"
+        case .inverseForeignKey(let table, let column): return "inverse-fk(\(table).\(column))"
+        case .joinTable(let table, let owner, let other): return "join(\(table):\(owner),\(other))"
+        }
+    }
+}
+
+/// A relationship's runtime description. `@unchecked Sendable`: immutable after the build phase.
+final class RelationshipLayout: @unchecked Sendable {
+    let access: RelationshipValueAccess
+    unowned let destination: ModelLayout
+    let inverse: PropertyLayout?
+    let deleteRule: Schema.Relationship.DeleteRule
+    let minimumModelCount: Int
+    let maximumModelCount: Int
+    let storage: RelationshipStorage
+
+    init(access: RelationshipValueAccess, destination: ModelLayout, inverse: PropertyLayout?,
+         deleteRule: Schema.Relationship.DeleteRule, minimumModelCount: Int?, maximumModelCount: Int?,
+         storage: RelationshipStorage) {
+        self.access = access
+        self.destination = destination
+        self.inverse = inverse
+        self.deleteRule = deleteRule
+        self.minimumModelCount = minimumModelCount ?? 0
+        self.maximumModelCount = maximumModelCount ?? 0
+        self.storage = storage
+    }
+
+    var isToMany: Bool { access.isToMany }
+    var isOptional: Bool { access.isOptional }
+}

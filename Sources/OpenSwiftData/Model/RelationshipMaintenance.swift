@@ -1,0 +1,140 @@
+import Foundation
+
+/// Keeps both sides of a relationship consistent in memory, immediately, as SwiftData does:
+/// setting `expense.category = food` puts the expense in `food.expenses` and takes it out of its
+/// previous category's; appending to `food.expenses` sets `expense.category`.
+///
+/// Before changing the other side, its current value is loaded, so a loaded relationship is always
+/// consistent with the store plus this context's unsaved changes.
+enum RelationshipMaintenance {
+    /// Handles a generated setter's assignment to relationship slot `index` of `owner`.
+    static func set(owner: any PersistentModel, index: Int, to newValue: Any) {
+        let data = owner.persistentBackingData
+        let property = data.layout.properties[index]
+        guard let relationship = property.relationship else { return }
+        let oldModels = data.relatedModels(index)
+        let newModels = relationship.access.models(newValue)
+        data.willChange(index, of: owner)
+        data.slots[index] = .value(newValue)
+        adopt(owner, related: newModels)
+        guard let inverse = relationship.inverse else { return }
+
+        let (removed, added) = difference(old: oldModels, new: newModels, isToMany: relationship.isToMany)
+        for model in removed {
+            unlink(model, inverse: inverse, from: owner)
+        }
+        for model in added {
+            link(model, inverse: inverse, to: owner, ownerProperty: property)
+        }
+    }
+
+    /// Models that left and joined a relationship. Appending one model to a to-many (the common
+    /// case) is recognised without building sets.
+    private static func difference(
+        old: [any PersistentModel], new: [any PersistentModel], isToMany: Bool
+    ) -> (removed: [any PersistentModel], added: [any PersistentModel]) {
+        if isToMany, new.count == old.count + 1,
+           zip(old, new).allSatisfy({ $0 === $1 }), let last = new.last,
+           !old.contains(where: { $0 === last }) {
+            return ([], [last])
+        }
+        let oldIDs = Set(old.map { ObjectIdentifier($0) })
+        let newIDs = Set(new.map { ObjectIdentifier($0) })
+        let removed = old.filter { !newIDs.contains(ObjectIdentifier($0)) }
+        var seen = Set<ObjectIdentifier>()
+        let added = new.filter { !oldIDs.contains(ObjectIdentifier($0)) && seen.insert(ObjectIdentifier($0)).inserted }
+        return (removed, added)
+    }
+
+    /// Removes `owner` from `model`'s inverse relationship.
+    static func unlink(_ model: any PersistentModel, inverse: PropertyLayout, from owner: any PersistentModel) {
+        mutate(model, index: inverse.index) { value, access in
+            access.remove(&value, ObjectIdentifier(owner))
+        }
+    }
+
+    /// Adds `owner` to `model`'s inverse relationship. When the inverse is a to-one that pointed at
+    /// another model, `model` first leaves that model's side (`ownerProperty`).
+    static func link(_ model: any PersistentModel, inverse: PropertyLayout, to owner: any PersistentModel, ownerProperty: PropertyLayout) {
+        let data = model.persistentBackingData
+        guard let inverseRelationship = inverse.relationship else { return }
+        if inverseRelationship.isToMany {
+            // When the owner's side is a to-one that did not point at `model`, `model`'s to-many
+            // cannot hold the owner (the two sides are kept consistent), so the O(n) check is only
+            // needed for many-to-many.
+            if ownerProperty.isToMany || data.needsInverseFixup {
+                let current = data.relatedModels(inverse.index)
+                if current.contains(where: { $0 === owner }) { return }
+            }
+            mutate(model, index: inverse.index) { value, access in
+                access.append(&value, owner)
+                return true
+            }
+        } else {
+            let previous = data.relatedModels(inverse.index).first
+            if previous === owner { return }
+            if let previous {
+                mutate(previous, index: ownerProperty.index) { value, access in
+                    access.remove(&value, ObjectIdentifier(model))
+                }
+            }
+            mutate(model, index: inverse.index) { value, access in
+                access.append(&value, owner)
+                return true
+            }
+        }
+    }
+
+    /// Changes a relationship slot in place with change tracking and observation, without inverse
+    /// maintenance (the caller does that). `body` returns whether it changed anything.
+    static func mutate(
+        _ model: any PersistentModel, index: Int,
+        _ body: (inout Any, RelationshipValueAccess) -> Bool
+    ) {
+        let data = model.persistentBackingData
+        let property = data.layout.properties[index]
+        guard let access = property.relationshipAccess else { return }
+        guard var value = try? data.loadedValue(index) else { return }
+        withoutActuallyEscaping(body) { body in
+            let apply = {
+                data.willChange(index, of: model)
+                data.slots[index] = .unloaded  // release the slot's reference so the value is uniquely held
+                _ = body(&value, access)
+                data.slots[index] = .value(value)
+            }
+            if let typed = property.typed {
+                typed.withMutation(of: model, apply)
+            } else {
+                apply()
+            }
+        }
+    }
+
+    /// Puts related models into the owner's context (or the owner into theirs), as SwiftData does
+    /// when a relationship links a new model to a registered one.
+    static func adopt(_ owner: any PersistentModel, related: [any PersistentModel]) {
+        let ownerData = owner.persistentBackingData
+        if let context = ownerData.context, ownerData.state != .detached {
+            for model in related where model.persistentBackingData.context == nil {
+                context.insertModel(model)
+            }
+        } else if let context = related.lazy.compactMap({ $0.persistentBackingData.context }).first {
+            context.insertModel(owner)
+        }
+    }
+
+    /// Makes the inverses of relationships assigned in an initialiser consistent; called on insert.
+    static func fixUpInverses(of owner: any PersistentModel) {
+        let data = owner.persistentBackingData
+        guard data.needsInverseFixup else { return }
+        data.needsInverseFixup = false
+        for index in data.layout.relationshipSlots {
+            guard case .value(let value) = data.slots[index],
+                  let relationship = data.layout.properties[index].relationship,
+                  let inverse = relationship.inverse else { continue }
+            for model in relationship.access.models(value) {
+                link(model, inverse: inverse, to: owner, ownerProperty: data.layout.properties[index])
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// A small, dialect-neutral SQL syntax tree. Queries are built as values of these types and rendered
+/// per dialect (``SQLDialect``), so a second engine is a renderer and a store, not a rewrite.
+/// Values only ever enter as ``SQLExpression/bind(_:)``: nothing user-supplied is spliced into SQL text.
+indirect enum SQLExpression: Sendable {
+    /// A column of a table in the query, by alias.
+    case column(table: String, name: String)
+    /// A bound parameter.
+    case bind(SQLValue)
+    /// A constant the library itself writes (`NULL`, `0`, `1`), never user data.
+    case constant(SQLConstant)
+    case binary(SQLExpression, SQLBinaryOperator, SQLExpression)
+    case not(SQLExpression)
+    case negate(SQLExpression)
+    case isNull(SQLExpression)
+    case isNotNull(SQLExpression)
+    case function(String, [SQLExpression])
+    case `in`(SQLExpression, [SQLExpression])
+    case exists(SQLSelect)
+    case subquery(SQLSelect)
+    case caseWhen([(SQLExpression, SQLExpression)], else: SQLExpression)
+    case cast(SQLExpression, SQLColumnType)
+    /// `expr COLLATE name`; the dialect maps the neutral name.
+    case collate(SQLExpression, SQLCollation)
+}
+
+enum SQLConstant: Sendable {
+    case null
+    case integer(Int64)
+}
+
+enum SQLCollation: Sendable {
+    case binary
+    case caseInsensitive
+}
+
+enum SQLBinaryOperator: Sendable {
+    case equal, notEqual
+    /// Equality where NULL equals NULL, as Swift's `==` on optionals.
+    case isNotDistinct
+    /// Inequality where NULL equals NULL, as Swift's `!=` on optionals.
+    case isDistinct
+    case less, lessOrEqual, greater, greaterOrEqual
+    case and, or
+    case add, subtract, multiply, divide, remainder
+    case concat
+    case like
+}
+
+/// A table in a FROM or JOIN clause.
+struct SQLTableReference: Sendable {
+    var table: String
+    var alias: String
+}
+
+struct SQLJoin: Sendable {
+    enum Kind: Sendable { case inner, left }
+    var kind: Kind
+    var table: SQLTableReference
+    var on: SQLExpression
+}
+
+struct SQLOrdering: Sendable {
+    var expression: SQLExpression
+    var ascending: Bool
+}
+
+struct SQLSelect: Sendable {
+    var columns: [SQLExpression]
+    var from: SQLTableReference
+    var joins: [SQLJoin] = []
+    var whereClause: SQLExpression?
+    var orderBy: [SQLOrdering] = []
+    var limit: Int?
+    var offset: Int?
+    var distinct = false
+}
+
+/// The statements the stores run.
+enum SQLStatement: Sendable {
+    case select(SQLSelect)
+    /// `INSERT INTO table (columns) VALUES (?...)`, bound once per row.
+    case insert(table: String, columns: [String], orIgnore: Bool)
+    /// `UPDATE table SET columns = ? ... WHERE key = ?`, bound once per row (values, then the key).
+    case updateByKey(table: String, columns: [String], key: String)
+    /// `UPDATE table SET column = ? WHERE condition`.
+    case update(table: String, assignments: [(String, SQLExpression)], whereClause: SQLExpression?)
+    /// `DELETE FROM table WHERE condition`.
+    case delete(table: String, whereClause: SQLExpression?)
+}

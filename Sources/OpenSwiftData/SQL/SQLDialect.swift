@@ -1,0 +1,178 @@
+/// Turns the SQL syntax tree into text and an ordered list of bound values for one engine.
+protocol SQLDialect: Sendable {
+    /// Quotes an identifier (table or column name).
+    func quote(_ identifier: String) -> String
+    /// The placeholder for the parameter at `index` (1-based).
+    func placeholder(_ index: Int) -> String
+    /// The SQL column type for a neutral column type.
+    func columnType(_ type: SQLColumnType) -> String
+    /// The collation clause for a neutral collation.
+    func collation(_ collation: SQLCollation) -> String
+    /// The operator text for null-safe equality and inequality.
+    var isNotDistinctOperator: String { get }
+    var isDistinctOperator: String { get }
+}
+
+/// A rendered statement: its text and the values bound to its placeholders, in order.
+struct RenderedSQL: Sendable {
+    var text: String
+    var bindings: [SQLValue]
+}
+
+/// Renders ``SQLStatement`` values for a ``SQLDialect``.
+struct SQLRenderer {
+    let dialect: any SQLDialect
+    private(set) var bindings: [SQLValue] = []
+
+    init(dialect: any SQLDialect) { self.dialect = dialect }
+
+    static func render(_ statement: SQLStatement, dialect: any SQLDialect) -> RenderedSQL {
+        var renderer = SQLRenderer(dialect: dialect)
+        let text = renderer.render(statement)
+        return RenderedSQL(text: text, bindings: renderer.bindings)
+    }
+
+    mutating func render(_ statement: SQLStatement) -> String {
+        switch statement {
+        case .select(let select):
+            return render(select)
+        case .insert(let table, let columns, let orIgnore):
+            let names = columns.map(dialect.quote).joined(separator: ", ")
+            let marks = (1...max(columns.count, 1)).map { dialect.placeholder($0) }.joined(separator: ", ")
+            let verb = orIgnore ? "INSERT OR IGNORE INTO" : "INSERT INTO"
+            return "\(verb) \(dialect.quote(table)) (\(names)) VALUES (\(marks))"
+        case .updateByKey(let table, let columns, let key):
+            var index = 0
+            let sets = columns.map { column -> String in
+                index += 1
+                return "\(dialect.quote(column)) = \(dialect.placeholder(index))"
+            }.joined(separator: ", ")
+            return "UPDATE \(dialect.quote(table)) SET \(sets) WHERE \(dialect.quote(key)) = \(dialect.placeholder(index + 1))"
+        case .update(let table, let assignments, let whereClause):
+            let sets = assignments.map { "\(dialect.quote($0.0)) = \(render($0.1))" }.joined(separator: ", ")
+            var text = "UPDATE \(dialect.quote(table)) SET \(sets)"
+            if let whereClause { text += " WHERE " + render(whereClause) }
+            return text
+        case .delete(let table, let whereClause):
+            var text = "DELETE FROM \(dialect.quote(table))"
+            if let whereClause { text += " WHERE " + render(whereClause) }
+            return text
+        }
+    }
+
+    mutating func render(_ select: SQLSelect) -> String {
+        var text = select.distinct ? "SELECT DISTINCT " : "SELECT "
+        text += select.columns.map { render($0) }.joined(separator: ", ")
+        text += " FROM \(dialect.quote(select.from.table)) AS \(select.from.alias)"
+        for join in select.joins {
+            text += join.kind == .left ? " LEFT JOIN " : " JOIN "
+            text += "\(dialect.quote(join.table.table)) AS \(join.table.alias) ON \(render(join.on))"
+        }
+        if let whereClause = select.whereClause {
+            text += " WHERE " + render(whereClause)
+        }
+        if !select.orderBy.isEmpty {
+            text += " ORDER BY " + select.orderBy.map { render($0.expression) + ($0.ascending ? " ASC" : " DESC") }.joined(separator: ", ")
+        }
+        if let limit = select.limit {
+            text += " LIMIT " + render(.bind(.integer(Int64(limit))))
+        } else if select.offset != nil {
+            text += " LIMIT -1"
+        }
+        if let offset = select.offset {
+            text += " OFFSET " + render(.bind(.integer(Int64(offset))))
+        }
+        return text
+    }
+
+    mutating func render(_ expression: SQLExpression) -> String {
+        switch expression {
+        case .column(let table, let name):
+            return "\(table).\(dialect.quote(name))"
+        case .bind(let value):
+            bindings.append(value)
+            return dialect.placeholder(bindings.count)
+        case .constant(let constant):
+            switch constant {
+            case .null: return "NULL"
+            case .integer(let value): return String(value)
+            }
+        case .binary(let lhs, let op, let rhs):
+            return "(\(render(lhs)) \(operatorText(op)) \(render(rhs)))"
+        case .not(let inner):
+            return "(NOT \(render(inner)))"
+        case .negate(let inner):
+            return "(-\(render(inner)))"
+        case .isNull(let inner):
+            return "(\(render(inner)) IS NULL)"
+        case .isNotNull(let inner):
+            return "(\(render(inner)) IS NOT NULL)"
+        case .function(let name, let arguments):
+            return "\(name)(\(arguments.map { render($0) }.joined(separator: ", ")))"
+        case .in(let lhs, let list):
+            if list.isEmpty { return "0" }
+            return "(\(render(lhs)) IN (\(list.map { render($0) }.joined(separator: ", "))))"
+        case .exists(let select):
+            return "EXISTS (\(render(select)))"
+        case .subquery(let select):
+            return "(\(render(select)))"
+        case .caseWhen(let branches, let otherwise):
+            var text = "(CASE"
+            for (condition, value) in branches {
+                text += " WHEN \(render(condition)) THEN \(render(value))"
+            }
+            text += " ELSE \(render(otherwise)) END)"
+            return text
+        case .cast(let inner, let type):
+            return "CAST(\(render(inner)) AS \(dialect.columnType(type)))"
+        case .collate(let inner, let collation):
+            return "(\(render(inner)) \(dialect.collation(collation)))"
+        }
+    }
+
+    private func operatorText(_ op: SQLBinaryOperator) -> String {
+        switch op {
+        case .equal: return "="
+        case .notEqual: return "<>"
+        case .isNotDistinct: return dialect.isNotDistinctOperator
+        case .isDistinct: return dialect.isDistinctOperator
+        case .less: return "<"
+        case .lessOrEqual: return "<="
+        case .greater: return ">"
+        case .greaterOrEqual: return ">="
+        case .and: return "AND"
+        case .or: return "OR"
+        case .add: return "+"
+        case .subtract: return "-"
+        case .multiply: return "*"
+        case .divide: return "/"
+        case .remainder: return "%"
+        case .concat: return "||"
+        case .like: return "LIKE"
+        }
+    }
+}
+
+/// SQLite's dialect.
+struct SQLiteDialect: SQLDialect {
+    func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+    func placeholder(_ index: Int) -> String { "?\(index)" }
+    func columnType(_ type: SQLColumnType) -> String {
+        switch type {
+        case .integer: return "INTEGER"
+        case .real: return "REAL"
+        case .text: return "TEXT"
+        case .blob: return "BLOB"
+        }
+    }
+    func collation(_ collation: SQLCollation) -> String {
+        switch collation {
+        case .binary: return "COLLATE BINARY"
+        case .caseInsensitive: return "COLLATE NOCASE"
+        }
+    }
+    var isNotDistinctOperator: String { "IS" }
+    var isDistinctOperator: String { "IS NOT" }
+}

@@ -1,0 +1,175 @@
+import CSQLite
+import Foundation
+
+/// One SQLite database connection, used through the C API.
+///
+/// Not thread-safe: its owner (``SQLiteStore``) serialises access. Prepared statements are cached by
+/// SQL text for the life of the connection.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+    private var cache: [String: SQLiteStatement] = [:]
+
+    /// Opens (and with `create`, creates) the database at `path`; `":memory:"` opens a private in-memory one.
+    init(path: String, readOnly: Bool, create: Bool) throws {
+        var flags = SQLITE_OPEN_NOMUTEX
+        if readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            flags |= SQLITE_OPEN_READWRITE
+            if create { flags |= SQLITE_OPEN_CREATE }
+        }
+        var db: OpaquePointer?
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? SQLiteError.codeName(status)
+            if let db { sqlite3_close_v2(db) }
+            throw SQLiteError(code: status, message: message, sql: nil)
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+    }
+
+    deinit {
+        for statement in cache.values { statement.finalize() }
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements that take no parameters and return no rows.
+    func execute(_ sql: String) throws {
+        if Log.sqlDebugEnabled { Log.sql.info("\(sql)") }
+        var error: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(handle, sql, nil, nil, &error)
+        if status != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? lastErrorMessage
+            sqlite3_free(error)
+            throw SQLiteError(code: status, message: message, sql: sql)
+        }
+    }
+
+    /// A prepared statement for `sql`, reused from the cache when possible. The caller resets it after use.
+    func prepare(_ sql: String) throws -> SQLiteStatement {
+        if let cached = cache[sql] { return cached }
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else {
+            throw SQLiteError(code: status, message: lastErrorMessage, sql: sql)
+        }
+        let wrapped = SQLiteStatement(handle: statement, connection: self, sql: sql)
+        cache[sql] = wrapped
+        return wrapped
+    }
+
+    var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    func error(_ status: Int32, sql: String?) -> SQLiteError {
+        SQLiteError(code: status, message: lastErrorMessage, sql: sql)
+    }
+}
+
+/// A prepared statement. Bind, step until it returns `false`, then `reset()`.
+final class SQLiteStatement {
+    let handle: OpaquePointer
+    unowned let connection: SQLiteConnection
+    let sql: String
+
+    init(handle: OpaquePointer, connection: SQLiteConnection, sql: String) {
+        self.handle = handle
+        self.connection = connection
+        self.sql = sql
+    }
+
+    func finalize() { sqlite3_finalize(handle) }
+
+    /// Clears bindings and rewinds the statement so it can run again.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    func bind(_ values: [SQLValue]) throws {
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    func bind(_ value: SQLValue, at index: Int32) throws {
+        let status: Int32
+        switch value {
+        case .null:
+            status = sqlite3_bind_null(handle, index)
+        case .integer(let value):
+            status = sqlite3_bind_int64(handle, index, value)
+        case .real(let value):
+            status = sqlite3_bind_double(handle, index, value)
+        case .text(let value):
+            var text = value
+            status = text.withUTF8 { buffer in
+                // SQLITE_TRANSIENT: SQLite copies the bytes, so the buffer may go away after the call.
+                // An empty string still needs a non-NULL pointer, or SQLite would bind NULL.
+                guard let base = buffer.baseAddress else {
+                    return sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                    sqlite3_bind_text(handle, index, pointer, Int32(buffer.count), SQLiteStatement.transient)
+                }
+            }
+        case .blob(let data):
+            if data.isEmpty {
+                // A zero-length blob with a nil pointer would bind NULL; bind an empty blob instead.
+                status = sqlite3_bind_zeroblob(handle, index, 0)
+            } else {
+                status = data.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), SQLiteStatement.transient)
+                }
+            }
+        }
+        if status != SQLITE_OK {
+            throw connection.error(status, sql: sql)
+        }
+    }
+
+    /// Advances to the next row; `false` when the statement is done.
+    func step() throws -> Bool {
+        let status = sqlite3_step(handle)
+        switch status {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = connection.error(status, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    func value(at column: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL:
+            return .null
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let bytes = sqlite3_column_text(handle, column) else { return .text("") }
+            // Decoded with the byte count so text holding NUL characters survives intact.
+            return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+        default:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        }
+    }
+
+    func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}

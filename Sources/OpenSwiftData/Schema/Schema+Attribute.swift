@@ -1,0 +1,94 @@
+import Foundation
+
+extension Schema {
+    /// A persisted attribute: a value stored in a column.
+    ///
+    /// `@Attribute(...)` creates one with just its options; the schema completes it with the
+    /// property's name and type. `@unchecked Sendable`: the schema's instances are never mutated
+    /// after it is built, and the partial ones `@Attribute` makes are only read.
+    public final class Attribute: SchemaProperty, Hashable, @unchecked Sendable {
+        public private(set) var name: String
+        public private(set) var originalName: String
+        public private(set) var options: [Option]
+        public private(set) var valueType: any Any.Type
+        public private(set) var isOptional: Bool
+        public let hashModifier: String?
+        /// The entity this attribute belongs to.
+        public private(set) var entityName: String
+
+        public var isAttribute: Bool { true }
+        public var isRelationship: Bool { false }
+        public var isTransient: Bool { false }
+        public var isUnique: Bool { options.contains(.unique) }
+        /// Whether the value is stored outside the row; a hint OpenSwiftData records but stores inline.
+        public var isExternalStorage: Bool { options.contains(.externalStorage) }
+        /// Whether the value is transformed before storage.
+        public var isTransformable: Bool { options.contains { $0.transformerName != nil } }
+
+        /// The description `@Attribute(...)` passes to the schema.
+        public init(_ options: Option..., originalName: String? = nil, hashModifier: String? = nil) {
+            self.name = ""
+            self.originalName = originalName ?? ""
+            self.options = options
+            self.valueType = Any.self
+            self.isOptional = false
+            self.hashModifier = hashModifier
+            self.entityName = ""
+        }
+
+        init(layout: PropertyLayout, entityName: String) {
+            let declared = layout.metadata as? Attribute
+            self.name = layout.name
+            self.originalName = declared.flatMap { $0.originalName.isEmpty ? nil : $0.originalName } ?? layout.name
+            self.options = layout.attributeOptions
+            self.valueType = layout.valueType
+            self.isOptional = layout.codec?.isOptional ?? false
+            self.hashModifier = declared?.hashModifier
+            self.entityName = entityName
+        }
+
+        public static func == (lhs: Attribute, rhs: Attribute) -> Bool {
+            lhs === rhs || (lhs.entityName == rhs.entityName && lhs.name == rhs.name)
+        }
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(entityName)
+            hasher.combine(name)
+        }
+        public var description: String { "\(name): \(valueType)" }
+
+        /// Options that change how an attribute is stored.
+        ///
+        /// `.unique` is enforced (an insert with an existing value updates that row). The others are
+        /// accepted for source compatibility and recorded in the schema; on this platform they do not
+        /// change storage: `.externalStorage` (values stay in the row), `.ephemeral`,
+        /// `.preserveValueOnDeletion`, `.spotlight`, `.allowsCloudEncryption`.
+        public struct Option: Hashable, Sendable, CustomStringConvertible {
+            let name: String
+            let transformerName: String?
+
+            init(name: String, transformerName: String? = nil) {
+                self.name = name
+                self.transformerName = transformerName
+            }
+
+            /// Values are unique among models of the entity; inserting a duplicate updates the existing row.
+            public static let unique = Option(name: "unique")
+            /// Store large values outside the row (a hint; values are stored inline here).
+            public static let externalStorage = Option(name: "externalStorage")
+            /// Encrypt the value in CloudKit (a hint; no effect without CloudKit).
+            public static let allowsCloudEncryption = Option(name: "allowsCloudEncryption")
+            /// Keep the value in history when the model is deleted (a hint until history is implemented).
+            public static let preserveValueOnDeletion = Option(name: "preserveValueOnDeletion")
+            /// Track changes to the value without persisting them (a hint; the value is persisted).
+            public static let ephemeral = Option(name: "ephemeral")
+            /// Index the value for Spotlight (a hint; there is no Spotlight off Apple platforms).
+            public static let spotlight = Option(name: "spotlight")
+            /// Transform the value with a named transformer before storing it (a hint; values are stored as `Codable`).
+            public static func transformable(by transformerName: String) -> Option {
+                Option(name: "transformable", transformerName: transformerName)
+            }
+
+            public var description: String { name }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// The description of a set of models: their entities, attributes and relationships.
+///
+/// Built from `@Model` classes, following relationships: a schema for `Expense` also contains
+/// `Category` when an expense has a category.
+///
+/// ```swift
+/// let schema = Schema([Expense.self])
+/// for entity in schema.entities {
+///     print(entity.name, entity.attributes.map(\.name), entity.relationships.map(\.name))
+/// }
+/// ```
+///
+/// `@unchecked Sendable`: every stored property is a `let` set in `init`, and the entity objects it
+/// holds are themselves immutable after the schema is built.
+public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertible {
+    /// The entities, one per model class, in a stable order (the given types first, then the ones
+    /// reached through relationships).
+    public let entities: [Entity]
+    /// The entities by name.
+    public let entitiesByName: [String: Entity]
+    /// The schema's version.
+    public let version: Version
+    /// The model classes, in the order of ``entities``.
+    let layouts: [ModelLayout]
+    /// Problems found while building (unsupported types, ambiguous inverses); thrown when a container opens.
+    let problems: [String]
+
+    /// Creates a schema for the given models and every model reachable through their relationships.
+    public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
+        var layouts: [ModelLayout] = []
+        var seen = Set<ObjectIdentifier>()
+        var queue = types.map { ModelLayout.of($0) }
+        while !queue.isEmpty {
+            let layout = queue.removeFirst()
+            guard seen.insert(ObjectIdentifier(layout)).inserted else { continue }
+            layouts.append(layout)
+            for property in layout.properties {
+                if let destination = property.relationship?.destination { queue.append(destination) }
+            }
+        }
+        self.layouts = layouts
+        self.version = version
+        let entities = layouts.map(Entity.init(layout:))
+        self.entities = entities
+        var byName: [String: Entity] = [:]
+        var problems = layouts.flatMap(\.problems)
+        for entity in entities {
+            if byName[entity.name] != nil {
+                problems.append("two models are named '\(entity.name)'; entity names must be unique within a schema")
+            }
+            byName[entity.name] = entity
+        }
+        self.entitiesByName = byName
+        self.problems = problems
+    }
+
+    /// Creates a schema for the given models and every model reachable through their relationships.
+    public convenience init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) {
+        self.init(types, version: version)
+    }
+
+    /// Throws if any model could not be described (for example a property of an unsupported type).
+    func validate() throws {
+        if !problems.isEmpty {
+            throw SwiftDataError(.unsupportedType, problems.joined(separator: "; "))
+        }
+    }
+
+    func layout(for type: any PersistentModel.Type) -> ModelLayout? {
+        layouts.first { ObjectIdentifier($0.modelType) == ObjectIdentifier(type) }
+    }
+
+    func layout(named name: String) -> ModelLayout? {
+        layouts.first { $0.entityName == name }
+    }
+
+    public static func == (lhs: Schema, rhs: Schema) -> Bool {
+        lhs.fingerprintDescription == rhs.fingerprintDescription
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(fingerprintDescription)
+    }
+
+    public var description: String {
+        "Schema(\(entities.map(\.name).joined(separator: ", ")))"
+    }
+
+    /// A canonical text of everything that affects storage: entities, columns and their types,
+    /// relationships and their storage. Two schemas with the same text can share a store.
+    var fingerprintDescription: String {
+        layouts.sorted { $0.entityName < $1.entityName }.map(\.fingerprintDescription).joined(separator: "\n")
+    }
+
+    /// A schema version, `major.minor.patch`.
+    public struct Version: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+        public var major: Int
+        public var minor: Int
+        public var patch: Int
+
+        /// Creates a version such as `Schema.Version(1, 2, 0)`.
+        public init(_ major: Int, _ minor: Int, _ patch: Int) {
+            self.major = major
+            self.minor = minor
+            self.patch = patch
+        }
+
+        public static func < (lhs: Version, rhs: Version) -> Bool {
+            (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
+        }
+
+        public var description: String { "\(major).\(minor).\(patch)" }
+    }
+}
+
+/// A property in a schema: an attribute or a relationship.
+public protocol SchemaProperty: AnyObject, Sendable, CustomStringConvertible {
+    /// The property's name.
+    var name: String { get }
+    /// The name the property had in an earlier version of the model, if it was renamed.
+    var originalName: String { get }
+    /// The Swift type of the property.
+    var valueType: any Any.Type { get }
+    /// Whether this is an attribute.
+    var isAttribute: Bool { get }
+    /// Whether this is a relationship.
+    var isRelationship: Bool { get }
+    /// Whether the property is kept out of the store (always `false` for schema properties).
+    var isTransient: Bool { get }
+    /// Whether the property may be `nil`.
+    var isOptional: Bool { get }
+    /// Whether the property's value is unique among models of its entity.
+    var isUnique: Bool { get }
+    /// A string that changes the schema's hash without changing storage, to force a new version.
+    var hashModifier: String? { get }
+}
+
+extension Schema {
+    /// Relationships of any entity that point at `layout` and have no inverse: when a model of
+    /// `layout` is deleted, their references to it are cleared.
+    func incomingWithoutInverse(to layout: ModelLayout) -> [(source: ModelLayout, property: PropertyLayout)] {
+        var result: [(source: ModelLayout, property: PropertyLayout)] = []
+        for source in layouts {
+            for slot in source.relationshipSlots {
+                let property = source.properties[slot]
+                if let relationship = property.relationship, relationship.inverse == nil, relationship.destination === layout {
+                    result.append((source, property))
+                }
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,300 @@
+import CSQLite
+import Foundation
+
+/// The default store: one SQLite database file (or a private in-memory database) holding the
+/// entities of one ``ModelConfiguration``.
+///
+/// On first open it creates the tables; later opens check that the file was written with the same
+/// model (a fingerprint in its metadata table) and refuse it with a clear error otherwise.
+/// Every save is one `BEGIN IMMEDIATE … COMMIT` transaction.
+///
+/// `@unchecked Sendable`: the connection is only used while `lock` is held.
+final class SQLiteStore: @unchecked Sendable {
+    let identifier: String
+    let configuration: ModelConfiguration
+    let layouts: [ModelLayout]
+    let dialect: any SQLDialect = SQLiteDialect()
+    private let connection: SQLiteConnection
+    private let lock = NSRecursiveLock()
+
+    static let metadataTable = "Z_METADATA"
+    static let primaryKeyTable = "Z_PRIMARYKEY"
+    /// Bumped when the way OpenSwiftData lays out tables changes.
+    static let formatVersion = "1"
+
+    init(configuration: ModelConfiguration, layouts: [ModelLayout], schemaVersion: Schema.Version) throws {
+        self.configuration = configuration
+        self.layouts = layouts
+        let path: String
+        if configuration.isStoredInMemoryOnly {
+            path = ":memory:"
+        } else {
+            let url = configuration.url
+            path = url.path
+            let exists = FileManager.default.fileExists(atPath: path)
+            if !exists && !configuration.allowsSave {
+                throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) does not exist, and the configuration does not allow saving, so it cannot be created")
+            }
+            if !exists {
+                do {
+                    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                } catch {
+                    throw SwiftDataError(.loadIssueModelContainer, "cannot create the folder for the store file \(path): \(error.localizedDescription)")
+                }
+            }
+        }
+        do {
+            connection = try SQLiteConnection(path: path, readOnly: !configuration.allowsSave, create: configuration.allowsSave)
+        } catch let error as SQLiteError {
+            throw SwiftDataError(.loadIssueModelContainer, "cannot open the store file \(path): \(error.message)")
+        }
+        let fingerprint = layouts.sorted { $0.entityName < $1.entityName }.map(\.fingerprintDescription).joined(separator: "\n")
+        do {
+            sqlite3_busy_timeout(connection.handle, 5_000)
+            // Reading the schema fails with SQLITE_NOTADB on a file that is not a database.
+            let tables = try SQLiteStore.tableNames(connection)
+            if !configuration.isStoredInMemoryOnly && configuration.allowsSave {
+                try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            }
+            if tables.contains(SQLiteStore.metadataTable) {
+                let metadata = try SQLiteStore.readMetadata(connection)
+                guard let storedFingerprint = metadata["fingerprint"], let storedIdentifier = metadata["identifier"] else {
+                    throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
+                }
+                if storedFingerprint != fingerprint {
+                    throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model: \(SQLiteStore.describeDifference(stored: storedFingerprint, current: fingerprint)). Open it with the model that wrote it, migrate it with a SchemaMigrationPlan, or use another file.")
+                }
+                identifier = storedIdentifier
+            } else if tables.isEmpty {
+                guard configuration.allowsSave else {
+                    throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) is empty and the configuration does not allow saving, so its tables cannot be created")
+                }
+                identifier = UUID().uuidString
+                try SQLiteStore.createSchema(connection, layouts: layouts, dialect: dialect, identifier: identifier, fingerprint: fingerprint, version: schemaVersion)
+            } else {
+                throw SwiftDataError(.loadIssueModelContainer, "the file \(path) is an SQLite database but not an OpenSwiftData store (it has tables \(tables.sorted().prefix(5).joined(separator: ", ")) and no \(SQLiteStore.metadataTable)); use another file")
+            }
+        } catch let error as SQLiteError {
+            if error.isNotADatabase {
+                throw SwiftDataError(.loadIssueModelContainer, "the file \(path) is not a database or is corrupt (\(error.message)); restore it from a backup or use another file")
+            }
+            throw SwiftDataError(.loadIssueModelContainer, "cannot read the store file \(path): \(error.description)")
+        }
+    }
+
+    // MARK: Access
+
+    /// Runs `body` with the connection for reading.
+    func read<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            return try body(connection)
+        } catch let error as SQLiteError {
+            throw SQLiteStore.translate(error)
+        }
+    }
+
+    /// Runs `body` inside one `BEGIN IMMEDIATE … COMMIT` transaction; rolls back if it throws.
+    func write<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        guard configuration.allowsSave else {
+            throw SwiftDataError(.readOnlyStore, "the store \(configuration.name) was opened with allowsSave: false; nothing was written")
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            try connection.execute("BEGIN IMMEDIATE")
+        } catch let error as SQLiteError {
+            throw SQLiteStore.translate(error)
+        }
+        do {
+            let result = try body(connection)
+            try connection.execute("COMMIT")
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK")
+            if let error = error as? SQLiteError { throw SQLiteStore.translate(error) }
+            throw error
+        }
+    }
+
+    /// Renders and runs a query, calling `row` for each result row.
+    func query(_ select: SQLSelect, on connection: SQLiteConnection, row: (any SQLRow) throws -> Void) throws {
+        let rendered = SQLRenderer.render(.select(select), dialect: dialect)
+        let statement = try connection.prepare(rendered.text)
+        defer { statement.reset() }
+        try statement.bind(rendered.bindings)
+        SQLiteStore.log(rendered.text, rendered.bindings)
+        while try statement.step() {
+            try row(statement)
+        }
+    }
+
+    /// Renders and runs a statement that returns no rows; returns the number of rows changed.
+    @discardableResult
+    func run(_ statement: SQLStatement, on connection: SQLiteConnection) throws -> Int {
+        let rendered = SQLRenderer.render(statement, dialect: dialect)
+        return try execute(rendered.text, bindings: rendered.bindings, on: connection)
+    }
+
+    /// Runs prepared SQL text with the given bindings; returns the number of rows changed.
+    @discardableResult
+    func execute(_ text: String, bindings: [SQLValue], on connection: SQLiteConnection) throws -> Int {
+        let statement = try connection.prepare(text)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        SQLiteStore.log(text, bindings)
+        while try statement.step() {}
+        return connection.changes
+    }
+
+    func render(_ statement: SQLStatement) -> String {
+        SQLRenderer.render(statement, dialect: dialect).text
+    }
+
+    static func log(_ text: String, _ bindings: [SQLValue]) {
+        guard Log.sqlDebugEnabled else { return }
+        if bindings.isEmpty {
+            Log.sql.info("\(text)")
+        } else {
+            Log.sql.info("\(text) -- bindings: \(bindings.map(\.description).joined(separator: ", "))")
+        }
+    }
+
+    static func translate(_ error: SQLiteError) -> SwiftDataError {
+        if error.isConstraintViolation {
+            return SwiftDataError(.constraintViolation, "the save violates a constraint of the store (\(error.message)); nothing was written")
+        }
+        if error.isReadOnly {
+            return SwiftDataError(.readOnlyStore, "the store file cannot be written (\(error.message)); nothing was written")
+        }
+        return SwiftDataError(.storeIO, error.description)
+    }
+
+    // MARK: Schema creation
+
+    private static func tableNames(_ connection: SQLiteConnection) throws -> Set<String> {
+        let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        defer { statement.reset() }
+        var names = Set<String>()
+        while try statement.step() {
+            if case .text(let name) = statement.value(at: 0) { names.insert(name) }
+        }
+        return names
+    }
+
+    private static func readMetadata(_ connection: SQLiteConnection) throws -> [String: String] {
+        let statement = try connection.prepare("SELECT \"Z_KEY\", \"Z_VALUE\" FROM \"\(metadataTable)\"")
+        defer { statement.reset() }
+        var result: [String: String] = [:]
+        while try statement.step() {
+            if case .text(let key) = statement.value(at: 0), case .text(let value) = statement.value(at: 1) {
+                result[key] = value
+            }
+        }
+        return result
+    }
+
+    private static func createSchema(
+        _ connection: SQLiteConnection, layouts: [ModelLayout], dialect: any SQLDialect,
+        identifier: String, fingerprint: String, version: Schema.Version
+    ) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            for statement in DDL.statements(for: layouts, dialect: dialect) {
+                try connection.execute(statement)
+            }
+            let insertMetadata = try connection.prepare("INSERT INTO \"\(metadataTable)\" (\"Z_KEY\", \"Z_VALUE\") VALUES (?1, ?2)")
+            for (key, value) in [("identifier", identifier), ("fingerprint", fingerprint), ("version", version.description), ("format", formatVersion)] {
+                try insertMetadata.bind([.text(key), .text(value)])
+                _ = try insertMetadata.step()
+                insertMetadata.reset()
+            }
+            let insertKey = try connection.prepare("INSERT INTO \"\(primaryKeyTable)\" (\"Z_ENTITY\", \"Z_MAX\") VALUES (?1, 0)")
+            for layout in layouts {
+                try insertKey.bind([.text(layout.entityName)])
+                _ = try insertKey.step()
+                insertKey.reset()
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// A short account of how two schema fingerprints differ, for the mismatch error.
+    static func describeDifference(stored: String, current: String) -> String {
+        func entities(_ text: String) -> [String: [String]] {
+            var result: [String: [String]] = [:]
+            var currentEntity = ""
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("entity ") {
+                    currentEntity = String(line.dropFirst("entity ".count))
+                    result[currentEntity] = []
+                } else {
+                    result[currentEntity, default: []].append(line.trimmingCharacters(in: .whitespaces))
+                }
+            }
+            return result
+        }
+        let old = entities(stored)
+        let new = entities(current)
+        var notes: [String] = []
+        for name in Set(old.keys).union(new.keys).sorted() {
+            switch (old[name], new[name]) {
+            case (nil, _?): notes.append("the model has entity \(name), the store does not")
+            case (_?, nil): notes.append("the store has entity \(name), the model does not")
+            case (let a?, let b?):
+                let removed = Set(a).subtracting(b).sorted()
+                let added = Set(b).subtracting(a).sorted()
+                if !removed.isEmpty { notes.append("\(name) in the store has \(removed.joined(separator: "; "))") }
+                if !added.isEmpty { notes.append("\(name) in the model has \(added.joined(separator: "; "))") }
+            default: break
+            }
+        }
+        return notes.isEmpty ? "the schemas differ" : notes.joined(separator: "; ")
+    }
+}
+
+/// The `CREATE` statements for a store's tables and indexes.
+enum DDL {
+    static func statements(for layouts: [ModelLayout], dialect: any SQLDialect) -> [String] {
+        let q = dialect.quote
+        var statements = [
+            "CREATE TABLE \(q(SQLiteStore.metadataTable)) (\(q("Z_KEY")) TEXT PRIMARY KEY, \(q("Z_VALUE")) TEXT)",
+            "CREATE TABLE \(q(SQLiteStore.primaryKeyTable)) (\(q("Z_ENTITY")) TEXT PRIMARY KEY, \(q("Z_MAX")) INTEGER NOT NULL)",
+        ]
+        var joinTables = Set<String>()
+        for layout in layouts {
+            var columns = ["\(q(ModelLayout.primaryKeyColumn)) INTEGER PRIMARY KEY"]
+            var indexes: [String] = []
+            for slot in layout.storedSlots {
+                let property = layout.properties[slot]
+                if let codec = property.codec {
+                    columns.append("\(q(property.name)) \(dialect.columnType(codec.columnType))\(codec.isOptional ? "" : " NOT NULL")")
+                } else if property.relationship != nil {
+                    columns.append("\(q(property.name)) INTEGER")
+                    indexes.append("CREATE INDEX \(q("Z_\(layout.entityName)_\(property.name)")) ON \(q(layout.tableName)) (\(q(property.name)))")
+                }
+            }
+            statements.append("CREATE TABLE \(q(layout.tableName)) (\(columns.joined(separator: ", ")))")
+            statements.append(contentsOf: indexes)
+            for (number, group) in layout.uniquenessConstraints.enumerated() {
+                let names = group.map { q(layout.properties[$0].name) }.joined(separator: ", ")
+                statements.append("CREATE UNIQUE INDEX \(q("Z_\(layout.entityName)_UNIQUE\(number)")) ON \(q(layout.tableName)) (\(names))")
+            }
+            for (number, group) in layout.indices.enumerated() {
+                let names = group.map { q(layout.properties[$0].name) }.joined(separator: ", ")
+                statements.append("CREATE INDEX \(q("Z_\(layout.entityName)_INDEX\(number)")) ON \(q(layout.tableName)) (\(names))")
+            }
+            for slot in layout.relationshipSlots {
+                guard case .joinTable(let table, _, _)? = layout.properties[slot].relationship?.storage,
+                      joinTables.insert(table).inserted else { continue }
+                statements.append("CREATE TABLE \(q(table)) (\(q("Z_SOURCE")) INTEGER NOT NULL, \(q("Z_TARGET")) INTEGER NOT NULL, PRIMARY KEY (\(q("Z_SOURCE")), \(q("Z_TARGET")))) WITHOUT ROWID")
+                statements.append("CREATE INDEX \(q("\(table)_TARGET")) ON \(q(table)) (\(q("Z_TARGET")))")
+            }
+        }
+        return statements
+    }
+}

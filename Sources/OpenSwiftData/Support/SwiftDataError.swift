@@ -1,0 +1,112 @@
+import Foundation
+
+/// An error thrown by OpenSwiftData.
+///
+/// The static members match SwiftData's, so existing `catch` clauses keep working:
+///
+/// ```swift
+/// do {
+///     try context.save()
+/// } catch let error as SwiftDataError where error == .modelValidationFailure {
+///     print(error.localizedDescription)   // says which model and property failed, and why
+/// }
+/// ```
+///
+/// Every error carries a ``message`` naming what went wrong and what to do about it.
+public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible, LocalizedError {
+    /// The category of the error; two errors compare equal when their codes are equal.
+    public let code: Code
+    /// What went wrong, naming the file, model, property or expression involved.
+    public let message: String
+
+    /// The kinds of failure OpenSwiftData reports.
+    public enum Code: String, Hashable, Sendable {
+        case loadIssueModelContainer
+        case configurationFileNameTooLong
+        case configurationFileNameContainsInvalidCharacters
+        case configurationSchemaNotFoundInContainerSchema
+        case duplicateConfiguration
+        case unknownSchema
+        case backwardMigration
+        case includePendingChangesWithBatchSize
+        case sortingPendingChangesWithIdentifiers
+        case unsupportedKeyPath
+        case unsupportedPredicate
+        case unsupportedSortDescriptor
+        case historyTokenExpired
+        case invalidTransactionFetchRequest
+        case modelValidationFailure
+        case missingModelContext
+        case unsupportedType
+        case readOnlyStore
+        case storeIO
+        case constraintViolation
+        case deleteRuleDenied
+        case modelNotFound
+        case schemaMismatch
+    }
+
+    /// Creates an error of the given kind with a message for the user.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func == (lhs: SwiftDataError, rhs: SwiftDataError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// Matches any error of the same kind, so `catch SwiftDataError.unsupportedPredicate` works.
+    public static func ~= (lhs: SwiftDataError, rhs: any Error) -> Bool {
+        (rhs as? SwiftDataError)?.code == lhs.code
+    }
+
+    public var description: String { "SwiftDataError.\(code.rawValue): \(message)" }
+    public var errorDescription: String? { description }
+
+    /// The store could not be opened: missing, unreadable, corrupt or of another model.
+    public static let loadIssueModelContainer = SwiftDataError(.loadIssueModelContainer, "the model container could not be loaded")
+    /// A configuration's name is too long to become a file name.
+    public static let configurationFileNameTooLong = SwiftDataError(.configurationFileNameTooLong, "the configuration name is too long for a file name")
+    /// A configuration's name contains characters a file name cannot hold.
+    public static let configurationFileNameContainsInvalidCharacters = SwiftDataError(.configurationFileNameContainsInvalidCharacters, "the configuration name contains characters a file name cannot hold")
+    /// A configuration names a model that the container's schema does not contain.
+    public static let configurationSchemaNotFoundInContainerSchema = SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "a configuration's schema is not part of the container's schema")
+    /// Two configurations share a name or a file.
+    public static let duplicateConfiguration = SwiftDataError(.duplicateConfiguration, "two configurations use the same name or file")
+    /// The store was written with a schema this container does not know.
+    public static let unknownSchema = SwiftDataError(.unknownSchema, "the store was written with an unknown schema")
+    /// The store was written by a newer schema version than the one opening it.
+    public static let backwardMigration = SwiftDataError(.backwardMigration, "the store is newer than the schema opening it")
+    /// A fetch asked for both pending changes and batches, which cannot be combined.
+    public static let includePendingChangesWithBatchSize = SwiftDataError(.includePendingChangesWithBatchSize, "includePendingChanges cannot be combined with a batch size")
+    /// Pending changes cannot be sorted when only identifiers are fetched.
+    public static let sortingPendingChangesWithIdentifiers = SwiftDataError(.sortingPendingChangesWithIdentifiers, "pending changes cannot be sorted when fetching identifiers")
+    /// A key path does not name a persisted property.
+    public static let unsupportedKeyPath = SwiftDataError(.unsupportedKeyPath, "the key path does not name a persisted property")
+    /// A predicate contains an expression that cannot be translated to SQL.
+    public static let unsupportedPredicate = SwiftDataError(.unsupportedPredicate, "the predicate cannot be translated to SQL")
+    /// A sort descriptor cannot be translated to SQL.
+    public static let unsupportedSortDescriptor = SwiftDataError(.unsupportedSortDescriptor, "the sort descriptor cannot be translated to SQL")
+    /// A history token refers to history that no longer exists.
+    public static let historyTokenExpired = SwiftDataError(.historyTokenExpired, "the history token has expired")
+    /// A fetch was made inside a transaction in a way that is not allowed.
+    public static let invalidTransactionFetchRequest = SwiftDataError(.invalidTransactionFetchRequest, "the fetch is not allowed inside a transaction")
+    /// A model failed validation (relationship counts, non-optional values) when saving.
+    public static let modelValidationFailure = SwiftDataError(.modelValidationFailure, "a model failed validation")
+    /// An operation needed a model context and the model has none.
+    public static let missingModelContext = SwiftDataError(.missingModelContext, "the model is not in a model context")
+    /// A property type cannot be stored.
+    public static let unsupportedType = SwiftDataError(.unsupportedType, "the property type cannot be stored")
+    /// The store was opened with `allowsSave: false`.
+    public static let readOnlyStore = SwiftDataError(.readOnlyStore, "the store is read-only")
+    /// Reading or writing the store failed.
+    public static let storeIO = SwiftDataError(.storeIO, "the store could not be read or written")
+    /// A save broke a uniqueness or other constraint; nothing was written.
+    public static let constraintViolation = SwiftDataError(.constraintViolation, "a constraint was violated")
+    /// A delete was refused by a `.deny` delete rule; nothing was deleted.
+    public static let deleteRuleDenied = SwiftDataError(.deleteRuleDenied, "a deny delete rule refused the delete")
+    /// No row exists for a persistent identifier.
+    public static let modelNotFound = SwiftDataError(.modelNotFound, "no model exists for the identifier")
+    /// The store was written with a different model than the one opening it.
+    public static let schemaMismatch = SwiftDataError(.schemaMismatch, "the store was written with a different model")
+}
