@@ -57,9 +57,15 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             metadataEntries.append(
                 "OpenSwiftData.Schema.PropertyMetadata._persisted(name: \"\(property.name)\", keyPath: \\\(className).\(property.name), metadata: \(metadata))")
         }
-        let metadataList = metadataEntries.isEmpty
-            ? "[]"
-            : "[\n" + metadataEntries.map { "    " + $0 }.joined(separator: ",\n") + "\n]"
+        let elements = metadataEntries.enumerated().map { offset, entry in
+            ArrayElementSyntax(
+                leadingTrivia: .newline,
+                expression: ExprSyntax(stringLiteral: entry),
+                trailingComma: offset < metadataEntries.count - 1 ? .commaToken() : nil)
+        }
+        let metadataList = ArrayExprSyntax(
+            elements: ArrayElementListSyntax(elements),
+            rightSquare: .rightSquareToken(leadingTrivia: metadataEntries.isEmpty ? [] : .newline))
 
         let storageInitializers = properties
             .map { "self._$\($0.name) = OpenSwiftData._PersistedStorage()" }
@@ -77,7 +83,7 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """,
             """
             public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
-                \(raw: metadataList)
+                \(metadataList.formatted())
             }
             """,
             """

@@ -15,8 +15,10 @@ public final class BackingData {
     var originals: [Int: Slot] = [:]
     /// The observation registrar the generated accessors report reads and writes to.
     public let registrar = ObservationRegistrar()
-    /// The context the model is registered in.
-    weak var context: ModelContext?
+    /// The context the model is registered in. Held strongly, so models fetched from a context
+    /// that is not otherwise kept can still load their relationships; the context holds clean
+    /// models only weakly, so there is no cycle once changes are saved or rolled back.
+    var context: ModelContext?
     var state: State = .detached
     var primaryKey: Int64?
     var storeIdentifier: String?

@@ -16,6 +16,8 @@ final class SQLiteStore: @unchecked Sendable {
     let dialect: any SQLDialect = SQLiteDialect()
     private let connection: SQLiteConnection
     private let lock = NSRecursiveLock()
+    /// Statements recorded while tracing is on (tests assert the SQL that ran).
+    private let trace = Locked<[RenderedSQL]?>(nil)
 
     static let metadataTable = "Z_METADATA"
     static let primaryKeyTable = "Z_PRIMARYKEY"
@@ -103,19 +105,46 @@ final class SQLiteStore: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         do {
-            try connection.execute("BEGIN IMMEDIATE")
+            try control("BEGIN IMMEDIATE")
         } catch let error as SQLiteError {
             throw SQLiteStore.translate(error)
         }
         do {
             let result = try body(connection)
-            try connection.execute("COMMIT")
+            try control("COMMIT")
             return result
         } catch {
-            try? connection.execute("ROLLBACK")
+            try? control("ROLLBACK")
             if let error = error as? SQLiteError { throw SQLiteStore.translate(error) }
             throw error
         }
+    }
+
+    /// Runs a transaction-control statement.
+    private func control(_ text: String) throws {
+        record(text, [], log: false)  // SQLiteConnection.execute logs it
+        try connection.execute(text)
+    }
+
+    /// Starts recording every statement the store runs.
+    func startTracing() {
+        trace.withLock { $0 = [] }
+    }
+
+    /// Stops recording and returns the statements run since ``startTracing()``.
+    @discardableResult
+    func stopTracing() -> [RenderedSQL] {
+        trace.withLock { recorded in
+            defer { recorded = nil }
+            return recorded ?? []
+        }
+    }
+
+    private func record(_ text: String, _ bindings: [SQLValue], log: Bool = true) {
+        trace.withLock { recorded in
+            recorded?.append(RenderedSQL(text: text, bindings: bindings))
+        }
+        if log { SQLiteStore.log(text, bindings) }
     }
 
     /// Renders and runs a query, calling `row` for each result row.
@@ -124,7 +153,7 @@ final class SQLiteStore: @unchecked Sendable {
         let statement = try connection.prepare(rendered.text)
         defer { statement.reset() }
         try statement.bind(rendered.bindings)
-        SQLiteStore.log(rendered.text, rendered.bindings)
+        record(rendered.text, rendered.bindings)
         while try statement.step() {
             try row(statement)
         }
@@ -143,7 +172,7 @@ final class SQLiteStore: @unchecked Sendable {
         let statement = try connection.prepare(text)
         defer { statement.reset() }
         try statement.bind(bindings)
-        SQLiteStore.log(text, bindings)
+        record(text, bindings)
         while try statement.step() {}
         return connection.changes
     }
@@ -152,7 +181,7 @@ final class SQLiteStore: @unchecked Sendable {
         SQLRenderer.render(statement, dialect: dialect).text
     }
 
-    static func log(_ text: String, _ bindings: [SQLValue]) {
+    private static func log(_ text: String, _ bindings: [SQLValue]) {
         guard Log.sqlDebugEnabled else { return }
         if bindings.isEmpty {
             Log.sql.info("\(text)")

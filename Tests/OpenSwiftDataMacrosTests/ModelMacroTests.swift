@@ -1,0 +1,237 @@
+import SwiftSyntax
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+@testable import OpenSwiftDataMacros
+
+/// Expansions of `@Model` and its helper macros, and the errors they report.
+@Suite struct ModelMacroTests {
+    static let specs: [String: MacroSpec] = [
+        "Model": MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel", "Observable"]),
+        "Attribute": MacroSpec(type: MarkerMacro.self),
+        "Relationship": MacroSpec(type: MarkerMacro.self),
+        "Transient": MacroSpec(type: MarkerMacro.self),
+    ]
+
+    static func record(_ failure: TestFailureSpec) {
+        Issue.record(
+            Comment(rawValue: failure.message),
+            sourceLocation: SourceLocation(
+                fileID: failure.location.fileID, filePath: failure.location.filePath,
+                line: failure.location.line, column: failure.location.column))
+    }
+
+    @Test func modelExpansion() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Expense {
+                var amount: Double
+                var note: String? = nil
+                @Attribute(.unique) var code: String
+                @Relationship(deleteRule: .cascade, inverse: \\Item.expense) var items: [Item] = []
+                @Transient var cache: Int = 0
+                var total: Double { amount * 2 }
+                static var count = 0
+                init(amount: Double, code: String) {
+                    self.amount = amount
+                    self.code = code
+                }
+            }
+            """,
+            expandedSource: """
+            final class Expense {
+                @OpenSwiftData._PersistedProperty(0)
+                var amount: Double
+                @OpenSwiftData._PersistedProperty(1)
+                var note: String? = nil
+                @OpenSwiftData._PersistedProperty(2) var code: String
+                @OpenSwiftData._PersistedProperty(3) var items: [Item] = []
+                var cache: Int = 0
+                var total: Double { amount * 2 }
+                static var count = 0
+                init(amount: Double, code: String) {
+                    self.amount = amount
+                    self.code = code
+                }
+
+                private var _$backingData: OpenSwiftData.BackingData = OpenSwiftData.BackingData._make(for: Expense.self)
+
+                public var persistentBackingData: OpenSwiftData.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                    [
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "amount", keyPath: \\Expense.amount, metadata: nil),
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "note", keyPath: \\Expense.note, metadata: nil),
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "code", keyPath: \\Expense.code, metadata: OpenSwiftData.Schema.Attribute(.unique)),
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "items", keyPath: \\Expense.items, metadata: OpenSwiftData.Schema.Relationship(deleteRule: .cascade, inverse: \\Item.expense))
+                    ]
+                }
+
+                public required init(backingData: OpenSwiftData.BackingData) {
+                    self._$amount = OpenSwiftData._PersistedStorage()
+                    self._$note = OpenSwiftData._PersistedStorage()
+                    self._$code = OpenSwiftData._PersistedStorage()
+                    self._$items = OpenSwiftData._PersistedStorage()
+                    self._$backingData = backingData
+                }
+            }
+
+            extension Expense: OpenSwiftData.PersistentModel, Observation.Observable {
+            }
+            """,
+            macroSpecs: Self.specs,
+            failureHandler: Self.record)
+    }
+
+    @Test func persistedPropertyExpansion() {
+        assertMacroExpansion(
+            """
+            @_PersistedProperty(2)
+            var amount: Double
+            """,
+            expandedSource: """
+            var amount: Double {
+                @storageRestrictions(accesses: _$backingData, initializes: _$amount)
+                init(initialValue) {
+                    _$backingData._initialize(2, to: initialValue)
+                    _$amount = OpenSwiftData._PersistedStorage()
+                }
+                get {
+                    _$backingData.registrar.access(self, keyPath: \\.amount)
+                    return _$backingData._value(2, of: self)
+                }
+                set {
+                    _$backingData.registrar.withMutation(of: self, keyPath: \\.amount) {
+                        _$backingData._setValue(2, to: newValue, of: self)
+                    }
+                }
+            }
+
+            private var _$amount: OpenSwiftData._PersistedStorage
+            """,
+            macroSpecs: ["_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self)],
+            failureHandler: Self.record)
+    }
+
+    @Test func classWithoutInitialiserGetsOne() {
+        assertMacroExpansion(
+            """
+            @Model
+            class Flag {
+                var on: Bool = false
+            }
+            """,
+            expandedSource: """
+            class Flag {
+                @OpenSwiftData._PersistedProperty(0)
+                var on: Bool = false
+
+                private var _$backingData: OpenSwiftData.BackingData = OpenSwiftData.BackingData._make(for: Flag.self)
+
+                public var persistentBackingData: OpenSwiftData.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                    [
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "on", keyPath: \\Flag.on, metadata: nil)
+                    ]
+                }
+
+                public required init(backingData: OpenSwiftData.BackingData) {
+                    self._$on = OpenSwiftData._PersistedStorage()
+                    self._$backingData = backingData
+                }
+
+                public init() {
+                }
+            }
+
+            extension Flag: OpenSwiftData.PersistentModel, Observation.Observable {
+            }
+            """,
+            macroSpecs: Self.specs,
+            failureHandler: Self.record)
+    }
+
+    @Test func diagnostics() {
+        assertMacroExpansion(
+            """
+            @Model
+            struct Point {
+            }
+            """,
+            expandedSource: """
+            struct Point {
+            }
+            """,
+            diagnostics: [DiagnosticSpec(message: "@Model can only be applied to a class", line: 1, column: 1)],
+            macroSpecs: Self.specs,
+            failureHandler: Self.record)
+
+        let diagnostics = expansionDiagnostics(
+            """
+            @Model
+            final class Bad {
+                let id: Int
+                @Transient var cache: [Int]
+                var a, b: Int
+                var c: Int { didSet { } }
+                init() { id = 0; cache = []; a = 0; b = 0; c = 0 }
+            }
+            """)
+        #expect(diagnostics.contains { $0.contains("must be declared with 'var'") })
+        #expect(diagnostics.contains { $0.contains("@Transient property 'cache' needs a default value") })
+        #expect(diagnostics.contains { $0.contains("declare each persisted property on its own line") })
+        #expect(diagnostics.contains { $0.contains("willSet/didSet") })
+    }
+
+    @Test func uniqueAndIndex() {
+        assertMacroExpansion(
+            """
+            #Unique<Person>([\\.name], [\\.first, \\.last])
+            """,
+            expandedSource: """
+            public static var _$uniquenessConstraints: [[AnyKeyPath]] {
+                let groups: [[PartialKeyPath<Person>]] = [[\\.name], [\\.first, \\.last]]
+                return groups
+            }
+            """,
+            macroSpecs: ["Unique": MacroSpec(type: UniqueMacro.self)],
+            failureHandler: Self.record)
+        assertMacroExpansion(
+            """
+            #Index<Person>([\\.name])
+            """,
+            expandedSource: """
+            public static var _$indices: [[AnyKeyPath]] {
+                let groups: [[PartialKeyPath<Person>]] = [[\\.name]]
+                return groups
+            }
+            """,
+            macroSpecs: ["Index": MacroSpec(type: IndexMacro.self)],
+            failureHandler: Self.record)
+    }
+
+    /// The messages of the diagnostics `@Model` reports for a source.
+    private func expansionDiagnostics(_ source: String) -> [String] {
+        var messages: [String] = []
+        assertMacroExpansion(
+            source, expandedSource: "", macroSpecs: Self.specs,
+            failureHandler: { failure in messages.append(failure.message) })
+        return messages
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// Seed 001's delete rules, applied on save.
+@Suite struct DeleteRuleTests {
+    private func school(_ store: TestStore) throws -> (Classroom, Student, Student) {
+        let context = store.context()
+        let room = Classroom(name: "M.6/1", teacher: "Khun Somchai")
+        let mario = Student(name: "Mario Maurer", gender: "M", score: 67, room: room)
+        let mai = Student(name: "Mai Davika", gender: "F", score: 82, room: room)
+        context.insert(mario)
+        context.insert(mai)
+        try context.save()
+        return (room, mario, mai)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func cascadeDeletesRelatedModels(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Classroom.self])
+        _ = try school(store)
+        let context = store.context()
+        let room = try #require(try context.fetch(FetchDescriptor<Classroom>()).first)
+        context.delete(room)
+        try context.save()
+        let check = store.context()
+        #expect(try check.fetchCount(FetchDescriptor<Classroom>()) == 0)
+        #expect(try check.fetchCount(FetchDescriptor<Student>()) == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func nullifyClearsTheOtherSide(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Classroom.self])
+        _ = try school(store)
+        let context = store.context()
+        let students = try context.fetch(FetchDescriptor<Student>(sortBy: [SortDescriptor(\.name)]))
+        let room = try #require(students[0].room)
+        #expect(room.studentList.count == 2)
+        context.delete(students[0])  // Mai Davika; Student.room is .nullify
+        try context.save()
+        #expect(room.studentList.map(\.name) == ["Mario Maurer"])
+        let check = store.context()
+        #expect(try check.fetch(FetchDescriptor<Classroom>()).first?.studentList.map(\.name) == ["Mario Maurer"])
+
+        // Category.expenses is .nullify too: deleting the category leaves uncategorised expenses.
+        let expenses = try TestStore(kind, [Expense.self])
+        let ctx = expenses.context()
+        let food = Category(name: "Food")
+        let lunch = Expense(amount: 1, category: food)
+        ctx.insert(lunch)
+        try ctx.save()
+        ctx.delete(food)
+        try ctx.save()
+        #expect(lunch.category == nil)
+        let stored = try expenses.context().fetch(FetchDescriptor<Expense>())
+        #expect(stored.count == 1)
+        #expect(stored.first?.category == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func nullifyReachesModelsThatWereNotLoaded(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let food = Category(name: "Food")
+        for amount in 1...3 { context.insert(Expense(amount: Double(amount), category: food)) }
+        try context.save()
+
+        let fresh = store.context()
+        let category = try #require(try fresh.fetch(FetchDescriptor<Category>()).first)
+        fresh.delete(category)
+        try fresh.save()
+        let stored = try store.context().fetch(FetchDescriptor<Expense>())
+        #expect(stored.count == 3)
+        #expect(stored.allSatisfy { $0.category == nil })
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func denyRefusesWhileRelatedModelsRemain(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Team.self])
+        let context = store.context()
+        let team = Team(name: "Blue")
+        let ann = Member(name: "Ann", team: team)
+        context.insert(ann)
+        try context.save()
+
+        context.delete(team)
+        let statements = store.sql {
+            #expect(throws: SwiftDataError.deleteRuleDenied) { try context.save() }
+        }
+        #expect(statements.starting(with: "DELETE").isEmpty)
+        #expect(try store.context().fetchCount(FetchDescriptor<Team>()) == 1)
+        #expect(team.isDeleted)  // still pending; the caller decides
+
+        context.rollback()
+        ann.team = nil
+        try context.save()
+        context.delete(team)
+        try context.save()
+        #expect(try store.context().fetchCount(FetchDescriptor<Team>()) == 0)
+        #expect(try store.context().fetchCount(FetchDescriptor<Member>()) == 1)
+    }
+
+    @Test func denyAllowsDeletingWhenRelatedModelsAreDeletedToo() throws {
+        let store = try TestStore(.memory, [Team.self])
+        let context = store.context()
+        let team = Team(name: "Blue")
+        let ann = Member(name: "Ann", team: team)
+        context.insert(ann)
+        try context.save()
+        context.delete(team)
+        context.delete(ann)
+        try context.save()
+        #expect(try store.context().fetchCount(FetchDescriptor<Team>()) == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func noActionLeavesRelatedModelsPointingAtTheDeletedOne(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Shelf.self])
+        let context = store.context()
+        let shelf = Shelf(label: "A")
+        let book = Book(title: "Dune", shelf: shelf)
+        context.insert(book)
+        try context.save()
+        context.delete(shelf)
+        try context.save()
+        // The book "still believes it has a shelf" in memory...
+        #expect(book.shelf === shelf)
+        // ...and its stored reference is left as it was; reading it in a new context finds no row.
+        let fresh = store.context()
+        let stored = try #require(try fresh.fetch(FetchDescriptor<Book>()).first)
+        #expect(try store.context().fetchCount(FetchDescriptor<Shelf>()) == 0)
+        #expect(stored.shelf == nil)
+    }
+
+    @Test func deletingAnUnsavedModelNeverReachesTheStore() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let context = store.context()
+        let food = Category(name: "Food")
+        let lunch = Expense(amount: 1, category: food)
+        context.insert(lunch)
+        context.delete(lunch)
+        #expect(context.insertedModelsArray.count == 1)  // the category
+        try context.save()
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 0)
+        #expect(food.expenses.isEmpty)
+    }
+}

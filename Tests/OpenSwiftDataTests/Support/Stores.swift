@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// The store kinds every shared behaviour runs against.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case file
+    case memory
+
+    var testDescription: String { rawValue }
+}
+
+/// A container over a fresh store, and the file it lives in (removed when the test is done).
+final class TestStore {
+    let container: ModelContainer
+    let url: URL?
+    let kind: StoreKind
+
+    init(_ kind: StoreKind, _ types: [any PersistentModel.Type]) throws {
+        self.kind = kind
+        switch kind {
+        case .file:
+            let url = TestStore.temporaryURL()
+            self.url = url
+            container = try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
+        case .memory:
+            url = nil
+            container = try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        }
+    }
+
+    /// A new context on the same container.
+    func context() -> ModelContext { ModelContext(container) }
+
+    /// Opens the same file again with a new container, as a new process would.
+    func reopen(_ types: [any PersistentModel.Type]) throws -> ModelContainer {
+        guard let url else { return container }
+        return try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
+    }
+
+    /// The SQL the store runs while `body` runs.
+    func sql(_ body: () throws -> Void) rethrows -> [RenderedSQL] {
+        let store = container.stores[0]
+        store.startTracing()
+        defer { store.stopTracing() }
+        try body()
+        return store.stopTracing()
+    }
+
+    static func temporaryURL() -> URL {
+        FileManager.default.temporaryDirectory
+            .appendingPathComponent("openswiftdata-tests", isDirectory: true)
+            .appendingPathComponent("\(UUID().uuidString).store")
+    }
+
+    deinit {
+        guard let url else { return }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: url.path + suffix)
+        }
+    }
+}
+
+extension Array where Element == RenderedSQL {
+    /// The statement texts, for assertions.
+    var texts: [String] { map(\.text) }
+
+    /// Statements whose text starts with `prefix` (`"UPDATE"`, `"SELECT"`…).
+    func starting(with prefix: String) -> [RenderedSQL] { filter { $0.text.hasPrefix(prefix) } }
+}

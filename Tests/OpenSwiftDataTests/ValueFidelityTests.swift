@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// Strings are stored exactly as given: quotes, SQL, unicode, NUL characters. Values are always
+/// bound, never spliced into SQL.
+@Suite struct ValueFidelityTests {
+    static let awkward = [
+        "O'Brien",
+        "\"double\" and 'single' quotes",
+        "Robert'); DROP TABLE \"Expense\";--",
+        "SELECT * FROM Category WHERE 1=1",
+        "ข้าวผัด กุ้ง",
+        "Phở bò tái",
+        "👩‍👩‍👧‍👦 family emoji",
+        "e\u{301} (decomposed) vs \u{e9} (precomposed)",
+        "tab\tnewline\ncarriage\r",
+        "nul\u{0}inside",
+        "",
+        "   ",
+        "%_ LIKE wildcards \\",
+    ]
+
+    @Test(arguments: StoreKind.allCases)
+    func awkwardStringsRoundTrip(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        for (offset, note) in Self.awkward.enumerated() {
+            context.insert(Expense(amount: Double(offset), note: note, category: Category(name: note)))
+        }
+        try context.save()
+
+        let fresh = store.context()
+        let loaded = try fresh.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        #expect(loaded.map(\.note) == Self.awkward)
+        #expect(loaded.map { $0.category?.name } == Self.awkward)
+        // Each one is found by an equality predicate, so the stored bytes are the given ones.
+        for note in Self.awkward {
+            let matches = try fresh.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == note }))
+            #expect(matches.count == 1, "\(note.debugDescription)")
+        }
+    }
+
+    @Test func valuesAreBoundNotSpliced() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let context = store.context()
+        let hostile = "x'); DELETE FROM \"Expense\"; --"
+        context.insert(Expense(amount: 1, note: hostile))
+        let statements = try store.sql {
+            try context.save()
+            _ = try store.context().fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == hostile }))
+        }
+        #expect(!statements.isEmpty)
+        for statement in statements {
+            #expect(!statement.text.contains("DELETE FROM \"Expense\"; --"))
+        }
+        #expect(statements.contains { $0.bindings.contains(.text(hostile)) })
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 1)
+    }
+}
