@@ -31,6 +31,7 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomString
     /// The app group identifier, if any (accepted for source compatibility).
     public let groupAppContainerIdentifier: String?
 
+    /// The configuration's name identifies it.
     public var id: String { name }
 
     /// A configuration whose file is in the default location, or in memory.
@@ -94,16 +95,19 @@ public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomString
         #endif
     }
 
+    /// Whether both sides describe the same thing (see the type's documentation for what is compared).
     public static func == (lhs: ModelConfiguration, rhs: ModelConfiguration) -> Bool {
         lhs.name == rhs.name && lhs.url == rhs.url && lhs.isStoredInMemoryOnly == rhs.isStoredInMemoryOnly
             && lhs.allowsSave == rhs.allowsSave && lhs.schema == rhs.schema
     }
 
+    /// Hashes the components `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(url)
     }
 
+    /// A readable description, for logs and debugging.
     public var description: String {
         isStoredInMemoryOnly ? "ModelConfiguration(\(name), in memory)" : "ModelConfiguration(\(name), \(url.path))"
     }

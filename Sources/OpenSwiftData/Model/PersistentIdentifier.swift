@@ -42,12 +42,14 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
         return nil
     }
 
+    /// Orders values for sorting.
     public static func < (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
         if lhs.entityName != rhs.entityName { return lhs.entityName < rhs.entityName }
         if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
         return lhs.key < rhs.key
     }
 
+    /// A readable description, for logs and debugging.
     public var description: String {
         switch key {
         case .temporary(let value):

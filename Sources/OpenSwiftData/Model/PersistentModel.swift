@@ -34,7 +34,9 @@ public protocol PersistentModel: AnyObject, Observable, Hashable, Identifiable, 
 }
 
 extension PersistentModel {
+    /// No uniqueness constraints unless the class uses `#Unique`.
     public static var _$uniquenessConstraints: [[AnyKeyPath]] { [] }
+    /// No indexes unless the class uses `#Index`.
     public static var _$indices: [[AnyKeyPath]] { [] }
 
     /// The model's identity. Temporary until the model's context saves it.
@@ -49,10 +51,12 @@ extension PersistentModel {
     /// Whether the model is marked for deletion and the deletion is not yet saved.
     public var isDeleted: Bool { persistentBackingData.state == .deleted }
 
+    /// Whether both sides describe the same thing (see the type's documentation for what is compared).
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs === rhs || lhs.persistentModelID == rhs.persistentModelID
     }
 
+    /// Hashes the components `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(persistentModelID)
     }
@@ -76,5 +80,6 @@ extension PersistentModel where ID == PersistentIdentifier {
 /// Zero-sized storage that `@Model` places beside each persisted property so that Swift's
 /// definite-initialisation checks have something to track; the value itself lives in ``BackingData``.
 public struct _PersistedStorage: Sendable {
+    /// Creates the empty marker.
     public init() {}
 }

@@ -7,18 +7,28 @@ extension Schema {
     /// property's name and type. `@unchecked Sendable`: the schema's instances are never mutated
     /// after it is built, and the partial ones `@Attribute` makes are only read.
     public final class Attribute: SchemaProperty, Hashable, @unchecked Sendable {
+        /// The property's name.
         public private(set) var name: String
+        /// The name the property had before a rename, or its name.
         public private(set) var originalName: String
+        /// The options given with the property.
         public private(set) var options: [Option]
+        /// The property's Swift type.
         public private(set) var valueType: any Any.Type
+        /// Whether the property may be `nil`.
         public private(set) var isOptional: Bool
+        /// A string that changes the schema's hash without changing storage, if given.
         public let hashModifier: String?
         /// The entity this attribute belongs to.
         public private(set) var entityName: String
 
+        /// Whether this is an attribute.
         public var isAttribute: Bool { true }
+        /// Whether this is a relationship.
         public var isRelationship: Bool { false }
+        /// Always `false`: transient properties are not part of a schema.
         public var isTransient: Bool { false }
+        /// Whether the property is unique among models of its entity.
         public var isUnique: Bool { options.contains(.unique) }
         /// Whether the value is stored outside the row; a hint OpenSwiftData records but stores inline.
         public var isExternalStorage: Bool { options.contains(.externalStorage) }
@@ -47,13 +57,16 @@ extension Schema {
             self.entityName = entityName
         }
 
+        /// Whether both sides describe the same thing (see the type's documentation for what is compared).
         public static func == (lhs: Attribute, rhs: Attribute) -> Bool {
             lhs === rhs || (lhs.entityName == rhs.entityName && lhs.name == rhs.name)
         }
+        /// Hashes the components `==` compares.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(entityName)
             hasher.combine(name)
         }
+        /// A readable description, for logs and debugging.
         public var description: String { "\(name): \(valueType)" }
 
         /// Options that change how an attribute is stored.
@@ -88,6 +101,7 @@ extension Schema {
                 Option(name: "transformable", transformerName: transformerName)
             }
 
+            /// A readable description, for logs and debugging.
             public var description: String { name }
         }
     }

@@ -56,8 +56,11 @@ extension Schema {
             self.indices = layout.indices.map { $0.map { layout.properties[$0].name } }
         }
 
+        /// Whether both sides describe the same thing (see the type's documentation for what is compared).
         public static func == (lhs: Entity, rhs: Entity) -> Bool { lhs === rhs || lhs.name == rhs.name }
+        /// Hashes the components `==` compares.
         public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+        /// A readable description, for logs and debugging.
         public var description: String {
             "Entity(\(name): \(properties.map(\.description).joined(separator: ", ")))"
         }

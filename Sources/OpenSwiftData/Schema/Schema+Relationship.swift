@@ -7,8 +7,11 @@ extension Schema {
     /// property's name, destination and inverse. `@unchecked Sendable`: the schema's instances are
     /// never mutated after it is built, and the partial ones `@Relationship` makes are only read.
     public final class Relationship: SchemaProperty, Hashable, @unchecked Sendable {
+        /// The property's name.
         public private(set) var name: String
+        /// The name the property had before a rename, or its name.
         public private(set) var originalName: String
+        /// The options given with the property.
         public let options: [Option]
         /// What happens to the related models when the owner is deleted.
         public let deleteRule: DeleteRule
@@ -18,6 +21,7 @@ extension Schema {
         public let maximumModelCount: Int?
         /// The inverse relationship's key path, if one was given.
         public let inverseKeyPath: AnyKeyPath?
+        /// A string that changes the schema's hash without changing storage, if given.
         public let hashModifier: String?
         /// The destination entity's name.
         public private(set) var destination: String
@@ -27,14 +31,20 @@ extension Schema {
         public private(set) var keypath: AnyKeyPath?
         /// Whether the relationship holds at most one model.
         public private(set) var isToOneRelationship: Bool
+        /// The property's Swift type.
         public private(set) var valueType: any Any.Type
+        /// Whether the property may be `nil`.
         public private(set) var isOptional: Bool
         /// The entity this relationship belongs to.
         public private(set) var entityName: String
 
+        /// Whether this is an attribute.
         public var isAttribute: Bool { false }
+        /// Whether this is a relationship.
         public var isRelationship: Bool { true }
+        /// Always `false`: transient properties are not part of a schema.
         public var isTransient: Bool { false }
+        /// Whether the property is unique among models of its entity.
         public var isUnique: Bool { options.contains(.unique) }
 
         /// The description `@Relationship(...)` passes to the schema.
@@ -83,13 +93,16 @@ extension Schema {
             self.entityName = entityName
         }
 
+        /// Whether both sides describe the same thing (see the type's documentation for what is compared).
         public static func == (lhs: Relationship, rhs: Relationship) -> Bool {
             lhs === rhs || (lhs.entityName == rhs.entityName && lhs.name == rhs.name)
         }
+        /// Hashes the components `==` compares.
         public func hash(into hasher: inout Hasher) {
             hasher.combine(entityName)
             hasher.combine(name)
         }
+        /// A readable description, for logs and debugging.
         public var description: String {
             "\(name): \(isToOneRelationship ? destination : "[\(destination)]")"
         }

@@ -76,14 +76,17 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
         layouts.first { $0.entityName == name }
     }
 
+    /// Whether both sides describe the same thing (see the type's documentation for what is compared).
     public static func == (lhs: Schema, rhs: Schema) -> Bool {
         lhs.fingerprintDescription == rhs.fingerprintDescription
     }
 
+    /// Hashes the components `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(fingerprintDescription)
     }
 
+    /// A readable description, for logs and debugging.
     public var description: String {
         "Schema(\(entities.map(\.name).joined(separator: ", ")))"
     }
@@ -96,8 +99,11 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
 
     /// A schema version, `major.minor.patch`.
     public struct Version: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+        /// The major version: incompatible changes.
         public var major: Int
+        /// The minor version: compatible additions.
         public var minor: Int
+        /// The patch version: fixes.
         public var patch: Int
 
         /// Creates a version such as `Schema.Version(1, 2, 0)`.
@@ -107,10 +113,12 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
             self.patch = patch
         }
 
+        /// Orders values for sorting.
         public static func < (lhs: Version, rhs: Version) -> Bool {
             (lhs.major, lhs.minor, lhs.patch) < (rhs.major, rhs.minor, rhs.patch)
         }
 
+        /// A readable description, for logs and debugging.
         public var description: String { "\(major).\(minor).\(patch)" }
     }
 }

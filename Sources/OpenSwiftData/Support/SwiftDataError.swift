@@ -52,7 +52,9 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
         self.message = message
     }
 
+    /// Two errors are equal when they are of the same kind, whatever their messages.
     public static func == (lhs: SwiftDataError, rhs: SwiftDataError) -> Bool { lhs.code == rhs.code }
+    /// Hashes the components `==` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Matches any error of the same kind, so `catch SwiftDataError.unsupportedPredicate` works.
@@ -60,7 +62,9 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
         (rhs as? SwiftDataError)?.code == lhs.code
     }
 
+    /// A readable description, for logs and debugging.
     public var description: String { "SwiftDataError.\(code.rawValue): \(message)" }
+    /// The message, for `localizedDescription`.
     public var errorDescription: String? { description }
 
     /// The store could not be opened: missing, unreadable, corrupt or of another model.
