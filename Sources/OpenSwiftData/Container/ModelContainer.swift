@@ -73,6 +73,15 @@ public final class ModelContainer: Sendable {
                 assignment[layout.entityName] = 0
             }
         }
+        // A relationship's two ends must share a store: one transaction writes both sides.
+        for layout in schema.layouts {
+            for slot in layout.relationshipSlots {
+                guard let destination = layout.properties[slot].relationship?.destination,
+                      let here = assignment[layout.entityName], let there = assignment[destination.entityName],
+                      here != there else { continue }
+                throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName).\(layout.properties[slot].name) relates \(layout.entityName) (configuration '\(configurations[here].name)') to \(destination.entityName) (configuration '\(configurations[there].name)'); relationships cannot cross stores, so put both models in one configuration")
+            }
+        }
         var stores: [SQLiteStore] = []
         for (index, configuration) in configurations.enumerated() {
             let layouts = schema.layouts.filter { assignment[$0.entityName] == index }

@@ -244,3 +244,101 @@ final class Sample {
         self.optionalAddress = optionalAddress
     }
 }
+
+// Relationship shapes: optional to-many, no inverse on either kind, bounded counts.
+
+@Model
+final class Playlist {
+    var name: String
+    var songs: [Song]? = []
+    /// A to-one without inverse: stored as a foreign key on Playlist.
+    var pinned: Song?
+    /// A to-many without inverse: stored in a join table.
+    var recommended: [Song] = []
+    init(name: String) { self.name = name }
+}
+
+@Model
+final class Song {
+    var title: String
+    @Relationship(inverse: \Playlist.songs)
+    var playlist: Playlist?
+    init(title: String) { self.title = title }
+}
+
+@Model
+final class Pair {
+    var label: String
+    @Relationship(deleteRule: .cascade, minimumModelCount: 1, maximumModelCount: 2)
+    var parts: [Part] = []
+    init(label: String) { self.label = label }
+}
+
+@Model
+final class Part {
+    var name: String
+    var pair: Pair?
+    init(name: String) { self.name = name }
+}
+
+// Declarations SwiftData accepts: inferred property types, a model's own `id`, non-final classes.
+
+@Model
+final class Counter {
+    var count = 0
+    var label = "untitled"
+    init() {}
+}
+
+@Model
+class Badge {
+    var id: UUID
+    var name: String
+    init(name: String) {
+        self.id = UUID()
+        self.name = name
+    }
+}
+
+// SampleTrips' second configuration: people and addresses in their own store.
+
+@Model
+final class Trip {
+    var name: String
+    var destination: String
+    init(name: String, destination: String) {
+        self.name = name
+        self.destination = destination
+    }
+}
+
+@Model
+final class Traveller {
+    var name: String
+    var home: Home?
+    init(name: String, home: Home? = nil) {
+        self.name = name
+        self.home = home
+    }
+}
+
+@Model
+final class Home {
+    var city: String
+    init(city: String) { self.city = city }
+}
+
+// A one-way relationship (Pet does not point back), which two configurations could split.
+
+@Model
+final class Owner {
+    var name: String
+    var pet: Pet?
+    init(name: String) { self.name = name }
+}
+
+@Model
+final class Pet {
+    var name: String
+    init(name: String) { self.name = name }
+}
