@@ -37,12 +37,15 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
-/// Parses `yyyy-MM-dd` dates in the local time zone.
-func parseDay(_ text: String) -> Date? {
+/// The start of a `yyyy-MM-dd` day in the local time zone, or a clear error.
+func parseDay(_ text: String) throws -> Date {
     let formatter = DateFormatter()
     formatter.locale = Locale(identifier: "en_US_POSIX")
     formatter.dateFormat = "yyyy-MM-dd"
-    return formatter.date(from: text)
+    guard let day = formatter.date(from: text) else {
+        throw ValidationError("'\(text)' is not a date; use yyyy-MM-dd.")
+    }
+    return day
 }
 
 /// All expenses, newest first: the list every subcommand numbers rows by.
@@ -69,14 +72,8 @@ extension ExpensesCommand {
         @MainActor
         func run() async throws {
             let (context, _) = try options.open()
-            let start = try from.map { text -> Date in
-                guard let day = parseDay(text) else { throw ValidationError("'\(text)' is not a date; use yyyy-MM-dd.") }
-                return day
-            } ?? .distantPast
-            let end = try to.map { text -> Date in
-                guard let day = parseDay(text) else { throw ValidationError("'\(text)' is not a date; use yyyy-MM-dd.") }
-                return day.addingTimeInterval(86_400)
-            } ?? .distantFuture
+            let start = try from.map(parseDay) ?? .distantPast
+            let end = try to.map { try parseDay($0).addingTimeInterval(86_400) } ?? .distantFuture
             guard start < end else { throw ValidationError("--from must not be after --to.") }
 
             // Filtering belongs in the query: the predicate runs in the store.
@@ -121,10 +118,7 @@ extension ExpensesCommand {
             guard let value = ExpenseViewModel.parseAmount(amount) else {
                 throw ValidationError("'\(amount)' is not an amount; use a number such as 12.50.")
             }
-            let day = try date.map { text -> Date in
-                guard let day = parseDay(text) else { throw ValidationError("'\(text)' is not a date; use yyyy-MM-dd.") }
-                return day
-            }
+            let day = try date.map(parseDay)
             let (context, viewModel) = try options.open()
             let chosen = try category.map { try Lookup.category(named: $0, in: context) }
             guard viewModel.addExpense(amount: value, note: note, category: chosen, date: day ?? .now) else {

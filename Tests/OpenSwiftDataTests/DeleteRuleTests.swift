@@ -145,3 +145,64 @@ import Testing
         #expect(food.expenses.isEmpty)
     }
 }
+
+/// A non-optional to-one can never be left empty or dangling by a delete.
+@Suite struct RequiredRelationshipTests {
+    @Test(arguments: StoreKind.allCases)
+    func requiredToOneRoundTripsAndCannotBeNullified(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Folder.self])
+        let context = store.context()
+        let docs = Folder(name: "Docs")
+        let file = File(name: "a.txt", folder: docs)
+        context.insert(file)
+        #expect(docs.files.first === file)
+        try context.save()
+        let fresh = store.context()
+        let loaded = try #require(try fresh.fetch(FetchDescriptor<File>()).first)
+        #expect(loaded.folder.name == "Docs")
+
+        // Folder.files is .nullify by default, but File.folder cannot become nil.
+        fresh.delete(loaded.folder)
+        do {
+            try fresh.save()
+            Issue.record("a required to-one was nullified")
+        } catch let error as SwiftDataError {
+            #expect(error == .modelValidationFailure)
+            #expect(error.message.contains("File.folder"))
+        }
+        fresh.rollback()
+        #expect(try store.context().fetchCount(FetchDescriptor<Folder>()) == 1)
+
+        // Moving the file first makes the delete possible.
+        let other = Folder(name: "Other")
+        fresh.insert(other)
+        loaded.folder = other
+        fresh.delete(try #require(try fresh.fetch(FetchDescriptor<Folder>(predicate: #Predicate { $0.name == "Docs" })).first))
+        try fresh.save()
+        #expect(try store.context().fetch(FetchDescriptor<File>()).first?.folder.name == "Other")
+    }
+
+    @Test func noActionTowardsARequiredToOneIsRefusedBySchema() {
+        #expect(throws: SwiftDataError.unsupportedType) {
+            try ModelContainer(for: Drawer.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+        }
+    }
+}
+
+@Model
+final class Drawer {
+    var label: String
+    @Relationship(deleteRule: .noAction, inverse: \Sock.drawer)
+    var socks: [Sock] = []
+    init(label: String) { self.label = label }
+}
+
+@Model
+final class Sock {
+    var color: String
+    var drawer: Drawer
+    init(color: String, drawer: Drawer) {
+        self.color = color
+        self.drawer = drawer
+    }
+}

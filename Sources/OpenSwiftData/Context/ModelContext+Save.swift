@@ -82,6 +82,13 @@ struct SavePlan {
                 }
             }
         }
+        // A required (non-optional) to-one cannot be cleared: the related model would be left
+        // without the value its type promises.
+        for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
+            guard let access = item.inverse.relationshipAccess, !access.isToMany, !access.isOptional else { continue }
+            let entity = item.model.persistentBackingData.layout.entityName
+            throw SwiftDataError(.modelValidationFailure, "deleting \(item.owner.persistentBackingData.layout.entityName) \(item.owner.persistentModelID) would clear \(entity).\(item.inverse.name), which is not optional; reassign or delete that \(entity) first, make the property optional, or use the .cascade delete rule. Nothing was deleted.")
+        }
         for denial in denials {
             let remaining = denial.related.filter { !deletedIDs.contains(ObjectIdentifier($0)) }
             if !remaining.isEmpty {

@@ -178,6 +178,12 @@ final class ModelLayout: @unchecked Sendable {
             }
         }
         indices = indexGroups
+        for slot in relationshipSlots {
+            guard let relationship = properties[slot].relationship, relationship.deleteRule == .noAction,
+                  let inverse = relationship.inverse, let access = inverse.relationshipAccess,
+                  !access.isToMany, !access.isOptional else { continue }
+            problems.append("\(entityName).\(properties[slot].name) uses .noAction, but its inverse \(relationship.destination.entityName).\(inverse.name) is a non-optional to-one that would be left pointing at a deleted model; make it optional or use another delete rule")
+        }
     }
 
     /// The canonical description used for the schema fingerprint.

@@ -342,3 +342,22 @@ final class Pet {
     var name: String
     init(name: String) { self.name = name }
 }
+
+// A required (non-optional) to-one.
+
+@Model
+final class Folder {
+    var name: String
+    var files: [File] = []
+    init(name: String) { self.name = name }
+}
+
+@Model
+final class File {
+    var name: String
+    var folder: Folder
+    init(name: String, folder: Folder) {
+        self.name = name
+        self.folder = folder
+    }
+}
