@@ -80,7 +80,10 @@ import Testing
         #expect(byModel.count == 3)
         #expect(byModel.allSatisfy { $0.category === food })
         let byID = try context.fetch(FetchDescriptor<Category>(predicate: #Predicate { $0.persistentModelID == id }))
+        #expect(byID.count == 1)
         #expect(byID.first === food)
+        // An identifier of another entity never matches, even when the keys coincide.
+        #expect(try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.persistentModelID == id })).isEmpty)
     }
 
     @Test func toOnePathsBecomeJoinsAndValuesAreBound() throws {

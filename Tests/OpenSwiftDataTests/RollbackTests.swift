@@ -41,6 +41,23 @@ import Testing
         #expect(stored.map { $0.category?.name } == ["Food", "Travel"])
     }
 
+    @Test func resetForgetsEveryModel() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let context = store.context()
+        let saved = Expense(amount: 1)
+        context.insert(saved)
+        try context.save()
+        let pending = Expense(amount: 2)
+        context.insert(pending)
+        context.reset()
+        #expect(!context.hasChanges)
+        #expect(saved.modelContext == nil)
+        #expect(pending.modelContext == nil)
+        let fetched = try context.fetch(FetchDescriptor<Expense>())
+        #expect(fetched.map(\.amount) == [1])
+        #expect(fetched[0] !== saved)
+    }
+
     @Test func rollbackAfterAFailedSaveKeepsTheStoreIntact() throws {
         let store = try TestStore(.file, [Team.self])
         let context = store.context()

@@ -144,6 +144,11 @@ public final class ModelContext {
     /// all registered models.
     public func reset() {
         rollback()
+        for models in registry.values {
+            for entry in models.values {
+                if let model = entry.model { detach(model) }
+            }
+        }
         registry.removeAll()
     }
 

@@ -57,7 +57,8 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
             }
         }
         if Output.self == PersistentIdentifier.self {
-            return .sql(.column(table: alias, name: ModelLayout.primaryKeyColumn), OperandInfo(codec: nil, nullable: false, isIdentifier: true))
+            return .sql(.column(table: alias, name: ModelLayout.primaryKeyColumn),
+                        OperandInfo(codec: IdentifierCodec(entityName: layout.entityName), nullable: false, isIdentifier: true))
         }
         throw SwiftDataError(.unsupportedKeyPath, "the key path \(keyPath) of \(layout.entityName) is not a persisted property (computed and @Transient properties cannot be used in predicates)")
     }

@@ -112,7 +112,7 @@ struct PredicateTranslator {
             }
             return .integer(key)
         }
-        if let identifier = value as? PersistentIdentifier {
+        if let identifier = value as? PersistentIdentifier, !(codec is IdentifierCodec) {
             return .integer(identifier.primaryKey ?? -1)
         }
         if let codec, let encoded = try? codec.encode(value) {
@@ -163,4 +163,23 @@ struct PredicateTranslator {
 /// A `PredicateExpressions` node that can become SQL.
 protocol SQLTranslatablePredicate {
     func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand
+}
+
+/// Encodes a `PersistentIdentifier` compared with a row's `persistentModelID`: its primary key
+/// when it names a stored model of the same entity, otherwise a key no row has (temporary
+/// identifiers match unsaved models through the context's pending changes instead).
+struct IdentifierCodec: AttributeCodec {
+    let entityName: String
+    var columnType: SQLColumnType { .integer }
+    var isOptional: Bool { false }
+    var typeName: String { "PersistentIdentifier" }
+    func decode(_ value: SQLValue) throws -> Any {
+        guard case .integer(let key) = value else { throw DecodingFailure(expected: typeName, found: value) }
+        return PersistentIdentifier(entityName: entityName, storeIdentifier: nil, key: .permanent(key))
+    }
+    func encode(_ value: Any) throws -> SQLValue {
+        guard let identifier = value as? PersistentIdentifier else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
+        guard identifier.entityName == entityName, let key = identifier.primaryKey else { return .integer(-1) }
+        return .integer(key)
+    }
 }
