@@ -84,6 +84,20 @@ import Testing
         }
     }
 
+    @Test func unreadablePathThrows() throws {
+        // A folder where the store file should be cannot be opened as a database.
+        let url = TestStore.temporaryURL()
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: url) }
+        do {
+            _ = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(url: url))
+            Issue.record("opening a folder as a store succeeded")
+        } catch let error as SwiftDataError {
+            #expect(error == .loadIssueModelContainer)
+            #expect(error.message.contains(url.path))
+        }
+    }
+
     @Test func foreignSQLiteDatabaseIsRefused() throws {
         let url = TestStore.temporaryURL()
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -239,16 +239,16 @@ struct SavePlan {
             }
             byLayout[key]?.models.append(model)
         }
-        let readMax = "SELECT \"Z_MAX\" FROM \"\(SQLiteStore.primaryKeyTable)\" WHERE \"Z_ENTITY\" = ?1"
         let writeMax = "UPDATE \"\(SQLiteStore.primaryKeyTable)\" SET \"Z_MAX\" = ?1 WHERE \"Z_ENTITY\" = ?2"
         for key in order {
             guard let group = byLayout[key] else { continue }
             let layout = group.layout
-            let statement = try connection.prepare(readMax)
-            try statement.bind([.text(layout.entityName)])
             var maximum: Int64 = 0
-            if try statement.step() { maximum = statement.int64(at: 0) }
-            statement.reset()
+            let readMax = SQLSelect(
+                columns: [.column(table: "k", name: "Z_MAX")],
+                from: SQLTableReference(table: SQLiteStore.primaryKeyTable, alias: "k"),
+                whereClause: .binary(.column(table: "k", name: "Z_ENTITY"), .equal, .bind(.text(layout.entityName))))
+            try store.query(readMax, on: connection) { row in maximum = row.int64(at: 0) }
             var seen: [[SQLValue]: Int64] = [:]
             for model in group.models {
                 let data = model.persistentBackingData
