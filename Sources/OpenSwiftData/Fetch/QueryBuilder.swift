@@ -1,24 +1,19 @@
 import Foundation
 
-/// Builds the `SELECT` for a fetch: the root entity's columns, joins for to-one paths used by the
-/// predicate and sort, the translated predicate, ordering and paging.
+/// Builds the `SELECT` for a fetch: the root entity's columns, the translated predicate with the
+/// joins and subqueries it needs, ordering and paging.
 struct QueryBuilder {
     let root: ModelLayout
-    private(set) var joins: [SQLJoin] = []
-    private var joinAliases: [String: String] = [:]
-    private var nextAlias = 1
+    private(set) var translator: PredicateTranslator
 
     init(root: ModelLayout) {
         self.root = root
+        self.translator = PredicateTranslator(root: root)
     }
 
-    mutating func select<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> SQLSelect {
-        var whereClause: SQLExpression?
-        if let predicate = descriptor.predicate {
-            var translator = PredicateTranslator(builder: self, rootVariable: predicate.variable.key)
-            whereClause = try translator.condition(predicate.expression)
-            self = translator.builder
-        }
+    /// The query for a descriptor, reading `columns` (by default whole rows).
+    mutating func select<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
+        let whereClause = try descriptor.predicate.map { try translator.condition(for: $0) }
         var orderBy: [SQLOrdering] = []
         for sort in descriptor.sortBy {
             orderBy.append(try ordering(sort))
@@ -26,39 +21,45 @@ struct QueryBuilder {
         // A stable order for ties, so paging is repeatable.
         orderBy.append(SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true))
         return SQLSelect(
-            columns: ModelContext.rowColumns(root, alias: "t0"),
+            columns: columns ?? ModelContext.rowColumns(root, alias: "t0"),
             from: SQLTableReference(table: root.tableName, alias: "t0"),
-            joins: joins,
+            joins: translator.rootJoins,
             whereClause: whereClause,
             orderBy: orderBy,
             limit: descriptor.fetchLimit,
             offset: descriptor.fetchOffset.flatMap { $0 > 0 ? $0 : nil })
     }
 
-    /// The alias of the row a to-one relationship points at, adding a LEFT JOIN the first time.
-    mutating func join(from alias: String, property: PropertyLayout) -> String {
-        let key = "\(alias).\(property.name)"
-        if let existing = joinAliases[key] { return existing }
-        guard let destination = property.relationship?.destination else { return alias }
-        let joined = "t\(nextAlias)"
-        nextAlias += 1
-        joins.append(SQLJoin(
-            kind: .left,
-            table: SQLTableReference(table: destination.tableName, alias: joined),
-            on: .binary(.column(table: joined, name: ModelLayout.primaryKeyColumn), .equal, .column(table: alias, name: property.name))))
-        joinAliases[key] = joined
-        return joined
-    }
-
-    private func ordering<T>(_ sort: SortDescriptor<T>) throws -> SQLOrdering {
+    /// An `ORDER BY` term for a sort descriptor: a persisted attribute of the model or of a model
+    /// reached through to-one relationships, in Swift's order (strings compare as Swift compares them,
+    /// `nil` first when ascending).
+    private mutating func ordering<T>(_ sort: SortDescriptor<T>) throws -> SQLOrdering {
         guard let keyPath = sort.keyPath else {
-            throw SwiftDataError(.unsupportedSortDescriptor, "a SortDescriptor without a key path cannot be translated to SQL; sort by a persisted property")
+            throw SwiftDataError(.unsupportedSortDescriptor, "a SortDescriptor without a key path (made from a comparator) cannot be translated to SQL; sort by a persisted property")
         }
-        guard let property = root.property(for: keyPath), let codec = property.codec else {
-            throw SwiftDataError(.unsupportedSortDescriptor, "the sort key path \(keyPath) of \(root.entityName) is not a persisted attribute")
+        if let comparator = sort.stringComparator {
+            var lexical = String.StandardComparator.lexical
+            lexical.order = comparator.order
+            guard comparator == lexical else {
+                throw SwiftDataError(.unsupportedSortDescriptor, "the sort by \(keyPath) uses a localized or case-insensitive string comparator, which the store cannot order by yet; use the default (lexical) order")
+            }
         }
-        var expression = SQLExpression.column(table: "t0", name: property.name)
-        if codec.columnType == .text { expression = .collate(expression, .binary) }
+        guard let chain = KeyPathResolver.chain(keyPath, from: root), let last = chain.last else {
+            throw SwiftDataError(.unsupportedSortDescriptor, "the sort key path \(keyPath) of \(root.entityName) is not a persisted attribute, or a persisted attribute reached through to-one relationships")
+        }
+        var alias = "t0"
+        for step in chain.dropLast() {
+            alias = translator.join(from: alias, property: step)
+        }
+        guard let codec = last.codec else {
+            throw SwiftDataError(.unsupportedSortDescriptor, "the sort key path \(keyPath) ends at the relationship \(last.name); sort by one of its attributes")
+        }
+        if codec.storesJSON {
+            throw SwiftDataError(.unsupportedSortDescriptor, "\(last.name) is stored as JSON and has no order in the store")
+        }
+        var expression = SQLExpression.column(table: alias, name: last.name)
+        if codec.ordersAsReal { expression = .cast(expression, .real) }
+        if codec.isSwiftString { expression = .collate(expression, .swift) }
         return SQLOrdering(expression: expression, ascending: sort.order == .forward)
     }
 }

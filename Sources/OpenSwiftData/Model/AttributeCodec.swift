@@ -11,6 +11,18 @@ protocol AttributeCodec: Sendable {
     var isOptional: Bool { get }
     /// A short name of the Swift type for messages and the schema fingerprint.
     var typeName: String { get }
+    /// Whether values are Swift strings, compared with Swift's semantics (the `SWIFT` collation).
+    var isSwiftString: Bool { get }
+    /// Whether the stored form does not order like the Swift values (decimals stored as text), so
+    /// ordering comparisons go through `REAL`.
+    var ordersAsReal: Bool { get }
+    /// Whether a value's JSON form (inside a `Codable` array or dictionary) equals its stored form,
+    /// so JSON elements can be compared with encoded constants.
+    var isJSONCompatible: Bool { get }
+    /// For arrays and dictionaries stored as JSON: what predicates can reach inside.
+    var jsonShape: OperandInfo.JSONShape? { get }
+    /// Whether values are stored as JSON text (which has no meaningful order).
+    var storesJSON: Bool { get }
     func decode(_ value: SQLValue) throws -> Any
     func encode(_ value: Any) throws -> SQLValue
 }
@@ -190,8 +202,21 @@ extension Decimal: SQLScalar {
 
 // MARK: - Codecs
 
+extension AttributeCodec {
+    var isSwiftString: Bool { false }
+    var ordersAsReal: Bool { false }
+    var isJSONCompatible: Bool { false }
+    var jsonShape: OperandInfo.JSONShape? { nil }
+    var storesJSON: Bool { false }
+}
+
 struct ScalarCodec<T: SQLScalar>: AttributeCodec {
     var columnType: SQLColumnType { T.columnType }
+    var isSwiftString: Bool { T.self == String.self }
+    var ordersAsReal: Bool { T.self == Decimal.self }
+    var isJSONCompatible: Bool {
+        T.self != Decimal.self && T.self != UUID.self && T.self != Data.self && T.self != UInt64.self && T.self != UInt.self
+    }
     var isOptional: Bool { false }
     var typeName: String { String(describing: T.self) }
     func decode(_ value: SQLValue) throws -> Any { try T.decode(value) }
@@ -204,6 +229,11 @@ struct ScalarCodec<T: SQLScalar>: AttributeCodec {
 struct OptionalCodec<Wrapped>: AttributeCodec {
     let wrapped: any AttributeCodec
     var columnType: SQLColumnType { wrapped.columnType }
+    var isSwiftString: Bool { wrapped.isSwiftString }
+    var ordersAsReal: Bool { wrapped.ordersAsReal }
+    var isJSONCompatible: Bool { wrapped.isJSONCompatible }
+    var jsonShape: OperandInfo.JSONShape? { wrapped.jsonShape }
+    var storesJSON: Bool { wrapped.storesJSON }
     var isOptional: Bool { true }
     var typeName: String { wrapped.typeName + "?" }
     func decode(_ value: SQLValue) throws -> Any {
@@ -223,6 +253,7 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
 struct RawValueCodec<T: RawRepresentable>: AttributeCodec {
     let raw: any AttributeCodec
     var columnType: SQLColumnType { raw.columnType }
+    var isJSONCompatible: Bool { raw.isJSONCompatible }
     var isOptional: Bool { false }
     var typeName: String { String(describing: T.self) }
     func decode(_ value: SQLValue) throws -> Any {
@@ -240,6 +271,18 @@ struct RawValueCodec<T: RawRepresentable>: AttributeCodec {
 /// `Codable` values that are not scalars (structs, enums with payloads, arrays, dictionaries) are
 /// stored as JSON text with sorted keys, so equal values store equal text.
 struct JSONCodec<T: Codable>: AttributeCodec {
+    /// For arrays and dictionaries: the codec of the elements (values), if predicates can look inside.
+    var elementCodec: (any AttributeCodec)? {
+        guard let container = T.self as? any _JSONContainer.Type, let element = container._elementCodec, element.isJSONCompatible else { return nil }
+        return element
+    }
+    var storesJSON: Bool { true }
+    /// Whether the JSON is an object keyed by strings (a dictionary) rather than an array.
+    var isDictionary: Bool { (T.self as? any _JSONContainer.Type)?._isDictionary ?? false }
+    var jsonShape: OperandInfo.JSONShape? {
+        guard T.self is any _JSONContainer.Type else { return nil }
+        return OperandInfo.JSONShape(element: elementCodec, isDictionary: isDictionary)
+    }
     var columnType: SQLColumnType { .text }
     var isOptional: Bool { false }
     var typeName: String { String(describing: T.self) }
@@ -320,3 +363,60 @@ enum AttributeCodecs {
 /// Marks codecs whose values are plain scalars (raw values of enums must be scalars).
 protocol ScalarCodecMarker {}
 extension ScalarCodec: ScalarCodecMarker {}
+
+/// Arrays and dictionaries stored as JSON, whose elements predicates can reach with `json_each`.
+protocol _JSONContainer {
+    static var _elementCodec: (any AttributeCodec)? { get }
+    static var _isDictionary: Bool { get }
+}
+
+extension Array: _JSONContainer {
+    static var _elementCodec: (any AttributeCodec)? { AttributeCodecs.make(for: Element.self) }
+    static var _isDictionary: Bool { false }
+}
+
+extension Dictionary: _JSONContainer where Key == String {
+    static var _elementCodec: (any AttributeCodec)? { AttributeCodecs.make(for: Value.self) }
+    static var _isDictionary: Bool { true }
+}
+
+extension Set: _JSONContainer {
+    static var _elementCodec: (any AttributeCodec)? { AttributeCodecs.make(for: Element.self) }
+    static var _isDictionary: Bool { false }
+}
+
+/// Lets the translator recognise `count`, `isEmpty`, `first` and `last` on any collection type.
+protocol _CollectionKeyPaths {
+    static var _countKeyPath: AnyKeyPath { get }
+    static var _isEmptyKeyPath: AnyKeyPath { get }
+    static var _firstKeyPath: AnyKeyPath? { get }
+    static var _lastKeyPath: AnyKeyPath? { get }
+}
+
+extension Array: _CollectionKeyPaths {
+    static var _countKeyPath: AnyKeyPath { \Self.count }
+    static var _isEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+    static var _firstKeyPath: AnyKeyPath? { \Self.first }
+    static var _lastKeyPath: AnyKeyPath? { \Self.last }
+}
+
+extension Set: _CollectionKeyPaths {
+    static var _countKeyPath: AnyKeyPath { \Self.count }
+    static var _isEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+    static var _firstKeyPath: AnyKeyPath? { nil }
+    static var _lastKeyPath: AnyKeyPath? { nil }
+}
+
+extension Dictionary: _CollectionKeyPaths {
+    static var _countKeyPath: AnyKeyPath { \Self.count }
+    static var _isEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+    static var _firstKeyPath: AnyKeyPath? { nil }
+    static var _lastKeyPath: AnyKeyPath? { nil }
+}
+
+extension String: _CollectionKeyPaths {
+    static var _countKeyPath: AnyKeyPath { \Self.count }
+    static var _isEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
+    static var _firstKeyPath: AnyKeyPath? { nil }
+    static var _lastKeyPath: AnyKeyPath? { nil }
+}

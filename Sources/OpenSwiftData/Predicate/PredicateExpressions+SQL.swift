@@ -1,6 +1,7 @@
 import Foundation
 
-// One conformance per node: each turns its children's operands into its own.
+// Variables, constants, key paths, equality, comparison and boolean logic. One conformance per
+// node: each turns its children's operands into its own.
 
 extension PredicateExpressions.Variable: SQLTranslatablePredicate {
     func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
@@ -32,26 +33,33 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
         case .null:
             return .null
         case .row(let alias, let layout):
-            return try member(of: alias, layout: layout)
+            return try member(of: alias, layout: layout, &translator)
         case .reference(let alias, let property):
             guard let destination = property.relationship?.destination else {
                 throw PredicateTranslator.unsupported(self, "\(property.name) is not a relationship")
             }
-            let joined = translator.builder.join(from: alias, property: property)
-            return try member(of: joined, layout: destination)
-        case .sql:
-            throw PredicateTranslator.unsupported(self, "the key path \(keyPath) is applied to a value that is not a model")
+            let joined = translator.join(from: alias, property: property)
+            return try member(of: joined, layout: destination, &translator)
+        case .sql(let expression, let info):
+            return try scalarMember(expression, info, &translator)
+        case .collection(let source):
+            return try collectionMember(source, &translator)
+        case .range:
+            throw PredicateTranslator.unsupported(self, "key paths on ranges have no SQL translation")
         }
     }
 
-    private func member(of alias: String, layout: ModelLayout) throws -> PredicateOperand {
+    /// A persisted property (or `persistentModelID`) of a model row.
+    private func member(of alias: String, layout: ModelLayout, _ translator: inout PredicateTranslator) throws -> PredicateOperand {
         if let property = layout.property(for: keyPath) {
+            translator.currentKeyPath = "\(layout.entityName).\(property.name)"
             if let codec = property.codec {
-                return .sql(.column(table: alias, name: property.name), OperandInfo(codec: codec, nullable: codec.isOptional))
+                return .sql(.column(table: alias, name: property.name),
+                            OperandInfo(codec: codec, nullable: codec.isOptional, json: codec.jsonShape))
             }
             if let relationship = property.relationship {
                 if relationship.isToMany {
-                    throw SwiftDataError(.unsupportedPredicate, "the predicate uses the to-many relationship \(layout.entityName).\(property.name), which cannot be translated to SQL yet; filter on a to-one key path or on the destination entity")
+                    return .collection(try translator.collection(of: alias, property: property, ownerLayout: layout))
                 }
                 return .reference(alias: alias, property: property)
             }
@@ -60,22 +68,71 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
             return .sql(.column(table: alias, name: ModelLayout.primaryKeyColumn),
                         OperandInfo(codec: IdentifierCodec(entityName: layout.entityName), nullable: false, isIdentifier: true))
         }
-        throw SwiftDataError(.unsupportedKeyPath, "the key path \(keyPath) of \(layout.entityName) is not a persisted property (computed and @Transient properties cannot be used in predicates)")
+        throw SwiftDataError(.unsupportedKeyPath, "the predicate uses the key path \(keyPath) of \(layout.entityName), which is not a persisted property (computed and @Transient properties cannot be used in predicates; use a persisted property instead)")
+    }
+
+    /// `count`, `isEmpty`, `first`, `last` of strings and of arrays or dictionaries stored as JSON.
+    private func scalarMember(_ expression: SQLExpression, _ info: OperandInfo, _ translator: inout PredicateTranslator) throws -> PredicateOperand {
+        let name = translator.currentKeyPath ?? "the value"
+        guard let keyPaths = Root.Output.self as? any _CollectionKeyPaths.Type else {
+            throw PredicateTranslator.unsupported(self, "the key path \(keyPath) on \(name) (of type \(Root.Output.self)) has no SQL translation")
+        }
+        let anyKeyPath = keyPath as AnyKeyPath
+        if Root.Output.self == String.self {
+            if anyKeyPath == keyPaths._countKeyPath {
+                return .sql(.function("osd_count", [expression]), OperandInfo(codec: ScalarCodec<Int>(), nullable: info.nullable))
+            }
+            if anyKeyPath == keyPaths._isEmptyKeyPath {
+                return .sql(.binary(.function("length", [expression]), .equal, .constant(.integer(0))), .boolean)
+            }
+        } else if info.json != nil {
+            if anyKeyPath == keyPaths._countKeyPath {
+                return .sql(.function("json_array_length", [expression]), .integer)
+            }
+            if anyKeyPath == keyPaths._isEmptyKeyPath {
+                return .sql(.binary(.function("json_array_length", [expression]), .equal, .constant(.integer(0))), .boolean)
+            }
+            if let element = info.json?.element, let first = keyPaths._firstKeyPath, let last = keyPaths._lastKeyPath, anyKeyPath == first || anyKeyPath == last {
+                let path = anyKeyPath == first ? "$[0]" : "$[#-1]"
+                return .sql(.function("json_extract", [expression, .bind(.text(path))]), OperandInfo(codec: element, nullable: true))
+            }
+        }
+        throw PredicateTranslator.unsupported(self, "the key path \(keyPath) on \(name) has no SQL translation")
+    }
+
+    /// `count` and `isEmpty` of a to-many relationship (or a filtered one).
+    private func collectionMember(_ source: CollectionSource, _ translator: inout PredicateTranslator) throws -> PredicateOperand {
+        guard let keyPaths = Root.Output.self as? any _CollectionKeyPaths.Type else {
+            throw PredicateTranslator.unsupported(self, "the key path \(keyPath) on \(source.name) has no SQL translation")
+        }
+        let anyKeyPath = keyPath as AnyKeyPath
+        if anyKeyPath == keyPaths._countKeyPath {
+            return .sql(.subquery(source.select([.function("count", [.constant(.integer(1))])])), .integer)
+        }
+        if anyKeyPath == keyPaths._isEmptyKeyPath {
+            return .sql(.not(.exists(source.select([.constant(.integer(1))]))), .boolean)
+        }
+        throw PredicateTranslator.unsupported(self, "\(source.name) has no order in the store, so only count, isEmpty, contains(where:), allSatisfy and filter translate")
     }
 }
 
+/// Adds `COLLATE SWIFT` when either side is a Swift string, so the comparison has Swift's meaning.
+private func collated(_ expression: SQLExpression, _ infos: OperandInfo?...) -> SQLExpression {
+    infos.contains { $0?.codec?.isSwiftString == true } ? .collate(expression, .swift) : expression
+}
+
 /// Equality with Swift's meaning: `nil == nil` is true, so NULLs compare with `IS`.
-private func equality(_ translator: inout PredicateTranslator, _ lhs: PredicateOperand, _ rhs: PredicateOperand, negated: Bool, node: Any) throws -> SQLExpression {
+func predicateEquality(_ translator: inout PredicateTranslator, _ lhs: PredicateOperand, _ rhs: PredicateOperand, negated: Bool, node: Any) throws -> SQLExpression {
     if PredicateTranslator.isNull(lhs) || PredicateTranslator.isNull(rhs) {
         let other = PredicateTranslator.isNull(lhs) ? rhs : lhs
         if PredicateTranslator.isNull(other) { return .constant(.integer(negated ? 0 : 1)) }
         let value = try translator.value(of: other, codec: nil, node: node)
         return negated ? .isNotNull(value) : .isNull(value)
     }
-    let lhsInfo = PredicateTranslator.info(lhs)
-    let rhsInfo = PredicateTranslator.info(rhs)
-    let left = try translator.value(of: lhs, codec: rhsInfo?.codec, node: node)
-    let right = try translator.value(of: rhs, codec: lhsInfo?.codec, node: node)
+    let lhsInfo = PredicateTranslator.info(lhs) ?? PredicateTranslator.constantInfo(lhs)
+    let rhsInfo = PredicateTranslator.info(rhs) ?? PredicateTranslator.constantInfo(rhs)
+    let left = try translator.value(of: lhs, codec: rhsInfo?.codec ?? lhsInfo?.codec, node: node)
+    let right = collated(try translator.value(of: rhs, codec: lhsInfo?.codec ?? rhsInfo?.codec, node: node), lhsInfo, rhsInfo)
     let nullable = (lhsInfo?.nullable ?? false) || (rhsInfo?.nullable ?? false)
     if nullable {
         return .binary(left, negated ? .isDistinct : .isNotDistinct, right)
@@ -88,9 +145,9 @@ extension PredicateExpressions.Equal: SQLTranslatablePredicate {
         let left = try translator.translate(lhs)
         let right = try translator.translate(rhs)
         if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
-            return .constant(try evaluate(PredicateBindings()))
+            return .constant(try evaluate(translator.constantBindings))
         }
-        return .sql(try equality(&translator, left, right, negated: false, node: self), .boolean)
+        return .sql(try predicateEquality(&translator, left, right, negated: false, node: self), .boolean)
     }
 }
 
@@ -99,10 +156,24 @@ extension PredicateExpressions.NotEqual: SQLTranslatablePredicate {
         let left = try translator.translate(lhs)
         let right = try translator.translate(rhs)
         if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
-            return .constant(try evaluate(PredicateBindings()))
+            return .constant(try evaluate(translator.constantBindings))
         }
-        return .sql(try equality(&translator, left, right, negated: true, node: self), .boolean)
+        return .sql(try predicateEquality(&translator, left, right, negated: true, node: self), .boolean)
     }
+}
+
+/// An ordering comparison (`<`, `<=`, `>`, `>=`) between two scalar operands.
+func predicateComparison(_ translator: inout PredicateTranslator, _ lhs: PredicateOperand, _ op: SQLBinaryOperator, _ rhs: PredicateOperand, node: Any) throws -> SQLExpression {
+    let lhsInfo = PredicateTranslator.info(lhs) ?? PredicateTranslator.constantInfo(lhs)
+    let rhsInfo = PredicateTranslator.info(rhs) ?? PredicateTranslator.constantInfo(rhs)
+    var left = try translator.value(of: lhs, codec: rhsInfo?.codec ?? lhsInfo?.codec, node: node)
+    var right = try translator.value(of: rhs, codec: lhsInfo?.codec ?? rhsInfo?.codec, node: node)
+    if lhsInfo?.codec?.ordersAsReal == true || rhsInfo?.codec?.ordersAsReal == true {
+        // Decimals are stored as text; they order as numbers.
+        left = .cast(left, .real)
+        right = .cast(right, .real)
+    }
+    return .binary(left, op, collated(right, lhsInfo, rhsInfo))
 }
 
 extension PredicateExpressions.Comparison: SQLTranslatablePredicate {
@@ -110,12 +181,8 @@ extension PredicateExpressions.Comparison: SQLTranslatablePredicate {
         let left = try translator.translate(lhs)
         let right = try translator.translate(rhs)
         if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
-            return .constant(try evaluate(PredicateBindings()))
+            return .constant(try evaluate(translator.constantBindings))
         }
-        let lhsInfo = PredicateTranslator.info(left)
-        let rhsInfo = PredicateTranslator.info(right)
-        let l = try translator.value(of: left, codec: rhsInfo?.codec, node: self)
-        let r = try translator.value(of: right, codec: lhsInfo?.codec, node: self)
         let op: SQLBinaryOperator
         switch self.op {
         case .lessThan: op = .less
@@ -125,7 +192,7 @@ extension PredicateExpressions.Comparison: SQLTranslatablePredicate {
         @unknown default:
             throw PredicateTranslator.unsupported(self, "unknown comparison operator")
         }
-        return .sql(.binary(l, op, r), .boolean)
+        return .sql(try predicateComparison(&translator, left, op, right, node: self), .boolean)
     }
 }
 
@@ -164,66 +231,5 @@ extension PredicateExpressions.Negation: SQLTranslatablePredicate {
             return .constant(!flag)
         }
         return .sql(.not(try translator.condition(of: inner, node: wrapped)), .boolean)
-    }
-}
-
-extension PredicateExpressions.OptionalFlatMap: SQLTranslatablePredicate {
-    func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
-        let base = try translator.translate(wrapped)
-        switch base {
-        case .null:
-            return .null
-        case .constant(let value):
-            guard let unwrapped = (value as? any _OptionalProtocol)?._wrapped ?? (value is any _OptionalProtocol ? nil : value) else {
-                return .null
-            }
-            return try translator.binding(variable.key, to: .constant(unwrapped)) { try $0.translate(transform) }
-        case .reference(let alias, let property):
-            let key = SQLExpression.column(table: alias, name: property.name)
-            let result = try translator.binding(variable.key, to: base) { try $0.translate(transform) }
-            return try PredicateExpressions.nilWhenNull(key, result, &translator, node: self)
-        case .row:
-            return try translator.binding(variable.key, to: base) { try $0.translate(transform) }
-        case .sql(let expression, var info):
-            info.nullable = false
-            let result = try translator.binding(variable.key, to: .sql(expression, info)) { try $0.translate(transform) }
-            return try PredicateExpressions.nilWhenNull(expression, result, &translator, node: self)
-        }
-    }
-}
-
-extension PredicateExpressions {
-    /// `CASE WHEN key IS NULL THEN NULL ELSE result END`: `nil` propagates through `flatMap` and `?.`
-    /// exactly as in Swift, even for results (like `IS` comparisons) that SQL would not make NULL.
-    fileprivate static func nilWhenNull(_ key: SQLExpression, _ result: PredicateOperand, _ translator: inout PredicateTranslator, node: Any) throws -> PredicateOperand {
-        switch result {
-        case .sql(let expression, var info):
-            info.nullable = true
-            return .sql(.caseWhen([(.isNull(key), .constant(.null))], else: expression), info)
-        case .constant(let value):
-            let info = OperandInfo(codec: AttributeCodecs.make(for: type(of: value)), nullable: true)
-            let encoded = try translator.value(of: result, codec: info.codec, node: node)
-            return .sql(.caseWhen([(.isNull(key), .constant(.null))], else: encoded), info)
-        case .reference, .row, .null:
-            // Joined rows are NULL when the key is; a NULL key gives a NULL reference.
-            return result
-        }
-    }
-}
-
-extension PredicateExpressions.NilCoalesce: SQLTranslatablePredicate {
-    func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
-        let left = try translator.translate(lhs)
-        let right = try translator.translate(rhs)
-        if case .constant = left, case .constant = right {
-            return .constant(try evaluate(PredicateBindings()))
-        }
-        if PredicateTranslator.isNull(left) { return right }
-        let leftInfo = PredicateTranslator.info(left)
-        let rightInfo = PredicateTranslator.info(right)
-        let codec = leftInfo?.codec ?? rightInfo?.codec
-        let l = try translator.value(of: left, codec: codec, node: self)
-        let r = try translator.value(of: right, codec: codec, node: self)
-        return .sql(.function("coalesce", [l, r]), OperandInfo(codec: rightInfo?.codec ?? codec, nullable: rightInfo?.nullable ?? false))
     }
 }

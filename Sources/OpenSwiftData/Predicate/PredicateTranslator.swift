@@ -1,13 +1,18 @@
 import Foundation
 
 /// What a translated predicate sub-expression stands for.
-enum PredicateOperand {
+indirect enum PredicateOperand {
     /// A scalar SQL expression (a column, a computed value, a condition).
     case sql(SQLExpression, OperandInfo)
     /// A whole row of an entity available under an alias: the root model, or a joined one.
     case row(alias: String, layout: ModelLayout)
     /// A to-one relationship not joined yet: its foreign key is `alias.property`.
     case reference(alias: String, property: PropertyLayout)
+    /// A collection the database holds: a to-many relationship, or an array stored as JSON,
+    /// possibly filtered. Becomes a correlated subquery.
+    case collection(CollectionSource)
+    /// A range whose bounds are not both constant (`lower...upper` or `lower..<upper`).
+    case range(lower: PredicateOperand, upper: PredicateOperand, closed: Bool)
     /// A value known without the database (constants and expressions of constants).
     case constant(Any)
     /// `nil`.
@@ -21,8 +26,36 @@ struct OperandInfo {
     var nullable: Bool
     /// The operand is a row's primary key standing for its `persistentModelID`.
     var isIdentifier = false
+    /// The operand is an array or dictionary stored as JSON (a `Codable` attribute).
+    var json: JSONShape?
 
     static let boolean = OperandInfo(codec: ScalarCodec<Bool>(), nullable: false)
+    static let integer = OperandInfo(codec: ScalarCodec<Int>(), nullable: false)
+
+    struct JSONShape {
+        var element: (any AttributeCodec)?
+        var isDictionary: Bool
+    }
+}
+
+/// The rows of a collection inside the database, as a subquery source.
+struct CollectionSource {
+    /// The table (or `json_each(...)`) the elements come from.
+    var from: SQLTableReference
+    var joins: [SQLJoin] = []
+    /// Conditions that tie the elements to the outer row, and filters applied so far.
+    var conditions: [SQLExpression] = []
+    /// What one element is: a row of the destination entity, or a JSON value.
+    var element: PredicateOperand
+    /// A description for error messages ("Category.expenses").
+    var name: String
+
+    func select(_ columns: [SQLExpression], extra: [SQLExpression] = [], joins more: [SQLJoin] = []) -> SQLSelect {
+        let all = conditions + extra
+        return SQLSelect(
+            columns: columns, from: from, joins: joins + more,
+            whereClause: all.isEmpty ? nil : all.dropFirst().reduce(all[0]) { .binary($0, .and, $1) })
+    }
 }
 
 /// Translates a Foundation `Predicate`'s expression tree into a SQL condition, node by node.
@@ -31,12 +64,33 @@ struct OperandInfo {
 /// not (or that meets operands it cannot handle) throws ``SwiftDataError/unsupportedPredicate``
 /// naming the node. Nothing is ever evaluated by loading rows into memory.
 struct PredicateTranslator {
-    var builder: QueryBuilder
+    let root: ModelLayout
     private var variables: [PredicateExpressions.VariableID: PredicateOperand] = [:]
+    /// Joins per query level: `scopes[0]` is the outer query, later ones are subqueries.
+    private var scopes: [Scope] = [Scope()]
+    private var nextAlias = 1
+    /// The key path being translated, for error messages.
+    var currentKeyPath: String?
+    /// Values of closure variables bound to constants, so sub-expressions over them can be
+    /// evaluated in Swift (constant folding).
+    private(set) var constantBindings = PredicateBindings()
 
-    init(builder: QueryBuilder, rootVariable: PredicateExpressions.VariableID) {
-        self.builder = builder
-        variables[rootVariable] = .row(alias: "t0", layout: builder.root)
+    private struct Scope {
+        var joins: [SQLJoin] = []
+        var joinAliases: [String: String] = [:]
+    }
+
+    init(root: ModelLayout) {
+        self.root = root
+    }
+
+    /// The joins the outer query needs.
+    var rootJoins: [SQLJoin] { scopes[0].joins }
+
+    /// The SQL condition for a predicate over the root entity.
+    mutating func condition<T>(for predicate: Predicate<T>) throws -> SQLExpression {
+        variables[predicate.variable.key] = .row(alias: "t0", layout: root)
+        return try condition(predicate.expression)
     }
 
     /// The SQL condition for a boolean expression.
@@ -46,7 +100,7 @@ struct PredicateTranslator {
 
     mutating func translate(_ expression: Any) throws -> PredicateOperand {
         guard let node = expression as? any SQLTranslatablePredicate else {
-            throw PredicateTranslator.unsupported(expression, "this kind of expression is not supported in predicates yet")
+            throw PredicateTranslator.unsupported(expression, "this kind of expression has no SQL translation")
         }
         return try node.translate(into: &self)
     }
@@ -58,12 +112,116 @@ struct PredicateTranslator {
         return operand
     }
 
-    /// Runs `body` with a closure variable (of `flatMap` and friends) bound to an operand.
+    /// Runs `body` with a closure variable (of `flatMap`, `contains(where:)`, …) bound to an operand.
     mutating func binding<R>(_ id: PredicateExpressions.VariableID, to operand: PredicateOperand, _ body: (inout PredicateTranslator) throws -> R) rethrows -> R {
         let previous = variables[id]
         variables[id] = operand
         defer { variables[id] = previous }
         return try body(&self)
+    }
+
+    /// Binds a closure variable to a constant value, for translation and for constant folding.
+    mutating func binding<T, R>(_ variable: PredicateExpressions.Variable<T>, toConstant value: T, _ body: (inout PredicateTranslator) throws -> R) rethrows -> R {
+        let previous = constantBindings[variable]
+        constantBindings[variable] = value
+        defer { constantBindings[variable] = previous }
+        return try binding(variable.key, to: .constant(value), body)
+    }
+
+    /// Binds several variables at once (nested predicates).
+    mutating func binding<R>(_ bindings: [(PredicateExpressions.VariableID, PredicateOperand)], _ body: (inout PredicateTranslator) throws -> R) rethrows -> R {
+        let previous = bindings.map { ($0.0, variables[$0.0]) }
+        for (id, operand) in bindings { variables[id] = operand }
+        defer { for (id, operand) in previous { variables[id] = operand } }
+        return try body(&self)
+    }
+
+    // MARK: Aliases, joins and subqueries
+
+    mutating func newAlias() -> String {
+        defer { nextAlias += 1 }
+        return "t\(nextAlias)"
+    }
+
+    /// The alias of the row a to-one relationship points at, adding a LEFT JOIN to the current
+    /// query level the first time.
+    mutating func join(from alias: String, property: PropertyLayout) -> String {
+        let key = "\(alias).\(property.name)"
+        for scope in scopes.reversed() {
+            if let existing = scope.joinAliases[key] { return existing }
+        }
+        guard let destination = property.relationship?.destination else { return alias }
+        let joined = newAlias()
+        let join = SQLJoin(
+            kind: .left,
+            table: SQLTableReference(table: destination.tableName, alias: joined),
+            on: .binary(.column(table: joined, name: ModelLayout.primaryKeyColumn), .equal, .column(table: alias, name: property.name)))
+        scopes[scopes.count - 1].joins.append(join)
+        scopes[scopes.count - 1].joinAliases[key] = joined
+        return joined
+    }
+
+    /// Translates `body` as part of a subquery: to-one joins it needs are returned with it
+    /// instead of being added to the outer query.
+    mutating func inSubquery<R>(_ body: (inout PredicateTranslator) throws -> R) rethrows -> (R, [SQLJoin]) {
+        scopes.append(Scope())
+        defer { scopes.removeLast() }
+        let result = try body(&self)
+        return (result, scopes[scopes.count - 1].joins)
+    }
+
+    /// The elements of a to-many relationship of the row at `alias`.
+    mutating func collection(of alias: String, property: PropertyLayout, ownerLayout: ModelLayout) throws -> CollectionSource {
+        guard let relationship = property.relationship else {
+            throw SwiftDataError(.unsupportedPredicate, "\(ownerLayout.entityName).\(property.name) is not a relationship")
+        }
+        let destination = relationship.destination
+        let element = newAlias()
+        let owner = SQLExpression.column(table: alias, name: ModelLayout.primaryKeyColumn)
+        var source = CollectionSource(
+            from: SQLTableReference(table: destination.tableName, alias: element),
+            element: .row(alias: element, layout: destination),
+            name: "\(ownerLayout.entityName).\(property.name)")
+        switch relationship.storage {
+        case .inverseForeignKey(_, let column):
+            source.conditions = [.binary(.column(table: element, name: column), .equal, owner)]
+        case .joinTable(let table, let ownerColumn, let otherColumn):
+            let pairs = newAlias()
+            source.joins = [SQLJoin(kind: .inner, table: SQLTableReference(table: table, alias: pairs),
+                                    on: .binary(.column(table: pairs, name: otherColumn), .equal, .column(table: element, name: ModelLayout.primaryKeyColumn)))]
+            source.conditions = [.binary(.column(table: pairs, name: ownerColumn), .equal, owner)]
+        case .foreignKey:
+            throw SwiftDataError(.unsupportedPredicate, "\(source.name) is a to-one relationship")
+        }
+        return source
+    }
+
+    /// The elements of an array stored as JSON.
+    mutating func jsonElements(of expression: SQLExpression, shape: OperandInfo.JSONShape, name: String) throws -> CollectionSource {
+        guard let element = shape.element else {
+            throw SwiftDataError(.unsupportedPredicate, "the elements of \(name) are stored as JSON in a form SQL cannot compare (only numbers, strings, booleans, dates and their raw-value enums can be); filter on another property")
+        }
+        let alias = newAlias()
+        return CollectionSource(
+            from: SQLTableReference(table: "json_each", alias: alias, functionArguments: [expression]),
+            element: .sql(.column(table: alias, name: "value"), OperandInfo(codec: element, nullable: element.isOptional)),
+            name: name)
+    }
+
+    /// The source of a collection operand, if it is one the database holds.
+    mutating func source(of operand: PredicateOperand, node: Any) throws -> CollectionSource? {
+        switch operand {
+        case .collection(let source):
+            return source
+        case .sql(let expression, let info):
+            guard let json = info.json else { return nil }
+            if json.isDictionary {
+                throw PredicateTranslator.unsupported(node, "dictionaries can only be read by key in predicates")
+            }
+            return try jsonElements(of: expression, shape: json, name: currentKeyPath ?? "the array")
+        default:
+            return nil
+        }
     }
 
     // MARK: Conversions
@@ -85,7 +243,7 @@ struct PredicateTranslator {
 
     /// The SQL value of an operand, encoding constants with `codec` (the codec of the operand they
     /// are compared with) so both sides are stored alike.
-    mutating func value(of operand: PredicateOperand, codec: (any AttributeCodec)?, node: Any) throws -> SQLExpression {
+    func value(of operand: PredicateOperand, codec: (any AttributeCodec)?, node: Any) throws -> SQLExpression {
         switch operand {
         case .sql(let expression, _):
             return expression
@@ -97,6 +255,10 @@ struct PredicateTranslator {
             return .column(table: alias, name: property.name)
         case .constant(let value):
             return .bind(try PredicateTranslator.encode(value, codec: codec, node: node))
+        case .collection(let source):
+            throw PredicateTranslator.unsupported(node, "\(source.name) is a collection; use contains(where:), allSatisfy, filter, count or isEmpty")
+        case .range:
+            throw PredicateTranslator.unsupported(node, "a range can only be used with contains")
         }
     }
 
@@ -106,11 +268,8 @@ struct PredicateTranslator {
             return try encode(wrapped, codec: codec, node: node)
         }
         if let model = value as? any PersistentModel {
-            guard let key = model.persistentBackingData.primaryKey else {
-                // An unsaved model matches no stored row; unsaved matches come from pending changes.
-                return .integer(-1)
-            }
-            return .integer(key)
+            // An unsaved model matches no stored row; unsaved matches come from pending changes.
+            return .integer(model.persistentBackingData.primaryKey ?? -1)
         }
         if let identifier = value as? PersistentIdentifier, !(codec is IdentifierCodec) {
             return .integer(identifier.primaryKey ?? -1)
@@ -128,10 +287,16 @@ struct PredicateTranslator {
     static func info(_ operand: PredicateOperand) -> OperandInfo? {
         switch operand {
         case .sql(_, let info): return info
-        case .row: return OperandInfo(codec: nil, nullable: false, isIdentifier: true)
+        case .row(_, let layout): return OperandInfo(codec: IdentifierCodec(entityName: layout.entityName), nullable: false, isIdentifier: true)
         case .reference(_, let property): return OperandInfo(codec: nil, nullable: property.relationship?.isOptional ?? true, isIdentifier: true)
-        case .constant, .null: return nil
+        case .constant, .null, .collection, .range: return nil
         }
+    }
+
+    /// The codec for a constant's own type, when the other side gives none.
+    static func constantInfo(_ operand: PredicateOperand) -> OperandInfo? {
+        guard case .constant(let value) = operand else { return nil }
+        return AttributeCodecs.make(for: Swift.type(of: value)).map { OperandInfo(codec: $0, nullable: $0.isOptional, json: $0.jsonShape) }
     }
 
     static func isConstant(_ operand: PredicateOperand) -> Bool {
@@ -147,16 +312,21 @@ struct PredicateTranslator {
         }
     }
 
+    /// Whether two operands compare as Swift strings (the `SWIFT` collation applies).
+    static func isString(_ infos: OperandInfo?...) -> Bool {
+        infos.contains { $0?.codec?.isSwiftString == true }
+    }
+
     // MARK: Errors
 
-    /// The node's type name without its generic arguments: `Arithmetic`, `StringContains`, …
+    /// The node's type name without its generic arguments: `Arithmetic`, `SequenceStartsWith`, …
     static func nodeName(_ node: Any) -> String {
         let full = String(describing: type(of: node))
         return full.split(separator: "<", maxSplits: 1).first.map(String.init) ?? full
     }
 
     static func unsupported(_ node: Any, _ reason: String) -> SwiftDataError {
-        SwiftDataError(.unsupportedPredicate, "cannot translate PredicateExpressions.\(nodeName(node)) to SQL: \(reason) (expression: \(String(describing: type(of: node))))")
+        SwiftDataError(.unsupportedPredicate, "cannot translate PredicateExpressions.\(nodeName(node)) to SQL: \(reason). The predicate was not run; rewrite that part (see the Predicates article for what translates). Expression type: \(String(describing: type(of: node)))")
     }
 }
 

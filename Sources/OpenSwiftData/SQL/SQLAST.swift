@@ -21,6 +21,8 @@ indirect enum SQLExpression: Sendable {
     case cast(SQLExpression, SQLColumnType)
     /// `expr COLLATE name`; the dialect maps the neutral name.
     case collate(SQLExpression, SQLCollation)
+    /// SQL text written by the library itself (a function or keyword of the dialect), never user data.
+    case raw(String)
 }
 
 enum SQLConstant: Sendable {
@@ -31,6 +33,8 @@ enum SQLConstant: Sendable {
 enum SQLCollation: Sendable {
     case binary
     case caseInsensitive
+    /// Swift's own string order and equality (canonical equivalence).
+    case swift
 }
 
 enum SQLBinaryOperator: Sendable {
@@ -46,10 +50,12 @@ enum SQLBinaryOperator: Sendable {
     case like
 }
 
-/// A table in a FROM or JOIN clause.
+/// A table in a FROM or JOIN clause: a named table, or a table-valued function such as
+/// `json_each(column)` when `functionArguments` is set.
 struct SQLTableReference: Sendable {
     var table: String
     var alias: String
+    var functionArguments: [SQLExpression]? = nil
 }
 
 struct SQLJoin: Sendable {

@@ -63,10 +63,10 @@ struct SQLRenderer {
     mutating func render(_ select: SQLSelect) -> String {
         var text = select.distinct ? "SELECT DISTINCT " : "SELECT "
         text += select.columns.map { render($0) }.joined(separator: ", ")
-        text += " FROM \(dialect.quote(select.from.table)) AS \(select.from.alias)"
+        text += " FROM " + render(select.from)
         for join in select.joins {
             text += join.kind == .left ? " LEFT JOIN " : " JOIN "
-            text += "\(dialect.quote(join.table.table)) AS \(join.table.alias) ON \(render(join.on))"
+            text += "\(render(join.table)) ON \(render(join.on))"
         }
         if let whereClause = select.whereClause {
             text += " WHERE " + render(whereClause)
@@ -83,6 +83,13 @@ struct SQLRenderer {
             text += " OFFSET " + render(.bind(.integer(Int64(offset))))
         }
         return text
+    }
+
+    mutating func render(_ table: SQLTableReference) -> String {
+        if let arguments = table.functionArguments {
+            return "\(table.table)(\(arguments.map { render($0) }.joined(separator: ", "))) AS \(table.alias)"
+        }
+        return "\(dialect.quote(table.table)) AS \(table.alias)"
     }
 
     mutating func render(_ expression: SQLExpression) -> String {
@@ -127,6 +134,8 @@ struct SQLRenderer {
             return "CAST(\(render(inner)) AS \(dialect.columnType(type)))"
         case .collate(let inner, let collation):
             return "(\(render(inner)) \(dialect.collation(collation)))"
+        case .raw(let text):
+            return text
         }
     }
 
@@ -171,6 +180,7 @@ struct SQLiteDialect: SQLDialect {
         switch collation {
         case .binary: return "COLLATE BINARY"
         case .caseInsensitive: return "COLLATE NOCASE"
+        case .swift: return "COLLATE \(SQLiteFunctions.collation)"
         }
     }
     var isNotDistinctOperator: String { "IS" }

@@ -26,6 +26,12 @@ final class SQLiteConnection {
             if let db { sqlite3_close_v2(db) }
             throw SQLiteError(code: status, message: message, sql: nil)
         }
+        do {
+            try SQLiteFunctions.register(on: db)
+        } catch {
+            sqlite3_close_v2(db)
+            throw error
+        }
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)

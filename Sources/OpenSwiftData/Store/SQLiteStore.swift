@@ -22,7 +22,7 @@ final class SQLiteStore: @unchecked Sendable {
     static let metadataTable = "Z_METADATA"
     static let primaryKeyTable = "Z_PRIMARYKEY"
     /// Bumped when the way OpenSwiftData lays out tables changes.
-    static let formatVersion = "1"
+    static let formatVersion = "2"
 
     init(configuration: ModelConfiguration, layouts: [ModelLayout], schemaVersion: Schema.Version) throws {
         self.configuration = configuration
@@ -301,7 +301,9 @@ enum DDL {
             for slot in layout.storedSlots {
                 let property = layout.properties[slot]
                 if let codec = property.codec {
-                    columns.append("\(q(property.name)) \(dialect.columnType(codec.columnType))\(codec.isOptional ? "" : " NOT NULL")")
+                    // Strings compare as Swift compares them (canonical equivalence), in indexes too.
+                    let collate = codec.isSwiftString ? " COLLATE \(SQLiteFunctions.collation)" : ""
+                    columns.append("\(q(property.name)) \(dialect.columnType(codec.columnType))\(collate)\(codec.isOptional ? "" : " NOT NULL")")
                 } else if property.relationship != nil {
                     columns.append("\(q(property.name)) INTEGER")
                     indexes.append("CREATE INDEX \(q("Z_\(layout.entityName)_\(property.name)")) ON \(q(layout.tableName)) (\(q(property.name)))")

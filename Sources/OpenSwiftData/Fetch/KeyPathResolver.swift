@@ -1,0 +1,42 @@
+import Foundation
+
+/// Finds the persisted properties a key path walks through, such as `\Expense.category?.name`
+/// (the to-one `category`, then `name` of `Category`).
+///
+/// Key paths are opaque; a compound one cannot be taken apart through public API. Each `@Model`
+/// property is a computed property, and Swift describes a key path component as
+/// `<computed 0xADDRESS (Type)>`, where the address identifies the property's getter. Matching
+/// those addresses against the models' own key paths recovers the chain. A key path that cannot be
+/// resolved this way gives `nil`, and the caller throws a clear error.
+enum KeyPathResolver {
+    static func chain(_ keyPath: AnyKeyPath, from root: ModelLayout) -> [PropertyLayout]? {
+        if let property = root.property(for: keyPath) { return [property] }
+        let addresses = componentAddresses(String(describing: keyPath))
+        guard !addresses.isEmpty else { return nil }
+        var layout = root
+        var result: [PropertyLayout] = []
+        for (position, address) in addresses.enumerated() {
+            guard let property = layout.properties.first(where: { componentAddresses(String(describing: $0.keyPath)).last == address }) else {
+                return nil
+            }
+            result.append(property)
+            if position < addresses.count - 1 {
+                guard let relationship = property.relationship, !relationship.isToMany else { return nil }
+                layout = relationship.destination
+            }
+        }
+        return result
+    }
+
+    /// The getter addresses of a key path's components, in order.
+    static func componentAddresses(_ description: String) -> [Substring] {
+        var addresses: [Substring] = []
+        var rest = description[...]
+        while let start = rest.range(of: "<computed 0x") {
+            let digits = rest[start.upperBound...].prefix { $0.isHexDigit }
+            addresses.append(digits)
+            rest = rest[digits.endIndex...]
+        }
+        return addresses
+    }
+}

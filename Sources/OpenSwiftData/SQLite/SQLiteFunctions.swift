@@ -1,0 +1,115 @@
+import CSQLite
+import Foundation
+
+/// SQL functions and a collation implemented in Swift, registered on every connection, so that
+/// string predicates mean in SQL exactly what they mean in Swift.
+///
+/// SQLite compares text byte by byte; Swift compares strings by canonical equivalence (`"é"`
+/// precomposed equals `"e"` + combining acute) and works on `Character`s. Where the two differ,
+/// the SQL changes: String columns use the `SWIFT` collation, and string operations call these
+/// functions, which call the same Swift methods `Predicate.evaluate` calls.
+enum SQLiteFunctions {
+    static let collation = "SWIFT"
+
+    static func register(on db: OpaquePointer) throws {
+        var status = sqlite3_create_collation_v2(db, collation, SQLITE_UTF8, nil, swiftCollation, nil)
+        guard status == SQLITE_OK else { throw SQLiteError(code: status, message: "cannot register the SWIFT collation", sql: nil) }
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        let functions: [(String, Int32, @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void)] = [
+            ("osd_contains", 2, containsFunction),
+            ("osd_starts_with", 2, startsWithFunction),
+            ("osd_localized_standard_contains", 2, localizedStandardContainsFunction),
+            ("osd_case_insensitive_compare", 2, caseInsensitiveCompareFunction),
+            ("osd_localized_compare", 2, localizedCompareFunction),
+            ("osd_count", 1, countFunction),
+        ]
+        for (name, arguments, function) in functions {
+            status = sqlite3_create_function_v2(db, name, arguments, flags, nil, function, nil, nil, nil)
+            guard status == SQLITE_OK else { throw SQLiteError(code: status, message: "cannot register the SQL function \(name)", sql: nil) }
+        }
+    }
+
+    // MARK: Swift semantics
+
+    /// `Collection.contains(_:)` on `Character`s, as `CollectionContainsCollection.evaluate` runs it.
+    static func contains<C: Collection>(_ base: C, _ other: C) -> Bool where C.Element: Equatable {
+        base.contains(other)
+    }
+
+    /// `Sequence.starts(with:)` on `Character`s, as `SequenceStartsWith.evaluate` runs it.
+    static func starts<S: Sequence>(_ base: S, with prefix: S) -> Bool where S.Element: Equatable {
+        base.starts(with: prefix)
+    }
+
+    /// Orders two strings as Swift's `<` and `==` do, with a fast path for ASCII.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int32 {
+        let common = min(a.count, b.count)
+        var ascii = true
+        for index in 0..<common {
+            let x = a[index], y = b[index]
+            if x | y >= 0x80 { ascii = false; break }
+            if x != y { return x < y ? -1 : 1 }
+        }
+        if ascii {
+            let aRest = a[common...].allSatisfy { $0 < 0x80 }
+            let bRest = b[common...].allSatisfy { $0 < 0x80 }
+            if aRest && bRest { return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1) }
+        }
+        if a.count == b.count && a.elementsEqual(b) {
+            return 0
+        }
+        let left = String(decoding: a, as: UTF8.self)
+        let right = String(decoding: b, as: UTF8.self)
+        return left == right ? 0 : (left < right ? -1 : 1)
+    }
+
+    // MARK: C entry points
+
+    private static let swiftCollation: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = { _, aLength, a, bLength, b in
+        SQLiteFunctions.compare(UnsafeRawBufferPointer(start: a, count: Int(aLength)), UnsafeRawBufferPointer(start: b, count: Int(bLength)))
+    }
+
+    /// The text of argument `index`, or `nil` for NULL.
+    static func text(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> String? {
+        guard let value = arguments?[index], sqlite3_value_type(value) != SQLITE_NULL else { return nil }
+        let count = Int(sqlite3_value_bytes(value))
+        guard let bytes = sqlite3_value_text(value) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    private static func binary(_ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ body: (String, String) -> Int32) {
+        guard let a = text(arguments, 0), let b = text(arguments, 1) else {
+            sqlite3_result_null(context)
+            return
+        }
+        sqlite3_result_int(context, body(a, b))
+    }
+
+    private static let containsFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        SQLiteFunctions.binary(context, arguments) { SQLiteFunctions.contains($0, $1) ? 1 : 0 }
+    }
+
+    private static let startsWithFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        SQLiteFunctions.binary(context, arguments) { SQLiteFunctions.starts($0, with: $1) ? 1 : 0 }
+    }
+
+    private static let localizedStandardContainsFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        SQLiteFunctions.binary(context, arguments) { $0.localizedStandardContains($1) ? 1 : 0 }
+    }
+
+    private static let caseInsensitiveCompareFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        SQLiteFunctions.binary(context, arguments) { Int32($0.caseInsensitiveCompare($1).rawValue) }
+    }
+
+    private static let localizedCompareFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        SQLiteFunctions.binary(context, arguments) { Int32($0.localizedCompare($1).rawValue) }
+    }
+
+    private static let countFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let a = SQLiteFunctions.text(arguments, 0) else {
+            sqlite3_result_null(context)
+            return
+        }
+        sqlite3_result_int64(context, Int64(a.count))
+    }
+}
