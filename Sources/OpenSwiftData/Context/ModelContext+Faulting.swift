@@ -2,26 +2,37 @@ import Foundation
 
 /// Turning rows into models, and loading what a model did not load yet.
 extension ModelContext {
-    /// The columns that read a whole row of `layout` under `alias`: the primary key, then each
-    /// stored slot in `layout.storedSlots` order.
-    static func rowColumns(_ layout: ModelLayout, alias: String) -> [SQLExpression] {
+    /// The columns that read a row of `layout` under `alias`: the primary key, then each of `slots`
+    /// (by default every stored slot, in `layout.storedSlots` order).
+    static func rowColumns(_ layout: ModelLayout, alias: String, slots: [Int]? = nil) -> [SQLExpression] {
         [.column(table: alias, name: ModelLayout.primaryKeyColumn)]
-            + layout.storedSlots.map { .column(table: alias, name: layout.properties[$0].name) }
+            + (slots ?? layout.storedSlots).map { .column(table: alias, name: layout.properties[$0].name) }
     }
 
-    /// The model for a row read with ``rowColumns(_:alias:)`` starting at `offset`: the registered
-    /// instance (its unchanged properties refreshed from the row) or a new one.
-    func materialize(_ layout: ModelLayout, row: any SQLRow, offset: Int32 = 0, store: SQLiteStore) throws -> any PersistentModel {
+    /// How a row's values go into a model's slots.
+    enum FillMode {
+        /// A new model: every column read.
+        case all
+        /// A registered model: slots with unsaved edits and loaded relationships keep their values.
+        case unchanged
+        /// Fulfilling a fault: only slots not loaded yet.
+        case unloaded
+    }
+
+    /// The model for a row read with ``rowColumns(_:alias:slots:)`` starting at `offset`: the
+    /// registered instance (its unchanged properties refreshed from the row) or a new one, with the
+    /// slots not read left to load on first access.
+    func materialize(_ layout: ModelLayout, row: any SQLRow, offset: Int32 = 0, slots: [Int]? = nil, store: SQLiteStore) throws -> any PersistentModel {
         let primaryKey = row.int64(at: offset)
         if let existing = registered(layout: layout, primaryKey: primaryKey) {
             let data = existing.persistentBackingData
             if data.state == .managed || data.state == .deleted {
-                try fill(data, from: row, offset: offset, onlyUnchanged: true)
+                try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
             }
             return existing
         }
         let data = BackingData(layout: layout)
-        try fill(data, from: row, offset: offset, onlyUnchanged: false)
+        try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .all)
         data.primaryKey = primaryKey
         data.storeIdentifier = store.identifier
         data.context = self
@@ -31,16 +42,20 @@ extension ModelContext {
         return model
     }
 
-    /// Copies a row's values into slots. With `onlyUnchanged`, slots with unsaved edits keep them,
-    /// and loaded relationships are left alone.
-    func fill(_ data: BackingData, from row: any SQLRow, offset: Int32, onlyUnchanged: Bool) throws {
+    /// Copies a row's values into slots.
+    func fill(_ data: BackingData, from row: any SQLRow, offset: Int32, slots: [Int], mode: FillMode) throws {
         let layout = data.layout
         var column = offset + 1
-        for slot in layout.storedSlots {
+        for slot in slots {
             defer { column += 1 }
-            if onlyUnchanged {
+            switch mode {
+            case .all:
+                break
+            case .unchanged:
                 if data.originals[slot] != nil { continue }
                 if layout.properties[slot].relationship != nil, case .value = data.slots[slot] { continue }
+            case .unloaded:
+                guard case .unloaded = data.slots[slot] else { continue }
             }
             let property = layout.properties[slot]
             if let codec = property.codec {
@@ -55,7 +70,7 @@ extension ModelContext {
                     if let empty = relationship.access.makeValue([]) {
                         data.slots[slot] = .value(empty)
                     } else {
-                        data.slots[slot] = .unloaded
+                        throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) row \(row.int64(at: offset)) has no \(property.name), which the model requires (it is not optional)")
                     }
                 } else {
                     data.slots[slot] = .toOneKey(row.int64(at: column))
@@ -97,22 +112,7 @@ extension ModelContext {
         try store.read { connection in
             try store.query(select, on: connection) { row in
                 found = true
-                let unloaded = layout.storedSlots.filter { if case .unloaded = data.slots[$0] { return true } else { return false } }
-                var column: Int32 = 1
-                for slot in layout.storedSlots {
-                    defer { column += 1 }
-                    guard unloaded.contains(slot) else { continue }
-                    let property = layout.properties[slot]
-                    if let codec = property.codec {
-                        data.slots[slot] = .value(try codec.decode(row.value(at: column)))
-                    } else if let relationship = property.relationship {
-                        if row.isNull(at: column) {
-                            if let empty = relationship.access.makeValue([]) { data.slots[slot] = .value(empty) }
-                        } else {
-                            data.slots[slot] = .toOneKey(row.int64(at: column))
-                        }
-                    }
-                }
+                try self.fill(data, from: row, offset: 0, slots: layout.storedSlots, mode: .unloaded)
             }
         }
         if !found {

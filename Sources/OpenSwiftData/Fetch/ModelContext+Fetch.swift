@@ -13,8 +13,9 @@ extension ModelContext {
         let layout = try layout(for: T.self)
         let store = try container.store(for: layout)
         let pending = descriptor.includePendingChanges ? pendingModels(of: layout) : []
+        let slots = try partialSlots(descriptor.propertiesToFetch, layout: layout)
         var builder = QueryBuilder(root: layout)
-        var select = try builder.select(descriptor)
+        var select = try builder.select(descriptor, columns: ModelContext.rowColumns(layout, alias: "t0", slots: slots))
         if !pending.isEmpty {
             // Paging is applied after merging the unsaved changes.
             select.limit = nil
@@ -23,13 +24,30 @@ extension ModelContext {
         var results: [T] = []
         try store.read { connection in
             try store.query(select, on: connection) { row in
-                if let model = try self.materialize(layout, row: row, store: store) as? T {
+                if let model = try self.materialize(layout, row: row, slots: slots, store: store) as? T {
                     results.append(model)
                 }
             }
         }
-        guard !pending.isEmpty else { return results }
-        return try merge(results, pending: pending, descriptor: descriptor)
+        if !pending.isEmpty {
+            results = try merge(results, pending: pending, descriptor: descriptor)
+        }
+        try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: results, layout: layout)
+        return results
+    }
+
+    /// The stored slots `propertiesToFetch` names (relationships' foreign keys included), or `nil`
+    /// for all. The other properties load on first access.
+    func partialSlots<T>(_ keyPaths: [PartialKeyPath<T>], layout: ModelLayout) throws -> [Int]? {
+        guard !keyPaths.isEmpty else { return nil }
+        var wanted = Set<Int>()
+        for keyPath in keyPaths {
+            guard let property = layout.property(for: keyPath) else {
+                throw SwiftDataError(.unsupportedKeyPath, "propertiesToFetch names \(keyPath), which is not a persisted property of \(layout.entityName)")
+            }
+            wanted.insert(property.index)
+        }
+        return layout.storedSlots.filter { wanted.contains($0) }
     }
 
     /// The number of models matching a descriptor.
@@ -59,7 +77,7 @@ extension ModelContext {
     }
 
     /// Unsaved inserted, changed and deleted models of an entity.
-    private func pendingModels(of layout: ModelLayout) -> [any PersistentModel] {
+    func pendingModels(of layout: ModelLayout) -> [any PersistentModel] {
         guard hasChanges else { return [] }
         return (insertedSet.all + changedSet.all + deletedSet.all).filter { $0.persistentBackingData.layout === layout }
     }

@@ -44,6 +44,7 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
         case deleteRuleDenied
         case modelNotFound
         case schemaMismatch
+        case unsavedChangesDuringEnumeration
     }
 
     /// Creates an error of the given kind with a message for the user.
@@ -111,6 +112,9 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     public static let deleteRuleDenied = SwiftDataError(.deleteRuleDenied, "a deny delete rule refused the delete")
     /// No row exists for a persistent identifier.
     public static let modelNotFound = SwiftDataError(.modelNotFound, "no model exists for the identifier")
+    /// `enumerate` found unsaved changes it would have to keep in memory; save first, or pass
+    /// `allowEscapingMutations: true`.
+    public static let unsavedChangesDuringEnumeration = SwiftDataError(.unsavedChangesDuringEnumeration, "the context has unsaved changes during enumeration")
     /// The store was written with a different model than the one opening it.
     public static let schemaMismatch = SwiftDataError(.schemaMismatch, "the store was written with a different model")
 }

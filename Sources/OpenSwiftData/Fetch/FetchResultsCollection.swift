@@ -1,0 +1,56 @@
+import Foundation
+
+/// The results of a batched fetch: a random-access collection whose models are loaded from the
+/// store one batch at a time, as they are reached.
+///
+/// ```swift
+/// let expenses = try context.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.date)]), batchSize: 500)
+/// print(expenses.count)           // known up front
+/// for expense in expenses { … }   // loads 500 at a time; earlier batches can be released
+/// ```
+///
+/// Only the current batch is held, so memory stays flat while walking. A model whose row is
+/// deleted by another context after the fetch is returned as a model that cannot be read, as
+/// ``ModelContext/model(for:)`` does.
+public struct FetchResultsCollection<Element>: RandomAccessCollection {
+    private let storage: FetchResultsStorage<Element>
+
+    init(storage: FetchResultsStorage<Element>) {
+        self.storage = storage
+    }
+
+    /// The first position, 0.
+    public var startIndex: Int { 0 }
+    /// One past the last position: the number of results.
+    public var endIndex: Int { storage.count }
+
+    /// The result at `position`, loading its batch if needed.
+    public subscript(position: Int) -> Element {
+        storage.element(at: position)
+    }
+}
+
+/// Holds the current batch of a ``FetchResultsCollection``.
+final class FetchResultsStorage<Element> {
+    let count: Int
+    private let batchSize: Int
+    private let load: (Range<Int>) -> [Element]
+    private var batchStart = -1
+    private var batch: [Element] = []
+
+    init(count: Int, batchSize: Int, load: @escaping (Range<Int>) -> [Element]) {
+        self.count = count
+        self.batchSize = max(batchSize, 1)
+        self.load = load
+    }
+
+    func element(at position: Int) -> Element {
+        let start = position / batchSize * batchSize
+        if start != batchStart {
+            batch = []
+            batch = load(start..<min(start + batchSize, count))
+            batchStart = start
+        }
+        return batch[position - start]
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+extension ModelContext {
+    /// The identifiers of the models matching a descriptor, without loading the models.
+    ///
+    /// Unsaved inserts and deletes are reflected when `includePendingChanges` is true; that
+    /// cannot be combined with sorting (``SwiftDataError/sortingPendingChangesWithIdentifiers``).
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        let layout = try layout(for: T.self)
+        if descriptor.includePendingChanges && hasPendingChanges(of: layout) {
+            if !descriptor.sortBy.isEmpty {
+                throw SwiftDataError(.sortingPendingChangesWithIdentifiers, "fetchIdentifiers cannot sort this context's unsaved \(layout.entityName) changes; save first, or set includePendingChanges to false")
+            }
+            return try fetch(descriptor).map(\.persistentModelID)
+        }
+        let store = try container.store(for: layout)
+        return try primaryKeys(descriptor, layout: layout, store: store).map {
+            PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, key: .permanent($0))
+        }
+    }
+
+    /// The identifiers of the models matching a descriptor, as a collection.
+    public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<PersistentIdentifier> {
+        let identifiers = try fetchIdentifiers(descriptor)
+        return FetchResultsCollection(storage: FetchResultsStorage(count: identifiers.count, batchSize: batchSize) { Array(identifiers[$0]) })
+    }
+
+    /// The models matching a descriptor, loaded `batchSize` at a time as the collection is walked.
+    ///
+    /// Throws ``SwiftDataError/includePendingChangesWithBatchSize`` when the descriptor asks for
+    /// pending changes and the context has unsaved changes of this model: batches are read from
+    /// the store.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, batchSize: Int) throws -> FetchResultsCollection<T> {
+        let layout = try layout(for: T.self)
+        if descriptor.includePendingChanges && hasPendingChanges(of: layout) {
+            throw SwiftDataError(.includePendingChangesWithBatchSize, "a batched fetch reads from the store, so it cannot include this context's unsaved \(layout.entityName) changes; save first, or set includePendingChanges to false")
+        }
+        let store = try container.store(for: layout)
+        let keys = try primaryKeys(descriptor, layout: layout, store: store)
+        return FetchResultsCollection(storage: FetchResultsStorage(count: keys.count, batchSize: batchSize) { [self] range in
+            do {
+                return try models(T.self, keys: keys[range], layout: layout, store: store)
+            } catch {
+                Log.general.error("a batched fetch of \(layout.entityName) could not load its next batch: \(error)")
+                return keys[range].compactMap { hollowModel(T.self, layout: layout, primaryKey: $0, store: store) }
+            }
+        })
+    }
+
+    /// Calls `block` with each model matching a descriptor, loading `batchSize` models at a time
+    /// and letting each batch go before loading the next, so memory stays flat over large results.
+    ///
+    /// ```swift
+    /// var total = 0.0
+    /// try context.enumerate(FetchDescriptor<Expense>(), batchSize: 1_000) { total += $0.amount }
+    /// ```
+    ///
+    /// Models the block changes stay in memory until saved. Unless `allowEscapingMutations` is true,
+    /// enumeration throws ``SwiftDataError/unsavedChangesDuringEnumeration`` when a batch ends with
+    /// unsaved changes in the context; save inside the block's batches, or allow it.
+    public func enumerate<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>,
+        batchSize: Int = 5_000,
+        allowEscapingMutations: Bool = false,
+        block: (T) throws -> Void
+    ) throws {
+        let layout = try layout(for: T.self)
+        let store = try container.store(for: layout)
+        let keys = try primaryKeys(descriptor, layout: layout, store: store)
+        for chunk in keys.chunked(batchSize) {
+            try checkEnumeration(allowEscapingMutations, layout: layout)
+            for model in try models(T.self, keys: chunk, layout: layout, store: store) {
+                try block(model)
+            }
+        }
+        try checkEnumeration(allowEscapingMutations, layout: layout)
+    }
+
+    /// Marks every model matching a predicate for deletion; the next save applies delete rules and
+    /// removes them.
+    ///
+    /// ```swift
+    /// try context.delete(model: Expense.self, where: #Predicate { $0.amount == 0 })
+    /// try context.save()
+    /// ```
+    public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
+        for match in try fetch(FetchDescriptor<T>(predicate: predicate)) {
+            deleteModel(match)
+        }
+    }
+
+    // MARK: Helpers
+
+    private func checkEnumeration(_ allowEscapingMutations: Bool, layout: ModelLayout) throws {
+        if !allowEscapingMutations && hasChanges {
+            throw SwiftDataError(.unsavedChangesDuringEnumeration, "enumerating \(layout.entityName) found unsaved changes in the context, which would keep the models walked past in memory; save before enumerating and inside the block, or pass allowEscapingMutations: true")
+        }
+    }
+
+    func hasPendingChanges(of layout: ModelLayout) -> Bool {
+        !pendingModels(of: layout).isEmpty
+    }
+
+    /// The primary keys of the rows a descriptor selects, in its order.
+    func primaryKeys<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout, store: SQLiteStore) throws -> [Int64] {
+        var builder = QueryBuilder(root: layout)
+        let select = try builder.select(descriptor, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
+        var keys: [Int64] = []
+        try store.read { connection in
+            try store.query(select, on: connection) { row in keys.append(row.int64(at: 0)) }
+        }
+        return keys
+    }
+
+    /// The models with the given keys, in the keys' order.
+    func models<T: PersistentModel>(_ type: T.Type, keys: ArraySlice<Int64>, layout: ModelLayout, store: SQLiteStore) throws -> [T] {
+        var byKey: [Int64: T] = [:]
+        byKey.reserveCapacity(keys.count)
+        let select = SQLSelect(
+            columns: ModelContext.rowColumns(layout, alias: "t0"),
+            from: SQLTableReference(table: layout.tableName, alias: "t0"),
+            whereClause: .in(.column(table: "t0", name: ModelLayout.primaryKeyColumn), keys.map { .bind(.integer($0)) }))
+        try store.read { connection in
+            try store.query(select, on: connection) { row in
+                if let model = try self.materialize(layout, row: row, store: store) as? T {
+                    byKey[model.persistentBackingData.primaryKey ?? 0] = model
+                }
+            }
+        }
+        return keys.compactMap { byKey[$0] ?? hollowModel(T.self, layout: layout, primaryKey: $0, store: store) }
+    }
+
+    /// A registered model with no loaded values, for a row that disappeared.
+    private func hollowModel<T: PersistentModel>(_ type: T.Type, layout: ModelLayout, primaryKey: Int64, store: SQLiteStore) -> T? {
+        if let registered = registered(layout: layout, primaryKey: primaryKey) as? T { return registered }
+        let data = BackingData(layout: layout)
+        data.primaryKey = primaryKey
+        data.storeIdentifier = store.identifier
+        data.context = self
+        data.state = .managed
+        let model = T(backingData: data)
+        register(model, layout: layout, primaryKey: primaryKey)
+        return model
+    }
+}
