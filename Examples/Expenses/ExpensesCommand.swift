@@ -69,6 +69,9 @@ extension ExpensesCommand {
         @Option(help: "Only expenses on or before this day (yyyy-MM-dd).")
         var to: String?
 
+        @Option(help: "Only expenses whose note or category contains this text (ignoring case and accents).")
+        var search: String?
+
         @MainActor
         func run() async throws {
             let (context, _) = try options.open()
@@ -76,13 +79,19 @@ extension ExpensesCommand {
             let end = try to.map { try parseDay($0).addingTimeInterval(86_400) } ?? .distantFuture
             guard start < end else { throw ValidationError("--from must not be after --to.") }
 
-            // Filtering belongs in the query: the predicate runs in the store.
-            let predicate: Predicate<Expense>
-            if let category {
-                _ = try Lookup.category(named: category, in: context)
-                predicate = #Predicate { $0.category?.name == category && $0.date >= start && $0.date < end }
-            } else {
-                predicate = #Predicate { $0.date >= start && $0.date < end }
+            if let category { _ = try Lookup.category(named: category, in: context) }
+            // Filtering belongs in the query: one predicate, run in the store. The parts for
+            // options not given are constant `true` and drop out of the SQL.
+            let anyCategory = category == nil
+            let categoryName = category ?? ""
+            let anyText = search == nil
+            let text = search ?? ""
+            let predicate = #Predicate<Expense> { expense in
+                (anyCategory || expense.category?.name == categoryName)
+                    && expense.date >= start && expense.date < end
+                    && (anyText
+                        || (expense.note?.localizedStandardContains(text) ?? false)
+                        || (expense.category?.name.localizedStandardContains(text) ?? false))
             }
             let expenses = try context.fetch(FetchDescriptor<Expense>(predicate: predicate, sortBy: [SortDescriptor(\.date, order: .reverse)]))
             let numbers = Dictionary(uniqueKeysWithValues: try newestFirst(context).enumerated().map { ($1.persistentModelID, $0 + 1) })

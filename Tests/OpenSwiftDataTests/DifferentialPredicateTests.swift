@@ -199,3 +199,26 @@ import Testing
         Self.check(store, #Predicate<QPerson> { $0.team.flatMap { $0.sponsors.contains(where: { $0.budget > 1_000 }) } == true }, expectMatches: true)
     }
 }
+
+/// Enums with payloads and structs are compared by their stored JSON, which is canonical.
+@Suite struct CodableValuePredicateTests {
+    @Test(arguments: StoreKind.allCases)
+    func codableValuesCompareByValue(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Sample.self])
+        let context = store.context()
+        let home = Address(street: "1 Main St", city: "Springfield", postcode: nil)
+        context.insert(Sample(shape: .circle(radius: 1), address: home))
+        context.insert(Sample(shape: .circle(radius: 2), address: Address(street: "2", city: "Shelbyville", postcode: "9")))
+        context.insert(Sample(shape: .rectangle(width: 1, height: 2), address: home, optionalMood: .mixed))
+        try context.save()
+        let circle = Shape.circle(radius: 1)
+        let happy = Mood.happy
+        let missing: Address? = nil
+        DifferentialPredicateTests.check(store, #Predicate<Sample> { $0.shape == circle }, expectMatches: true)
+        DifferentialPredicateTests.check(store, #Predicate<Sample> { $0.shape != circle }, expectMatches: true)
+        DifferentialPredicateTests.check(store, #Predicate<Sample> { $0.address == home }, expectMatches: true)
+        DifferentialPredicateTests.check(store, #Predicate<Sample> { $0.optionalAddress == missing }, expectMatches: true)
+        DifferentialPredicateTests.check(store, #Predicate<Sample> { $0.mood == happy && $0.optionalMood != nil }, expectMatches: true)
+        DifferentialPredicateTests.check(store, #Predicate<Sample> { $0.list.contains(2) && $0.names["a"] == 1 }, expectMatches: true)
+    }
+}
