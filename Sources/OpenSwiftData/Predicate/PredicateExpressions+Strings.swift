@@ -11,6 +11,7 @@ extension PredicateExpressions {
     /// `root.localizedStandardContains(other)`: case- and diacritic-insensitive, locale-aware search.
     public struct StringLocalizedStandardContains<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// The result: whether the text was found.
         public typealias Output = Bool
         /// The string searched.
         public let root: Root
@@ -32,6 +33,7 @@ extension PredicateExpressions {
     /// `root.caseInsensitiveCompare(other)`.
     public struct StringCaseInsensitiveCompare<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// The result: how the strings order.
         public typealias Output = ComparisonResult
         /// The string compared.
         public let root: Root
@@ -53,6 +55,7 @@ extension PredicateExpressions {
     /// `root.localizedCompare(other)`.
     public struct StringLocalizedCompare<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
     where Root.Output: StringProtocol, Other.Output: StringProtocol {
+        /// The result: how the strings order.
         public typealias Output = ComparisonResult
         /// The string compared.
         public let root: Root
