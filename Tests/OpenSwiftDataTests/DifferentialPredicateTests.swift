@@ -222,3 +222,28 @@ import Testing
         DifferentialPredicateTests.check(store, #Predicate<Sample> { $0.list.contains(2) && $0.names["a"] == 1 }, expectMatches: true)
     }
 }
+
+/// `is` and `as?` are answered from the schema. Built from nodes directly: written with `#Predicate`,
+/// a check on an optional draws a compiler warning.
+@Suite struct TypeCheckPredicateTests {
+    @Test func typeChecksAndCastsFollowTheSchema() throws {
+        let store = try DifferentialPredicateTests.fixture(.memory)
+        typealias P = PredicateExpressions
+        let hasTeam = Predicate<QPerson> { person in
+            P.TypeCheck<P.KeyPath<P.Variable<QPerson>, QTeam?>, QTeam>(P.build_KeyPath(root: person, keyPath: \.team))
+        }
+        DifferentialPredicateTests.check(store, hasTeam, expectMatches: true)
+        let isSponsor = Predicate<QPerson> { person in
+            P.TypeCheck<P.KeyPath<P.Variable<QPerson>, QTeam?>, QSponsor>(P.build_KeyPath(root: person, keyPath: \.team))
+        }
+        DifferentialPredicateTests.check(store, isSponsor, expectMatches: false)
+        let castName = Predicate<QPerson> { person in
+            P.build_Equal(
+                lhs: P.build_flatMap(P.ConditionalCast<P.KeyPath<P.Variable<QPerson>, QTeam?>, QTeam>(P.build_KeyPath(root: person, keyPath: \.team))) { team in
+                    P.build_KeyPath(root: team, keyPath: \.name)
+                },
+                rhs: P.build_Arg(Optional("Tigers")))
+        }
+        DifferentialPredicateTests.check(store, castName, expectMatches: true)
+    }
+}
