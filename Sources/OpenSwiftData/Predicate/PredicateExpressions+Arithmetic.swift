@@ -19,66 +19,57 @@ private func operands(_ translator: inout PredicateTranslator, _ lhs: PredicateO
     return (try translator.value(of: lhs, codec: info.codec, node: node), try translator.value(of: rhs, codec: info.codec, node: node), info)
 }
 
+/// Translates a binary arithmetic node: folds it when both sides are constants, otherwise
+/// builds its SQL from the two operand expressions.
+private func binary(
+    _ lhs: Any, _ rhs: Any, node: Any, _ translator: inout PredicateTranslator,
+    fold: (PredicateBindings) throws -> Any, build: (SQLExpression, SQLExpression) throws -> SQLExpression
+) throws -> PredicateOperand {
+    let left = try translator.translate(lhs)
+    let right = try translator.translate(rhs)
+    if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
+        return .constant(try fold(translator.constantBindings))
+    }
+    let (l, r, info) = try operands(&translator, left, right, node: node)
+    return .sql(try build(l, r), info)
+}
+
 extension PredicateExpressions.Arithmetic: SQLTranslatablePredicate {
     func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
-        let left = try translator.translate(lhs)
-        let right = try translator.translate(rhs)
-        if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
-            return .constant(try evaluate(translator.constantBindings))
+        try binary(lhs, rhs, node: self, &translator, fold: evaluate) { l, r in
+            switch op {
+            case .add: return .binary(l, .add, r)
+            case .subtract: return .binary(l, .subtract, r)
+            case .multiply: return .binary(l, .multiply, r)
+            @unknown default: throw PredicateTranslator.unsupported(self, "unknown arithmetic operator")
+            }
         }
-        let (l, r, info) = try operands(&translator, left, right, node: self)
-        let op: SQLBinaryOperator
-        switch self.op {
-        case .add: op = .add
-        case .subtract: op = .subtract
-        case .multiply: op = .multiply
-        @unknown default:
-            throw PredicateTranslator.unsupported(self, "unknown arithmetic operator")
-        }
-        return .sql(.binary(l, op, r), info)
     }
 }
 
 extension PredicateExpressions.IntDivision: SQLTranslatablePredicate {
     func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
-        let left = try translator.translate(lhs)
-        let right = try translator.translate(rhs)
-        if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
-            return .constant(try evaluate(translator.constantBindings))
-        }
-        let (l, r, info) = try operands(&translator, left, right, node: self)
-        return .sql(.binary(l, .divide, r), info)
+        try binary(lhs, rhs, node: self, &translator, fold: evaluate) { .binary($0, .divide, $1) }
     }
 }
 
 extension PredicateExpressions.IntRemainder: SQLTranslatablePredicate {
     func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
-        let left = try translator.translate(lhs)
-        let right = try translator.translate(rhs)
-        if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
-            return .constant(try evaluate(translator.constantBindings))
-        }
-        let (l, r, info) = try operands(&translator, left, right, node: self)
-        return .sql(.binary(l, .remainder, r), info)
+        try binary(lhs, rhs, node: self, &translator, fold: evaluate) { .binary($0, .remainder, $1) }
     }
 }
 
 extension PredicateExpressions.FloatDivision: SQLTranslatablePredicate {
     func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
-        let left = try translator.translate(lhs)
-        let right = try translator.translate(rhs)
-        if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
-            return .constant(try evaluate(translator.constantBindings))
+        try binary(lhs, rhs, node: self, &translator, fold: evaluate) { l, r in
+            // Swift: x / 0 is +inf, -inf or nan; SQLite gives NULL, so spell infinity out (9e999).
+            let infinity = SQLExpression.raw("9e999")
+            let byZero = SQLExpression.caseWhen([
+                (.binary(l, .greater, .constant(.integer(0))), infinity),
+                (.binary(l, .less, .constant(.integer(0))), .negate(infinity)),
+            ], else: .constant(.null))
+            return .caseWhen([(.binary(r, .equal, .constant(.integer(0))), byZero)], else: .binary(.cast(l, .real), .divide, r))
         }
-        let (l, r, info) = try operands(&translator, left, right, node: self)
-        // Swift: x / 0 is +inf, -inf or nan; SQLite gives NULL, so spell infinity out (9e999).
-        let infinity = SQLExpression.raw("9e999")
-        let byZero = SQLExpression.caseWhen([
-            (.binary(l, .greater, .constant(.integer(0))), infinity),
-            (.binary(l, .less, .constant(.integer(0))), .negate(infinity)),
-        ], else: .constant(.null))
-        let quotient = SQLExpression.binary(.cast(l, .real), .divide, r)
-        return .sql(.caseWhen([(.binary(r, .equal, .constant(.integer(0))), byZero)], else: quotient), info)
     }
 }
 

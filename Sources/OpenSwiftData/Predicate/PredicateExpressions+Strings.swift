@@ -109,48 +109,32 @@ extension PredicateExpressions.StringLocalizedStandardContains: Sendable where R
 extension PredicateExpressions.StringCaseInsensitiveCompare: Sendable where Root: Sendable, Other: Sendable {}
 extension PredicateExpressions.StringLocalizedCompare: Sendable where Root: Sendable, Other: Sendable {}
 
-extension PredicateExpressions.StringLocalizedStandardContains: Codable where Root: Codable, Other: Codable {
-    /// Encodes both operands.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        try container.encode(root)
-        try container.encode(other)
-    }
-    /// Decodes both operands.
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        root = try container.decode(Root.self)
-        other = try container.decode(Other.self)
-    }
+extension PredicateExpressions.StringLocalizedStandardContains: Codable, _StringPairExpression where Root: Codable, Other: Codable {}
+extension PredicateExpressions.StringCaseInsensitiveCompare: Codable, _StringPairExpression where Root: Codable, Other: Codable {}
+extension PredicateExpressions.StringLocalizedCompare: Codable, _StringPairExpression where Root: Codable, Other: Codable {}
+
+/// The coding the three string expressions share: their two operands, in order.
+public protocol _StringPairExpression: Codable {
+    associatedtype Root: Codable
+    associatedtype Other: Codable
+    var root: Root { get }
+    var other: Other { get }
+    init(root: Root, other: Other)
 }
 
-extension PredicateExpressions.StringCaseInsensitiveCompare: Codable where Root: Codable, Other: Codable {
+extension _StringPairExpression {
     /// Encodes both operands.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         try container.encode(root)
         try container.encode(other)
     }
-    /// Decodes both operands.
-    public init(from decoder: any Decoder) throws {
-        var container = try decoder.unkeyedContainer()
-        root = try container.decode(Root.self)
-        other = try container.decode(Other.self)
-    }
-}
 
-extension PredicateExpressions.StringLocalizedCompare: Codable where Root: Codable, Other: Codable {
-    /// Encodes both operands.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.unkeyedContainer()
-        try container.encode(root)
-        try container.encode(other)
-    }
     /// Decodes both operands.
     public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
-        root = try container.decode(Root.self)
-        other = try container.decode(Other.self)
+        let root = try container.decode(Root.self)
+        self.init(root: root, other: try container.decode(Other.self))
     }
 }
 #endif
