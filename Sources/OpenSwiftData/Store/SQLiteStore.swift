@@ -6,9 +6,15 @@ import Foundation
 ///
 /// On first open it creates the tables; later opens check that the file was written with the same
 /// model (a fingerprint in its metadata table) and refuse it with a clear error otherwise.
-/// Every save is one `BEGIN IMMEDIATE … COMMIT` transaction.
 ///
-/// `@unchecked Sendable`: the connection is only used while `lock` is held.
+/// One writer connection runs every save as one `BEGIN IMMEDIATE … COMMIT` transaction; a pool of
+/// reader connections serves fetches at the same time (WAL lets readers see the last committed
+/// state while a write is in progress). Waits for other writers, in this process or another, are
+/// absorbed by SQLite's busy handler, so `SQLITE_BUSY` does not reach callers under normal contention.
+/// An in-memory store has a single connection for both.
+///
+/// `@unchecked Sendable`: the writer is only used while `writerLock` is held, and each reader by
+/// one caller at a time (the pool hands it out exclusively).
 final class SQLiteStore: @unchecked Sendable {
     let identifier: String
     let configuration: ModelConfiguration
@@ -16,6 +22,9 @@ final class SQLiteStore: @unchecked Sendable {
     let dialect: any SQLDialect = SQLiteDialect()
     private let connection: SQLiteConnection
     private let lock = NSRecursiveLock()
+    private let readers: ReaderPool?
+    /// How long a connection waits for another writer before giving up, in milliseconds.
+    static let busyTimeout: Int32 = 30_000
     /// Statements recorded while tracing is on (tests assert the SQL that ran).
     private let trace = Locked<[RenderedSQL]?>(nil)
 
@@ -52,7 +61,7 @@ final class SQLiteStore: @unchecked Sendable {
         }
         let fingerprint = layouts.sorted { $0.entityName < $1.entityName }.map(\.fingerprintDescription).joined(separator: "\n")
         do {
-            sqlite3_busy_timeout(connection.handle, 5_000)
+            sqlite3_busy_timeout(connection.handle, SQLiteStore.busyTimeout)
             // Reading the schema fails with SQLITE_NOTADB on a file that is not a database.
             let tables = try SQLiteStore.tableNames(connection)
             if !configuration.isStoredInMemoryOnly && configuration.allowsSave {
@@ -82,15 +91,20 @@ final class SQLiteStore: @unchecked Sendable {
             }
             throw SwiftDataError(.loadIssueModelContainer, "cannot read the store file \(path): \(error.description)")
         }
+        readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave)
     }
 
     // MARK: Access
 
-    /// Runs `body` with the connection for reading.
+    /// Runs `body` with a connection for reading: a pooled reader, which sees the last committed
+    /// state even while a save is writing.
     func read<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
-        lock.lock()
-        defer { lock.unlock() }
         do {
+            if let readers {
+                return try readers.withConnection(body)
+            }
+            lock.lock()
+            defer { lock.unlock() }
             return try body(connection)
         } catch let error as SQLiteError {
             throw SQLiteStore.translate(error)
@@ -327,5 +341,65 @@ enum DDL {
             }
         }
         return statements
+    }
+}
+
+/// Reader connections for a file store, opened on demand up to a maximum and handed out one
+/// caller at a time.
+///
+/// `@unchecked Sendable`: `idle` and `opened` are only touched with `condition` locked, and a
+/// checked-out connection belongs to its caller alone until it is checked in.
+final class ReaderPool: @unchecked Sendable {
+    private let path: String
+    private let maximum: Int
+    private let readOnly: Bool
+    private let condition = NSCondition()
+    private var idle: [SQLiteConnection] = []
+    private var opened = 0
+
+    init(path: String, maximum: Int, readOnly: Bool) {
+        self.path = path
+        self.maximum = maximum
+        self.readOnly = readOnly
+    }
+
+    func withConnection<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        return try body(connection)
+    }
+
+    private func checkOut() throws -> SQLiteConnection {
+        condition.lock()
+        while idle.isEmpty && opened >= maximum {
+            condition.wait()
+        }
+        if let connection = idle.popLast() {
+            condition.unlock()
+            return connection
+        }
+        opened += 1
+        condition.unlock()
+        do {
+            // Opened read-write (unless the store is read-only) so WAL's shared-memory index can be
+            // used, but limited to queries.
+            let connection = try SQLiteConnection(path: path, readOnly: readOnly, create: false)
+            sqlite3_busy_timeout(connection.handle, SQLiteStore.busyTimeout)
+            try connection.execute("PRAGMA query_only = 1")
+            return connection
+        } catch {
+            condition.lock()
+            opened -= 1
+            condition.signal()
+            condition.unlock()
+            throw error
+        }
+    }
+
+    private func checkIn(_ connection: SQLiteConnection) {
+        condition.lock()
+        idle.append(connection)
+        condition.signal()
+        condition.unlock()
     }
 }
