@@ -51,9 +51,20 @@ let package = Package(
             dependencies: ["OpenSwiftData"],
             path: "Examples/School"
         ),
+        // Test support: a model shared with a second process, and that process.
+        .target(
+            name: "TestModels",
+            dependencies: ["OpenSwiftData"],
+            path: "Tests/TestModels"
+        ),
+        .executableTarget(
+            name: "openswiftdata-test-writer",
+            dependencies: ["OpenSwiftData", "TestModels"],
+            path: "Tests/TestWriter"
+        ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData"]
+            dependencies: ["OpenSwiftData", "TestModels", "openswiftdata-test-writer"]
         ),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

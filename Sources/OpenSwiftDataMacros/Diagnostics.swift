@@ -29,6 +29,9 @@ struct ModelDiagnostic: DiagnosticMessage, Error {
             message: "@Transient property '\(name)' needs a default value, because models loaded from the store are created without running your initializer",
             id: "transientNeedsDefault")
     }
+    static let notAnActor = ModelDiagnostic(
+        message: "@ModelActor can only be applied to an actor",
+        id: "notAnActor")
     static let missingGenericArgument = ModelDiagnostic(
         message: "name the model type as a generic argument, for example #Unique<Person>([\\.name])",
         id: "missingGenericArgument")

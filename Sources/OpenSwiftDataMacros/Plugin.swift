@@ -9,5 +9,6 @@ struct OpenSwiftDataMacrosPlugin: CompilerPlugin {
         MarkerMacro.self,
         UniqueMacro.self,
         IndexMacro.self,
+        ModelActorMacro.self,
     ]
 }

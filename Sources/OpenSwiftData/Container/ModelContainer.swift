@@ -97,8 +97,10 @@ public final class ModelContainer: Sendable {
     public var mainContext: ModelContext {
         if let context = mainContextBox.context { return context }
         let context = ModelContext(self)
+        context.isMainContext = true
         context.autosaveEnabled = true
         mainContextBox.context = context
+        ExitAutosave.register(context)
         return context
     }
 

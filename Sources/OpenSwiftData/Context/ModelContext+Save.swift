@@ -13,11 +13,26 @@ extension ModelContext {
     /// context.delete(classroom)      // studentList has deleteRule: .cascade
     /// try context.save()             // the classroom and its students are gone
     /// ```
+    ///
+    /// Observers of ``willSave`` run first (and may still change models); observers of ``didSave``
+    /// run after the commit, with the saved models' identifiers.
     public func save() throws {
         guard hasChanges else { return }
+        guard !isSaving else {
+            throw SwiftDataError(.invalidTransactionFetchRequest, "save() was called while this context was already saving (from a willSave observer); make the changes there and let the running save write them")
+        }
+        isSaving = true
+        defer { isSaving = false }
+        NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         var plan = try SavePlan(context: self)
         try plan.write()
-        plan.apply()
+        let summary = withUndoRegistrationDisabled { plan.apply() }
+        isSaving = false
+        NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
+            NotificationKey.insertedIdentifiers.rawValue: summary.inserted,
+            NotificationKey.updatedIdentifiers.rawValue: summary.updated,
+            NotificationKey.deletedIdentifiers.rawValue: summary.deleted,
+        ])
     }
 }
 
@@ -374,9 +389,17 @@ struct SavePlan {
 
     // MARK: After the commit
 
+    /// The identifiers a save reports in ``ModelContext/didSave``.
+    struct Summary {
+        var inserted: [PersistentIdentifier] = []
+        var updated: [PersistentIdentifier] = []
+        var deleted: [PersistentIdentifier] = []
+    }
+
     /// Brings the context in line with what was written: permanent identifiers, cleared change
     /// sets, nullified references, deleted models removed.
-    func apply() {
+    func apply() -> Summary {
+        var summary = Summary()
         for model in inserted {
             let data = model.persistentBackingData
             guard let primaryKey = assignedKeys[ObjectIdentifier(model)] else { continue }
@@ -385,9 +408,11 @@ struct SavePlan {
             data.state = .managed
             data.commitChanges()
             context.register(model, layout: data.layout, primaryKey: primaryKey)
+            summary.inserted.append(model.persistentModelID)
         }
         for model in changed {
             model.persistentBackingData.commitChanges()
+            summary.updated.append(model.persistentModelID)
         }
         for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
             let data = item.model.persistentBackingData
@@ -402,6 +427,7 @@ struct SavePlan {
         for model in deleted {
             let data = model.persistentBackingData
             if let primaryKey = data.primaryKey {
+                summary.deleted.append(model.persistentModelID)
                 context.unregister(layout: data.layout, primaryKey: primaryKey)
             }
             data.context = nil
@@ -411,5 +437,6 @@ struct SavePlan {
         context.insertedSet.removeAll()
         context.changedSet.removeAll()
         context.deletedSet.removeAll()
+        return summary
     }
 }

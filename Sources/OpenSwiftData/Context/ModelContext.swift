@@ -19,10 +19,30 @@ public final class ModelContext {
     /// The container the context belongs to.
     public let container: ModelContainer
     /// Whether the context saves automatically. `false` for contexts you create; `true` for
-    /// ``ModelContainer/mainContext``.
-    public var autosaveEnabled: Bool = false
+    /// ``ModelContainer/mainContext``, which then saves shortly after models change (once the code
+    /// changing them yields the main actor) and when the process exits or gets SIGINT/SIGTERM.
+    /// A failed autosave is logged and posted as ``autosaveFailed``.
+    public var autosaveEnabled: Bool = false {
+        didSet { if autosaveEnabled && hasChanges { scheduleAutosave() } }
+    }
+    /// The container's main context: the only one that autosaves on its own.
+    var isMainContext = false
+    var autosaveScheduled = false
     /// A name recorded with the context's saves (for history and notifications).
     public var author: String?
+    /// Whether a save is running (autosave and nested saves wait for it).
+    var isSaving = false
+
+    /// Records inserts, deletes and property changes (relationships and their inverses included)
+    /// so they can be undone and redone. `nil` (the default) records nothing. ``rollback()``
+    /// clears its actions.
+    ///
+    /// ```swift
+    /// context.undoManager = UndoManager()
+    /// trip.name = "Kyoto"
+    /// context.undoManager?.undo()
+    /// ```
+    public var undoManager: UndoManager?
 
     /// One instance per row: per entity layout, primary key to model.
     private var registry: [ObjectIdentifier: [Int64: WeakModel]] = [:]
@@ -69,9 +89,7 @@ public final class ModelContext {
             let data = next.persistentBackingData
             if let owner = data.context {
                 if owner === self, data.state == .deleted {
-                    deletedSet.remove(next)
-                    data.state = data.primaryKey == nil ? .inserted : .managed
-                    if data.state == .inserted { insertedSet.insert(next) }
+                    undeleteModel(next)
                 } else if owner !== self {
                     Log.general.error("\(data.layout.entityName) is already registered in another ModelContext; it was not inserted")
                 }
@@ -84,6 +102,8 @@ public final class ModelContext {
             } else {
                 data.state = .inserted
                 insertedSet.insert(next)
+                registerUndo(next) { context, model in context.undoInsertion(model) }
+                if autosaveEnabled { scheduleAutosave() }
             }
             RelationshipMaintenance.fixUpInverses(of: next)
             for index in data.layout.relationshipSlots {
@@ -114,12 +134,60 @@ public final class ModelContext {
             data.state = .deleted
             deletedSet.insert(model)
         case .deleted, .detached:
+            return
+        }
+        registerUndo(model) { context, model in context.undeleteModel(model) }
+        if autosaveEnabled { scheduleAutosave() }
+    }
+
+    /// Cancels a pending deletion; for a deletion already saved, inserts the model again (as a new
+    /// row with its current values).
+    func undeleteModel(_ model: any PersistentModel) {
+        let data = model.persistentBackingData
+        if data.context == nil, data.state == .detached {
+            data.primaryKey = nil
+            data.storeIdentifier = nil
+            insertModel(model)
+            return
+        }
+        guard data.context === self, data.state == .deleted else { return }
+        deletedSet.remove(model)
+        data.state = data.primaryKey == nil ? .inserted : .managed
+        if data.state == .inserted { insertedSet.insert(model) }
+        registerUndo(model) { context, model in context.deleteModel(model) }
+    }
+
+    /// Undoes an insert: an unsaved model leaves the context; a saved one is deleted.
+    func undoInsertion(_ model: any PersistentModel) {
+        let data = model.persistentBackingData
+        guard data.context === self else { return }
+        switch data.state {
+        case .inserted:
+            insertedSet.remove(model)
+            detach(model)
+            registerUndo(model) { context, model in context.insertModel(model) }
+        case .managed:
+            deleteModel(model)
+        case .deleted, .detached:
             break
         }
     }
 
+    /// Registers an undo action on `model` that runs `action` with this context, if it still exists.
+    private func registerUndo(_ model: any PersistentModel, _ action: @escaping (ModelContext, any PersistentModel) -> Void) {
+        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        registerUndo(on: model, undoManager) { [weak self] target in
+            if let self { action(self, target) }
+        }
+    }
+
+    private func registerUndo<M: PersistentModel>(on model: M, _ undoManager: UndoManager, _ handler: @escaping (any PersistentModel) -> Void) {
+        undoManager.registerUndo(withTarget: model) { handler($0) }
+    }
+
     /// Discards unsaved changes: inserted models leave the context, deleted ones come back, and
-    /// edited properties (relationships included) return to their saved values.
+    /// edited properties (relationships included) return to their saved values. The undo
+    /// manager's actions are removed.
     public func rollback() {
         for model in changedSet.all + deletedSet.all {
             model.persistentBackingData.restoreOriginals(of: model)
@@ -138,6 +206,7 @@ public final class ModelContext {
         insertedSet.removeAll()
         changedSet.removeAll()
         deletedSet.removeAll()
+        undoManager?.removeAllActions()
     }
 
     /// Removes every model from the context without saving, like rollback followed by forgetting
@@ -165,6 +234,7 @@ public final class ModelContext {
         if state == .managed || state == .deleted {
             changedSet.insert(model)
         }
+        if autosaveEnabled { scheduleAutosave() }
     }
 
     // MARK: Identity map

@@ -174,7 +174,8 @@ public final class BackingData {
 
     // MARK: Change tracking
 
-    /// Records the slot's committed value before its first change and tells the context.
+    /// Records the slot's committed value before its first change, tells the context, and
+    /// registers how to undo the change with the context's undo manager.
     func willChange(_ index: Int, of owner: any PersistentModel) {
         switch state {
         case .managed, .deleted:
@@ -182,6 +183,29 @@ public final class BackingData {
             context?.noteChanged(owner)
         case .inserted, .detached:
             break
+        }
+        if let undoManager = context?.undoManager, undoManager.isUndoRegistrationEnabled {
+            registerUndo(index, previous: slots[index], owner: owner, undoManager)
+        }
+    }
+
+    private func registerUndo<Owner: PersistentModel>(_ index: Int, previous: Slot, owner: Owner, _ undoManager: UndoManager) {
+        undoManager.registerUndo(withTarget: owner) { target in
+            target.persistentBackingData.restoreSlot(index, to: previous, of: target)
+        }
+    }
+
+    /// Puts a slot back to an earlier value (an undo or redo): tracked, observed and itself
+    /// undoable, without inverse maintenance (the other side registered its own undo).
+    func restoreSlot(_ index: Int, to slot: Slot, of owner: any PersistentModel) {
+        let apply = {
+            self.willChange(index, of: owner)
+            self.slots[index] = slot
+        }
+        if let typed = layout.properties[index].typed {
+            typed.withMutation(of: owner, apply)
+        } else {
+            apply()
         }
     }
 

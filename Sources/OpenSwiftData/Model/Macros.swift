@@ -83,3 +83,19 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(m
 /// ```
 @freestanding(declaration, names: named(_$indices))
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")
+
+/// Makes an actor a ``ModelActor``: it gets `modelContainer`, `modelExecutor` (a
+/// ``DefaultSerialModelExecutor`` with a new context) and `init(modelContainer:)`.
+///
+/// ```swift
+/// @ModelActor
+/// actor Importer {
+///     func add(_ name: String) throws {
+///         modelContext.insert(Trip(name: name))
+///         try modelContext.save()
+///     }
+/// }
+/// ```
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelActorMacro")

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// willSave / didSave notifications, transactions, and autosave.
+@Suite struct SaveNotificationTests {
+    /// Collects notifications posted synchronously during `body`.
+    private func notifications(_ name: Notification.Name, from context: ModelContext, during body: () throws -> Void) rethrows -> [Notification] {
+        let collected = NotificationBox()
+        let observer = NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { collected.append($0) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try body()
+        return collected.items
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func didSaveCarriesTheSavedIdentifiers(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let food = Category(name: "Food")
+        let lunch = Expense(amount: 1, category: food)
+        let taxi = Expense(amount: 2)
+        context.insert(lunch)
+        context.insert(taxi)
+        try context.save()
+
+        lunch.amount = 5
+        context.delete(taxi)
+        let added = Expense(amount: 3)
+        context.insert(added)
+        let taxiID = taxi.persistentModelID
+        var willSave: [Notification] = []
+        let didSave = try notifications(ModelContext.didSave, from: context) {
+            willSave = try notifications(ModelContext.willSave, from: context) { try context.save() }
+        }
+        #expect(willSave.count == 1)
+        #expect(didSave.count == 1)
+        let info = try #require(didSave.first?.userInfo)
+        #expect(info[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] == [added.persistentModelID])
+        #expect(info[ModelContext.NotificationKey.updatedIdentifiers.rawValue] as? [PersistentIdentifier] == [lunch.persistentModelID])
+        #expect(info[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier] == [taxiID])
+        #expect(!added.persistentModelID.isTemporary)
+        // A save with nothing to write posts nothing.
+        #expect(try notifications(ModelContext.didSave, from: context) { try context.save() }.isEmpty)
+    }
+
+    @Test func changesMadeInWillSaveAreSaved() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let context = store.context()
+        context.insert(Expense(amount: 1))
+        // Observers run synchronously on the saving thread; the box only carries the context there.
+        let box = ContextBox(context: context)
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.willSave, object: context, queue: nil) { _ in
+            box.context.insert(Expense(amount: 2))
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try context.save()
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 2)
+        #expect(!context.hasChanges)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func transactionSavesOnceOrRollsBack(_ kind: StoreKind) throws {
+        struct Refused: Error {}
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let kept = Expense(amount: 1)
+        context.insert(kept)  // pending before the transaction: saved first
+        let statements = try store.sql {
+            try context.transaction {
+                context.insert(Expense(amount: 2))
+                context.insert(Expense(amount: 3))
+            }
+        }
+        #expect(statements.filter { $0.text == "COMMIT" }.count == 2)
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 3)
+
+        #expect(throws: Refused.self) {
+            try context.transaction {
+                kept.amount = 100
+                context.insert(Expense(amount: 4))
+                throw Refused()
+            }
+        }
+        #expect(!context.hasChanges)
+        #expect(kept.amount == 1)
+        #expect(try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.amount) == [1, 2, 3])
+    }
+
+    @Test @MainActor func mainContextAutosavesAfterChanges() async throws {
+        let store = try TestStore(.file, [Expense.self])
+        let main = store.container.mainContext
+        let saved = NotificationBox()
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: main, queue: nil) { saved.append($0) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        main.insert(Expense(amount: 7))
+        main.insert(Expense(amount: 8))
+        #expect(saved.items.isEmpty)  // not while the changing code runs
+        for _ in 0..<100 where saved.items.isEmpty { await Task.yield() }
+        #expect(saved.items.count == 1)  // both changes in one save
+        #expect(!main.hasChanges)
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 2)
+
+        // A context made by hand does not autosave.
+        let manual = store.context()
+        manual.insert(Expense(amount: 9))
+        for _ in 0..<20 { await Task.yield() }
+        #expect(manual.hasChanges)
+    }
+
+    @Test @MainActor func autosaveFailuresAreReported() async throws {
+        let writable = try TestStore(.file, [Expense.self])
+        let url = try #require(writable.url)
+        let setup = writable.context()
+        setup.insert(Expense(amount: 1))
+        try setup.save()
+        let readOnly = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(url: url, allowsSave: false))
+        let main = readOnly.mainContext
+        let failures = NotificationBox()
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.autosaveFailed, object: main, queue: nil) { failures.append($0) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let expense = try #require(try main.fetch(FetchDescriptor<Expense>()).first)
+        expense.amount = 2
+        for _ in 0..<100 where failures.items.isEmpty { await Task.yield() }
+        let error = try #require(failures.items.first?.userInfo?["error"] as? SwiftDataError)
+        #expect(error == .readOnlyStore)
+        #expect(main.hasChanges)  // nothing lost: the change is still pending
+    }
+}
+
+/// A thread-safe list of notifications.
+final class NotificationBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Notification] = []
+    func append(_ notification: Notification) { lock.withLock { stored.append(notification) } }
+    var items: [Notification] { lock.withLock { stored } }
+}
+
+/// Carries a context into a synchronous observer block. `@unchecked Sendable`: the block runs on
+/// the thread that posts, which is the thread using the context.
+struct ContextBox: @unchecked Sendable {
+    let context: ModelContext
+}
