@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
         .executable(name: "expenses", targets: ["expenses"]),
         .executable(name: "school", targets: ["school"]),
+        .executable(name: "sampletrips", targets: ["sampletrips"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
@@ -50,6 +51,11 @@ let package = Package(
             name: "school",
             dependencies: ["OpenSwiftData"],
             path: "Examples/School"
+        ),
+        .executableTarget(
+            name: "sampletrips",
+            dependencies: ["OpenSwiftData"],
+            path: "Examples/SampleTrips"
         ),
         // Test support: a model shared with a second process, and that process.
         .target(

@@ -235,3 +235,50 @@ import Testing
         return messages
     }
 }
+
+/// `@ModelActor`'s expansion.
+@Suite struct ModelActorMacroTests {
+    @Test func modelActorExpansion() {
+        assertMacroExpansion(
+            """
+            @ModelActor
+            actor Importer {
+                func run() {}
+            }
+            """,
+            expandedSource: """
+            actor Importer {
+                func run() {}
+
+                public nonisolated let modelExecutor: any OpenSwiftData.ModelExecutor
+
+                public nonisolated let modelContainer: OpenSwiftData.ModelContainer
+
+                public init(modelContainer: OpenSwiftData.ModelContainer) {
+                    let modelContext = OpenSwiftData.ModelContext(modelContainer)
+                    self.modelExecutor = OpenSwiftData.DefaultSerialModelExecutor(modelContext: modelContext)
+                    self.modelContainer = modelContainer
+                }
+            }
+
+            extension Importer: OpenSwiftData.ModelActor {
+            }
+            """,
+            macroSpecs: ["ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: ["ModelActor"])],
+            failureHandler: ModelMacroTests.record)
+    }
+
+    @Test func onlyActors() {
+        assertMacroExpansion(
+            """
+            @ModelActor
+            class Importer {}
+            """,
+            expandedSource: """
+            class Importer {}
+            """,
+            diagnostics: [DiagnosticSpec(message: "@ModelActor can only be applied to an actor", line: 1, column: 1)],
+            macroSpecs: ["ModelActor": MacroSpec(type: ModelActorMacro.self, conformances: ["ModelActor"])],
+            failureHandler: ModelMacroTests.record)
+    }
+}

@@ -24,10 +24,13 @@ import Testing
         undoManager.undo()
         #expect(lunch.amount == 10)
         #expect(lunch.note == "lunch")
+        #expect(!lunch.hasChanges)       // back at the saved values: nothing to save
+        #expect(!context.hasChanges)
         #expect(undoManager.canRedo)
         undoManager.redo()
         #expect(lunch.amount == 12)
         #expect(lunch.note == nil)
+        #expect(context.hasChanges)
         try context.save()
     }
 

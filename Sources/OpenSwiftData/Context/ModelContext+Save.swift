@@ -17,6 +17,8 @@ extension ModelContext {
     /// Observers of ``willSave`` run first (and may still change models); observers of ``didSave``
     /// run after the commit, with the saved models' identifiers.
     public func save() throws {
+        // A save ends the current undo step: what follows undoes separately.
+        undoManager?.closeImplicitGroup()
         guard hasChanges else { return }
         guard !isSaving else {
             throw SwiftDataError(.invalidTransactionFetchRequest, "save() was called while this context was already saving (from a willSave observer); make the changes there and let the running save write them")

@@ -207,6 +207,32 @@ public final class BackingData {
         } else {
             apply()
         }
+        // Back at the saved value: no longer a change.
+        if let original = originals[index], holdsSameValue(original, slot, property: layout.properties[index]) {
+            originals[index] = nil
+            if originals.isEmpty, state == .managed { context?.changedSet.remove(owner) }
+        }
+    }
+
+    /// Whether two slot values of a property are the same value: equal stored forms for attributes,
+    /// the same models for relationships.
+    private func holdsSameValue(_ a: Slot, _ b: Slot, property: PropertyLayout) -> Bool {
+        switch (a, b) {
+        case (.unloaded, .unloaded):
+            return true
+        case (.toOneKey(let x), .toOneKey(let y)):
+            return x == y
+        case (.value(let x), .value(let y)):
+            if let codec = property.codec {
+                guard let left = try? codec.encode(x), let right = try? codec.encode(y) else { return false }
+                return left == right
+            }
+            guard let access = property.relationshipAccess else { return false }
+            let left = access.models(x), right = access.models(y)
+            return left.count == right.count && zip(left, right).allSatisfy { $0 === $1 }
+        default:
+            return false
+        }
     }
 
     /// Forgets changes after a save.

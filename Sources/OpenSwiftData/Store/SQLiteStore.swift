@@ -13,8 +13,8 @@ import Foundation
 /// absorbed by SQLite's busy handler, so `SQLITE_BUSY` does not reach callers under normal contention.
 /// An in-memory store has a single connection for both.
 ///
-/// `@unchecked Sendable`: the writer is only used while `writerLock` is held, and each reader by
-/// one caller at a time (the pool hands it out exclusively).
+/// `@unchecked Sendable`: the writer (`connection`) is only used while `lock` is held, and each
+/// reader by one caller at a time (the pool hands it out exclusively).
 final class SQLiteStore: @unchecked Sendable {
     let identifier: String
     let configuration: ModelConfiguration

@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(SwiftData)
+import SwiftData
+#else
+import OpenSwiftData
+#endif
+
+// Seed 004 ("Dive deeper into SwiftData"): SampleTrips on the command line. The stores live in a
+// temporary folder, removed at the end, so every run prints the same.
+
+@MainActor
+func run() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-sampletrips-\(ProcessInfo.processInfo.processIdentifier)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+
+    // Two configurations: trips in one file, contacts in another.
+    let trips = ModelConfiguration("SampleTrips", schema: Schema([Trip.self, BucketListItem.self, LivingAccommodation.self]),
+                                   url: folder.appendingPathComponent("SampleTrips.store"))
+    let people = ModelConfiguration("People", schema: Schema([Person.self, Address.self]),
+                                    url: folder.appendingPathComponent("People.store"))
+    let container = try ModelContainer(for: Schema([Trip.self, Person.self]), configurations: trips, people)
+    print("Schema inferred from Trip and Person: \(container.schema.entities.map(\.name).sorted().joined(separator: ", "))")
+
+    // Import off the main actor.
+    let imported = try await TripImporter(modelContainer: container).importTrips(count: 20_000, prefix: "Trip")
+    print("Imported \(imported) trips in batches of 1,000")
+
+    let context = container.mainContext
+    context.insert(Person(name: "Ann", address: Address(street: "1 Lake Road", city: "Hà Nội")))
+    try context.save()
+
+    // "Which trips involve staying at a given hotel?"
+    let hotelNames = ["Grand Hotel", "Harbour Inn"]
+    let atHotels = FetchDescriptor<Trip>(predicate: #Predicate { trip in
+        trip.livingAccommodation.flatMap { hotelNames.contains($0.placeName) } ?? false
+    })
+    print("Trips staying at \(hotelNames.joined(separator: " or ")): \(try context.fetchCount(atHotels))")
+
+    // "Which trips still have activities I need to book?"
+    let toBook = FetchDescriptor<Trip>(predicate: #Predicate { trip in
+        trip.bucketList.contains { $0.isInPlan && !$0.hasReservation }
+    })
+    print("Trips with bucket-list items still to book: \(try context.fetchCount(toBook))")
+
+    // Undo an edit.
+    context.undoManager = UndoManager()
+    var first = FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Trip 1" })
+    first.fetchLimit = 1
+    if let trip = try context.fetch(first).first {
+        trip.destination = "Somewhere else"
+        print("Edited Trip 1's destination to \(trip.destination)")
+        context.undoManager?.undo()
+        print("After undo, Trip 1 goes to \(trip.destination)")
+    }
+
+    // Walk the whole import in batches, memory staying flat.
+    var nights = 0
+    var walked = 0
+    try context.enumerate(FetchDescriptor<Trip>(), batchSize: 5_000) { trip in
+        nights += Int(trip.endDate.timeIntervalSince(trip.startDate) / 86_400)
+        walked += 1
+    }
+    print("Enumerated \(walked) trips: \(nights) nights in all")
+
+    let contacts = try context.fetch(FetchDescriptor<Person>())
+    print("Contacts (in their own store): \(contacts.map { "\($0.name), \($0.address?.city ?? "?")" }.joined(separator: "; "))")
+}
+
+do {
+    try await run()
+} catch {
+    print("sampletrips: \(error)")
+    exit(1)
+}
