@@ -197,3 +197,40 @@ import Testing
         #expect(merged == expected)
     }
 }
+
+/// `delete(model:where:)` runs in the store when the delete rules allow it.
+@Suite struct BatchDeleteTests {
+    @Test(arguments: StoreKind.allCases)
+    func deletesRowsWithOneStatementAndAppliesNullify(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let food = Category(name: "Food")
+        let travel = Category(name: "Travel")
+        for amount in 1...20 { context.insert(Expense(amount: Double(amount), category: amount.isMultiple(of: 2) ? food : travel)) }
+        try context.save()
+
+        let other = store.context()
+        let loaded = try other.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.amount == 20 }))
+        try other.delete(model: Expense.self, where: #Predicate { $0.amount > 15 })
+        #expect(other.hasChanges)
+        #expect(loaded.first?.isDeleted == true)  // a registered match is deleted in memory at once
+        #expect(try other.fetchCount(FetchDescriptor<Expense>()) == 15)  // pending deletes already apply
+        let statements = try store.sql { try other.save() }
+        #expect(statements.starting(with: "DELETE FROM \"Expense\"").count == 2)  // the registered one, then the batch
+        #expect(statements.filter { $0.text.contains("SELECT t0.\"Z_PK\" FROM \"Expense\"") }.count >= 1)
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 15)
+
+        // Deleting categories in the store nullifies their expenses' references.
+        try other.delete(model: Category.self, where: #Predicate { $0.name == "Food" })
+        try other.save()
+        let fresh = store.context()
+        #expect(try fresh.fetch(FetchDescriptor<Category>()).map(\.name) == ["Travel"])
+        #expect(try fresh.fetchCount(FetchDescriptor<Expense>(predicate: #Predicate { $0.category == nil })) == 7)
+
+        // Rollback cancels a pending batch.
+        try other.delete(model: Expense.self)
+        other.rollback()
+        try other.save()
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 15)
+    }
+}

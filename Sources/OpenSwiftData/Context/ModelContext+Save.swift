@@ -47,13 +47,17 @@ struct SavePlan {
     private var nullifications: [(model: any PersistentModel, inverse: PropertyLayout, owner: any PersistentModel)] = []
     private var inserted: [any PersistentModel] = []
     private var changed: [any PersistentModel] = []
+    private let batchDeletes: [ModelContext.BatchDelete]
+    private var batchDeletedKeys: [(layout: ModelLayout, keys: [Int64], store: String)] = []
     /// Primary keys given to inserted models (several models may get the same key when a unique
     /// constraint makes later ones update the first's row).
     private var assignedKeys: [ObjectIdentifier: Int64] = [:]
     private var assignedStores: [ObjectIdentifier: String] = [:]
+    private var storesByLayout: [ObjectIdentifier: SQLiteStore?] = [:]
 
     init(context: ModelContext) throws {
         self.context = context
+        self.batchDeletes = context.pendingBatchDeletes
         try collectDeletions()
         inserted = context.insertedSet.all.filter { !deletedIDs.contains(ObjectIdentifier($0)) }
         changed = context.changedSet.all.filter {
@@ -143,12 +147,16 @@ struct SavePlan {
     /// Writes the plan, one transaction per store involved.
     mutating func write() throws {
         var stores: [SQLiteStore] = []
-        func note(_ model: any PersistentModel) throws {
+        var seenLayouts = Set<ObjectIdentifier>()
+        for model in inserted + changed + deleted + nullifications.filter({ !deletedIDs.contains(ObjectIdentifier($0.model)) }).map(\.model)
+        where seenLayouts.insert(ObjectIdentifier(model.persistentBackingData.layout)).inserted {
             let store = try context.container.store(for: model.persistentBackingData.layout)
             if !stores.contains(where: { $0 === store }) { stores.append(store) }
         }
-        for model in inserted + changed + deleted { try note(model) }
-        for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) { try note(item.model) }
+        for batch in batchDeletes {
+            let store = try context.container.store(for: batch.layout)
+            if !stores.contains(where: { $0 === store }) { stores.append(store) }
+        }
         for store in stores where !store.configuration.allowsSave {
             throw SwiftDataError(.readOnlyStore, "the store '\(store.configuration.name)' was opened with allowsSave: false; nothing was saved")
         }
@@ -159,48 +167,82 @@ struct SavePlan {
         }
     }
 
-    private func belongs(_ model: any PersistentModel, to store: SQLiteStore) -> Bool {
-        (try? context.container.store(for: model.persistentBackingData.layout)) === store
+    /// The store a model's entity lives in, looked up once per entity per save.
+    private mutating func store(of model: any PersistentModel) -> SQLiteStore? {
+        let layout = model.persistentBackingData.layout
+        let key = ObjectIdentifier(layout)
+        if let known = storesByLayout[key] { return known }
+        let store = try? context.container.store(for: layout)
+        storesByLayout[key] = store
+        return store
+    }
+
+    private mutating func belongs(_ model: any PersistentModel, to store: SQLiteStore) -> Bool {
+        self.store(of: model) === store
+    }
+
+    /// Models grouped by entity, keeping their order, for statements prepared once per entity.
+    private func groupedByLayout(_ models: [any PersistentModel]) -> [(layout: ModelLayout, models: [any PersistentModel])] {
+        var positions: [ObjectIdentifier: Int] = [:]
+        var groups: [(layout: ModelLayout, models: [any PersistentModel])] = []
+        for model in models {
+            let layout = model.persistentBackingData.layout
+            if let position = positions[ObjectIdentifier(layout)] {
+                groups[position].models.append(model)
+            } else {
+                positions[ObjectIdentifier(layout)] = groups.count
+                groups.append((layout, [model]))
+            }
+        }
+        return groups
     }
 
     private mutating func write(to store: SQLiteStore, connection: SQLiteConnection) throws {
         let storeInserted = inserted.filter { belongs($0, to: store) }
+        let storeChanged = changed.filter { belongs($0, to: store) }
         let upserts = try assignPrimaryKeys(storeInserted, store: store, connection: connection)
 
-        // Rows for new models.
-        for model in storeInserted where !upserts.contains(ObjectIdentifier(model)) {
-            let data = model.persistentBackingData
-            let layout = data.layout
-            let columns = [ModelLayout.primaryKeyColumn] + layout.storedSlots.map { layout.properties[$0].name }
-            let text = store.render(.insert(table: layout.tableName, columns: columns, orIgnore: false))
-            var values: [SQLValue] = [.integer(assignedKeys[ObjectIdentifier(model)] ?? 0)]
-            for slot in layout.storedSlots { values.append(try storedValue(data, slot: slot)) }
-            try store.execute(text, bindings: values, on: connection)
+        for (layout, models) in groupedByLayout(storeInserted) {
+            let stored = layout.storedSlots
+            let columns = stored.map { layout.properties[$0].name }
+            // Rows for new models: one INSERT, prepared once, run per model.
+            let insertText = store.render(.insert(table: layout.tableName, columns: [ModelLayout.primaryKeyColumn] + columns, orIgnore: false))
+            try store.executeEach(insertText, models.lazy.filter { !upserts.contains(ObjectIdentifier($0)) }, on: connection) { model, values in
+                values.append(.integer(assignedKeys[ObjectIdentifier(model)] ?? 0))
+                let data = model.persistentBackingData
+                for slot in stored { values.append(try storedValue(data, slot: slot)) }
+            }
+            // New models that matched an existing row through a unique constraint update that row.
+            guard !upserts.isEmpty, !columns.isEmpty else { continue }
+            let updateText = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn))
+            try store.executeEach(updateText, models.lazy.filter { upserts.contains(ObjectIdentifier($0)) }, on: connection) { model, values in
+                let data = model.persistentBackingData
+                for slot in stored { values.append(try storedValue(data, slot: slot)) }
+                values.append(.integer(assignedKeys[ObjectIdentifier(model)] ?? 0))
+            }
         }
-        // New models that matched an existing row through a unique constraint update that row.
-        for model in storeInserted where upserts.contains(ObjectIdentifier(model)) {
+        // Changed columns of stored models, one statement per set of changed columns.
+        var updates: [String: [BackingData]] = [:]
+        var texts: [String] = []
+        for model in storeChanged {
             let data = model.persistentBackingData
+            guard data.primaryKey != nil else { continue }
             let layout = data.layout
-            let columns = layout.storedSlots.map { layout.properties[$0].name }
-            guard !columns.isEmpty else { continue }
-            let text = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn))
-            var values = try layout.storedSlots.map { try storedValue(data, slot: $0) }
-            values.append(.integer(assignedKeys[ObjectIdentifier(model)] ?? 0))
-            try store.execute(text, bindings: values, on: connection)
-        }
-        // Changed columns of stored models.
-        for model in changed where belongs(model, to: store) {
-            let data = model.persistentBackingData
-            let layout = data.layout
-            guard let primaryKey = data.primaryKey else { continue }
             let slots = layout.storedSlots.filter { data.originals[$0] != nil }
             guard !slots.isEmpty else { continue }
             let text = store.render(.updateByKey(table: layout.tableName, columns: slots.map { layout.properties[$0].name }, key: ModelLayout.primaryKeyColumn))
-            var values = try slots.map { try storedValue(data, slot: $0) }
-            values.append(.integer(primaryKey))
-            try store.execute(text, bindings: values, on: connection)
+            if updates[text] == nil { texts.append(text) }
+            updates[text, default: []].append(data)
         }
-        try writeJoinTables(for: storeInserted + changed.filter { belongs($0, to: store) }, store: store, connection: connection)
+        for text in texts {
+            try store.executeEach(text, updates[text] ?? [], on: connection) { data, values in
+                for slot in data.layout.storedSlots where data.originals[slot] != nil {
+                    values.append(try storedValue(data, slot: slot))
+                }
+                values.append(.integer(data.primaryKey ?? 0))
+            }
+        }
+        try writeJoinTables(for: storeInserted + storeChanged, store: store, connection: connection)
 
         // References cleared by nullify rules, for foreign keys held by surviving models.
         for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) && belongs(item.model, to: store) {
@@ -212,6 +254,8 @@ struct SavePlan {
                 whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(primaryKey)))),
                 on: connection)
         }
+
+        try writeBatchDeletes(store: store, connection: connection)
 
         // Deleted rows, their join rows, and references to them from relationships without inverse.
         for model in deleted where belongs(model, to: store) {
@@ -238,6 +282,47 @@ struct SavePlan {
                     break
                 }
             }
+        }
+    }
+
+    /// Runs `delete(model:where:)` batches: clears references to the rows as their delete rules say,
+    /// then deletes the rows, each step one statement over the batch's key query.
+    private mutating func writeBatchDeletes(store: SQLiteStore, connection: SQLiteConnection) throws {
+        for batch in batchDeletes {
+            let layout = batch.layout
+            guard (try? context.container.store(for: layout)) === store else { continue }
+            var keys: [Int64] = []
+            try store.query(batch.keys, on: connection) { row in keys.append(row.int64(at: 0)) }
+            guard !keys.isEmpty else { continue }
+            let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), batch.keys) }
+            for slot in layout.relationshipSlots {
+                guard let relationship = layout.properties[slot].relationship else { continue }
+                switch relationship.storage {
+                case .joinTable(let table, let ownerColumn, _):
+                    try store.run(.delete(table: table, whereClause: doomed(ownerColumn)), on: connection)
+                case .inverseForeignKey(let table, let column) where relationship.deleteRule == .nullify:
+                    try store.run(.update(table: table, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
+                case .foreignKey where relationship.deleteRule == .nullify:
+                    // A one-to-one: the other side's own foreign key points back here.
+                    if let inverse = relationship.inverse, case .foreignKey(let column)? = inverse.relationship?.storage {
+                        try store.run(.update(table: relationship.destination.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
+                    }
+                default:
+                    break
+                }
+            }
+            for incoming in context.container.schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
+                switch incoming.property.relationship?.storage {
+                case .joinTable(let table, _, let otherColumn)?:
+                    try store.run(.delete(table: table, whereClause: doomed(otherColumn)), on: connection)
+                case .foreignKey(let column)? where incoming.property.relationship?.isOptional == true:
+                    try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
+                default:
+                    break
+                }
+            }
+            try store.run(.delete(table: layout.tableName, whereClause: doomed(ModelLayout.primaryKeyColumn)), on: connection)
+            batchDeletedKeys.append((layout, keys, store.identifier))
         }
     }
 
@@ -436,6 +521,19 @@ struct SavePlan {
             data.state = .detached
             data.originals.removeAll()
         }
+        for batch in batchDeletedKeys {
+            for key in batch.keys {
+                summary.deleted.append(PersistentIdentifier(entityName: batch.layout.entityName, storeIdentifier: batch.store, key: .permanent(key)))
+                if let model = context.registered(layout: batch.layout, primaryKey: key) {
+                    let data = model.persistentBackingData
+                    data.context = nil
+                    data.state = .detached
+                    data.originals.removeAll()
+                }
+                context.unregister(layout: batch.layout, primaryKey: key)
+            }
+        }
+        context.pendingBatchDeletes.removeAll()
         context.insertedSet.removeAll()
         context.changedSet.removeAll()
         context.deletedSet.removeAll()

@@ -50,6 +50,14 @@ public final class ModelContext {
     var insertedSet = ModelSet()
     var changedSet = ModelSet()
     var deletedSet = ModelSet()
+    /// Deletes by predicate to run in the store at the next save (``delete(model:where:includeSubclasses:)``).
+    var pendingBatchDeletes: [BatchDelete] = []
+
+    /// Rows to delete with one statement: the query selecting their keys.
+    struct BatchDelete {
+        let layout: ModelLayout
+        let keys: SQLSelect
+    }
 
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
@@ -60,7 +68,7 @@ public final class ModelContext {
 
     /// Whether the context has unsaved inserts, changes or deletes.
     public var hasChanges: Bool {
-        !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty
+        !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty || !pendingBatchDeletes.isEmpty
     }
 
     /// Models inserted and not yet saved, in insertion order.
@@ -206,6 +214,7 @@ public final class ModelContext {
         insertedSet.removeAll()
         changedSet.removeAll()
         deletedSet.removeAll()
+        pendingBatchDeletes.removeAll()
         undoManager?.removeAllActions()
     }
 
@@ -253,6 +262,11 @@ public final class ModelContext {
 
     func registered(layout: ModelLayout, primaryKey: Int64) -> (any PersistentModel)? {
         registry[ObjectIdentifier(layout)]?[primaryKey]?.model
+    }
+
+    /// The live registered models of an entity.
+    func registeredModels(of layout: ModelLayout) -> [any PersistentModel] {
+        registry[ObjectIdentifier(layout)]?.values.compactMap(\.model) ?? []
     }
 
     /// Drops entries whose models were released.

@@ -83,10 +83,33 @@ extension ModelContext {
     /// try context.delete(model: Expense.self, where: #Predicate { $0.amount == 0 })
     /// try context.save()
     /// ```
+    ///
+    /// When every delete rule of the entity can be applied in the store (`.nullify` or `.noAction`,
+    /// nothing required left empty), the rows are deleted by one statement at save time, without
+    /// loading the models; registered and unsaved models that match are marked deleted at once.
+    /// Otherwise (`.cascade`, `.deny`) each matching model is loaded and deleted with its rules.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
-        for match in try fetch(FetchDescriptor<T>(predicate: predicate)) {
-            deleteModel(match)
+        let layout = try layout(for: T.self)
+        guard layout.canDeleteInStore else {
+            for match in try fetch(FetchDescriptor<T>(predicate: predicate)) {
+                deleteModel(match)
+            }
+            return
         }
+        // Translate now, so an unsupported predicate throws here rather than at save time.
+        var builder = QueryBuilder(root: layout)
+        let keys = try builder.select(FetchDescriptor<T>(predicate: predicate), columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
+        var keysOnly = keys
+        keysOnly.orderBy = []
+        // Models this context holds that match are deleted in memory too.
+        for candidate in registeredModels(of: layout) + insertedSet.all.filter({ $0.persistentBackingData.layout === layout }) {
+            guard let typed = candidate as? T else { continue }
+            if try predicate.map({ try $0.evaluate(typed) }) ?? true {
+                deleteModel(typed)
+            }
+        }
+        pendingBatchDeletes.append(BatchDelete(layout: layout, keys: keysOnly))
+        if autosaveEnabled { scheduleAutosave() }
     }
 
     // MARK: Helpers
@@ -98,7 +121,7 @@ extension ModelContext {
     }
 
     func hasPendingChanges(of layout: ModelLayout) -> Bool {
-        !pendingModels(of: layout).isEmpty
+        !pendingModels(of: layout).isEmpty || pendingBatchDeletes.contains { $0.layout === layout }
     }
 
     /// The primary keys of the rows a descriptor selects, in its order.

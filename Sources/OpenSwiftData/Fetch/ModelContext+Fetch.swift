@@ -21,6 +21,13 @@ extension ModelContext {
             select.limit = nil
             select.offset = nil
         }
+        if descriptor.includePendingChanges {
+            // Rows a pending delete(model:where:) will remove are already gone for this context.
+            for batch in pendingBatchDeletes where batch.layout === layout {
+                let excluded = SQLExpression.not(.inSelect(.column(table: "t0", name: ModelLayout.primaryKeyColumn), batch.keys))
+                select.whereClause = select.whereClause.map { .binary($0, .and, excluded) } ?? excluded
+            }
+        }
         var results: [T] = []
         try store.read { connection in
             try store.query(select, on: connection) { row in
@@ -53,7 +60,7 @@ extension ModelContext {
     /// The number of models matching a descriptor.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let layout = try layout(for: T.self)
-        if descriptor.includePendingChanges && !pendingModels(of: layout).isEmpty {
+        if descriptor.includePendingChanges && hasPendingChanges(of: layout) {
             return try fetch(descriptor).count
         }
         let store = try container.store(for: layout)
@@ -78,7 +85,7 @@ extension ModelContext {
 
     /// Unsaved inserted, changed and deleted models of an entity.
     func pendingModels(of layout: ModelLayout) -> [any PersistentModel] {
-        guard hasChanges else { return [] }
+        guard !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty else { return [] }
         return (insertedSet.all + changedSet.all + deletedSet.all).filter { $0.persistentBackingData.layout === layout }
     }
 

@@ -186,6 +186,21 @@ final class ModelLayout: @unchecked Sendable {
         }
     }
 
+    /// Whether rows of this entity can be deleted by a statement, with every delete rule applied in
+    /// SQL: no `.cascade` or `.deny`, and no inverse that is a required to-one.
+    var canDeleteInStore: Bool {
+        relationshipSlots.allSatisfy { slot in
+            guard let relationship = properties[slot].relationship else { return true }
+            switch relationship.deleteRule {
+            case .cascade, .deny: return false
+            case .noAction: return true
+            case .nullify:
+                guard let inverse = relationship.inverse?.relationshipAccess else { return true }
+                return inverse.isToMany || inverse.isOptional
+            }
+        }
+    }
+
     /// The canonical description used for the schema fingerprint.
     var fingerprintDescription: String {
         var parts = ["entity \(entityName)"]

@@ -2,7 +2,8 @@
 /// per dialect (``SQLDialect``), so a second engine is a renderer and a store, not a rewrite.
 /// Values only ever enter as ``SQLExpression/bind(_:)``: nothing user-supplied is spliced into SQL text.
 indirect enum SQLExpression: Sendable {
-    /// A column of a table in the query, by alias.
+    /// A column of a table in the query, by alias (an empty alias names the column alone, as in
+    /// the WHERE clause of an UPDATE or DELETE).
     case column(table: String, name: String)
     /// A bound parameter.
     case bind(SQLValue)
@@ -15,6 +16,8 @@ indirect enum SQLExpression: Sendable {
     case isNotNull(SQLExpression)
     case function(String, [SQLExpression])
     case `in`(SQLExpression, [SQLExpression])
+    /// `expr IN (SELECT …)`.
+    case inSelect(SQLExpression, SQLSelect)
     case exists(SQLSelect)
     case subquery(SQLSelect)
     case caseWhen([(SQLExpression, SQLExpression)], else: SQLExpression)

@@ -95,7 +95,7 @@ struct SQLRenderer {
     mutating func render(_ expression: SQLExpression) -> String {
         switch expression {
         case .column(let table, let name):
-            return "\(table).\(dialect.quote(name))"
+            return table.isEmpty ? dialect.quote(name) : "\(table).\(dialect.quote(name))"
         case .bind(let value):
             bindings.append(value)
             return dialect.placeholder(bindings.count)
@@ -119,6 +119,8 @@ struct SQLRenderer {
         case .in(let lhs, let list):
             if list.isEmpty { return "0" }
             return "(\(render(lhs)) IN (\(list.map { render($0) }.joined(separator: ", "))))"
+        case .inSelect(let lhs, let select):
+            return "(\(render(lhs)) IN (\(render(select))))"
         case .exists(let select):
             return "EXISTS (\(render(select)))"
         case .subquery(let select):
@@ -165,7 +167,15 @@ struct SQLRenderer {
 /// SQLite's dialect.
 struct SQLiteDialect: SQLDialect {
     func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Identifiers rarely hold quotes; doubling them by hand avoids Foundation's NSString path.
+        var quoted = "\""
+        quoted.reserveCapacity(identifier.utf8.count + 2)
+        for character in identifier.unicodeScalars {
+            if character == "\"" { quoted.unicodeScalars.append("\"") }
+            quoted.unicodeScalars.append(character)
+        }
+        quoted.unicodeScalars.append("\"")
+        return quoted
     }
     func placeholder(_ index: Int) -> String { "?\(index)" }
     func columnType(_ type: SQLColumnType) -> String {

@@ -91,10 +91,10 @@ final class SQLiteStatement {
 
     func finalize() { sqlite3_finalize(handle) }
 
-    /// Clears bindings and rewinds the statement so it can run again.
+    /// Rewinds the statement so it can run again. Every run binds all its parameters, so old
+    /// bindings need no clearing.
     func reset() {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
     }
 
     func bind(_ values: [SQLValue]) throws {

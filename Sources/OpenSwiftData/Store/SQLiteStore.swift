@@ -140,23 +140,31 @@ final class SQLiteStore: @unchecked Sendable {
         try connection.execute(text)
     }
 
+    /// Whether statements are being recorded; read without the lock on the hot path. Tracing is
+    /// for tests, which turn it on and off while only one thread uses the store.
+    private var isTracing = false
+
     /// Starts recording every statement the store runs.
     func startTracing() {
         trace.withLock { $0 = [] }
+        isTracing = true
     }
 
     /// Stops recording and returns the statements run since ``startTracing()``.
     @discardableResult
     func stopTracing() -> [RenderedSQL] {
-        trace.withLock { recorded in
+        isTracing = false
+        return trace.withLock { recorded in
             defer { recorded = nil }
             return recorded ?? []
         }
     }
 
     private func record(_ text: String, _ bindings: [SQLValue], log: Bool = true) {
-        trace.withLock { recorded in
-            recorded?.append(RenderedSQL(text: text, bindings: bindings))
+        if isTracing {
+            trace.withLock { recorded in
+                recorded?.append(RenderedSQL(text: text, bindings: bindings))
+            }
         }
         if log { SQLiteStore.log(text, bindings) }
     }
@@ -178,6 +186,22 @@ final class SQLiteStore: @unchecked Sendable {
     func run(_ statement: SQLStatement, on connection: SQLiteConnection) throws -> Int {
         let rendered = SQLRenderer.render(statement, dialect: dialect)
         return try execute(rendered.text, bindings: rendered.bindings, on: connection)
+    }
+
+    /// Runs the same statement once per item: `bind` fills the values for one item (into a buffer
+    /// reused across items), so the text is rendered and prepared once, not per row.
+    func executeEach<S: Sequence>(_ text: String, _ items: S, on connection: SQLiteConnection, bind: (S.Element, inout [SQLValue]) throws -> Void) throws {
+        let statement = try connection.prepare(text)
+        defer { statement.reset() }
+        var values: [SQLValue] = []
+        for item in items {
+            values.removeAll(keepingCapacity: true)
+            try bind(item, &values)
+            try statement.bind(values)
+            record(text, values)
+            while try statement.step() {}
+            statement.reset()
+        }
     }
 
     /// Runs prepared SQL text with the given bindings; returns the number of rows changed.

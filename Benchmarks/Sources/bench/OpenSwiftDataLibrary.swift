@@ -1,0 +1,124 @@
+import Foundation
+import OpenSwiftData
+
+@Model
+final class OItem {
+    #Index<OItem>([\.value])
+    var name: String
+    var value: Int
+    var score: Double
+    var created: Date
+
+    init(name: String, value: Int, score: Double, created: Date) {
+        self.name = name
+        self.value = value
+        self.score = score
+        self.created = created
+    }
+}
+
+@Model
+final class OCategory {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \OExpense.category)
+    var expenses: [OExpense] = []
+
+    init(name: String) { self.name = name }
+}
+
+@Model
+final class OExpense {
+    var amount: Double
+    var note: String
+    var category: OCategory?
+
+    init(amount: Double, note: String, category: OCategory?) {
+        self.amount = amount
+        self.note = note
+        self.category = category
+    }
+}
+
+/// OpenSwiftData, used as an application would: models, a context, fetch descriptors, save.
+final class OpenSwiftDataLibrary: BenchLibrary {
+    let name = "OpenSwiftData"
+    private var container: ModelContainer?
+
+    func open(path: String) async throws {
+        container = try ModelContainer(for: OItem.self, OCategory.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+    }
+
+    func close() async {
+        container = nil
+    }
+
+    private func context() throws -> ModelContext {
+        guard let container else { throw BenchError("not open") }
+        return ModelContext(container)
+    }
+
+    func insert(_ rows: [Row]) async throws {
+        let context = try context()
+        for row in rows {
+            context.insert(OItem(name: row.name, value: row.value, score: row.score, created: row.created))
+        }
+        try context.save()
+    }
+
+    func fetchAll() async throws -> Int {
+        try context().fetch(FetchDescriptor<OItem>()).reduce(0) { $0 + $1.value }
+    }
+
+    func fetchIndexed(lo: Int, hi: Int) async throws -> Int {
+        try context().fetch(FetchDescriptor<OItem>(predicate: #Predicate { $0.value >= lo && $0.value < hi })).count
+    }
+
+    func fetchUnindexed(threshold: Double) async throws -> Int {
+        try context().fetch(FetchDescriptor<OItem>(predicate: #Predicate { $0.score > threshold })).count
+    }
+
+    func updateAll() async throws {
+        let context = try context()
+        for item in try context.fetch(FetchDescriptor<OItem>()) {
+            item.score += 1
+        }
+        try context.save()
+    }
+
+    func deleteAll() async throws {
+        let context = try context()
+        try context.delete(model: OItem.self)
+        try context.save()
+    }
+
+    func insertCategories(_ categories: Int, perCategory: Int) async throws {
+        let context = try context()
+        for number in 0..<categories {
+            let category = OCategory(name: "category \(number)")
+            context.insert(category)
+            for item in 0..<perCategory {
+                context.insert(OExpense(amount: Double(item), note: "expense \(item)", category: category))
+            }
+        }
+        try context.save()
+    }
+
+    func categoryTotals() async throws -> Double {
+        var descriptor = FetchDescriptor<OCategory>()
+        descriptor.relationshipKeyPathsForPrefetching = [\.expenses]
+        return try context().fetch(descriptor).reduce(0) { total, category in
+            total + category.expenses.reduce(0) { $0 + $1.amount }
+        }
+    }
+
+    func importRows(_ count: Int, saveEvery: Int) async throws {
+        let context = try context()
+        for batch in batches(count, of: saveEvery) {
+            let chunk = Row.make(batch)
+            for row in chunk {
+                context.insert(OItem(name: row.name, value: row.value, score: row.score, created: row.created))
+            }
+            try context.save()
+        }
+    }
+}
