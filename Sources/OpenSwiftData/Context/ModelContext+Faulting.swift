@@ -23,22 +23,41 @@ extension ModelContext {
     /// registered instance (its unchanged properties refreshed from the row) or a new one, with the
     /// slots not read left to load on first access.
     func materialize(_ layout: ModelLayout, row: any SQLRow, offset: Int32 = 0, slots: [Int]? = nil, store: SQLiteStore) throws -> any PersistentModel {
+        try materialize(layout, row: row, offset: offset, slots: slots, store: store, registry: entityRegistry(layout)) {
+            let model = layout.modelType.init(backingData: $0)
+            return (model, model)
+        }
+    }
+
+    /// The model for a row, made with `create` when the row is not registered yet. Fetches pass the
+    /// entity's registry (looked up once) and a `create` for the static type, which avoids a
+    /// dynamic cast per row.
+    func materialize<M>(
+        _ layout: ModelLayout, row: any SQLRow, offset: Int32 = 0, slots: [Int]? = nil, store: SQLiteStore,
+        registry: EntityRegistry, create: (BackingData) -> (M, any PersistentModel)
+    ) throws -> M {
         let primaryKey = row.int64(at: offset)
-        if let existing = registered(layout: layout, primaryKey: primaryKey) {
+        if let existing = registry.model(primaryKey), let typed = existing as? M {
             let data = existing.persistentBackingData
             if data.state == .managed || data.state == .deleted {
                 try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
             }
-            return existing
+            return typed
         }
         let data = BackingData(layout: layout)
+        BackingDataHandOff.offer(data)
+        let (model, registered) = create(data)
+        BackingDataHandOff.withdraw()
+        // The initialiser's property defaults may have written into the slots: everything not read
+        // from the row goes back to "not loaded" (to-many relationships load on first access).
+        for index in data.slots.indices { data.slots[index] = .unloaded }
         try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .all)
+        data.needsInverseFixup = false
         data.primaryKey = primaryKey
         data.storeIdentifier = store.identifier
         data.context = self
         data.state = .managed
-        let model = layout.modelType.init(backingData: data)
-        register(model, layout: layout, primaryKey: primaryKey)
+        registry.insert(registered, primaryKey: primaryKey)
         return model
     }
 

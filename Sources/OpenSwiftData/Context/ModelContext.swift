@@ -45,8 +45,7 @@ public final class ModelContext {
     public var undoManager: UndoManager?
 
     /// One instance per row: per entity layout, primary key to model.
-    private var registry: [ObjectIdentifier: [Int64: WeakModel]] = [:]
-    private var registryPruneThreshold = 4_096
+    private var registry: [ObjectIdentifier: EntityRegistry] = [:]
     var insertedSet = ModelSet()
     var changedSet = ModelSet()
     var deletedSet = ModelSet()
@@ -222,10 +221,8 @@ public final class ModelContext {
     /// all registered models.
     public func reset() {
         rollback()
-        for models in registry.values {
-            for entry in models.values {
-                if let model = entry.model { detach(model) }
-            }
+        for entities in registry.values {
+            for model in entities.liveModels { detach(model) }
         }
         registry.removeAll()
     }
@@ -248,35 +245,30 @@ public final class ModelContext {
 
     // MARK: Identity map
 
-    func register(_ model: any PersistentModel, layout: ModelLayout, primaryKey: Int64) {
+    /// The identity map of one entity, created on first use. Fetches look it up once per query.
+    func entityRegistry(_ layout: ModelLayout) -> EntityRegistry {
         let key = ObjectIdentifier(layout)
-        registry[key, default: [:]][primaryKey] = WeakModel(model: model)
-        if let count = registry[key]?.count, count > registryPruneThreshold {
-            pruneRegistry()
-        }
+        if let existing = registry[key] { return existing }
+        let created = EntityRegistry()
+        registry[key] = created
+        return created
+    }
+
+    func register(_ model: any PersistentModel, layout: ModelLayout, primaryKey: Int64) {
+        entityRegistry(layout).insert(model, primaryKey: primaryKey)
     }
 
     func unregister(layout: ModelLayout, primaryKey: Int64) {
-        registry[ObjectIdentifier(layout)]?[primaryKey] = nil
+        registry[ObjectIdentifier(layout)]?.remove(primaryKey)
     }
 
     func registered(layout: ModelLayout, primaryKey: Int64) -> (any PersistentModel)? {
-        registry[ObjectIdentifier(layout)]?[primaryKey]?.model
+        registry[ObjectIdentifier(layout)]?.model(primaryKey)
     }
 
     /// The live registered models of an entity.
     func registeredModels(of layout: ModelLayout) -> [any PersistentModel] {
-        registry[ObjectIdentifier(layout)]?.values.compactMap(\.model) ?? []
-    }
-
-    /// Drops entries whose models were released.
-    private func pruneRegistry() {
-        var live = 0
-        for key in Array(registry.keys) {
-            registry[key] = registry[key]?.filter { $0.value.model != nil }
-            live += registry[key]?.count ?? 0
-        }
-        registryPruneThreshold = max(4_096, live * 2)
+        registry[ObjectIdentifier(layout)]?.liveModels ?? []
     }
 
     /// The model for an identifier if it is registered in this context (fetched and still alive,

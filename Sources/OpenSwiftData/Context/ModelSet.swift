@@ -45,3 +45,36 @@ struct ModelSet {
 struct WeakModel {
     weak var model: (any PersistentModel)?
 }
+
+/// One entity's identity map: primary key to the one instance of that row in the context.
+///
+/// Entries of released models are swept in place when the map has doubled since the last sweep,
+/// so the cost stays proportional to the models registered.
+final class EntityRegistry {
+    private var entries: [Int64: WeakModel] = [:]
+    private var sweepAt = 1_024
+
+    func model(_ primaryKey: Int64) -> (any PersistentModel)? {
+        entries[primaryKey]?.model
+    }
+
+    func insert(_ model: any PersistentModel, primaryKey: Int64) {
+        entries[primaryKey] = WeakModel(model: model)
+        if entries.count >= sweepAt { sweep() }
+    }
+
+    func remove(_ primaryKey: Int64) {
+        entries.removeValue(forKey: primaryKey)
+    }
+
+    var liveModels: [any PersistentModel] {
+        entries.values.compactMap(\.model)
+    }
+
+    private func sweep() {
+        var released: [Int64] = []
+        for (key, entry) in entries where entry.model == nil { released.append(key) }
+        for key in released { entries.removeValue(forKey: key) }
+        sweepAt = max(1_024, entries.count * 2)
+    }
+}

@@ -29,11 +29,13 @@ extension ModelContext {
             }
         }
         var results: [T] = []
+        let registry = entityRegistry(layout)
         try store.read { connection in
             try store.query(select, on: connection) { row in
-                if let model = try self.materialize(layout, row: row, slots: slots, store: store) as? T {
-                    results.append(model)
-                }
+                results.append(try self.materialize(layout, row: row, slots: slots, store: store, registry: registry) { data in
+                    let model = T(backingData: data)
+                    return (model, model)
+                })
             }
         }
         if !pending.isEmpty {
