@@ -42,7 +42,10 @@ if let workload = option("--profile") {
     let path = freshPath("profile")
     try await library.open(path: path)
     if workload != "insert" { try await library.insert(rows) }
+    var times: [Double] = []
     for _ in 0..<(option("--repeat").flatMap(Int.init) ?? 3) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6) }
         switch workload {
         case "insert":
             try await library.deleteAll()
@@ -58,12 +61,13 @@ if let workload = option("--profile") {
     }
     await library.close()
     removeDatabase(path)
+    FileHandle.standardError.write(Data("\(workload) ms: \(times.map { String(format: "%.1f", $0) }.joined(separator: " "))\n".utf8))
     exit(0)
 }
 
 let quick = arguments.contains("--quick")
 let runs = option("--runs").flatMap(Int.init) ?? (quick ? 3 : 5)
-let sizes = quick ? [10_000] : [10_000, 100_000]
+let sizes = option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } } ?? (quick ? [10_000] : [10_000, 100_000])
 let importCount = option("--import").flatMap(Int.init) ?? (quick ? 100_000 : 1_000_000)
 let outputFolder = option("--output") ?? "Results"
 let keys = option("--only").map { $0.split(separator: ",").map(String.init) } ?? ["c", "openswiftdata", "grdb", "fluent"]

@@ -40,41 +40,93 @@ struct ModelSet {
     }
 }
 
-/// A registered model the context does not keep alive: clean models are held weakly, so memory
-/// stays flat when a program walks many models; changed ones are also in a strong set until saved.
-struct WeakModel {
-    weak var model: (any PersistentModel)?
-}
-
 /// One entity's identity map: primary key to the one instance of that row in the context.
 ///
-/// Entries of released models are swept in place when the map has doubled since the last sweep,
-/// so the cost stays proportional to the models registered.
+/// The map does not keep models alive: entries hold them `unowned`, and a model's backing data
+/// removes its entry when it is deinitialised (the model is going away). `unowned` rather than
+/// `weak` spares every loaded model a side table and the atomic traffic of weak references.
+///
+/// Primary keys are allocated densely from 1, so entries live in pages of 4,096 indexed by key
+/// (no hashing); keys far beyond that range go to a dictionary.
 final class EntityRegistry {
-    private var entries: [Int64: WeakModel] = [:]
-    private var sweepAt = 1_024
+    private struct Entry {
+        unowned let model: any PersistentModel
+        /// The backing data that registered the entry, so only it removes the entry.
+        let owner: ObjectIdentifier
+    }
+
+    private final class Page {
+        var entries = ContiguousArray<Entry?>(repeating: nil, count: EntityRegistry.pageSize)
+    }
+
+    private static let pageShift = 12
+    private static let pageSize = 1 << pageShift
+    /// Keys below this use pages (268 million rows); larger or negative ones the dictionary.
+    private static let pagedLimit: Int64 = 1 << 28
+
+    private var pages: [Page?] = []
+    private var overflow: [Int64: Entry] = [:]
+    private(set) var count = 0
+
+    private func locate(_ key: Int64) -> (page: Int, slot: Int)? {
+        guard key >= 0, key < EntityRegistry.pagedLimit else { return nil }
+        return (Int(key) >> EntityRegistry.pageShift, Int(key) & (EntityRegistry.pageSize - 1))
+    }
+
+    private func entry(_ key: Int64) -> Entry? {
+        if let (page, slot) = locate(key) {
+            return page < pages.count ? pages[page]?.entries[slot] : nil
+        }
+        return overflow[key]
+    }
 
     func model(_ primaryKey: Int64) -> (any PersistentModel)? {
-        entries[primaryKey]?.model
+        entry(primaryKey)?.model
     }
 
     func insert(_ model: any PersistentModel, primaryKey: Int64) {
-        entries[primaryKey] = WeakModel(model: model)
-        if entries.count >= sweepAt { sweep() }
+        let entry = Entry(model: model, owner: ObjectIdentifier(model.persistentBackingData))
+        if let (page, slot) = locate(primaryKey) {
+            while pages.count <= page { pages.append(nil) }
+            let target: Page
+            if let existing = pages[page] {
+                target = existing
+            } else {
+                target = Page()
+                pages[page] = target
+            }
+            if target.entries[slot] == nil { count += 1 }
+            target.entries[slot] = entry
+        } else {
+            if overflow[primaryKey] == nil { count += 1 }
+            overflow[primaryKey] = entry
+        }
     }
 
     func remove(_ primaryKey: Int64) {
-        entries.removeValue(forKey: primaryKey)
+        if let (page, slot) = locate(primaryKey) {
+            guard page < pages.count, let target = pages[page], target.entries[slot] != nil else { return }
+            target.entries[slot] = nil
+            count -= 1
+        } else if overflow.removeValue(forKey: primaryKey) != nil {
+            count -= 1
+        }
+    }
+
+    /// Removes the entry of a backing data being deinitialised, if it is still that one's.
+    func remove(_ primaryKey: Int64, owner: BackingData) {
+        if entry(primaryKey)?.owner == ObjectIdentifier(owner) {
+            remove(primaryKey)
+        }
     }
 
     var liveModels: [any PersistentModel] {
-        entries.values.compactMap(\.model)
-    }
-
-    private func sweep() {
-        var released: [Int64] = []
-        for (key, entry) in entries where entry.model == nil { released.append(key) }
-        for key in released { entries.removeValue(forKey: key) }
-        sweepAt = max(1_024, entries.count * 2)
+        var models: [any PersistentModel] = []
+        for page in pages {
+            guard let page else { continue }
+            for entry in page.entries { if let entry { models.append(entry.model) } }
+        }
+        for entry in overflow.values { models.append(entry.model) }
+        return models
     }
 }

@@ -41,7 +41,9 @@ extension ModelContext {
         if !pending.isEmpty {
             results = try merge(results, pending: pending, descriptor: descriptor)
         }
-        try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: results, layout: layout)
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(descriptor.relationshipKeyPathsForPrefetching, of: results, layout: layout)
+        }
         return results
     }
 

@@ -49,6 +49,13 @@ public final class BackingData {
         self.slots = ContiguousArray(repeating: .unloaded, count: layout.properties.count)
     }
 
+    /// The model is going away: its entry in the context's identity map goes with it.
+    deinit {
+        if let context, let primaryKey {
+            context.releaseRegistration(layout: layout, primaryKey: primaryKey, owner: self)
+        }
+    }
+
     /// Creates the backing data a new model instance starts with. Called by `@Model`'s generated code.
     ///
     /// When the context is creating the instance for a stored row, the backing data it prepared is
