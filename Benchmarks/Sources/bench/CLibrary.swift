@@ -16,7 +16,7 @@ final class CLibrary: BenchLibrary {
         var created: Date
     }
 
-    func open(path: String) async throws {
+    func open(path: String) throws {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else { throw BenchError("open failed") }
         try exec("""
             PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
@@ -28,7 +28,7 @@ final class CLibrary: BenchLibrary {
             """)
     }
 
-    func close() async {
+    func close() {
         sqlite3_close_v2(db)
         db = nil
     }
@@ -68,7 +68,7 @@ final class CLibrary: BenchLibrary {
         }
     }
 
-    func insert(_ rows: [Row]) async throws {
+    func insert(_ rows: [Row]) throws {
         try exec("BEGIN")
         try insertRows(rows[...])
         try exec("COMMIT")
@@ -87,22 +87,22 @@ final class CLibrary: BenchLibrary {
         return result
     }
 
-    func fetchAll() async throws -> Int {
+    func fetchAll() throws -> Int {
         try items("SELECT id, name, value, score, created FROM item").reduce(0) { $0 + $1.value }
     }
 
-    func fetchIndexed(lo: Int, hi: Int) async throws -> Int {
+    func fetchIndexed(lo: Int, hi: Int) throws -> Int {
         try items("SELECT id, name, value, score, created FROM item WHERE value >= ? AND value < ?") {
             sqlite3_bind_int64($0, 1, Int64(lo))
             sqlite3_bind_int64($0, 2, Int64(hi))
         }.count
     }
 
-    func fetchUnindexed(threshold: Double) async throws -> Int {
+    func fetchUnindexed(threshold: Double) throws -> Int {
         try items("SELECT id, name, value, score, created FROM item WHERE score > ?") { sqlite3_bind_double($0, 1, threshold) }.count
     }
 
-    func updateAll() async throws {
+    func updateAll() throws {
         try exec("BEGIN")
         var all = try items("SELECT id, name, value, score, created FROM item")
         let statement = try prepare("UPDATE item SET score = ? WHERE id = ?")
@@ -117,11 +117,11 @@ final class CLibrary: BenchLibrary {
         try exec("COMMIT")
     }
 
-    func deleteAll() async throws {
+    func deleteAll() throws {
         try exec("DELETE FROM item")
     }
 
-    func insertCategories(_ categories: Int, perCategory: Int) async throws {
+    func insertCategories(_ categories: Int, perCategory: Int) throws {
         try exec("BEGIN")
         let category = try prepare("INSERT INTO category (name) VALUES (?)")
         let expense = try prepare("INSERT INTO expense (amount, note, category) VALUES (?, ?, ?)")
@@ -145,7 +145,7 @@ final class CLibrary: BenchLibrary {
         try exec("COMMIT")
     }
 
-    func categoryTotals() async throws -> Double {
+    func categoryTotals() throws -> Double {
         struct Category { var id: Int64; var name: String; var total: Double }
         var categories: [Int64: Category] = [:]
         let statement = try prepare("SELECT id, name FROM category")
@@ -163,7 +163,7 @@ final class CLibrary: BenchLibrary {
         return categories.values.reduce(0) { $0 + $1.total }
     }
 
-    func importRows(_ count: Int, saveEvery: Int) async throws {
+    func importRows(_ count: Int, saveEvery: Int) throws {
         for batch in batches(count, of: saveEvery) {
             let chunk = Row.make(batch)
             try exec("BEGIN")

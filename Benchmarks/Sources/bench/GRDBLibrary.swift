@@ -40,11 +40,11 @@ final class GRDBLibrary: BenchLibrary {
     let name = "GRDB (records)"
     private var pool: DatabasePool?
 
-    func open(path: String) async throws {
+    func open(path: String) throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous=NORMAL") }
         let pool = try DatabasePool(path: path, configuration: configuration)
-        try await pool.write { db in
+        try pool.write { db in
             try db.create(table: "item", ifNotExists: true) { table in
                 table.autoIncrementedPrimaryKey("id")
                 table.column("name", .text).notNull()
@@ -66,7 +66,7 @@ final class GRDBLibrary: BenchLibrary {
         self.pool = pool
     }
 
-    func close() async {
+    func close() {
         pool = nil
     }
 
@@ -82,24 +82,24 @@ final class GRDBLibrary: BenchLibrary {
         }
     }
 
-    func insert(_ rows: [Row]) async throws {
-        try await database().write { db in try insertRows(rows, db) }
+    func insert(_ rows: [Row]) throws {
+        try database().write { db in try insertRows(rows, db) }
     }
 
-    func fetchAll() async throws -> Int {
-        try await database().read { db in try GItem.fetchAll(db) }.reduce(0) { $0 + $1.value }
+    func fetchAll() throws -> Int {
+        try database().read { db in try GItem.fetchAll(db) }.reduce(0) { $0 + $1.value }
     }
 
-    func fetchIndexed(lo: Int, hi: Int) async throws -> Int {
-        try await database().read { db in try GItem.filter(Column("value") >= lo && Column("value") < hi).fetchAll(db) }.count
+    func fetchIndexed(lo: Int, hi: Int) throws -> Int {
+        try database().read { db in try GItem.filter(Column("value") >= lo && Column("value") < hi).fetchAll(db) }.count
     }
 
-    func fetchUnindexed(threshold: Double) async throws -> Int {
-        try await database().read { db in try GItem.filter(Column("score") > threshold).fetchAll(db) }.count
+    func fetchUnindexed(threshold: Double) throws -> Int {
+        try database().read { db in try GItem.filter(Column("score") > threshold).fetchAll(db) }.count
     }
 
-    func updateAll() async throws {
-        try await database().write { db in
+    func updateAll() throws {
+        try database().write { db in
             for var item in try GItem.fetchAll(db) {
                 item.score += 1
                 try item.update(db)
@@ -107,12 +107,12 @@ final class GRDBLibrary: BenchLibrary {
         }
     }
 
-    func deleteAll() async throws {
-        _ = try await database().write { db in try GItem.deleteAll(db) }
+    func deleteAll() throws {
+        _ = try database().write { db in try GItem.deleteAll(db) }
     }
 
-    func insertCategories(_ categories: Int, perCategory: Int) async throws {
-        try await database().write { db in
+    func insertCategories(_ categories: Int, perCategory: Int) throws {
+        try database().write { db in
             for number in 0..<categories {
                 var category = GCategory(id: nil, name: "category \(number)")
                 try category.insert(db)
@@ -124,17 +124,17 @@ final class GRDBLibrary: BenchLibrary {
         }
     }
 
-    func categoryTotals() async throws -> Double {
-        let infos = try await database().read { db in
+    func categoryTotals() throws -> Double {
+        let infos = try database().read { db in
             try GCategory.including(all: GCategory.expenses).asRequest(of: GCategoryInfo.self).fetchAll(db)
         }
         return infos.reduce(0) { total, info in total + info.expenses.reduce(0) { $0 + $1.amount } }
     }
 
-    func importRows(_ count: Int, saveEvery: Int) async throws {
+    func importRows(_ count: Int, saveEvery: Int) throws {
         for batch in batches(count, of: saveEvery) {
             let rows = Row.make(batch)
-            try await database().write { db in try insertRows(rows, db) }
+            try database().write { db in try insertRows(rows, db) }
         }
     }
 }

@@ -44,11 +44,11 @@ final class OpenSwiftDataLibrary: BenchLibrary {
     let name = "OpenSwiftData"
     private var container: ModelContainer?
 
-    func open(path: String) async throws {
+    func open(path: String) throws {
         container = try ModelContainer(for: OItem.self, OCategory.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
     }
 
-    func close() async {
+    func close() {
         container = nil
     }
 
@@ -57,7 +57,7 @@ final class OpenSwiftDataLibrary: BenchLibrary {
         return ModelContext(container)
     }
 
-    func insert(_ rows: [Row]) async throws {
+    func insert(_ rows: [Row]) throws {
         let context = try context()
         for row in rows {
             context.insert(OItem(name: row.name, value: row.value, score: row.score, created: row.created))
@@ -65,19 +65,19 @@ final class OpenSwiftDataLibrary: BenchLibrary {
         try context.save()
     }
 
-    func fetchAll() async throws -> Int {
+    func fetchAll() throws -> Int {
         try context().fetch(FetchDescriptor<OItem>()).reduce(0) { $0 + $1.value }
     }
 
-    func fetchIndexed(lo: Int, hi: Int) async throws -> Int {
+    func fetchIndexed(lo: Int, hi: Int) throws -> Int {
         try context().fetch(FetchDescriptor<OItem>(predicate: #Predicate { $0.value >= lo && $0.value < hi })).count
     }
 
-    func fetchUnindexed(threshold: Double) async throws -> Int {
+    func fetchUnindexed(threshold: Double) throws -> Int {
         try context().fetch(FetchDescriptor<OItem>(predicate: #Predicate { $0.score > threshold })).count
     }
 
-    func updateAll() async throws {
+    func updateAll() throws {
         let context = try context()
         for item in try context.fetch(FetchDescriptor<OItem>()) {
             item.score += 1
@@ -85,13 +85,13 @@ final class OpenSwiftDataLibrary: BenchLibrary {
         try context.save()
     }
 
-    func deleteAll() async throws {
+    func deleteAll() throws {
         let context = try context()
         try context.delete(model: OItem.self)
         try context.save()
     }
 
-    func insertCategories(_ categories: Int, perCategory: Int) async throws {
+    func insertCategories(_ categories: Int, perCategory: Int) throws {
         let context = try context()
         for number in 0..<categories {
             let category = OCategory(name: "category \(number)")
@@ -103,7 +103,7 @@ final class OpenSwiftDataLibrary: BenchLibrary {
         try context.save()
     }
 
-    func categoryTotals() async throws -> Double {
+    func categoryTotals() throws -> Double {
         var descriptor = FetchDescriptor<OCategory>()
         descriptor.relationshipKeyPathsForPrefetching = [\.expenses]
         return try context().fetch(descriptor).reduce(0) { total, category in
@@ -111,7 +111,7 @@ final class OpenSwiftDataLibrary: BenchLibrary {
         }
     }
 
-    func importRows(_ count: Int, saveEvery: Int) async throws {
+    func importRows(_ count: Int, saveEvery: Int) throws {
         let context = try context()
         for batch in batches(count, of: saveEvery) {
             let chunk = Row.make(batch)

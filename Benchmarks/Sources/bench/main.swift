@@ -21,147 +21,164 @@ func option(_ name: String) -> String? {
     arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 }
 
-// Child mode: one library's import, printing "seconds peakMB".
-if let childLibrary = option("--child-import"), let count = option("--count").flatMap(Int.init), let library = makeLibrary(childLibrary) {
-    let path = freshPath("import-\(childLibrary)")
-    try await library.open(path: path)
-    let start = DispatchTime.now().uptimeNanoseconds
-    try await library.importRows(count, saveEvery: 10_000)
-    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    await library.close()
-    removeDatabase(path)
-    print("\(seconds) \(peakResidentMegabytes())")
-    exit(0)
-}
-
-// Profiling mode: one library, one workload, repeated, for callgrind or perf.
-if let workload = option("--profile") {
-    let library = makeLibrary(option("--library") ?? "openswiftdata") ?? OpenSwiftDataLibrary()
-    let count = option("--count").flatMap(Int.init) ?? 20_000
-    let rows = Row.make(count)
-    let path = freshPath("profile")
-    try await library.open(path: path)
-    if workload != "insert" { try await library.insert(rows) }
-    var times: [Double] = []
-    for _ in 0..<(option("--repeat").flatMap(Int.init) ?? 3) {
+func run() async throws {
+    // Child mode: one library's import, printing "seconds peakMB".
+    if let childLibrary = option("--child-import"), let count = option("--count").flatMap(Int.init), let library = makeLibrary(childLibrary) {
+        let path = freshPath("import-\(childLibrary)")
+        try await library.open(path: path)
         let start = DispatchTime.now().uptimeNanoseconds
-        defer { times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6) }
-        switch workload {
-        case "insert":
-            try await library.deleteAll()
-            try await library.insert(rows)
-        case "fetch": _ = try await library.fetchAll()
-        case "indexed": _ = try await library.fetchIndexed(lo: count / 4, hi: count / 4 + count / 10)
-        case "update": try await library.updateAll()
-        case "relationships":
-            try await library.insertCategories(count / 100, perCategory: 100)
-            _ = try await library.categoryTotals()
-        default: break
+        try await library.importRows(count, saveEvery: 10_000)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        await library.close()
+        removeDatabase(path)
+        print("\(seconds) \(peakResidentMegabytes())")
+        exit(0)
+    }
+
+    // Profiling mode: one library, one workload, repeated, for callgrind or perf.
+    if let workload = option("--profile") {
+        let library = makeLibrary(option("--library") ?? "openswiftdata") ?? OpenSwiftDataLibrary()
+        let count = option("--count").flatMap(Int.init) ?? 20_000
+        let rows = Row.make(count)
+        let path = freshPath("profile")
+        try await library.open(path: path)
+        if workload != "insert" { try await library.insert(rows) }
+        var times: [Double] = []
+        for _ in 0..<(option("--repeat").flatMap(Int.init) ?? 3) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            defer { times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6) }
+            switch workload {
+            case "insert":
+                try await library.deleteAll()
+                try await library.insert(rows)
+            case "fetch": _ = try await library.fetchAll()
+            case "indexed": _ = try await library.fetchIndexed(lo: count / 4, hi: count / 4 + count / 10)
+            case "update": try await library.updateAll()
+            case "relationships":
+                try await library.insertCategories(count / 100, perCategory: 100)
+                _ = try await library.categoryTotals()
+            default: break
+            }
+        }
+        await library.close()
+        removeDatabase(path)
+        FileHandle.standardError.write(Data("\(workload) ms: \(times.map { String(format: "%.1f", $0) }.joined(separator: " "))\n".utf8))
+        exit(0)
+    }
+
+    let quick = arguments.contains("--quick")
+    let runs = option("--runs").flatMap(Int.init) ?? (quick ? 3 : 5)
+    let sizes = option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } } ?? (quick ? [10_000] : [10_000, 100_000])
+    let importCount = option("--import").flatMap(Int.init) ?? (quick ? 100_000 : 1_000_000)
+    let outputFolder = option("--output") ?? "Results"
+    let keys = option("--only").map { $0.split(separator: ",").map(String.init) } ?? ["c", "openswiftdata", "grdb", "fluent"]
+    let libraries = keys.compactMap(makeLibrary)
+    let floor = "SQLite C API"
+    var results: [WorkloadResult] = []
+
+    func record(_ workload: String, _ size: Int, _ seconds: [String: Double]) {
+        results.append(WorkloadResult(workload: workload, size: size, seconds: seconds, peakMegabytes: nil))
+        let line = seconds.sorted { $0.value < $1.value }.map { "\($0.key) \(String(format: "%.4f", $0.value))s" }.joined(separator: ", ")
+        FileHandle.standardError.write(Data("\(workload) N=\(size): \(line)\n".utf8))
+    }
+
+    for size in sizes {
+        let rows = Row.make(size)
+        var insert: [String: Double] = [:], fetchAll: [String: Double] = [:], indexed: [String: Double] = [:]
+        var unindexed: [String: Double] = [:], update: [String: Double] = [:], delete: [String: Double] = [:]
+        var relationshipInsert: [String: Double] = [:], relationshipTotals: [String: Double] = [:]
+        var checksums: [String: [Double]] = [:]
+        for library in libraries {
+            // Insert into an empty file, each run.
+            var path = ""
+            insert[library.name] = try await median(runs: runs, prepare: {
+                await library.close()
+                removeDatabase(path)
+                path = freshPath("insert")
+                try await library.open(path: path)
+            }) { try await library.insert(rows) }
+
+            // The reads and the update work on the file the last insert filled.
+            var sum = 0, matchedIndexed = 0, matchedUnindexed = 0
+            fetchAll[library.name] = try await median(runs: runs) { sum = try await library.fetchAll() }
+            indexed[library.name] = try await median(runs: runs) { matchedIndexed = try await library.fetchIndexed(lo: size / 4, hi: size / 4 + size / 10) }
+            unindexed[library.name] = try await median(runs: runs) { matchedUnindexed = try await library.fetchUnindexed(threshold: 90) }
+            update[library.name] = try await median(runs: runs) { try await library.updateAll() }
+            delete[library.name] = try await median(runs: runs, prepare: {
+                if try await library.fetchIndexed(lo: 0, hi: 1) == 0 { try await library.insert(rows) }
+            }) { try await library.deleteAll() }
+            await library.close()
+            removeDatabase(path)
+
+            // Relationships: categories × 100 expenses, then a total per category through the relationship.
+            let categories = size / 100
+            var total = 0.0
+            relationshipInsert[library.name] = try await median(runs: runs, prepare: {
+                await library.close()
+                removeDatabase(path)
+                path = freshPath("relationships")
+                try await library.open(path: path)
+            }) { try await library.insertCategories(categories, perCategory: 100) }
+            relationshipTotals[library.name] = try await median(runs: runs) { total = try await library.categoryTotals() }
+            await library.close()
+            removeDatabase(path)
+            checksums[library.name] = [Double(sum), Double(matchedIndexed), Double(matchedUnindexed), total]
+        }
+        // Every library must have read the same data.
+        let distinct = Set(checksums.values.map { $0.map { String($0) }.joined(separator: ",") })
+        if distinct.count > 1 { FileHandle.standardError.write(Data("checksums differ: \(checksums)\n".utf8)) }
+        record("Insert N objects and save", size, insert)
+        record("Fetch all N objects and read a property", size, fetchAll)
+        record("Fetch with an indexed predicate (10%)", size, indexed)
+        record("Fetch with an unindexed predicate (10%)", size, unindexed)
+        record("Update every object and save", size, update)
+        record("Delete all", size, delete)
+        record("Relationships: insert N/100 categories × 100 expenses", size, relationshipInsert)
+        record("Relationships: total per category", size, relationshipTotals)
+    }
+
+    // The import, one child process per library.
+    var importSeconds: [String: Double] = [:]
+    var importMemory: [String: Double] = [:]
+    for (key, library) in zip(keys, libraries) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["--child-import", key, "--count", String(importCount)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let parts = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if parts.count == 2 {
+            importSeconds[library.name] = parts[0]
+            importMemory[library.name] = parts[1]
         }
     }
-    await library.close()
-    removeDatabase(path)
-    FileHandle.standardError.write(Data("\(workload) ms: \(times.map { String(format: "%.1f", $0) }.joined(separator: " "))\n".utf8))
-    exit(0)
+    results.append(WorkloadResult(workload: "Import with a save every 10,000 (one run)", size: importCount, seconds: importSeconds, peakMegabytes: importMemory))
+    FileHandle.standardError.write(Data("import: \(importSeconds) peak MB: \(importMemory)\n".utf8))
+
+    let command = "swift run -c release --package-path Benchmarks bench" + (quick ? " --quick" : "")
+    let table = markdown(results, libraries: libraries.map(\.name), floor: floor, machine: machineDescription(), command: command)
+    try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try table.write(toFile: outputFolder + "/latest.md", atomically: true, encoding: .utf8)
+    try encoder.encode(results).write(to: URL(fileURLWithPath: outputFolder + "/latest.json"))
+    print(table)
 }
 
-let quick = arguments.contains("--quick")
-let runs = option("--runs").flatMap(Int.init) ?? (quick ? 3 : 5)
-let sizes = option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } } ?? (quick ? [10_000] : [10_000, 100_000])
-let importCount = option("--import").flatMap(Int.init) ?? (quick ? 100_000 : 1_000_000)
-let outputFolder = option("--output") ?? "Results"
-let keys = option("--only").map { $0.split(separator: ",").map(String.init) } ?? ["c", "openswiftdata", "grdb", "fluent"]
-let libraries = keys.compactMap(makeLibrary)
-let floor = "SQLite C API"
-var results: [WorkloadResult] = []
-
-func record(_ workload: String, _ size: Int, _ seconds: [String: Double]) {
-    results.append(WorkloadResult(workload: workload, size: size, seconds: seconds, peakMegabytes: nil))
-    let line = seconds.sorted { $0.value < $1.value }.map { "\($0.key) \(String(format: "%.4f", $0.value))s" }.joined(separator: ", ")
-    FileHandle.standardError.write(Data("\(workload) N=\(size): \(line)\n".utf8))
-}
-
-for size in sizes {
-    let rows = Row.make(size)
-    var insert: [String: Double] = [:], fetchAll: [String: Double] = [:], indexed: [String: Double] = [:]
-    var unindexed: [String: Double] = [:], update: [String: Double] = [:], delete: [String: Double] = [:]
-    var relationshipInsert: [String: Double] = [:], relationshipTotals: [String: Double] = [:]
-    var checksums: [String: [Double]] = [:]
-    for library in libraries {
-        // Insert into an empty file, each run.
-        var path = ""
-        insert[library.name] = try await median(runs: runs, prepare: {
-            await library.close()
-            removeDatabase(path)
-            path = freshPath("insert")
-            try await library.open(path: path)
-        }) { try await library.insert(rows) }
-
-        // The reads and the update work on the file the last insert filled.
-        var sum = 0, matchedIndexed = 0, matchedUnindexed = 0
-        fetchAll[library.name] = try await median(runs: runs) { sum = try await library.fetchAll() }
-        indexed[library.name] = try await median(runs: runs) { matchedIndexed = try await library.fetchIndexed(lo: size / 4, hi: size / 4 + size / 10) }
-        unindexed[library.name] = try await median(runs: runs) { matchedUnindexed = try await library.fetchUnindexed(threshold: 90) }
-        update[library.name] = try await median(runs: runs) { try await library.updateAll() }
-        delete[library.name] = try await median(runs: runs, prepare: {
-            if try await library.fetchIndexed(lo: 0, hi: 1) == 0 { try await library.insert(rows) }
-        }) { try await library.deleteAll() }
-        await library.close()
-        removeDatabase(path)
-
-        // Relationships: categories × 100 expenses, then a total per category through the relationship.
-        let categories = size / 100
-        var total = 0.0
-        relationshipInsert[library.name] = try await median(runs: runs, prepare: {
-            await library.close()
-            removeDatabase(path)
-            path = freshPath("relationships")
-            try await library.open(path: path)
-        }) { try await library.insertCategories(categories, perCategory: 100) }
-        relationshipTotals[library.name] = try await median(runs: runs) { total = try await library.categoryTotals() }
-        await library.close()
-        removeDatabase(path)
-        checksums[library.name] = [Double(sum), Double(matchedIndexed), Double(matchedUnindexed), total]
+// The work runs as a task while the main thread waits on a semaphore, rather than in an async
+// `main`: valgrind cannot follow the main thread of an async program on Linux (it parks in
+// sigsuspend), and callgrind is how the profile mode is meant to be used.
+let finished = DispatchSemaphore(value: 0)
+Task {
+    do {
+        try await run()
+    } catch {
+        FileHandle.standardError.write(Data("bench failed: \(error)\n".utf8))
+        exit(1)
     }
-    // Every library must have read the same data.
-    let distinct = Set(checksums.values.map { $0.map { String($0) }.joined(separator: ",") })
-    if distinct.count > 1 { FileHandle.standardError.write(Data("checksums differ: \(checksums)\n".utf8)) }
-    record("Insert N objects and save", size, insert)
-    record("Fetch all N objects and read a property", size, fetchAll)
-    record("Fetch with an indexed predicate (10%)", size, indexed)
-    record("Fetch with an unindexed predicate (10%)", size, unindexed)
-    record("Update every object and save", size, update)
-    record("Delete all", size, delete)
-    record("Relationships: insert N/100 categories × 100 expenses", size, relationshipInsert)
-    record("Relationships: total per category", size, relationshipTotals)
+    finished.signal()
 }
-
-// The import, one child process per library.
-var importSeconds: [String: Double] = [:]
-var importMemory: [String: Double] = [:]
-for (key, library) in zip(keys, libraries) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    process.arguments = ["--child-import", key, "--count", String(importCount)]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    process.waitUntilExit()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let parts = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-    if parts.count == 2 {
-        importSeconds[library.name] = parts[0]
-        importMemory[library.name] = parts[1]
-    }
-}
-results.append(WorkloadResult(workload: "Import with a save every 10,000 (one run)", size: importCount, seconds: importSeconds, peakMegabytes: importMemory))
-FileHandle.standardError.write(Data("import: \(importSeconds) peak MB: \(importMemory)\n".utf8))
-
-let command = "swift run -c release --package-path Benchmarks bench" + (quick ? " --quick" : "")
-let table = markdown(results, libraries: libraries.map(\.name), floor: floor, machine: machineDescription(), command: command)
-try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
-let encoder = JSONEncoder()
-encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-try table.write(toFile: outputFolder + "/latest.md", atomically: true, encoding: .utf8)
-try encoder.encode(results).write(to: URL(fileURLWithPath: outputFolder + "/latest.json"))
-print(table)
+finished.wait()

@@ -11,8 +11,6 @@ extension ModelContext {
 
     /// How a row's values go into a model's slots.
     enum FillMode {
-        /// A new model: every column read.
-        case all
         /// A registered model: slots with unsaved edits and loaded relationships keep their values.
         case unchanged
         /// Fulfilling a fault: only slots not loaded yet.
@@ -21,80 +19,103 @@ extension ModelContext {
 
     /// The model for a row read with ``rowColumns(_:alias:slots:)`` starting at `offset`: the
     /// registered instance (its unchanged properties refreshed from the row) or a new one, with the
-    /// slots not read left to load on first access.
-    func materialize(_ layout: ModelLayout, row: any SQLRow, offset: Int32 = 0, slots: [Int]? = nil, store: SQLiteStore) throws -> any PersistentModel {
-        try materialize(layout, row: row, offset: offset, slots: slots, store: store, registry: entityRegistry(layout)) {
-            let model = layout.modelType.init(backingData: $0)
-            return (model, model)
-        }
-    }
-
-    /// The model for a row, made with `create` when the row is not registered yet. Fetches pass the
-    /// entity's registry (looked up once) and a `create` for the static type, which avoids a
-    /// dynamic cast per row.
-    func materialize<M>(
+    /// slots not read left to load on first access. Fetches pass the entity's registry, looked up
+    /// once per query.
+    func materialize(
         _ layout: ModelLayout, row: any SQLRow, offset: Int32 = 0, slots: [Int]? = nil, store: SQLiteStore,
-        registry: EntityRegistry, create: (BackingData) -> (M, any PersistentModel)
-    ) throws -> M {
+        registry: EntityRegistry? = nil
+    ) throws -> any PersistentModel {
+        let registry = registry ?? entityRegistry(layout)
         let primaryKey = row.int64(at: offset)
-        if let existing = registry.model(primaryKey), let typed = existing as? M {
+        if let existing = registry.model(primaryKey) {
             let data = existing.persistentBackingData
             if data.state == .managed || data.state == .deleted {
                 try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
             }
-            return typed
+            return existing
         }
+        // The values are read before the model is made, then put in place in one assignment: the
+        // initialiser's property defaults may have written into the slots, and everything not read
+        // from the row must be "not loaded" (to-many relationships load on first access).
+        let values = try readSlots(layout, from: row, offset: offset, slots: slots)
         let data = BackingData(layout: layout)
         BackingDataHandOff.offer(data)
-        let (model, registered) = create(data)
+        let model = layout.modelType.init(backingData: data)
         BackingDataHandOff.withdraw()
-        // The initialiser's property defaults may have written into the slots: everything not read
-        // from the row goes back to "not loaded" (to-many relationships load on first access).
-        for index in data.slots.indices { data.slots[index] = .unloaded }
-        try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .all)
+        data.slots = values
         data.needsInverseFixup = false
         data.primaryKey = primaryKey
         data.storeIdentifier = store.identifier
         data.context = self
         data.state = .managed
-        registry.insert(registered, primaryKey: primaryKey)
+        registry.insert(model, primaryKey: primaryKey, data: data)
         return model
     }
 
-    /// Copies a row's values into slots.
+    /// A new model's slots: `slots` (by default every stored slot) read from the row, the others
+    /// not loaded.
+    private func readSlots(_ layout: ModelLayout, from row: any SQLRow, offset: Int32, slots: [Int]?) throws -> ContiguousArray<BackingData.Slot> {
+        guard slots == nil else {
+            var values = layout.unloadedSlots
+            var column = offset + 1
+            for slot in slots ?? [] {
+                values[slot] = try read(layout.columnReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
+                column += 1
+            }
+            return values
+        }
+        // Every stored slot, in ascending slot order as the columns are: written in place once.
+        let readers = layout.columnReaders
+        return try ContiguousArray(unsafeUninitializedCapacity: readers.count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            var column = offset + 1
+            for slot in 0..<readers.count {
+                let reader = readers[slot]
+                if reader.codec == nil && !reader.isToOne {
+                    (base + slot).initialize(to: .unloaded)
+                } else {
+                    (base + slot).initialize(to: try read(reader, slot: slot, layout: layout, from: row, column: column, offset: offset))
+                    column += 1
+                }
+                initialized = slot + 1
+            }
+        }
+    }
+
+    /// One column's value as a slot.
+    @inline(__always)
+    private func read(
+        _ reader: ModelLayout.ColumnReader, slot: Int, layout: ModelLayout, from row: any SQLRow, column: Int32, offset: Int32
+    ) throws -> BackingData.Slot {
+        if let codec = reader.codec {
+            do {
+                return .value(try codec.decode(row.value(at: column)))
+            } catch {
+                throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) row \(row.int64(at: offset)), property \(layout.properties[slot].name): \(error)")
+            }
+        }
+        guard reader.isToOne else { return .unloaded }
+        guard row.isNull(at: column) else { return .toOneKey(row.int64(at: column)) }
+        guard let nullValue = reader.nullValue else {
+            throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) row \(row.int64(at: offset)) has no \(layout.properties[slot].name), which the model requires (it is not optional)")
+        }
+        return .value(nullValue)
+    }
+
+    /// Copies a row's values into the slots of a registered model.
     func fill(_ data: BackingData, from row: any SQLRow, offset: Int32, slots: [Int], mode: FillMode) throws {
         let layout = data.layout
         var column = offset + 1
         for slot in slots {
             defer { column += 1 }
             switch mode {
-            case .all:
-                break
             case .unchanged:
                 if data.originals[slot] != nil { continue }
                 if layout.properties[slot].relationship != nil, case .value = data.slots[slot] { continue }
             case .unloaded:
                 guard case .unloaded = data.slots[slot] else { continue }
             }
-            let property = layout.properties[slot]
-            if let codec = property.codec {
-                let stored = row.value(at: column)
-                do {
-                    data.slots[slot] = .value(try codec.decode(stored))
-                } catch {
-                    throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) row \(row.int64(at: offset)), property \(property.name): \(error)")
-                }
-            } else if let relationship = property.relationship {
-                if row.isNull(at: column) {
-                    if let empty = relationship.access.makeValue([]) {
-                        data.slots[slot] = .value(empty)
-                    } else {
-                        throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) row \(row.int64(at: offset)) has no \(property.name), which the model requires (it is not optional)")
-                    }
-                } else {
-                    data.slots[slot] = .toOneKey(row.int64(at: column))
-                }
-            }
+            data.slots[slot] = try read(layout.columnReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
         }
     }
 

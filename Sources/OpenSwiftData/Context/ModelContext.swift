@@ -262,11 +262,6 @@ public final class ModelContext {
         registry[ObjectIdentifier(layout)]?.remove(primaryKey)
     }
 
-    /// Called when a registered model's backing data is deinitialised.
-    func releaseRegistration(layout: ModelLayout, primaryKey: Int64, owner: BackingData) {
-        registry[ObjectIdentifier(layout)]?.remove(primaryKey, owner: owner)
-    }
-
     func registered(layout: ModelLayout, primaryKey: Int64) -> (any PersistentModel)? {
         registry[ObjectIdentifier(layout)]?.model(primaryKey)
     }

@@ -56,7 +56,7 @@ final class EntityRegistry {
     }
 
     private final class Page {
-        var entries = ContiguousArray<Entry?>(repeating: nil, count: EntityRegistry.pageSize)
+        @exclusivity(unchecked) var entries = ContiguousArray<Entry?>(repeating: nil, count: EntityRegistry.pageSize)
     }
 
     private static let pageShift = 12
@@ -64,9 +64,11 @@ final class EntityRegistry {
     /// Keys below this use pages (268 million rows); larger or negative ones the dictionary.
     private static let pagedLimit: Int64 = 1 << 28
 
-    private var pages: [Page?] = []
-    private var overflow: [Int64: Entry] = [:]
-    private(set) var count = 0
+    // Exclusivity is not checked dynamically: the registry is used only on its context's thread,
+    // and it is touched for every model loaded and released.
+    @exclusivity(unchecked) private var pages: [Page?] = []
+    @exclusivity(unchecked) private var overflow: [Int64: Entry] = [:]
+    @exclusivity(unchecked) private(set) var count = 0
 
     private func locate(_ key: Int64) -> (page: Int, slot: Int)? {
         guard key >= 0, key < EntityRegistry.pagedLimit else { return nil }
@@ -84,8 +86,10 @@ final class EntityRegistry {
         entry(primaryKey)?.model
     }
 
-    func insert(_ model: any PersistentModel, primaryKey: Int64) {
-        let entry = Entry(model: model, owner: ObjectIdentifier(model.persistentBackingData))
+    func insert(_ model: any PersistentModel, primaryKey: Int64, data: BackingData? = nil) {
+        let data = data ?? model.persistentBackingData
+        data.registeredIn = self
+        let entry = Entry(model: model, owner: ObjectIdentifier(data))
         if let (page, slot) = locate(primaryKey) {
             while pages.count <= page { pages.append(nil) }
             let target: Page

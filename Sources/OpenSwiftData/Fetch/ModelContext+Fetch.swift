@@ -28,16 +28,19 @@ extension ModelContext {
                 select.whereClause = select.whereClause.map { .binary($0, .and, excluded) } ?? excluded
             }
         }
-        var results: [T] = []
+        // Collected as class references and cast once at the end: appending to a `[T]` in this
+        // unspecialised generic function would look up `Array<T>`'s metadata for every row.
+        var loaded: [AnyObject] = []
         let registry = entityRegistry(layout)
         try store.read { connection in
             try store.query(select, on: connection) { row in
-                results.append(try self.materialize(layout, row: row, slots: slots, store: store, registry: registry) { data in
-                    let model = T(backingData: data)
-                    return (model, model)
-                })
+                loaded.append(try self.materialize(layout, row: row, slots: slots, store: store, registry: registry))
             }
         }
+        // Every model of this layout is a `T`, a class (`PersistentModel` is class-bound), and an
+        // array of class references has one representation whatever its element class, so the
+        // array is reinterpreted rather than copied (Apple platforms' `as!` array casts do the same).
+        var results = unsafeBitCast(loaded, to: [T].self)
         if !pending.isEmpty {
             results = try merge(results, pending: pending, descriptor: descriptor)
         }

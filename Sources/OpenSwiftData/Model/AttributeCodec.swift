@@ -4,8 +4,9 @@ import Foundation
 ///
 /// A codec is chosen once per property from the property's type (``AttributeCodecs/make(for:)``);
 /// predicates use the same choice for constants, so a value and the column it is compared with are
-/// always encoded alike.
-protocol AttributeCodec: Sendable {
+/// always encoded alike. Codecs are classes so that holding and passing one on the row-loading
+/// path costs a reference count rather than a value-witness copy.
+protocol AttributeCodec: AnyObject, Sendable {
     var columnType: SQLColumnType { get }
     /// Whether the Swift type is optional (the column is nullable).
     var isOptional: Bool { get }
@@ -210,7 +211,8 @@ extension AttributeCodec {
     var storesJSON: Bool { false }
 }
 
-struct ScalarCodec<T: SQLScalar>: AttributeCodec {
+final class ScalarCodec<T: SQLScalar>: AttributeCodec {
+    init() {}
     var columnType: SQLColumnType { T.columnType }
     var isSwiftString: Bool { T.self == String.self }
     var ordersAsReal: Bool { T.self == Decimal.self }
@@ -226,8 +228,9 @@ struct ScalarCodec<T: SQLScalar>: AttributeCodec {
     }
 }
 
-struct OptionalCodec<Wrapped>: AttributeCodec {
+final class OptionalCodec<Wrapped>: AttributeCodec {
     let wrapped: any AttributeCodec
+    init(wrapped: any AttributeCodec) { self.wrapped = wrapped }
     var columnType: SQLColumnType { wrapped.columnType }
     var isSwiftString: Bool { wrapped.isSwiftString }
     var ordersAsReal: Bool { wrapped.ordersAsReal }
@@ -250,8 +253,9 @@ struct OptionalCodec<Wrapped>: AttributeCodec {
     }
 }
 
-struct RawValueCodec<T: RawRepresentable>: AttributeCodec {
+final class RawValueCodec<T: RawRepresentable>: AttributeCodec {
     let raw: any AttributeCodec
+    init(raw: any AttributeCodec) { self.raw = raw }
     var columnType: SQLColumnType { raw.columnType }
     var isJSONCompatible: Bool { raw.isJSONCompatible }
     var isOptional: Bool { false }
@@ -270,7 +274,8 @@ struct RawValueCodec<T: RawRepresentable>: AttributeCodec {
 
 /// `Codable` values that are not scalars (structs, enums with payloads, arrays, dictionaries) are
 /// stored as JSON text with sorted keys, so equal values store equal text.
-struct JSONCodec<T: Codable>: AttributeCodec {
+final class JSONCodec<T: Codable>: AttributeCodec {
+    init() {}
     /// For arrays and dictionaries: the codec of the elements (values), if predicates can look inside.
     var elementCodec: (any AttributeCodec)? {
         guard let container = T.self as? any _JSONContainer.Type, let element = container._elementCodec, element.isJSONCompatible else { return nil }

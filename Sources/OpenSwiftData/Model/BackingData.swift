@@ -9,7 +9,9 @@ import Observation
 /// primary key of the related row until the relationship is first read.
 public final class BackingData {
     let layout: ModelLayout
-    var slots: ContiguousArray<Slot>
+    /// Exclusivity of this and the other hot fields is not checked dynamically: a model is used on
+    /// its context's thread only, and these are read or written for every property access and load.
+    @exclusivity(unchecked) @usableFromInline var slots: ContiguousArray<Slot>
     /// The values slots had before their first change since the last save, for rollback and for
     /// writing only changed columns.
     var originals: [Int: Slot] = [:]
@@ -18,14 +20,16 @@ public final class BackingData {
     /// The context the model is registered in. Held strongly, so models fetched from a context
     /// that is not otherwise kept can still load their relationships; the context holds clean
     /// models only weakly, so there is no cycle once changes are saved or rolled back.
-    var context: ModelContext?
-    var state: State = .detached
-    var primaryKey: Int64?
-    var storeIdentifier: String?
+    @exclusivity(unchecked) var context: ModelContext?
+    @exclusivity(unchecked) var state: State = .detached
+    @exclusivity(unchecked) var primaryKey: Int64?
+    @exclusivity(unchecked) var storeIdentifier: String?
     private var temporaryKey: PersistentIdentifier.Key?
     /// Relationships were assigned by an initialiser (no inverse maintenance was possible then);
     /// inverses are fixed up when the model is inserted.
     var needsInverseFixup = false
+    /// The identity map holding this model, which forgets it when this backing data goes away.
+    @exclusivity(unchecked) var registeredIn: EntityRegistry?
 
     enum State {
         /// Not in any context.
@@ -38,6 +42,7 @@ public final class BackingData {
         case deleted
     }
 
+    @usableFromInline
     enum Slot {
         case unloaded
         case value(Any)
@@ -46,13 +51,13 @@ public final class BackingData {
 
     init(layout: ModelLayout) {
         self.layout = layout
-        self.slots = ContiguousArray(repeating: .unloaded, count: layout.properties.count)
+        self.slots = layout.unloadedSlots
     }
 
     /// The model is going away: its entry in the context's identity map goes with it.
     deinit {
-        if let context, let primaryKey {
-            context.releaseRegistration(layout: layout, primaryKey: primaryKey, owner: self)
+        if let registeredIn, let primaryKey {
+            registeredIn.remove(primaryKey, owner: self)
         }
     }
 
@@ -93,7 +98,10 @@ public final class BackingData {
     }
 
     /// Reads a property's value. Called by `@Model`'s generated getters.
-    @inline(__always)
+    ///
+    /// Inlinable so that the getter, compiled in the model's module, casts to its concrete type
+    /// instead of looking up generic metadata on every read.
+    @inlinable
     public func _value<T, Owner: PersistentModel>(_ index: Int, of owner: Owner) -> T {
         if case .value(let stored) = slots[index], let typed = stored as? T { return typed }
         return slowValue(index)
@@ -112,7 +120,8 @@ public final class BackingData {
 
     // MARK: Loading
 
-    private func slowValue<T>(_ index: Int) -> T {
+    @usableFromInline
+    func slowValue<T>(_ index: Int) -> T {
         do {
             if let typed = try loadedValue(index) as? T { return typed }
         } catch {

@@ -21,12 +21,38 @@ final class ModelLayout: @unchecked Sendable {
     static let primaryKeyColumn = "Z_PK"
 
     /// Slots stored in this entity's own table (attributes and to-one foreign keys), in column order
-    /// after the primary key. `SELECT Z_PK, <these>` reads a whole row.
-    private(set) var storedSlots: [Int] = []
+    /// after the primary key (ascending). `SELECT Z_PK, <these>` reads a whole row. Like
+    /// `columnReaders`, never written after the build phase, so reads skip exclusivity checks.
+    @exclusivity(unchecked) private(set) var storedSlots: [Int] = []
     /// The attribute slots (no relationships).
     private(set) var attributeSlots: [Int] = []
     /// The relationship slots.
     private(set) var relationshipSlots: [Int] = []
+    /// Every slot not loaded: what a new backing data starts from (shared until first written).
+    let unloadedSlots: ContiguousArray<BackingData.Slot>
+    /// How each stored slot is read from its column, by slot; worked out once so that loading a
+    /// row does no lookups.
+    @exclusivity(unchecked) private(set) var columnReaders: ContiguousArray<ColumnReader> = []
+
+    /// How one stored slot is read from a row. A class, so the loop that reads rows holds
+    /// readers by reference instead of copying their payloads. `@unchecked Sendable`: immutable.
+    final class ColumnReader: @unchecked Sendable {
+        /// For an attribute: its codec.
+        let codec: (any AttributeCodec)?
+        /// Whether the slot is a to-one foreign key.
+        let isToOne: Bool
+        /// For a to-one: the slot value of a NULL key (`nil` as the property's type); absent
+        /// when the relationship is required.
+        let nullValue: Any?
+
+        init(codec: (any AttributeCodec)? = nil, isToOne: Bool = false, nullValue: Any? = nil) {
+            self.codec = codec
+            self.isToOne = isToOne
+            self.nullValue = nullValue
+        }
+
+        static let none = ColumnReader()
+    }
 
     private init(modelType: any PersistentModel.Type) {
         self.modelType = modelType
@@ -51,6 +77,7 @@ final class ModelLayout: @unchecked Sendable {
         self.slotByKeyPath = byKeyPath
         self.slotByName = byName
         self.problems = problems
+        self.unloadedSlots = ContiguousArray(repeating: .unloaded, count: properties.count)
     }
 
     func property(named name: String) -> PropertyLayout? {
@@ -149,13 +176,18 @@ final class ModelLayout: @unchecked Sendable {
 
     /// Third phase: column order, constraints and indexes.
     private func finish() {
+        columnReaders = ContiguousArray(repeating: .none, count: properties.count)
         for property in properties {
-            if property.relationship != nil {
+            if let relationship = property.relationship {
                 relationshipSlots.append(property.index)
-                if case .foreignKey = property.relationship?.storage { storedSlots.append(property.index) }
-            } else if property.codec != nil {
+                if case .foreignKey = relationship.storage {
+                    storedSlots.append(property.index)
+                    columnReaders[property.index] = ColumnReader(isToOne: true, nullValue: relationship.access.makeValue([]))
+                }
+            } else if let codec = property.codec {
                 attributeSlots.append(property.index)
                 storedSlots.append(property.index)
+                columnReaders[property.index] = ColumnReader(codec: codec)
             }
         }
         var unique: [[Int]] = attributeSlots.filter { properties[$0].attributeOptions.contains(.unique) }.map { [$0] }

@@ -338,8 +338,9 @@ protocol SQLTranslatablePredicate {
 /// Encodes a `PersistentIdentifier` compared with a row's `persistentModelID`: its primary key
 /// when it names a stored model of the same entity, otherwise a key no row has (temporary
 /// identifiers match unsaved models through the context's pending changes instead).
-struct IdentifierCodec: AttributeCodec {
+final class IdentifierCodec: AttributeCodec {
     let entityName: String
+    init(entityName: String) { self.entityName = entityName }
     var columnType: SQLColumnType { .integer }
     var isOptional: Bool { false }
     var typeName: String { "PersistentIdentifier" }
