@@ -45,23 +45,33 @@ struct SavePlan {
     private var deletedIDs = Set<ObjectIdentifier>()
     /// Related models whose reference to a deleted model is cleared (`.nullify`).
     private var nullifications: [(model: any PersistentModel, inverse: PropertyLayout, owner: any PersistentModel)] = []
-    private var inserted: [any PersistentModel] = []
-    private var changed: [any PersistentModel] = []
+    /// Inserted and changed models (not deleted in this save), grouped by entity in order of
+    /// first appearance: later passes work per entity and never copy the model lists.
+    private var inserted: [ModelGroup] = []
+    private var changed: [ModelGroup] = []
     private let batchDeletes: [ModelContext.BatchDelete]
     private var batchDeletedKeys: [(layout: ModelLayout, keys: [Int64], store: String)] = []
-    /// Primary keys given to inserted models (several models may get the same key when a unique
-    /// constraint makes later ones update the first's row).
-    private var assignedKeys: [ObjectIdentifier: Int64] = [:]
-    private var assignedStores: [ObjectIdentifier: String] = [:]
+    /// The store each entity written was written to, for the identifiers of inserted models.
+    /// (Their primary keys are kept in their backing data's `pendingKey` until the save ends;
+    /// several models may get the same key when a unique constraint makes later ones update the
+    /// first's row.)
+    private var storeIdentifiers: [ObjectIdentifier: String] = [:]
     private var storesByLayout: [ObjectIdentifier: SQLiteStore?] = [:]
+    /// Every model lives in the one store this save writes to, so no model needs its store looked up.
+    private var singleStore = false
+
+    private var rowValues: StoredValues { StoredValues(deletedIDs: deletedIDs) }
 
     init(context: ModelContext) throws {
         self.context = context
         self.batchDeletes = context.pendingBatchDeletes
         try collectDeletions()
-        inserted = context.insertedSet.all.filter { !deletedIDs.contains(ObjectIdentifier($0)) }
-        changed = context.changedSet.all.filter {
-            $0.persistentBackingData.state == .managed && !deletedIDs.contains(ObjectIdentifier($0))
+        let deletedIDs = self.deletedIDs
+        inserted = ModelGroup.grouping(context.insertedSet) { model, _ in
+            deletedIDs.isEmpty || !deletedIDs.contains(ObjectIdentifier(model))
+        }
+        changed = ModelGroup.grouping(context.changedSet) { model, data in
+            data.state == .managed && (deletedIDs.isEmpty || !deletedIDs.contains(ObjectIdentifier(model)))
         }
         try validate()
     }
@@ -123,20 +133,22 @@ struct SavePlan {
     // MARK: Validation
 
     private func validate() throws {
-        for model in inserted + changed {
-            let data = model.persistentBackingData
-            for slot in data.layout.relationshipSlots {
-                guard let relationship = data.layout.properties[slot].relationship, relationship.isToMany,
-                      relationship.minimumModelCount > 0 || relationship.maximumModelCount > 0,
-                      data.state == .inserted || data.originals[slot] != nil,
-                      case .value(let value) = data.slots[slot] else { continue }
-                let count = relationship.access.models(value).count
-                let name = "\(data.layout.entityName).\(data.layout.properties[slot].name)"
-                if relationship.maximumModelCount > 0 && count > relationship.maximumModelCount {
-                    throw SwiftDataError(.modelValidationFailure, "\(name) holds \(count) models, more than its maximumModelCount of \(relationship.maximumModelCount)")
-                }
-                if relationship.minimumModelCount > 0 && count < relationship.minimumModelCount && !(relationship.isOptional && count == 0) {
-                    throw SwiftDataError(.modelValidationFailure, "\(name) holds \(count) models, fewer than its minimumModelCount of \(relationship.minimumModelCount)")
+        for group in inserted + changed where group.layout.hasCountLimits {
+            for model in group.models {
+                let data = model.persistentBackingData
+                for slot in data.layout.relationshipSlots {
+                    guard let relationship = data.layout.properties[slot].relationship, relationship.isToMany,
+                          relationship.minimumModelCount > 0 || relationship.maximumModelCount > 0,
+                          data.state == .inserted || data.originals[slot] != nil,
+                          case .value(let value) = data.slots[slot] else { continue }
+                    let count = relationship.access.models(value).count
+                    let name = "\(data.layout.entityName).\(data.layout.properties[slot].name)"
+                    if relationship.maximumModelCount > 0 && count > relationship.maximumModelCount {
+                        throw SwiftDataError(.modelValidationFailure, "\(name) holds \(count) models, more than its maximumModelCount of \(relationship.maximumModelCount)")
+                    }
+                    if relationship.minimumModelCount > 0 && count < relationship.minimumModelCount && !(relationship.isOptional && count == 0) {
+                        throw SwiftDataError(.modelValidationFailure, "\(name) holds \(count) models, fewer than its minimumModelCount of \(relationship.minimumModelCount)")
+                    }
                 }
             }
         }
@@ -148,9 +160,10 @@ struct SavePlan {
     mutating func write() throws {
         var stores: [SQLiteStore] = []
         var seenLayouts = Set<ObjectIdentifier>()
-        for model in inserted + changed + deleted + nullifications.filter({ !deletedIDs.contains(ObjectIdentifier($0.model)) }).map(\.model)
-        where seenLayouts.insert(ObjectIdentifier(model.persistentBackingData.layout)).inserted {
-            let store = try context.container.store(for: model.persistentBackingData.layout)
+        let layouts = (inserted + changed).map(\.layout)
+            + (deleted + nullifications.filter({ !deletedIDs.contains(ObjectIdentifier($0.model)) }).map(\.model)).map { $0.persistentBackingData.layout }
+        for layout in layouts where seenLayouts.insert(ObjectIdentifier(layout)).inserted {
+            let store = try context.container.store(for: layout)
             if !stores.contains(where: { $0 === store }) { stores.append(store) }
         }
         for batch in batchDeletes {
@@ -160,16 +173,24 @@ struct SavePlan {
         for store in stores where !store.configuration.allowsSave {
             throw SwiftDataError(.readOnlyStore, "the store '\(store.configuration.name)' was opened with allowsSave: false; nothing was saved")
         }
-        for store in stores {
-            try store.write { connection in
-                try write(to: store, connection: connection)
+        singleStore = stores.count == 1
+        do {
+            for store in stores {
+                try store.write { connection in
+                    try write(to: store, connection: connection)
+                }
             }
+        } catch {
+            // Nothing was written: the keys given out are void.
+            for group in inserted {
+                for model in group.models { model.persistentBackingData.pendingKey = nil }
+            }
+            throw error
         }
     }
 
-    /// The store a model's entity lives in, looked up once per entity per save.
-    private mutating func store(of model: any PersistentModel) -> SQLiteStore? {
-        let layout = model.persistentBackingData.layout
+    /// The store an entity lives in, looked up once per entity per save.
+    private mutating func store(of layout: ModelLayout) -> SQLiteStore? {
         let key = ObjectIdentifier(layout)
         if let known = storesByLayout[key] { return known }
         let store = try? context.container.store(for: layout)
@@ -178,71 +199,71 @@ struct SavePlan {
     }
 
     private mutating func belongs(_ model: any PersistentModel, to store: SQLiteStore) -> Bool {
-        self.store(of: model) === store
+        singleStore || self.store(of: model.persistentBackingData.layout) === store
     }
 
-    /// Models grouped by entity, keeping their order, for statements prepared once per entity.
-    private func groupedByLayout(_ models: [any PersistentModel]) -> [(layout: ModelLayout, models: [any PersistentModel])] {
-        var positions: [ObjectIdentifier: Int] = [:]
-        var groups: [(layout: ModelLayout, models: [any PersistentModel])] = []
-        for model in models {
-            let layout = model.persistentBackingData.layout
-            if let position = positions[ObjectIdentifier(layout)] {
-                groups[position].models.append(model)
-            } else {
-                positions[ObjectIdentifier(layout)] = groups.count
-                groups.append((layout, [model]))
-            }
-        }
-        return groups
+    private mutating func groups(_ groups: [ModelGroup], in store: SQLiteStore) -> [ModelGroup] {
+        singleStore ? groups : groups.filter { self.store(of: $0.layout) === store }
     }
 
     private mutating func write(to store: SQLiteStore, connection: SQLiteConnection) throws {
-        let storeInserted = inserted.filter { belongs($0, to: store) }
-        let storeChanged = changed.filter { belongs($0, to: store) }
+        let storeInserted = groups(inserted, in: store)
+        let storeChanged = groups(changed, in: store)
         let upserts = try assignPrimaryKeys(storeInserted, store: store, connection: connection)
+        let rowValues = self.rowValues
 
-        for (layout, models) in groupedByLayout(storeInserted) {
+        for (layout, models) in storeInserted.map({ ($0.layout, $0.models) }) {
             let stored = layout.storedSlots
             let columns = stored.map { layout.properties[$0].name }
             // Rows for new models: one INSERT, prepared once, run per model.
             let insertText = store.render(.insert(table: layout.tableName, columns: [ModelLayout.primaryKeyColumn] + columns, orIgnore: false))
-            try store.executeEach(insertText, models.lazy.filter { !upserts.contains(ObjectIdentifier($0)) }, on: connection) { model, values in
-                values.append(.integer(assignedKeys[ObjectIdentifier(model)] ?? 0))
+            let insertValues = { (model: any PersistentModel, values: inout [SQLValue]) throws in
                 let data = model.persistentBackingData
-                for slot in stored { values.append(try storedValue(data, slot: slot)) }
+                values.append(.integer(data.pendingKey ?? 0))
+                for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
             }
-            // New models that matched an existing row through a unique constraint update that row.
+            if upserts.isEmpty {
+                try store.executeEach(insertText, models, on: connection, bind: insertValues)
+            } else {
+                try store.executeEach(insertText, models.lazy.filter { !upserts.contains(ObjectIdentifier($0)) }, on: connection, bind: insertValues)
+            }
+        // New models that matched an existing row through a unique constraint update that row.
             guard !upserts.isEmpty, !columns.isEmpty else { continue }
             let updateText = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn))
             try store.executeEach(updateText, models.lazy.filter { upserts.contains(ObjectIdentifier($0)) }, on: connection) { model, values in
                 let data = model.persistentBackingData
-                for slot in stored { values.append(try storedValue(data, slot: slot)) }
-                values.append(.integer(assignedKeys[ObjectIdentifier(model)] ?? 0))
+                for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
+                values.append(.integer(data.pendingKey ?? 0))
             }
         }
-        // Changed columns of stored models, one statement per set of changed columns.
-        var updates: [String: [BackingData]] = [:]
-        var texts: [String] = []
-        for model in storeChanged {
+        // Changed columns of stored models: one statement per entity and set of changed columns,
+        // rendered and prepared once, run per model.
+        var shapes: [UpdateShape: Int] = [:]
+        var batches: [(layout: ModelLayout, slots: [Int], models: [BackingData])] = []
+        for model in storeChanged.lazy.flatMap(\.models) {
             let data = model.persistentBackingData
             guard data.primaryKey != nil else { continue }
             let layout = data.layout
             let slots = layout.storedSlots.filter { data.originals[$0] != nil }
             guard !slots.isEmpty else { continue }
-            let text = store.render(.updateByKey(table: layout.tableName, columns: slots.map { layout.properties[$0].name }, key: ModelLayout.primaryKeyColumn))
-            if updates[text] == nil { texts.append(text) }
-            updates[text, default: []].append(data)
+            let shape = UpdateShape(layout: ObjectIdentifier(layout), slots: slots)
+            if let index = shapes[shape] {
+                batches[index].models.append(data)
+            } else {
+                shapes[shape] = batches.count
+                batches.append((layout, slots, [data]))
+            }
         }
-        for text in texts {
-            try store.executeEach(text, updates[text] ?? [], on: connection) { data, values in
-                for slot in data.layout.storedSlots where data.originals[slot] != nil {
-                    values.append(try storedValue(data, slot: slot))
-                }
+        for batch in batches {
+            let text = store.render(.updateByKey(table: batch.layout.tableName, columns: batch.slots.map { batch.layout.properties[$0].name }, key: ModelLayout.primaryKeyColumn))
+            try store.executeEach(text, batch.models, on: connection) { data, values in
+                for slot in batch.slots { values.append(try rowValues.value(data, slot: slot)) }
                 values.append(.integer(data.primaryKey ?? 0))
             }
         }
-        try writeJoinTables(for: storeInserted + storeChanged, store: store, connection: connection)
+        for group in storeInserted + storeChanged where group.layout.hasJoinTables {
+            try writeJoinTables(for: group.models, store: store, connection: connection)
+        }
 
         // References cleared by nullify rules, for foreign keys held by surviving models.
         for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) && belongs(item.model, to: store) {
@@ -328,23 +349,13 @@ struct SavePlan {
 
     /// Gives each inserted model a primary key. A model whose unique values match an existing row
     /// (or a model inserted earlier in this save) takes that row's key and is returned as an upsert.
-    private mutating func assignPrimaryKeys(_ models: [any PersistentModel], store: SQLiteStore, connection: SQLiteConnection) throws -> Set<ObjectIdentifier> {
+    private mutating func assignPrimaryKeys(_ groups: [ModelGroup], store: SQLiteStore, connection: SQLiteConnection) throws -> Set<ObjectIdentifier> {
         var upserts = Set<ObjectIdentifier>()
-        var byLayout: [ObjectIdentifier: (layout: ModelLayout, models: [any PersistentModel])] = [:]
-        var order: [ObjectIdentifier] = []
-        for model in models {
-            let layout = model.persistentBackingData.layout
-            let key = ObjectIdentifier(layout)
-            if byLayout[key] == nil {
-                byLayout[key] = (layout, [])
-                order.append(key)
-            }
-            byLayout[key]?.models.append(model)
-        }
+        let rowValues = self.rowValues
         let writeMax = "UPDATE \"\(SQLiteStore.primaryKeyTable)\" SET \"Z_MAX\" = ?1 WHERE \"Z_ENTITY\" = ?2"
-        for key in order {
-            guard let group = byLayout[key] else { continue }
+        for group in groups {
             let layout = group.layout
+            let key = ObjectIdentifier(layout)
             var maximum: Int64 = 0
             let readMax = SQLSelect(
                 columns: [.column(table: "k", name: "Z_MAX")],
@@ -356,7 +367,7 @@ struct SavePlan {
                 let data = model.persistentBackingData
                 var existing: Int64?
                 for constraint in layout.uniquenessConstraints {
-                    let values = try constraint.map { try storedValue(data, slot: $0) }
+                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
                     if values.contains(where: \.isNull) { continue }
                     let lookup = [.integer(Int64(constraint.first ?? 0))] + values
                     if let key = seen[lookup] {
@@ -384,56 +395,26 @@ struct SavePlan {
                     primaryKey = maximum
                 }
                 for constraint in layout.uniquenessConstraints {
-                    let values = try constraint.map { try storedValue(data, slot: $0) }
+                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
                     if values.contains(where: \.isNull) { continue }
                     seen[[.integer(Int64(constraint.first ?? 0))] + values] = primaryKey
                 }
-                assignedKeys[ObjectIdentifier(model)] = primaryKey
-                assignedStores[ObjectIdentifier(model)] = store.identifier
+                data.pendingKey = primaryKey
             }
+            storeIdentifiers[key] = store.identifier
             try store.execute(writeMax, bindings: [.integer(maximum), .text(layout.entityName)], on: connection)
         }
         return upserts
     }
 
-    /// The value a stored slot writes: the encoded attribute, or the related row's key.
-    private func storedValue(_ data: BackingData, slot: Int) throws -> SQLValue {
-        let property = data.layout.properties[slot]
-        switch data.slots[slot] {
-        case .value(let value):
-            if let codec = property.codec {
-                do {
-                    return try codec.encode(value)
-                } catch {
-                    throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
-                }
-            }
-            guard let access = property.relationshipAccess, let related = access.models(value).first else { return .null }
-            return key(of: related)
-        case .toOneKey(let key):
-            return .integer(key)
-        case .unloaded:
-            return .null
-        }
-    }
-
-    /// The primary key a reference to `model` stores; NULL for a model deleted in this save.
-    private func key(of model: any PersistentModel) -> SQLValue {
-        if deletedIDs.contains(ObjectIdentifier(model)) { return .null }
-        if let key = model.persistentBackingData.primaryKey ?? assignedKeys[ObjectIdentifier(model)] {
-            return .integer(key)
-        }
-        Log.general.warning("a relationship refers to a \(model.persistentBackingData.layout.entityName) that is not inserted in this context; it is saved as nil")
-        return .null
-    }
-
     /// Adds and removes join-table rows for to-many relationships that are stored as pairs.
     private func writeJoinTables(for models: [any PersistentModel], store: SQLiteStore, connection: SQLiteConnection) throws {
+        let rowValues = self.rowValues
         for model in models {
             let data = model.persistentBackingData
             let isNew = data.state == .inserted
-            guard case .integer = key(of: model) else { continue }
-            let ownerKey = key(of: model)
+            guard case .integer = rowValues.key(of: model) else { continue }
+            let ownerKey = rowValues.key(of: model)
             for slot in data.layout.relationshipSlots {
                 let property = data.layout.properties[slot]
                 guard let relationship = property.relationship,
@@ -458,13 +439,13 @@ struct SavePlan {
                 if !added.isEmpty {
                     let text = store.render(.insert(table: table, columns: [ownerColumn, otherColumn], orIgnore: true))
                     for other in added {
-                        let otherKey = key(of: other)
+                        let otherKey = rowValues.key(of: other)
                         if otherKey.isNull { continue }
                         try store.execute(text, bindings: [ownerKey, otherKey], on: connection)
                     }
                 }
                 for other in removed {
-                    let otherKey = key(of: other)
+                    let otherKey = rowValues.key(of: other)
                     if otherKey.isNull { continue }
                     try store.run(.delete(table: table, whereClause: .binary(
                         .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey)), .and,
@@ -487,19 +468,28 @@ struct SavePlan {
     /// sets, nullified references, deleted models removed.
     func apply() -> Summary {
         var summary = Summary()
-        for model in inserted {
-            let data = model.persistentBackingData
-            guard let primaryKey = assignedKeys[ObjectIdentifier(model)] else { continue }
-            data.primaryKey = primaryKey
-            data.storeIdentifier = assignedStores[ObjectIdentifier(model)]
-            data.state = .managed
-            data.commitChanges()
-            context.register(model, layout: data.layout, primaryKey: primaryKey)
-            summary.inserted.append(model.persistentModelID)
+        for group in inserted {
+            let registry = context.entityRegistry(group.layout)
+            let storeIdentifier = storeIdentifiers[ObjectIdentifier(group.layout)]
+            summary.inserted.reserveCapacity(summary.inserted.count + group.models.count)
+            for model in group.models {
+                let data = model.persistentBackingData
+                guard let primaryKey = data.pendingKey else { continue }
+                data.pendingKey = nil
+                data.primaryKey = primaryKey
+                data.storeIdentifier = storeIdentifier
+                data.state = .managed
+                data.commitChanges()
+                registry.insert(model, primaryKey: primaryKey, data: data)
+                summary.inserted.append(model.persistentModelID)
+            }
         }
-        for model in changed {
-            model.persistentBackingData.commitChanges()
-            summary.updated.append(model.persistentModelID)
+        for group in changed {
+            summary.updated.reserveCapacity(summary.updated.count + group.models.count)
+            for model in group.models {
+                model.persistentBackingData.commitChanges()
+                summary.updated.append(model.persistentModelID)
+            }
         }
         for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
             let data = item.model.persistentBackingData
@@ -538,5 +528,77 @@ struct SavePlan {
         context.changedSet.removeAll()
         context.deletedSet.removeAll()
         return summary
+    }
+}
+
+/// Models of one entity, in the order they were added to their set.
+struct ModelGroup {
+    let layout: ModelLayout
+    var models: [any PersistentModel]
+
+    /// The models of `set` that pass `include`, grouped by entity in order of first appearance.
+    static func grouping(_ set: ModelSet, include: (any PersistentModel, BackingData) -> Bool) -> [ModelGroup] {
+        var groups: [ModelGroup] = []
+        var current = -1
+        set.forEach { model in
+            let data = model.persistentBackingData
+            guard include(model, data) else { return }
+            // Consecutive models are mostly of one entity.
+            if current < 0 || groups[current].layout !== data.layout {
+                if let index = groups.firstIndex(where: { $0.layout === data.layout }) {
+                    current = index
+                } else {
+                    current = groups.count
+                    groups.append(ModelGroup(layout: data.layout, models: []))
+                }
+            }
+            groups[current].models.append(model)
+        }
+        return groups
+    }
+}
+
+/// An entity and the stored slots an update writes: models with the same shape share a statement.
+private struct UpdateShape: Hashable {
+    let layout: ObjectIdentifier
+    let slots: [Int]
+}
+
+/// The values a save writes for stored slots. Separate from ``SavePlan`` so the closures that
+/// bind a row capture only this, not a copy of the whole plan per row.
+struct StoredValues {
+    /// Models deleted in this save: references to them are written as NULL.
+    let deletedIDs: Set<ObjectIdentifier>
+
+    /// The value a stored slot writes: the encoded attribute, or the related row's key.
+    func value(_ data: BackingData, slot: Int) throws -> SQLValue {
+        let property = data.layout.properties[slot]
+        switch data.slots[slot] {
+        case .value(let value):
+            if let codec = property.codec {
+                do {
+                    return try codec.encode(value)
+                } catch {
+                    throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
+                }
+            }
+            guard let access = property.relationshipAccess, let related = access.models(value).first else { return .null }
+            return key(of: related)
+        case .toOneKey(let key):
+            return .integer(key)
+        case .unloaded:
+            return .null
+        }
+    }
+
+    /// The primary key a reference to `model` stores; NULL for a model deleted in this save.
+    func key(of model: any PersistentModel) -> SQLValue {
+        if !deletedIDs.isEmpty && deletedIDs.contains(ObjectIdentifier(model)) { return .null }
+        let data = model.persistentBackingData
+        if let key = data.primaryKey ?? data.pendingKey {
+            return .integer(key)
+        }
+        Log.general.warning("a relationship refers to a \(data.layout.entityName) that is not inserted in this context; it is saved as nil")
+        return .null
     }
 }

@@ -22,7 +22,7 @@ public final class ModelContext {
     /// ``ModelContainer/mainContext``, which then saves shortly after models change (once the code
     /// changing them yields the main actor) and when the process exits or gets SIGINT/SIGTERM.
     /// A failed autosave is logged and posted as ``autosaveFailed``.
-    public var autosaveEnabled: Bool = false {
+    @exclusivity(unchecked) public var autosaveEnabled: Bool = false {
         didSet { if autosaveEnabled && hasChanges { scheduleAutosave() } }
     }
     /// The container's main context: the only one that autosaves on its own.
@@ -42,13 +42,15 @@ public final class ModelContext {
     /// trip.name = "Kyoto"
     /// context.undoManager?.undo()
     /// ```
-    public var undoManager: UndoManager?
+    @exclusivity(unchecked) public var undoManager: UndoManager?
 
+    // The state below is touched for every model loaded or changed; a context is used on one
+    // thread at a time, so exclusivity is not checked dynamically.
     /// One instance per row: per entity layout, primary key to model.
-    private var registry: [ObjectIdentifier: EntityRegistry] = [:]
-    var insertedSet = ModelSet()
-    var changedSet = ModelSet()
-    var deletedSet = ModelSet()
+    @exclusivity(unchecked) private var registry: [ObjectIdentifier: EntityRegistry] = [:]
+    @exclusivity(unchecked) var insertedSet = ModelSet(.inserted)
+    @exclusivity(unchecked) var changedSet = ModelSet(.changed)
+    @exclusivity(unchecked) var deletedSet = ModelSet(.deleted)
     /// Deletes by predicate to run in the store at the next save (``delete(model:where:includeSubclasses:)``).
     var pendingBatchDeletes: [BatchDelete] = []
 
@@ -91,34 +93,42 @@ public final class ModelContext {
     }
 
     func insertModel(_ model: any PersistentModel) {
-        var work: [any PersistentModel] = [model]
-        while let next = work.popLast() {
-            let data = next.persistentBackingData
-            if let owner = data.context {
-                if owner === self, data.state == .deleted {
-                    undeleteModel(next)
-                } else if owner !== self {
-                    Log.general.error("\(data.layout.entityName) is already registered in another ModelContext; it was not inserted")
-                }
-                continue
+        // Related models not in a context yet are inserted too; the list exists only if there are any.
+        var work: [any PersistentModel]?
+        var next: (any PersistentModel)? = model
+        while let current = next {
+            insertOne(current, relatedInto: &work)
+            next = work?.popLast()
+        }
+    }
+
+    private func insertOne(_ model: any PersistentModel, relatedInto work: inout [any PersistentModel]?) {
+        let data = model.persistentBackingData
+        if let owner = data.context {
+            if owner === self, data.state == .deleted {
+                undeleteModel(model)
+            } else if owner !== self {
+                Log.general.error("\(data.layout.entityName) is already registered in another ModelContext; it was not inserted")
             }
-            data.context = self
-            if let primaryKey = data.primaryKey {
-                data.state = .managed
-                register(next, layout: data.layout, primaryKey: primaryKey)
-            } else {
-                data.state = .inserted
-                insertedSet.insert(next)
-                registerUndo(next) { context, model in context.undoInsertion(model) }
-                if autosaveEnabled { scheduleAutosave() }
-            }
-            RelationshipMaintenance.fixUpInverses(of: next)
-            for index in data.layout.relationshipSlots {
-                guard case .value(let value) = data.slots[index],
-                      let access = data.layout.properties[index].relationshipAccess else { continue }
-                for related in access.models(value) where related.persistentBackingData.context == nil {
-                    work.append(related)
-                }
+            return
+        }
+        data.context = self
+        if let primaryKey = data.primaryKey {
+            data.state = .managed
+            register(model, layout: data.layout, primaryKey: primaryKey)
+        } else {
+            data.state = .inserted
+            insertedSet.insert(model)
+            registerUndo(model) { context, model in context.undoInsertion(model) }
+            if autosaveEnabled { scheduleAutosave() }
+        }
+        RelationshipMaintenance.fixUpInverses(of: model)
+        for index in data.layout.relationshipSlots {
+            guard case .value(let value) = data.slots[index],
+                  let access = data.layout.properties[index].relationshipAccess else { continue }
+            for related in access.models(value) where related.persistentBackingData.context == nil {
+                if work == nil { work = [] }
+                work?.append(related)
             }
         }
     }

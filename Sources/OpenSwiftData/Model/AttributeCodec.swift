@@ -223,13 +223,30 @@ final class ScalarCodec<T: SQLScalar>: AttributeCodec {
     var typeName: String { String(describing: T.self) }
     func decode(_ value: SQLValue) throws -> Any { try T.decode(value) }
     func encode(_ value: Any) throws -> SQLValue {
+        // The exact-type test first: a conditional cast (`as? T`) in code that is generic at run
+        // time looks up `Optional<T>`'s metadata, a hash-table lookup, on every call.
+        if Swift.type(of: value) == T.self { return (value as! T).sqlValue }
+        return try encodeConverting(value)
+    }
+
+    /// A value of another dynamic type (a subclass, or wrapped): out of line, so the metadata its
+    /// cast needs is not looked up on the fast path.
+    @inline(never)
+    private func encodeConverting(_ value: Any) throws -> SQLValue {
         guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
         return typed.sqlValue
     }
 }
 
-final class OptionalCodec<Wrapped>: AttributeCodec {
+/// An optional attribute. A loaded non-nil value is kept as the bare wrapped value (reading it as
+/// `Wrapped?` wraps it), so loading does not re-box every value into an `Optional` in code that is
+/// generic at run time; assigned values arrive as `Wrapped?`. Both forms encode alike.
+/// `@unchecked Sendable`: every stored property is an immutable value (`none` is a boxed `nil`).
+final class OptionalCodec<Wrapped>: AttributeCodec, @unchecked Sendable {
     let wrapped: any AttributeCodec
+    /// `nil` as a `Wrapped?`, boxed once.
+    private let none: Any = Optional<Wrapped>.none as Any
+    private let optionalType: Any.Type = Optional<Wrapped>.self
     init(wrapped: any AttributeCodec) { self.wrapped = wrapped }
     var columnType: SQLColumnType { wrapped.columnType }
     var isSwiftString: Bool { wrapped.isSwiftString }
@@ -240,15 +257,16 @@ final class OptionalCodec<Wrapped>: AttributeCodec {
     var isOptional: Bool { true }
     var typeName: String { wrapped.typeName + "?" }
     func decode(_ value: SQLValue) throws -> Any {
-        if case .null = value { return Optional<Wrapped>.none as Any }
-        guard let inner = try wrapped.decode(value) as? Wrapped else {
-            throw DecodingFailure(expected: typeName, found: value)
-        }
-        return Optional<Wrapped>.some(inner) as Any
+        if case .null = value { return none }
+        return try wrapped.decode(value)
     }
     func encode(_ value: Any) throws -> SQLValue {
-        guard let optional = value as? Wrapped? else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
-        guard let inner = optional else { return .null }
+        if Swift.type(of: value) != optionalType {
+            // A bare wrapped value, as loading stores it.
+            return try wrapped.encode(value)
+        }
+        guard let optional = value as? any _OptionalProtocol else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
+        guard let inner = optional._wrapped else { return .null }
         return try wrapped.encode(inner)
     }
 }
@@ -267,6 +285,12 @@ final class RawValueCodec<T: RawRepresentable>: AttributeCodec {
         return result
     }
     func encode(_ value: Any) throws -> SQLValue {
+        if Swift.type(of: value) == T.self { return try raw.encode((value as! T).rawValue) }
+        return try encodeConverting(value)
+    }
+
+    @inline(never)
+    private func encodeConverting(_ value: Any) throws -> SQLValue {
         guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
         return try raw.encode(typed.rawValue)
     }

@@ -14,7 +14,7 @@ public final class BackingData {
     @exclusivity(unchecked) @usableFromInline var slots: ContiguousArray<Slot>
     /// The values slots had before their first change since the last save, for rollback and for
     /// writing only changed columns.
-    var originals: [Int: Slot] = [:]
+    @exclusivity(unchecked) var originals = SlotOriginals()
     /// The observation registrar the generated accessors report reads and writes to.
     public let registrar = ObservationRegistrar()
     /// The context the model is registered in. Held strongly, so models fetched from a context
@@ -30,6 +30,10 @@ public final class BackingData {
     var needsInverseFixup = false
     /// The identity map holding this model, which forgets it when this backing data goes away.
     @exclusivity(unchecked) var registeredIn: EntityRegistry?
+    /// Where the model sits in its context's inserted, changed and deleted sets (-1: not there).
+    @exclusivity(unchecked) var setPositions = (inserted: -1, changed: -1, deleted: -1)
+    /// The primary key the save in progress gives this inserted model; set only while it runs.
+    @exclusivity(unchecked) var pendingKey: Int64?
 
     enum State {
         /// Not in any context.
@@ -92,7 +96,7 @@ public final class BackingData {
     /// Stores a value assigned in an initialiser. Called by `@Model`'s generated `init` accessors.
     public func _initialize<T>(_ index: Int, to value: T) {
         slots[index] = .value(value)
-        if let access = layout.properties[index].relationshipAccess, !access.models(value).isEmpty {
+        if layout.isRelationship[index], let access = layout.properties[index].relationshipAccess, !access.models(value).isEmpty {
             needsInverseFixup = true
         }
     }
@@ -110,7 +114,7 @@ public final class BackingData {
     /// Writes a property's value with change tracking and, for relationships, inverse maintenance.
     /// Called by `@Model`'s generated setters.
     public func _setValue<T, Owner: PersistentModel>(_ index: Int, to newValue: T, of owner: Owner) {
-        if layout.properties[index].relationship != nil {
+        if layout.isRelationship[index] {
             RelationshipMaintenance.set(owner: owner, index: index, to: newValue)
         } else {
             willChange(index, of: owner)
@@ -305,5 +309,41 @@ enum BackingDataHandOff {
         guard ObjectIdentifier(data.layout.modelType) == ObjectIdentifier(type) else { return nil }
         pthread_setspecific(key, nil)
         return data
+    }
+}
+
+/// The values slots had before their first change since the last save, by slot index.
+///
+/// A short list rather than a dictionary: a model usually has one to a few changed properties, and
+/// a list costs one allocation and no hashing per changed model.
+struct SlotOriginals: Sequence {
+    private var entries: [(index: Int, slot: BackingData.Slot)] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    subscript(index: Int) -> BackingData.Slot? {
+        get {
+            for entry in entries where entry.index == index { return entry.slot }
+            return nil
+        }
+        set {
+            if let position = entries.firstIndex(where: { $0.index == index }) {
+                if let newValue {
+                    entries[position].slot = newValue
+                } else {
+                    entries.remove(at: position)
+                }
+            } else if let newValue {
+                entries.append((index, newValue))
+            }
+        }
+    }
+
+    mutating func removeAll(keepingCapacity: Bool = false) {
+        entries.removeAll(keepingCapacity: keepingCapacity)
+    }
+
+    func makeIterator() -> IndexingIterator<[(index: Int, slot: BackingData.Slot)]> {
+        entries.makeIterator()
     }
 }

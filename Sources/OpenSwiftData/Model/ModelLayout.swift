@@ -30,6 +30,12 @@ final class ModelLayout: @unchecked Sendable {
     private(set) var relationshipSlots: [Int] = []
     /// Every slot not loaded: what a new backing data starts from (shared until first written).
     let unloadedSlots: ContiguousArray<BackingData.Slot>
+    /// Whether some to-many relationship has a minimum or maximum model count to validate on save.
+    private(set) var hasCountLimits = false
+    /// Whether some relationship is stored in a join table (written separately on save).
+    private(set) var hasJoinTables = false
+    /// Whether each slot is a linked relationship, for the generated accessors' quick test.
+    @exclusivity(unchecked) private(set) var isRelationship: ContiguousArray<Bool> = []
     /// How each stored slot is read from its column, by slot; worked out once so that loading a
     /// row does no lookups.
     @exclusivity(unchecked) private(set) var columnReaders: ContiguousArray<ColumnReader> = []
@@ -90,11 +96,31 @@ final class ModelLayout: @unchecked Sendable {
 
     // MARK: Registry
 
+    /// Every layout built, for the life of the process (entries are never removed, which is what
+    /// lets `of(_:)` keep unretained pointers to them).
     private static let registry = Locked<[ObjectIdentifier: ModelLayout]>([:])
 
     /// The layout of a model class, building it (and the layouts of every class reachable through
     /// relationships) on first use.
     static func of(_ type: any PersistentModel.Type) -> ModelLayout {
+        // Every model created asks for its layout: the one this thread asked for last is kept
+        // at hand, unretained (layouts are never released), to skip the lock and the lookup.
+        if let raw = pthread_getspecific(lastLayoutKey) {
+            let cached = Unmanaged<ModelLayout>.fromOpaque(raw).takeUnretainedValue()
+            if ObjectIdentifier(cached.modelType) == ObjectIdentifier(type) { return cached }
+        }
+        let layout = build(type)
+        pthread_setspecific(lastLayoutKey, Unmanaged.passUnretained(layout).toOpaque())
+        return layout
+    }
+
+    private static let lastLayoutKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private static func build(_ type: any PersistentModel.Type) -> ModelLayout {
         registry.withLock { layouts in
             if let existing = layouts[ObjectIdentifier(type)] { return existing }
             var built: [ModelLayout] = []
@@ -177,9 +203,14 @@ final class ModelLayout: @unchecked Sendable {
     /// Third phase: column order, constraints and indexes.
     private func finish() {
         columnReaders = ContiguousArray(repeating: .none, count: properties.count)
+        isRelationship = ContiguousArray(properties.map { $0.relationship != nil })
         for property in properties {
             if let relationship = property.relationship {
                 relationshipSlots.append(property.index)
+                if relationship.isToMany && (relationship.minimumModelCount > 0 || relationship.maximumModelCount > 0) {
+                    hasCountLimits = true
+                }
+                if case .joinTable = relationship.storage { hasJoinTables = true }
                 if case .foreignKey = relationship.storage {
                     storedSlots.append(property.index)
                     columnReaders[property.index] = ColumnReader(isToOne: true, nullValue: relationship.access.makeValue([]))
