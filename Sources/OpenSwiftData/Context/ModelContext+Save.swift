@@ -582,7 +582,7 @@ struct StoredValues {
                     throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
                 }
             }
-            guard let access = property.relationshipAccess, let related = access.models(value).first else { return .null }
+            guard let access = property.relationshipAccess, let related = access.first(value) else { return .null }
             return key(of: related)
         case .toOneKey(let key):
             return .integer(key)

@@ -96,7 +96,7 @@ public final class BackingData {
     /// Stores a value assigned in an initialiser. Called by `@Model`'s generated `init` accessors.
     public func _initialize<T>(_ index: Int, to value: T) {
         slots[index] = .value(value)
-        if layout.isRelationship[index], let access = layout.properties[index].relationshipAccess, !access.models(value).isEmpty {
+        if layout.isRelationship[index], let access = layout.properties[index].relationshipAccess, access.first(value) != nil {
             needsInverseFixup = true
         }
     }
@@ -180,6 +180,17 @@ public final class BackingData {
         } catch {
             Log.general.error("could not load \(layout.entityName).\(layout.properties[index].name): \(error)")
             return []
+        }
+    }
+
+    /// The model a to-one relationship slot holds (the first of a to-many), loading it if needed.
+    func relatedModel(_ index: Int) -> (any PersistentModel)? {
+        guard let access = layout.properties[index].relationshipAccess else { return nil }
+        do {
+            return access.first(try loadedValue(index))
+        } catch {
+            Log.general.error("could not load \(layout.entityName).\(layout.properties[index].name): \(error)")
+            return nil
         }
     }
 

@@ -12,6 +12,18 @@ enum RelationshipMaintenance {
         let data = owner.persistentBackingData
         let property = data.layout.properties[index]
         guard let relationship = property.relationship else { return }
+        if !relationship.isToMany {
+            // A to-one: at most one model on each side, handled without building lists.
+            let old = data.relatedModel(index)
+            let new = relationship.access.first(newValue)
+            data.willChange(index, of: owner)
+            data.slots[index] = .value(newValue)
+            if let new { adopt(owner, related: new) }
+            guard let inverse = relationship.inverse, old !== new else { return }
+            if let old { unlink(old, inverse: inverse, from: owner) }
+            if let new { link(new, inverse: inverse, to: owner, ownerProperty: property) }
+            return
+        }
         let oldModels = data.relatedModels(index)
         let newModels = relationship.access.models(newValue)
         data.willChange(index, of: owner)
@@ -33,6 +45,11 @@ enum RelationshipMaintenance {
     private static func difference(
         old: [any PersistentModel], new: [any PersistentModel], isToMany: Bool
     ) -> (removed: [any PersistentModel], added: [any PersistentModel]) {
+        if !isToMany {
+            // A to-one holds at most one model on each side.
+            if let previous = old.first, let next = new.first, previous === next { return ([], []) }
+            return (old, new)
+        }
         if isToMany, new.count == old.count + 1,
            zip(old, new).allSatisfy({ $0 === $1 }), let last = new.last,
            !old.contains(where: { $0 === last }) {
@@ -71,7 +88,7 @@ enum RelationshipMaintenance {
                 return true
             }
         } else {
-            let previous = data.relatedModels(inverse.index).first
+            let previous = data.relatedModel(inverse.index)
             if previous === owner { return }
             if let previous {
                 mutate(previous, index: ownerProperty.index) { value, access in
@@ -95,23 +112,31 @@ enum RelationshipMaintenance {
         let property = data.layout.properties[index]
         guard let access = property.relationshipAccess else { return }
         guard var value = try? data.loadedValue(index) else { return }
-        withoutActuallyEscaping(body) { body in
-            let apply = {
-                data.willChange(index, of: model)
-                data.slots[index] = .unloaded  // release the slot's reference so the value is uniquely held
-                _ = body(&value, access)
-                data.slots[index] = .value(value)
-            }
-            if let typed = property.typed {
-                typed.withMutation(of: model, apply)
-            } else {
-                apply()
-            }
+        // A local function passed as a non-escaping closure: no context is allocated per change.
+        func apply() {
+            data.willChange(index, of: model)
+            data.slots[index] = .unloaded  // release the slot's reference so the value is uniquely held
+            _ = body(&value, access)
+            data.slots[index] = .value(value)
+        }
+        if let typed = property.typed {
+            typed.withMutation(of: model, apply)
+        } else {
+            apply()
         }
     }
 
     /// Puts related models into the owner's context (or the owner into theirs), as SwiftData does
     /// when a relationship links a new model to a registered one.
+    static func adopt(_ owner: any PersistentModel, related model: any PersistentModel) {
+        let ownerData = owner.persistentBackingData
+        if let context = ownerData.context, ownerData.state != .detached {
+            if model.persistentBackingData.context == nil { context.insertModel(model) }
+        } else if let context = model.persistentBackingData.context {
+            context.insertModel(owner)
+        }
+    }
+
     static func adopt(_ owner: any PersistentModel, related: [any PersistentModel]) {
         let ownerData = owner.persistentBackingData
         if let context = ownerData.context, ownerData.state != .detached {

@@ -3,6 +3,7 @@ import Observation
 
 /// What the library needs to know about a property's static type, captured where the type is known
 /// (the generic `Schema.PropertyMetadata._persisted` call that `@Model` generates).
+@usableFromInline
 protocol TypedPropertyInfo: Sendable {
     var valueType: Any.Type { get }
     /// Runs `body` as a mutation of this property of `object`, so observers are notified.
@@ -11,38 +12,86 @@ protocol TypedPropertyInfo: Sendable {
     var relationshipAccess: RelationshipValueAccess? { get }
 }
 
-/// `@unchecked Sendable`: holds only an immutable key path.
+/// `@unchecked Sendable`: holds only an immutable key path and relationship access.
+@usableFromInline
 struct TypedProperty<Root: PersistentModel, Value>: TypedPropertyInfo, @unchecked Sendable {
     let keyPath: KeyPath<Root, Value>
+    @usableFromInline let relationshipAccess: RelationshipValueAccess?
 
-    var valueType: Any.Type { Value.self }
-
-    func withMutation(of object: any PersistentModel, _ body: () -> Void) {
-        guard let root = object as? Root else {
-            body()
-            return
-        }
-        root.persistentBackingData.registrar.withMutation(of: root, keyPath: keyPath, body)
+    /// A property whose relationship shape, if any, is found from `Value` at run time.
+    init(keyPath: KeyPath<Root, Value>) {
+        self.keyPath = keyPath
+        self.relationshipAccess = RelationshipValueAccess.make(for: Value.self)
     }
 
-    var relationshipAccess: RelationshipValueAccess? { RelationshipValueAccess.make(for: Value.self) }
+    /// A relationship property whose access was built where `Value` is statically known.
+    @usableFromInline
+    init(keyPath: KeyPath<Root, Value>, relationshipAccess: RelationshipValueAccess) {
+        self.keyPath = keyPath
+        self.relationshipAccess = relationshipAccess
+    }
+
+    @usableFromInline var valueType: Any.Type { Value.self }
+
+    @usableFromInline func withMutation(of object: any PersistentModel, _ body: () -> Void) {
+        // An exact type test and an unchecked cast: a conditional cast here, in code generic at
+        // run time, would look up `Optional<Root>`'s metadata on every relationship change.
+        guard Swift.type(of: object) == Root.self else {
+            guard let root = object as? Root else {
+                body()
+                return
+            }
+            root.persistentBackingData.registrar.withMutation(of: root, keyPath: keyPath, body)
+            return
+        }
+        let root = unsafeDowncast(object, to: Root.self)
+        root.persistentBackingData.registrar.withMutation(of: root, keyPath: keyPath, body)
+    }
 }
 
-/// Converts between a relationship property's value (`T`, `T?`, `[T]`, `[T]?`) and a list of models.
-struct RelationshipValueAccess: Sendable {
+/// Converts between a relationship property's value (`T`, `T?`, `[T]`, `[T]?`) and models.
+///
+/// The factories are inlinable, and `@Model`'s generated schema calls them (through the
+/// relationship overloads of `Schema.PropertyMetadata._persisted`) with the concrete types, so the
+/// closures are compiled for those types: no generic metadata is looked up when relationships are
+/// read or maintained. A class, so passing one around is a reference count.
+@usableFromInline
+final class RelationshipValueAccess: @unchecked Sendable {
     let destinationType: any PersistentModel.Type
     let isToMany: Bool
     let isOptional: Bool
     /// The models held by a value of the property's type.
-    let models: @Sendable (Any) -> [any PersistentModel]
+    let models: (Any) -> [any PersistentModel]
+    /// The first (for a to-one, the only) model a value holds, without building a list.
+    let first: (Any) -> (any PersistentModel)?
     /// A value of the property's type holding `models`; `nil` when the type cannot hold them
     /// (no model for a non-optional to-one).
-    let makeValue: @Sendable ([any PersistentModel]) -> Any?
+    let makeValue: ([any PersistentModel]) -> Any?
     /// Adds a model to a value in place (amortised O(1) for to-many when the value is uniquely held).
-    var append: @Sendable (inout Any, any PersistentModel) -> Void = { _, _ in }
+    let append: (inout Any, any PersistentModel) -> Void
     /// Removes a model from a value in place; returns whether it was there.
-    var remove: @Sendable (inout Any, ObjectIdentifier) -> Bool = { _, _ in false }
+    let remove: (inout Any, ObjectIdentifier) -> Bool
 
+    @usableFromInline
+    init(
+        destinationType: any PersistentModel.Type, isToMany: Bool, isOptional: Bool,
+        models: @escaping (Any) -> [any PersistentModel],
+        first: @escaping (Any) -> (any PersistentModel)?,
+        makeValue: @escaping ([any PersistentModel]) -> Any?,
+        append: @escaping (inout Any, any PersistentModel) -> Void,
+        remove: @escaping (inout Any, ObjectIdentifier) -> Bool
+    ) {
+        self.destinationType = destinationType
+        self.isToMany = isToMany
+        self.isOptional = isOptional
+        self.models = models
+        self.first = first
+        self.makeValue = makeValue
+        self.append = append
+        self.remove = remove
+    }
+
+    /// The access for a property type found at run time (`nil` if it is not a relationship).
     static func make(for type: Any.Type) -> RelationshipValueAccess? {
         if let model = type as? any PersistentModel.Type {
             return requiredToOne(model)
@@ -59,17 +108,87 @@ struct RelationshipValueAccess: Sendable {
         return nil
     }
 
-    private static func requiredToOne<M: PersistentModel>(_ type: M.Type) -> RelationshipValueAccess {
-        var access = RelationshipValueAccess(
+    /// `var owner: M` — a required to-one. It cannot become empty; the link stays until something
+    /// replaces it.
+    @inlinable
+    static func requiredToOne<M: PersistentModel>(_ type: M.Type) -> RelationshipValueAccess {
+        RelationshipValueAccess(
             destinationType: M.self, isToMany: false, isOptional: false,
             models: { value in (value as? M).map { [$0] } ?? [] },
-            makeValue: { models in models.first.flatMap { $0 as? M } })
-        access.append = { value, model in
-            if let typed = model as? M { value = typed }
-        }
-        // A required to-one cannot become empty; the link stays until something replaces it.
-        access.remove = { _, _ in false }
-        return access
+            first: { value in value as? M },
+            makeValue: { models in models.first.flatMap { $0 as? M } },
+            append: { value, model in
+                if let typed = model as? M { value = typed }
+            },
+            remove: { _, _ in false })
+    }
+
+    /// `var owner: M?` — an optional to-one.
+    @inlinable
+    static func optionalToOne<M: PersistentModel>(_ type: M.Type) -> RelationshipValueAccess {
+        RelationshipValueAccess(
+            destinationType: M.self, isToMany: false, isOptional: true,
+            models: { value in (value as? M).map { [$0] } ?? [] },
+            first: { value in value as? M },
+            makeValue: { models in
+                let first: M? = models.first.flatMap { $0 as? M }
+                return first as Any
+            },
+            append: { value, model in
+                if let typed = model as? M { value = Optional<M>.some(typed) as Any }
+            },
+            remove: { value, id in
+                guard let current = value as? M, ObjectIdentifier(current) == id else { return false }
+                value = Optional<M>.none as Any
+                return true
+            })
+    }
+
+    /// `var items: [M]` — a to-many.
+    @inlinable
+    static func toMany<M: PersistentModel>(_ type: M.Type) -> RelationshipValueAccess {
+        RelationshipValueAccess(
+            destinationType: M.self, isToMany: true, isOptional: false,
+            models: { value in (value as? [M]).map { $0.map { $0 as any PersistentModel } } ?? [] },
+            first: { value in (value as? [M])?.first },
+            makeValue: { models in models.compactMap { $0 as? M } },
+            append: { value, model in
+                guard let typed = model as? M, var array = value as? [M] else { return }
+                value = ()  // drop the box's reference so the append happens in place
+                array.append(typed)
+                value = array
+            },
+            remove: { value, id in
+                guard var array = value as? [M], let position = array.firstIndex(where: { ObjectIdentifier($0) == id }) else { return false }
+                value = ()
+                array.remove(at: position)
+                value = array
+                return true
+            })
+    }
+
+    /// `var items: [M]?` — an optional to-many (`nil` and empty both hold no models).
+    @inlinable
+    static func optionalToMany<M: PersistentModel>(_ type: M.Type) -> RelationshipValueAccess {
+        RelationshipValueAccess(
+            destinationType: M.self, isToMany: true, isOptional: true,
+            models: { value in (value as? [M]).map { $0.map { $0 as any PersistentModel } } ?? [] },
+            first: { value in (value as? [M])?.first },
+            makeValue: { models in Optional<[M]>.some(models.compactMap { $0 as? M }) as Any },
+            append: { value, model in
+                guard let typed = model as? M else { return }
+                var array = (value as? [M]) ?? []
+                value = ()
+                array.append(typed)
+                value = Optional<[M]>.some(array) as Any
+            },
+            remove: { value, id in
+                guard var array = value as? [M], let position = array.firstIndex(where: { ObjectIdentifier($0) == id }) else { return false }
+                value = ()
+                array.remove(at: position)
+                value = Optional<[M]>.some(array) as Any
+                return true
+            })
     }
 }
 
@@ -78,57 +197,18 @@ protocol _OptionalModelValue {
 }
 
 extension Optional: _OptionalModelValue where Wrapped: PersistentModel {
-    static var _relationshipAccess: RelationshipValueAccess {
-        var access = RelationshipValueAccess(
-            destinationType: Wrapped.self, isToMany: false, isOptional: true,
-            models: { value in
-                guard let optional = value as? Wrapped?, let model = optional else { return [] }
-                return [model]
-            },
-            makeValue: { models in
-                let first: Wrapped? = models.first.flatMap { $0 as? Wrapped }
-                return first as Any
-            })
-        access.append = { value, model in
-            if let typed = model as? Wrapped { value = Optional<Wrapped>.some(typed) as Any }
-        }
-        access.remove = { value, id in
-            guard let optional = value as? Wrapped?, let current = optional, ObjectIdentifier(current) == id else { return false }
-            value = Optional<Wrapped>.none as Any
-            return true
-        }
-        return access
-    }
+    static var _relationshipAccess: RelationshipValueAccess { .optionalToOne(Wrapped.self) }
 }
 
 protocol _ModelArrayValue: SendableMetatype {
     static var _relationshipAccess: RelationshipValueAccess { get }
-    static func _models(of value: Self) -> [any PersistentModel]
+    static var _optionalRelationshipAccess: RelationshipValueAccess { get }
     static func _make(_ models: [any PersistentModel]) -> Self
 }
 
 extension Array: _ModelArrayValue where Element: PersistentModel {
-    static var _relationshipAccess: RelationshipValueAccess {
-        var access = RelationshipValueAccess(
-            destinationType: Element.self, isToMany: true, isOptional: false,
-            models: { value in (value as? [Element]).map(_models(of:)) ?? [] },
-            makeValue: { models in _make(models) })
-        access.append = { value, model in
-            guard let typed = model as? Element, var array = value as? [Element] else { return }
-            value = ()  // drop the box's reference so the append happens in place
-            array.append(typed)
-            value = array
-        }
-        access.remove = { value, id in
-            guard var array = value as? [Element], let position = array.firstIndex(where: { ObjectIdentifier($0) == id }) else { return false }
-            value = ()
-            array.remove(at: position)
-            value = array
-            return true
-        }
-        return access
-    }
-    static func _models(of value: [Element]) -> [any PersistentModel] { value.map { $0 } }
+    static var _relationshipAccess: RelationshipValueAccess { .toMany(Element.self) }
+    static var _optionalRelationshipAccess: RelationshipValueAccess { .optionalToMany(Element.self) }
     static func _make(_ models: [any PersistentModel]) -> [Element] { models.compactMap { $0 as? Element } }
 }
 
@@ -137,29 +217,5 @@ protocol _OptionalModelArrayValue {
 }
 
 extension Optional: _OptionalModelArrayValue where Wrapped: _ModelArrayValue {
-    static var _relationshipAccess: RelationshipValueAccess {
-        let inner = Wrapped._relationshipAccess
-        var access = RelationshipValueAccess(
-            destinationType: inner.destinationType, isToMany: true, isOptional: true,
-            models: { value in
-                guard let optional = value as? Wrapped?, let array = optional else { return [] }
-                return Wrapped._models(of: array)
-            },
-            makeValue: { models in Optional<Wrapped>.some(Wrapped._make(models)) as Any })
-        access.append = { value, model in
-            var array: Any = (value as? Wrapped?).flatMap { $0 } ?? Wrapped._make([])
-            value = ()
-            inner.append(&array, model)
-            if let typed = array as? Wrapped { value = Optional<Wrapped>.some(typed) as Any }
-        }
-        access.remove = { value, id in
-            guard let optional = value as? Wrapped?, let current = optional else { return false }
-            var array: Any = current
-            value = ()
-            let removed = inner.remove(&array, id)
-            value = Optional<Wrapped>.some((array as? Wrapped) ?? current) as Any
-            return removed
-        }
-        return access
-    }
+    static var _relationshipAccess: RelationshipValueAccess { Wrapped._optionalRelationshipAccess }
 }

@@ -14,7 +14,7 @@ extension Schema {
         /// The options given with `@Attribute` or `@Relationship`, if any.
         public var metadata: (any SchemaProperty)?
         /// Type information captured from the key path's generic parameters.
-        let typed: (any TypedPropertyInfo)?
+        @usableFromInline let typed: (any TypedPropertyInfo)?
 
         /// Describes a property without type information (SwiftData's form). Models described this
         /// way cannot be stored; `@Model` uses the typed form.
@@ -26,7 +26,8 @@ extension Schema {
             self.typed = nil
         }
 
-        private init(name: String, keypath: AnyKeyPath, metadata: (any SchemaProperty)?, typed: any TypedPropertyInfo) {
+        @usableFromInline
+        init(name: String, keypath: AnyKeyPath, metadata: (any SchemaProperty)?, typed: any TypedPropertyInfo) {
             self.name = name
             self.keypath = keypath
             self.defaultValue = nil
@@ -41,6 +42,54 @@ extension Schema {
             metadata: (any SchemaProperty)?
         ) -> PropertyMetadata {
             PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(keyPath: keyPath))
+        }
+
+        // The relationship shapes. Overload resolution picks these for model-typed properties in
+        // the code `@Model` generates, and, being inlinable, they are compiled there with the
+        // concrete types, so relationship values are handled without run-time generic lookups.
+
+        /// The form `@Model` generates for a required to-one relationship.
+        @inlinable
+        public static func _persisted<Root: PersistentModel, Destination: PersistentModel>(
+            name: String,
+            keyPath: KeyPath<Root, Destination>,
+            metadata: (any SchemaProperty)?
+        ) -> PropertyMetadata {
+            PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(
+                keyPath: keyPath, relationshipAccess: .requiredToOne(Destination.self)))
+        }
+
+        /// The form `@Model` generates for an optional to-one relationship.
+        @inlinable
+        public static func _persisted<Root: PersistentModel, Destination: PersistentModel>(
+            name: String,
+            keyPath: KeyPath<Root, Destination?>,
+            metadata: (any SchemaProperty)?
+        ) -> PropertyMetadata {
+            PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(
+                keyPath: keyPath, relationshipAccess: .optionalToOne(Destination.self)))
+        }
+
+        /// The form `@Model` generates for a to-many relationship.
+        @inlinable
+        public static func _persisted<Root: PersistentModel, Destination: PersistentModel>(
+            name: String,
+            keyPath: KeyPath<Root, [Destination]>,
+            metadata: (any SchemaProperty)?
+        ) -> PropertyMetadata {
+            PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(
+                keyPath: keyPath, relationshipAccess: .toMany(Destination.self)))
+        }
+
+        /// The form `@Model` generates for an optional to-many relationship.
+        @inlinable
+        public static func _persisted<Root: PersistentModel, Destination: PersistentModel>(
+            name: String,
+            keyPath: KeyPath<Root, [Destination]?>,
+            metadata: (any SchemaProperty)?
+        ) -> PropertyMetadata {
+            PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(
+                keyPath: keyPath, relationshipAccess: .optionalToMany(Destination.self)))
         }
     }
 }
