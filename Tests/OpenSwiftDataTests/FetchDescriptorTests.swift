@@ -233,4 +233,26 @@ import Testing
         try other.save()
         #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 15)
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func deletingEveryRowRunsOneUnconditionalStatementAndReportsEachIdentifier(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let food = Category(name: "Food")
+        for amount in 1...12 { context.insert(Expense(amount: Double(amount), category: food)) }
+        try context.save()
+        let saved = Set(try context.fetch(FetchDescriptor<Expense>()).map(\.persistentModelID))
+
+        let other = store.context()
+        try other.delete(model: Expense.self)
+        let posted = NotificationBox()
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: other, queue: nil) { posted.append($0) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let statements = try store.sql { try other.save() }
+        #expect(statements.filter { $0.text == "DELETE FROM \"Expense\"" }.count == 1)
+        let reported = posted.items.first?.userInfo?[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier]
+        #expect(Set(reported ?? []) == saved)
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 0)
+        #expect(try store.context().fetch(FetchDescriptor<Category>()).map(\.name) == ["Food"])
+    }
 }

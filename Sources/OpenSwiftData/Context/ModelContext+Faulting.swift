@@ -34,14 +34,16 @@ extension ModelContext {
             }
             return existing
         }
-        // The values are read before the model is made, then put in place in one assignment: the
-        // initialiser's property defaults may have written into the slots, and everything not read
-        // from the row must be "not loaded" (to-many relationships load on first access).
+        // The values are read before the model is made, then put in place in one assignment;
+        // everything not read from the row is "not loaded" (to-many relationships load on first
+        // access). While the model is made, property defaults do not write the slots.
         let values = try readSlots(layout, from: row, offset: offset, slots: slots)
         let data = BackingData(layout: layout)
+        data.isMaterializing = true
         BackingDataHandOff.offer(data)
         let model = layout.modelType.init(backingData: data)
         BackingDataHandOff.withdraw()
+        data.isMaterializing = false
         data.slots = values
         data.needsInverseFixup = false
         data.primaryKey = primaryKey

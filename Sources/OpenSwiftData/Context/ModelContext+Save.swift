@@ -342,7 +342,9 @@ struct SavePlan {
                     break
                 }
             }
-            try store.run(.delete(table: layout.tableName, whereClause: doomed(ModelLayout.primaryKeyColumn)), on: connection)
+            // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
+            let everyRow = batch.keys.whereClause == nil && batch.keys.joins.isEmpty && batch.keys.limit == nil && batch.keys.offset == nil
+            try store.run(.delete(table: layout.tableName, whereClause: everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)), on: connection)
             batchDeletedKeys.append((layout, keys, store.identifier))
         }
     }

@@ -67,27 +67,41 @@ extension ModelContext {
             let keys = chunk.map { SQLExpression.bind(.integer($0)) }
             var select = SQLSelect(
                 columns: ModelContext.rowColumns(destination, alias: "t0"),
-                from: SQLTableReference(table: destination.tableName, alias: "t0"),
-                orderBy: [SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true)])
+                from: SQLTableReference(table: destination.tableName, alias: "t0"))
+            // Ordered by owner, then primary key (the order a to-many loads in): rows arrive one
+            // owner at a time, and with the owner column's index SQLite needs no sort.
+            let owner: SQLExpression
             switch relationship.storage {
             case .inverseForeignKey(_, let column):
-                select.columns.append(.column(table: "t0", name: column))
-                select.whereClause = .in(.column(table: "t0", name: column), keys)
+                owner = .column(table: "t0", name: column)
             case .joinTable(let table, let ownerColumn, let otherColumn):
-                select.columns.append(.column(table: "j", name: ownerColumn))
+                owner = .column(table: "j", name: ownerColumn)
                 select.joins = [SQLJoin(kind: .inner, table: SQLTableReference(table: table, alias: "j"),
                                         on: .binary(.column(table: "j", name: otherColumn), .equal, .column(table: "t0", name: ModelLayout.primaryKeyColumn)))]
-                select.whereClause = .in(.column(table: "j", name: ownerColumn), keys)
             case .foreignKey:
                 return
             }
+            select.columns.append(owner)
+            select.whereClause = .in(owner, keys)
+            select.orderBy = [SQLOrdering(expression: owner, ascending: true),
+                              SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true)]
             let ownerColumn = Int32(select.columns.count - 1)
+            let registry = entityRegistry(destination)
+            var currentOwner: Int64?
+            var current: [any PersistentModel] = []
             try store.read { connection in
                 try store.query(select, on: connection) { row in
-                    let model = try self.materialize(destination, row: row, store: store)
-                    grouped[row.int64(at: ownerColumn), default: []].append(model)
+                    let model = try self.materialize(destination, row: row, store: store, registry: registry)
+                    let key = row.int64(at: ownerColumn)
+                    if key != currentOwner {
+                        if let currentOwner { grouped[currentOwner] = current }
+                        currentOwner = key
+                        current = []
+                    }
+                    current.append(model)
                 }
             }
+            if let currentOwner { grouped[currentOwner] = current }
         }
         for (key, data) in owners {
             guard case .unloaded = data.slots[property.index],

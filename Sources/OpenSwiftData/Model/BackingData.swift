@@ -30,6 +30,8 @@ public final class BackingData {
     var needsInverseFixup = false
     /// The identity map holding this model, which forgets it when this backing data goes away.
     @exclusivity(unchecked) var registeredIn: EntityRegistry?
+    /// Set while a context makes the model for a stored row (``BackingDataHandOff``).
+    @exclusivity(unchecked) var isMaterializing = false
     /// Where the model sits in its context's inserted, changed and deleted sets (-1: not there).
     @exclusivity(unchecked) var setPositions = (inserted: -1, changed: -1, deleted: -1)
     /// The primary key the save in progress gives this inserted model; set only while it runs.
@@ -95,6 +97,9 @@ public final class BackingData {
 
     /// Stores a value assigned in an initialiser. Called by `@Model`'s generated `init` accessors.
     public func _initialize<T>(_ index: Int, to value: T) {
+        // A model being made for a stored row: the row's values replace whatever the
+        // initialiser's property defaults would write.
+        if isMaterializing { return }
         slots[index] = .value(value)
         if layout.isRelationship[index], let access = layout.properties[index].relationshipAccess, access.first(value) != nil {
             needsInverseFixup = true
