@@ -66,22 +66,23 @@ extension ModelContext {
             }
             return values
         }
-        // Every stored slot, in ascending slot order as the columns are: written in place once.
+        // Every stored slot, in ascending slot order as the columns are: each written once.
+        // (Appending after reserving capacity stays in code specialised for `Slot`; the
+        // uninitialised-capacity initialiser is generic library code that looks up metadata.)
         let readers = layout.columnReaders
-        return try ContiguousArray(unsafeUninitializedCapacity: readers.count) { buffer, initialized in
-            guard let base = buffer.baseAddress else { return }
-            var column = offset + 1
-            for slot in 0..<readers.count {
-                let reader = readers[slot]
-                if reader.codec == nil && !reader.isToOne {
-                    (base + slot).initialize(to: .unloaded)
-                } else {
-                    (base + slot).initialize(to: try read(reader, slot: slot, layout: layout, from: row, column: column, offset: offset))
-                    column += 1
-                }
-                initialized = slot + 1
+        var values = ContiguousArray<BackingData.Slot>()
+        values.reserveCapacity(readers.count)
+        var column = offset + 1
+        for slot in 0..<readers.count {
+            let reader = readers[slot]
+            if reader.codec == nil && !reader.isToOne {
+                values.append(.unloaded)
+            } else {
+                values.append(try read(reader, slot: slot, layout: layout, from: row, column: column, offset: offset))
+                column += 1
             }
         }
+        return values
     }
 
     /// One column's value as a slot.
@@ -89,6 +90,7 @@ extension ModelContext {
     private func read(
         _ reader: ModelLayout.ColumnReader, slot: Int, layout: ModelLayout, from row: any SQLRow, column: Int32, offset: Int32
     ) throws -> BackingData.Slot {
+        if reader.fast != .none, let slot = readFast(reader, from: row, column: column) { return slot }
         if let codec = reader.codec {
             do {
                 return .value(try codec.decode(row.value(at: column)))
@@ -102,6 +104,25 @@ extension ModelContext {
             throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) row \(row.int64(at: offset)) has no \(layout.properties[slot].name), which the model requires (it is not optional)")
         }
         return .value(nullValue)
+    }
+
+    /// A common attribute type read straight from the row; `nil` when the column's storage class
+    /// is not the one the type is stored as (the codec then converts it, or reports it).
+    @inline(__always)
+    private func readFast(_ reader: ModelLayout.ColumnReader, from row: any SQLRow, column: Int32) -> BackingData.Slot? {
+        let storage = row.storageClass(at: column)
+        if storage == .null {
+            return reader.nullValue.map { .value($0) }
+        }
+        switch (reader.fast, storage) {
+        case (.int, .integer): return Int(exactly: row.int64(at: column)).map { .value($0) }
+        case (.int64, .integer): return .value(row.int64(at: column))
+        case (.double, .real): return .value(row.double(at: column))
+        case (.string, .text): return .value(row.text(at: column))
+        case (.date, .real): return .value(Date(timeIntervalSinceReferenceDate: row.double(at: column)))
+        case (.bool, .integer): return .value(row.int64(at: column) != 0)
+        default: return nil
+        }
     }
 
     /// Copies a row's values into the slots of a registered model.

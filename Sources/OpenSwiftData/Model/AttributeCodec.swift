@@ -238,14 +238,23 @@ final class ScalarCodec<T: SQLScalar>: AttributeCodec {
     }
 }
 
+/// Reaches an optional codec's parts without knowing its wrapped type.
+protocol _OptionalCodecProtocol {
+    var wrappedCodec: any AttributeCodec { get }
+    /// `nil` as the optional type, boxed.
+    var noneValue: Any { get }
+}
+
 /// An optional attribute. A loaded non-nil value is kept as the bare wrapped value (reading it as
 /// `Wrapped?` wraps it), so loading does not re-box every value into an `Optional` in code that is
 /// generic at run time; assigned values arrive as `Wrapped?`. Both forms encode alike.
 /// `@unchecked Sendable`: every stored property is an immutable value (`none` is a boxed `nil`).
-final class OptionalCodec<Wrapped>: AttributeCodec, @unchecked Sendable {
+final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unchecked Sendable {
     let wrapped: any AttributeCodec
     /// `nil` as a `Wrapped?`, boxed once.
     private let none: Any = Optional<Wrapped>.none as Any
+    var wrappedCodec: any AttributeCodec { wrapped }
+    var noneValue: Any { none }
     private let optionalType: Any.Type = Optional<Wrapped>.self
     init(wrapped: any AttributeCodec) { self.wrapped = wrapped }
     var columnType: SQLColumnType { wrapped.columnType }

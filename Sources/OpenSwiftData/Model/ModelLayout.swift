@@ -48,12 +48,40 @@ final class ModelLayout: @unchecked Sendable {
         /// Whether the slot is a to-one foreign key.
         let isToOne: Bool
         /// For a to-one: the slot value of a NULL key (`nil` as the property's type); absent
-        /// when the relationship is required.
+        /// when the relationship is required. For an optional attribute read the fast way: the
+        /// slot value of NULL.
         let nullValue: Any?
+        /// Common attribute types are read straight from the row, without going through a
+        /// ``SQLValue`` and the codec; anything unexpected (another storage class) still goes
+        /// through the codec, which converts or reports it.
+        let fast: Fast
+
+        enum Fast {
+            case none, int, int64, double, string, date, bool
+        }
 
         init(codec: (any AttributeCodec)? = nil, isToOne: Bool = false, nullValue: Any? = nil) {
             self.codec = codec
             self.isToOne = isToOne
+            var fast = Fast.none
+            var nullValue = nullValue
+            if let codec {
+                var scalar = codec
+                if let optional = codec as? any _OptionalCodecProtocol {
+                    scalar = optional.wrappedCodec
+                    nullValue = optional.noneValue
+                }
+                switch scalar {
+                case is ScalarCodec<Int>: fast = .int
+                case is ScalarCodec<Int64>: fast = .int64
+                case is ScalarCodec<Double>: fast = .double
+                case is ScalarCodec<String>: fast = .string
+                case is ScalarCodec<Date>: fast = .date
+                case is ScalarCodec<Bool>: fast = .bool
+                default: fast = .none
+                }
+            }
+            self.fast = fast
             self.nullValue = nullValue
         }
 

@@ -163,10 +163,8 @@ final class SQLiteStatement {
         case SQLITE_FLOAT:
             return .real(sqlite3_column_double(handle, column))
         case SQLITE_TEXT:
-            let count = Int(sqlite3_column_bytes(handle, column))
-            guard let bytes = sqlite3_column_text(handle, column) else { return .text("") }
             // Decoded with the byte count so text holding NUL characters survives intact.
-            return .text(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self))
+            return .text(text(at: column))
         default:
             let count = Int(sqlite3_column_bytes(handle, column))
             guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
@@ -175,6 +173,23 @@ final class SQLiteStatement {
     }
 
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+    func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    func storageClass(at column: Int32) -> SQLStorageClass {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_NULL: return .null
+        case SQLITE_INTEGER: return .integer
+        case SQLITE_FLOAT: return .real
+        case SQLITE_TEXT: return .text
+        default: return .blob
+        }
+    }
+
+    func text(at column: Int32) -> String {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let bytes = sqlite3_column_text(handle, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
     static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
