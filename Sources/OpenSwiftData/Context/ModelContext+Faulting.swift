@@ -133,7 +133,7 @@ extension ModelContext {
             defer { column += 1 }
             switch mode {
             case .unchanged:
-                if data.originals[slot] != nil { continue }
+                if data.originals.contains(slot) { continue }
                 if layout.properties[slot].relationship != nil, case .value = data.slots[slot] { continue }
             case .unloaded:
                 guard case .unloaded = data.slots[slot] else { continue }

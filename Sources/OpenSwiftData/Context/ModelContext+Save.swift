@@ -139,7 +139,7 @@ struct SavePlan {
                 for slot in data.layout.relationshipSlots {
                     guard let relationship = data.layout.properties[slot].relationship, relationship.isToMany,
                           relationship.minimumModelCount > 0 || relationship.maximumModelCount > 0,
-                          data.state == .inserted || data.originals[slot] != nil,
+                          data.state == .inserted || data.originals.contains(slot),
                           case .value(let value) = data.slots[slot] else { continue }
                     let count = relationship.access.models(value).count
                     let name = "\(data.layout.entityName).\(data.layout.properties[slot].name)"
@@ -240,18 +240,28 @@ struct SavePlan {
         // rendered and prepared once, run per model.
         var shapes: [UpdateShape: Int] = [:]
         var batches: [(layout: ModelLayout, slots: [Int], models: [BackingData])] = []
-        for model in storeChanged.lazy.flatMap(\.models) {
-            let data = model.persistentBackingData
-            guard data.primaryKey != nil else { continue }
-            let layout = data.layout
-            let slots = layout.storedSlots.filter { data.originals[$0] != nil }
-            guard !slots.isEmpty else { continue }
-            let shape = UpdateShape(layout: ObjectIdentifier(layout), slots: slots)
-            if let index = shapes[shape] {
-                batches[index].models.append(data)
-            } else {
-                shapes[shape] = batches.count
-                batches.append((layout, slots, [data]))
+        for group in storeChanged {
+            let layout = group.layout
+            var last = -1  // consecutive models mostly change the same properties
+            for model in group.models {
+                let data = model.persistentBackingData
+                guard data.primaryKey != nil else { continue }
+                if last >= 0, batches[last].slots.allSatisfy({ data.originals.contains($0) }),
+                   layout.storedSlots.lazy.filter({ data.originals.contains($0) }).count == batches[last].slots.count {
+                    batches[last].models.append(data)
+                    continue
+                }
+                let slots = layout.storedSlots.filter { data.originals.contains($0) }
+                guard !slots.isEmpty else { continue }
+                let shape = UpdateShape(layout: ObjectIdentifier(layout), slots: slots)
+                if let index = shapes[shape] {
+                    batches[index].models.append(data)
+                    last = index
+                } else {
+                    shapes[shape] = batches.count
+                    last = batches.count
+                    batches.append((layout, slots, [data]))
+                }
             }
         }
         for batch in batches {
@@ -421,7 +431,7 @@ struct SavePlan {
                 let property = data.layout.properties[slot]
                 guard let relationship = property.relationship,
                       case .joinTable(let table, let ownerColumn, let otherColumn) = relationship.storage,
-                      isNew || data.originals[slot] != nil,
+                      isNew || data.originals.contains(slot),
                       case .value(let value) = data.slots[slot] else { continue }
                 let current = relationship.access.models(value)
                 var added = current
@@ -495,7 +505,7 @@ struct SavePlan {
         }
         for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
             let data = item.model.persistentBackingData
-            let hadOriginal = data.originals[item.inverse.index] != nil
+            let hadOriginal = data.originals.contains(item.inverse.index)
             RelationshipMaintenance.mutate(item.model, index: item.inverse.index) { value, access in
                 access.remove(&value, ObjectIdentifier(item.owner))
             }

@@ -220,7 +220,7 @@ public final class BackingData {
     func willChange(_ index: Int, of owner: any PersistentModel) {
         switch state {
         case .managed, .deleted:
-            if originals[index] == nil { originals[index] = slots[index] }
+            if !originals.contains(index) { originals[index] = slots[index] }
             context?.noteChanged(owner)
         case .inserted, .detached:
             break
@@ -330,36 +330,75 @@ enum BackingDataHandOff {
 
 /// The values slots had before their first change since the last save, by slot index.
 ///
-/// A short list rather than a dictionary: a model usually has one to a few changed properties, and
-/// a list costs one allocation and no hashing per changed model.
+/// Most changed models have one changed property: its original is held inline, further ones in a
+/// list, and a bit mask (for the first 64 slots) answers "was this slot changed?" without looking
+/// at the values. No dictionary, no hashing, and no allocation for a single change.
 struct SlotOriginals: Sequence {
-    private var entries: [(index: Int, slot: BackingData.Slot)] = []
+    private var mask: UInt64 = 0
+    private var firstIndex = -1
+    private var firstSlot = BackingData.Slot.unloaded
+    private var more: [(index: Int, slot: BackingData.Slot)] = []
 
-    var isEmpty: Bool { entries.isEmpty }
+    var isEmpty: Bool { firstIndex < 0 && more.isEmpty }
+
+    /// Whether slot `index` has an original (it changed since the last save).
+    func contains(_ index: Int) -> Bool {
+        if index < 64 { return mask & (1 << UInt64(index)) != 0 }
+        return firstIndex == index || more.contains { $0.index == index }
+    }
+
+    /// The changed slots' indices, ascending.
+    var indices: [Int] {
+        var result: [Int] = []
+        if firstIndex >= 0 { result.append(firstIndex) }
+        for entry in more { result.append(entry.index) }
+        return result.sorted()
+    }
 
     subscript(index: Int) -> BackingData.Slot? {
         get {
-            for entry in entries where entry.index == index { return entry.slot }
+            guard contains(index) else { return nil }
+            if firstIndex == index { return firstSlot }
+            for entry in more where entry.index == index { return entry.slot }
             return nil
         }
         set {
-            if let position = entries.firstIndex(where: { $0.index == index }) {
-                if let newValue {
-                    entries[position].slot = newValue
+            if let newValue {
+                if firstIndex == index {
+                    firstSlot = newValue
+                } else if let position = more.firstIndex(where: { $0.index == index }) {
+                    more[position].slot = newValue
+                } else if firstIndex < 0 {
+                    firstIndex = index
+                    firstSlot = newValue
                 } else {
-                    entries.remove(at: position)
+                    more.append((index, newValue))
                 }
-            } else if let newValue {
-                entries.append((index, newValue))
+                if index < 64 { mask |= 1 << UInt64(index) }
+            } else {
+                if firstIndex == index {
+                    firstIndex = -1
+                    firstSlot = .unloaded
+                } else if let position = more.firstIndex(where: { $0.index == index }) {
+                    more.remove(at: position)
+                } else {
+                    return
+                }
+                if index < 64 { mask &= ~(1 << UInt64(index)) }
             }
         }
     }
 
     mutating func removeAll(keepingCapacity: Bool = false) {
-        entries.removeAll(keepingCapacity: keepingCapacity)
+        mask = 0
+        firstIndex = -1
+        firstSlot = .unloaded
+        more.removeAll(keepingCapacity: keepingCapacity)
     }
 
     func makeIterator() -> IndexingIterator<[(index: Int, slot: BackingData.Slot)]> {
-        entries.makeIterator()
+        var all = more
+        if firstIndex >= 0 { all.insert((firstIndex, firstSlot), at: 0) }
+        return all.makeIterator()
     }
 }
