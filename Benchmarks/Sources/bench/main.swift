@@ -54,6 +54,9 @@ func run() async throws {
             case "fetch": _ = try await library.fetchAll()
             case "indexed": _ = try await library.fetchIndexed(lo: count / 4, hi: count / 4 + count / 10)
             case "update": try await library.updateAll()
+            case "delete":
+                try await library.deleteAll()
+                try await library.insert(rows)
             case "relationships":
                 try await library.insertCategories(count / 100, perCategory: 100)
                 _ = try await library.categoryTotals()
