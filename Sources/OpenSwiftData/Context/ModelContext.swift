@@ -126,6 +126,13 @@ public final class ModelContext {
         for index in data.layout.relationshipSlots {
             guard case .value(let value) = data.slots[index],
                   let access = data.layout.properties[index].relationshipAccess else { continue }
+            if !access.isToMany {
+                if let related = access.first(value), related.persistentBackingData.context == nil {
+                    if work == nil { work = [] }
+                    work?.append(related)
+                }
+                continue
+            }
             for related in access.models(value) where related.persistentBackingData.context == nil {
                 if work == nil { work = [] }
                 work?.append(related)

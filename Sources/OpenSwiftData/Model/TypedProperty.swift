@@ -49,6 +49,21 @@ struct TypedProperty<Root: PersistentModel, Value>: TypedPropertyInfo, @unchecke
     }
 }
 
+/// A relationship value held in an `Any` as the given type, read without the runtime's general
+/// cast (which costs ten times as much and is on every relationship read and change).
+///
+/// Only for the relationship value types (`M`, `M?`, `[M]`, `[M]?` of a model class `M`): each is
+/// one class or buffer reference, which an `Any` always stores inline in its three-word buffer
+/// (the existential layout of Swift's ABI). When `value` holds exactly `T`, its first word is that
+/// reference, loaded here as a `T` (with the retain a copy takes); anything else takes the cast.
+@inlinable @inline(__always)
+func _relationshipValue<T>(_ value: Any, as type: T.Type) -> T? {
+    if Swift.type(of: value) == T.self, MemoryLayout<T>.size == MemoryLayout<Int>.size {
+        return withUnsafeBytes(of: value) { $0.load(as: T.self) }
+    }
+    return value as? T
+}
+
 /// Converts between a relationship property's value (`T`, `T?`, `[T]`, `[T]?`) and models.
 ///
 /// The factories are inlinable, and `@Model`'s generated schema calls them (through the
@@ -114,8 +129,8 @@ final class RelationshipValueAccess: @unchecked Sendable {
     static func requiredToOne<M: PersistentModel>(_ type: M.Type) -> RelationshipValueAccess {
         RelationshipValueAccess(
             destinationType: M.self, isToMany: false, isOptional: false,
-            models: { value in (value as? M).map { [$0] } ?? [] },
-            first: { value in value as? M },
+            models: { value in _relationshipValue(value, as: M.self).map { [$0] } ?? [] },
+            first: { value in _relationshipValue(value, as: M.self) },
             makeValue: { models in models.first.flatMap { $0 as? M } },
             append: { value, model in
                 if let typed = model as? M { value = typed }
@@ -128,8 +143,8 @@ final class RelationshipValueAccess: @unchecked Sendable {
     static func optionalToOne<M: PersistentModel>(_ type: M.Type) -> RelationshipValueAccess {
         RelationshipValueAccess(
             destinationType: M.self, isToMany: false, isOptional: true,
-            models: { value in (value as? M).map { [$0] } ?? [] },
-            first: { value in value as? M },
+            models: { value in (_relationshipValue(value, as: M?.self) ?? nil).map { [$0] } ?? [] },
+            first: { value in _relationshipValue(value, as: M?.self) ?? nil },
             makeValue: { models in
                 let first: M? = models.first.flatMap { $0 as? M }
                 return first as Any
@@ -138,7 +153,7 @@ final class RelationshipValueAccess: @unchecked Sendable {
                 if let typed = model as? M { value = Optional<M>.some(typed) as Any }
             },
             remove: { value, id in
-                guard let current = value as? M, ObjectIdentifier(current) == id else { return false }
+                guard let current = _relationshipValue(value, as: M?.self) ?? nil, ObjectIdentifier(current) == id else { return false }
                 value = Optional<M>.none as Any
                 return true
             })
@@ -149,17 +164,17 @@ final class RelationshipValueAccess: @unchecked Sendable {
     static func toMany<M: PersistentModel>(_ type: M.Type) -> RelationshipValueAccess {
         RelationshipValueAccess(
             destinationType: M.self, isToMany: true, isOptional: false,
-            models: { value in (value as? [M]).map { $0.map { $0 as any PersistentModel } } ?? [] },
-            first: { value in (value as? [M])?.first },
+            models: { value in _relationshipValue(value, as: [M].self).map { $0.map { $0 as any PersistentModel } } ?? [] },
+            first: { value in _relationshipValue(value, as: [M].self)?.first },
             makeValue: { models in models.compactMap { $0 as? M } },
             append: { value, model in
-                guard let typed = model as? M, var array = value as? [M] else { return }
+                guard let typed = model as? M, var array = _relationshipValue(value, as: [M].self) else { return }
                 value = ()  // drop the box's reference so the append happens in place
                 array.append(typed)
                 value = array
             },
             remove: { value, id in
-                guard var array = value as? [M], let position = array.firstIndex(where: { ObjectIdentifier($0) == id }) else { return false }
+                guard var array = _relationshipValue(value, as: [M].self), let position = array.firstIndex(where: { ObjectIdentifier($0) == id }) else { return false }
                 value = ()
                 array.remove(at: position)
                 value = array
@@ -172,18 +187,18 @@ final class RelationshipValueAccess: @unchecked Sendable {
     static func optionalToMany<M: PersistentModel>(_ type: M.Type) -> RelationshipValueAccess {
         RelationshipValueAccess(
             destinationType: M.self, isToMany: true, isOptional: true,
-            models: { value in (value as? [M]).map { $0.map { $0 as any PersistentModel } } ?? [] },
-            first: { value in (value as? [M])?.first },
+            models: { value in (_relationshipValue(value, as: [M]?.self) ?? nil).map { $0.map { $0 as any PersistentModel } } ?? [] },
+            first: { value in (_relationshipValue(value, as: [M]?.self) ?? nil)?.first },
             makeValue: { models in Optional<[M]>.some(models.compactMap { $0 as? M }) as Any },
             append: { value, model in
                 guard let typed = model as? M else { return }
-                var array = (value as? [M]) ?? []
+                var array = (_relationshipValue(value, as: [M]?.self) ?? nil) ?? []
                 value = ()
                 array.append(typed)
                 value = Optional<[M]>.some(array) as Any
             },
             remove: { value, id in
-                guard var array = value as? [M], let position = array.firstIndex(where: { ObjectIdentifier($0) == id }) else { return false }
+                guard var array = _relationshipValue(value, as: [M]?.self) ?? nil, let position = array.firstIndex(where: { ObjectIdentifier($0) == id }) else { return false }
                 value = ()
                 array.remove(at: position)
                 value = Optional<[M]>.some(array) as Any
