@@ -73,7 +73,9 @@ func run() async throws {
     let runs = option("--runs").flatMap(Int.init) ?? (quick ? 3 : 5)
     let sizes = option("--sizes").map { $0.split(separator: ",").compactMap { Int($0) } } ?? (quick ? [10_000] : [10_000, 100_000])
     let importCount = option("--import").flatMap(Int.init) ?? (quick ? 100_000 : 1_000_000)
-    let outputFolder = option("--output") ?? "Results"
+    // By default next to the package (Benchmarks/Results), wherever the command is run from.
+    let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let outputFolder = option("--output") ?? packageFolder.appendingPathComponent("Results").path
     let keys = option("--only").map { $0.split(separator: ",").map(String.init) } ?? ["c", "openswiftdata", "grdb", "fluent"]
     let libraries = keys.compactMap(makeLibrary)
     let floor = "SQLite C API"
@@ -162,7 +164,7 @@ func run() async throws {
     FileHandle.standardError.write(Data("import: \(importSeconds) peak MB: \(importMemory)\n".utf8))
 
     let command = "swift run -c release --package-path Benchmarks bench" + (quick ? " --quick" : "")
-    let table = markdown(results, libraries: libraries.map(\.name), floor: floor, machine: machineDescription(), command: command)
+    let table = markdown(results, libraries: libraries.map(\.name), floor: floor, machine: machineDescription(), command: command, runs: runs)
     try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -274,8 +274,9 @@ final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unc
             // A bare wrapped value, as loading stores it.
             return try wrapped.encode(value)
         }
-        guard let optional = value as? any _OptionalProtocol else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
-        guard let inner = optional._wrapped else { return .null }
+        // A cast to the concrete optional type, not to a protocol (see `ConformanceCache`).
+        guard let optional = value as? Wrapped? else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
+        guard let inner = optional else { return .null }
         return try wrapped.encode(inner)
     }
 }
@@ -347,12 +348,25 @@ protocol _OptionalProtocol {
     static var _wrappedType: Any.Type { get }
     static func _optionalCodec() -> (any AttributeCodec)?
     static var _none: Any { get }
-    var _isNone: Bool { get }
     var _wrapped: Any? { get }
 }
 
+/// Whether `value` is an `Optional`, and if so what it wraps (`nil` for `.none`), without a cast
+/// to a protocol per call (see ``ConformanceCache``).
+func optionalContents(_ value: Any) -> (isOptional: Bool, wrapped: Any?) {
+    guard let optionalType = optionalTypes.answer(for: type(of: value)) else { return (false, value) }
+    return (true, optionalType._wrapped(of: value))
+}
+
+private let optionalTypes = ConformanceCache<any _OptionalProtocol.Type> { $0 as? any _OptionalProtocol.Type }
+
+extension _OptionalProtocol {
+    static func _wrapped(of value: Any) -> Any? {
+        (value as? Self)?._wrapped
+    }
+}
+
 extension Optional: _OptionalProtocol {
-    var _isNone: Bool { self == nil }
     var _wrapped: Any? { self.map { $0 as Any } }
     static var _wrappedType: Any.Type { Wrapped.self }
     static func _optionalCodec() -> (any AttributeCodec)? {
@@ -363,8 +377,16 @@ extension Optional: _OptionalProtocol {
 }
 
 enum AttributeCodecs {
-    /// The codec for a property type, or `nil` if the type cannot be stored.
+    /// The codec for a property type, or `nil` if the type cannot be stored. Worked out once per
+    /// type: the protocol casts it takes are slow (see ``ConformanceCache``), and predicates ask
+    /// for the codec of every constant they compare.
     static func make(for type: Any.Type) -> (any AttributeCodec)? {
+        codecs.answer(for: type)
+    }
+
+    private static let codecs = ConformanceCache<any AttributeCodec> { makeUncached(for: $0) }
+
+    private static func makeUncached(for type: Any.Type) -> (any AttributeCodec)? {
         if let scalar = type as? any SQLScalar.Type {
             return scalarCodec(scalar)
         }

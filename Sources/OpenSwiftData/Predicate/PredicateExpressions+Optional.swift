@@ -10,8 +10,9 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatablePredicate {
             return .null
         case .constant(let value):
             var unwrapped = value
-            if let optional = value as? any _OptionalProtocol {
-                guard let inner = optional._wrapped else { return .null }
+            let contents = optionalContents(value)
+            if contents.isOptional {
+                guard let inner = contents.wrapped else { return .null }
                 unwrapped = inner
             }
             guard let typed = unwrapped as? Wrapped else {

@@ -99,11 +99,14 @@ struct PredicateTranslator {
     }
 
     mutating func translate(_ expression: Any) throws -> PredicateOperand {
-        guard let node = expression as? any SQLTranslatablePredicate else {
+        guard let nodeType = PredicateTranslator.translatableTypes.answer(for: type(of: expression)) else {
             throw PredicateTranslator.unsupported(expression, "this kind of expression has no SQL translation")
         }
-        return try node.translate(into: &self)
+        return try nodeType._translate(expression, into: &self)
     }
+
+    /// Which expression types translate (see ``ConformanceCache`` for why this is cached).
+    static let translatableTypes = ConformanceCache<any SQLTranslatablePredicate.Type> { $0 as? any SQLTranslatablePredicate.Type }
 
     func variable(_ id: PredicateExpressions.VariableID) throws -> PredicateOperand {
         guard let operand = variables[id] else {
@@ -263,8 +266,14 @@ struct PredicateTranslator {
     }
 
     static func encode(_ value: Any, codec: (any AttributeCodec)?, node: Any) throws -> SQLValue {
-        if let optional = value as? any _OptionalProtocol {
-            guard let wrapped = optional._wrapped else { return .null }
+        // The usual case first: a constant of the compared property's type. The casts below ask
+        // the runtime's conformance lookup, which is slow when the answer is no.
+        if let codec, !(codec is IdentifierCodec), let encoded = try? codec.encode(value) {
+            return encoded
+        }
+        let contents = optionalContents(value)
+        if contents.isOptional {
+            guard let wrapped = contents.wrapped else { return .null }
             return try encode(wrapped, codec: codec, node: node)
         }
         if let model = value as? any PersistentModel {
@@ -307,7 +316,9 @@ struct PredicateTranslator {
     static func isNull(_ operand: PredicateOperand) -> Bool {
         switch operand {
         case .null: return true
-        case .constant(let value): return (value as? any _OptionalProtocol)?._isNone ?? false
+        case .constant(let value):
+            let contents = optionalContents(value)
+            return contents.isOptional && contents.wrapped == nil
         default: return false
         }
     }
@@ -333,6 +344,17 @@ struct PredicateTranslator {
 /// A `PredicateExpressions` node that can become SQL.
 protocol SQLTranslatablePredicate {
     func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand
+}
+
+extension SQLTranslatablePredicate {
+    /// Translates `expression`, which is of this type: a cast to the concrete type, which needs no
+    /// conformance lookup.
+    static func _translate(_ expression: Any, into translator: inout PredicateTranslator) throws -> PredicateOperand {
+        guard let node = expression as? Self else {
+            throw PredicateTranslator.unsupported(expression, "this kind of expression has no SQL translation")
+        }
+        return try node.translate(into: &translator)
+    }
 }
 
 /// Encodes a `PersistentIdentifier` compared with a row's `persistentModelID`: its primary key
