@@ -98,8 +98,16 @@ final class EntityRegistry {
         let owner: ObjectIdentifier
     }
 
+    /// Held separately from the owners so that finding and checking a slot reads plain integers
+    /// and never copies (and reference-counts) the unowned model.
+    private struct UnownedModel {
+        unowned let model: any PersistentModel
+    }
+
     private final class Page {
-        @exclusivity(unchecked) var entries = ContiguousArray<Entry?>(repeating: nil, count: EntityRegistry.pageSize)
+        /// The registering backing data's identity per slot; 0 when the slot is empty.
+        @exclusivity(unchecked) var owners = ContiguousArray<UInt>(repeating: 0, count: EntityRegistry.pageSize)
+        @exclusivity(unchecked) var models = ContiguousArray<UnownedModel?>(repeating: nil, count: EntityRegistry.pageSize)
     }
 
     private static let pageShift = 12
@@ -118,42 +126,45 @@ final class EntityRegistry {
         return (Int(key) >> EntityRegistry.pageShift, Int(key) & (EntityRegistry.pageSize - 1))
     }
 
-    private func entry(_ key: Int64) -> Entry? {
-        if let (page, slot) = locate(key) {
-            return page < pages.count ? pages[page]?.entries[slot] : nil
-        }
-        return overflow[key]
+    private func page(_ index: Int) -> Page? {
+        index < pages.count ? pages[index] : nil
     }
 
     func model(_ primaryKey: Int64) -> (any PersistentModel)? {
-        entry(primaryKey)?.model
+        if let (index, slot) = locate(primaryKey) {
+            guard let page = page(index), page.owners[slot] != 0 else { return nil }
+            return page.models[slot]?.model
+        }
+        return overflow[primaryKey]?.model
     }
 
     func insert(_ model: any PersistentModel, primaryKey: Int64, data: BackingData? = nil) {
         let data = data ?? model.persistentBackingData
         data.registeredIn = self
-        let entry = Entry(model: model, owner: ObjectIdentifier(data))
-        if let (page, slot) = locate(primaryKey) {
-            while pages.count <= page { pages.append(nil) }
+        let owner = ObjectIdentifier(data)
+        if let (index, slot) = locate(primaryKey) {
+            while pages.count <= index { pages.append(nil) }
             let target: Page
-            if let existing = pages[page] {
+            if let existing = pages[index] {
                 target = existing
             } else {
                 target = Page()
-                pages[page] = target
+                pages[index] = target
             }
-            if target.entries[slot] == nil { count += 1 }
-            target.entries[slot] = entry
+            if target.owners[slot] == 0 { count += 1 }
+            target.owners[slot] = UInt(bitPattern: owner)
+            target.models[slot] = UnownedModel(model: model)
         } else {
             if overflow[primaryKey] == nil { count += 1 }
-            overflow[primaryKey] = entry
+            overflow[primaryKey] = Entry(model: model, owner: owner)
         }
     }
 
     func remove(_ primaryKey: Int64) {
-        if let (page, slot) = locate(primaryKey) {
-            guard page < pages.count, let target = pages[page], target.entries[slot] != nil else { return }
-            target.entries[slot] = nil
+        if let (index, slot) = locate(primaryKey) {
+            guard let target = page(index), target.owners[slot] != 0 else { return }
+            target.owners[slot] = 0
+            target.models[slot] = nil
             count -= 1
         } else if overflow.removeValue(forKey: primaryKey) != nil {
             count -= 1
@@ -162,8 +173,15 @@ final class EntityRegistry {
 
     /// Removes the entry of a backing data being deinitialised, if it is still that one's.
     func remove(_ primaryKey: Int64, owner: BackingData) {
-        if entry(primaryKey)?.owner == ObjectIdentifier(owner) {
-            remove(primaryKey)
+        let owner = ObjectIdentifier(owner)
+        if let (index, slot) = locate(primaryKey) {
+            guard let target = page(index), target.owners[slot] == UInt(bitPattern: owner) else { return }
+            target.owners[slot] = 0
+            target.models[slot] = nil
+            count -= 1
+        } else if overflow[primaryKey]?.owner == owner {
+            overflow.removeValue(forKey: primaryKey)
+            count -= 1
         }
     }
 
@@ -171,7 +189,9 @@ final class EntityRegistry {
         var models: [any PersistentModel] = []
         for page in pages {
             guard let page else { continue }
-            for entry in page.entries { if let entry { models.append(entry.model) } }
+            for (slot, owner) in page.owners.enumerated() where owner != 0 {
+                if let entry = page.models[slot] { models.append(entry.model) }
+            }
         }
         for entry in overflow.values { models.append(entry.model) }
         return models
