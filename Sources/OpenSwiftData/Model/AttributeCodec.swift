@@ -225,7 +225,13 @@ final class ScalarCodec<T: SQLScalar>: AttributeCodec {
     func encode(_ value: Any) throws -> SQLValue {
         // The exact-type test first: a conditional cast (`as? T`) in code that is generic at run
         // time looks up `Optional<T>`'s metadata, a hash-table lookup, on every call.
-        if Swift.type(of: value) == T.self { return (value as! T).sqlValue }
+        if Swift.type(of: value) == T.self {
+            if BackingData._isInlineValue(T.self) {
+                // Read from the `Any`'s inline buffer, as the generated getters do.
+                return withUnsafeBytes(of: value) { $0.load(as: T.self) }.sqlValue
+            }
+            return (value as! T).sqlValue
+        }
         return try encodeConverting(value)
     }
 

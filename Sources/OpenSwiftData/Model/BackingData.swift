@@ -112,8 +112,25 @@ public final class BackingData {
     /// instead of looking up generic metadata on every read.
     @inlinable
     public func _value<T, Owner: PersistentModel>(_ index: Int, of owner: Owner) -> T {
-        if case .value(let stored) = slots[index], let typed = stored as? T { return typed }
+        if case .value(let stored) = slots[index] {
+            if BackingData._isInlineValue(T.self), Swift.type(of: stored) == T.self {
+                // The value sits in the `Any`'s inline buffer: read it there instead of asking the
+                // runtime's cast, which costs several times more on every property read.
+                return withUnsafeBytes(of: stored) { $0.load(as: T.self) }
+            }
+            if let typed = stored as? T { return typed }
+        }
         return slowValue(index)
+    }
+
+    /// Whether an `Any` holding a `T` stores it in its three-word inline buffer (Swift's existential
+    /// layout: values that fit and can be moved bit for bit). Decided for plain-data types and
+    /// strings, the common attribute types; constant in the specialised getter.
+    @inlinable
+    static func _isInlineValue<T>(_ type: T.Type) -> Bool {
+        MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.size
+            && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
+            && (_isPOD(T.self) || T.self == String.self || T.self == String?.self)
     }
 
     /// Writes a property's value with change tracking and, for relationships, inverse maintenance.
