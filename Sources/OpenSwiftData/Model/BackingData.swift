@@ -31,7 +31,7 @@ public final class BackingData {
     /// The identity map holding this model, which forgets it when this backing data goes away.
     @exclusivity(unchecked) var registeredIn: EntityRegistry?
     /// Set while a context makes the model for a stored row (``BackingDataHandOff``).
-    @exclusivity(unchecked) var isMaterializing = false
+    @exclusivity(unchecked) @usableFromInline var isMaterializing = false
     /// Where the model sits in its context's inserted, changed and deleted sets (-1: not there).
     @exclusivity(unchecked) var setPositions = (inserted: -1, changed: -1, deleted: -1)
     /// The primary key the save in progress gives this inserted model; set only while it runs.
@@ -96,12 +96,27 @@ public final class BackingData {
     // MARK: Generated accessors
 
     /// Stores a value assigned in an initialiser. Called by `@Model`'s generated `init` accessors.
+    ///
+    /// Inlinable so that storing the value is compiled for its concrete type.
+    @inlinable
     public func _initialize<T>(_ index: Int, to value: T) {
         // A model being made for a stored row: the row's values replace whatever the
         // initialiser's property defaults would write.
         if isMaterializing { return }
         slots[index] = .value(value)
-        if layout.isRelationship[index], let access = layout.properties[index].relationshipAccess, access.first(value) != nil {
+        if _isRelationshipSlot(index) { _notedInitialRelationship(index) }
+    }
+
+    @usableFromInline
+    func _isRelationshipSlot(_ index: Int) -> Bool {
+        layout.isRelationship[index]
+    }
+
+    /// A relationship assigned in an initialiser: its inverse is fixed up on insert, if it holds
+    /// any model.
+    @usableFromInline
+    func _notedInitialRelationship(_ index: Int) {
+        if case .value(let value) = slots[index], let access = layout.properties[index].relationshipAccess, access.first(value) != nil {
             needsInverseFixup = true
         }
     }
