@@ -523,9 +523,16 @@ struct SavePlan {
             data.state = .detached
             data.originals.removeAll()
         }
+        let context = self.context
         for batch in batchDeletedKeys {
+            let entityName = batch.layout.entityName
+            summary.deleted.reserveCapacity(summary.deleted.count + batch.keys.count)
             for key in batch.keys {
-                summary.deleted.append(PersistentIdentifier(entityName: batch.layout.entityName, storeIdentifier: batch.store, key: .permanent(key)))
+                summary.deleted.append(PersistentIdentifier(entityName: entityName, storeIdentifier: batch.store, key: .permanent(key)))
+            }
+            // Most batch deletes remove rows no model of this context stands for: skip the lookups.
+            guard context.registeredCount(of: batch.layout) > 0 else { continue }
+            for key in batch.keys {
                 if let model = context.registered(layout: batch.layout, primaryKey: key) {
                     let data = model.persistentBackingData
                     data.context = nil

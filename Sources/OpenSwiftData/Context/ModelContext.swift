@@ -279,6 +279,11 @@ public final class ModelContext {
         registry[ObjectIdentifier(layout)]?.remove(primaryKey)
     }
 
+    /// How many models of an entity the identity map holds (owners and live unowned entries).
+    func registeredCount(of layout: ModelLayout) -> Int {
+        registry[ObjectIdentifier(layout)]?.count ?? 0
+    }
+
     func registered(layout: ModelLayout, primaryKey: Int64) -> (any PersistentModel)? {
         registry[ObjectIdentifier(layout)]?.model(primaryKey)
     }
