@@ -322,13 +322,17 @@ public final class ModelContext {
     /// let trip = context.model(for: id) as? Trip
     /// ```
     ///
-    /// As in SwiftData, an identifier whose row does not exist gives a model whose properties cannot
-    /// be read; use ``registeredModel(for:)`` or a fetch with
+    /// An identifier whose row does not exist gives a model with no values: SwiftData stops the
+    /// program when one is read; OpenSwiftData logs an error and its properties read as empty
+    /// (`nil`, zero, `""`, `false`, `[]`, the first case of a `CaseIterable` enum). An identifier
+    /// of an entity this container does not have gives a model of none of your types, so the cast
+    /// above gives `nil`. Use ``registeredModel(for:)`` or a fetch with
     /// `#Predicate { $0.persistentModelID == id }` when the row may be gone.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let model = registeredAnyModel(for: persistentModelID) { return model }
         guard let layout = container.schema.layout(named: persistentModelID.entityName) else {
-            fatalError("OpenSwiftData: model(for:) was given an identifier of entity '\(persistentModelID.entityName)', which is not in this container's schema (\(container.schema.entities.map(\.name).joined(separator: ", ")))")
+            Log.general.error("model(for:) was given an identifier of entity '\(persistentModelID.entityName)', which is not in this container's schema (\(container.schema.entities.map(\.name).joined(separator: ", "))); it stands for no model")
+            return UnknownEntityModel(backingData: BackingData(layout: ModelLayout.of(UnknownEntityModel.self)))
         }
         if let primaryKey = persistentModelID.primaryKey {
             do {

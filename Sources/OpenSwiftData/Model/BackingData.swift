@@ -231,18 +231,14 @@ public final class BackingData {
         }
     }
 
-    /// What a getter returns when a value cannot be loaded: `nil` for optionals, empty for to-many.
-    /// A non-optional attribute of a model whose row is gone has no value to return; like SwiftData,
-    /// that stops the program, with a message naming the model. It can only happen for a model
-    /// obtained from `model(for:)` with an identifier whose row was deleted, or whose store failed.
+    /// What a getter returns when a value cannot be loaded (the failure is logged by the caller):
+    /// the type's empty value (see ``PlaceholderValue``). Only a type with no value that can be
+    /// made without knowing it (a struct, or an enum with payloads, stored in a non-optional
+    /// attribute) stops the program, as SwiftData does for every type, with a message naming the
+    /// model and property.
     static func emptyValue<T>(_ type: T.Type, entity: String, property: String) -> T {
-        if let optional = T.self as? any _OptionalProtocol.Type, let none = optional._none as? T {
-            return none
-        }
-        if let array = T.self as? any _ModelArrayValue.Type, let empty = array._make([]) as? T {
-            return empty
-        }
-        fatalError("OpenSwiftData: \(entity).\(property) cannot be read: the model's row does not exist in the store (it was deleted, or the identifier passed to model(for:) names no row). Check with ModelContext.registeredModel(for:) or a fetch before reading.")
+        if let placeholder = PlaceholderValue.make(T.self) { return placeholder }
+        fatalError("OpenSwiftData: \(entity).\(property) cannot be read: the model's row does not exist in the store (it was deleted, or the identifier passed to model(for:) names no row), and \(T.self) has no empty value to stand in. Check with ModelContext.registeredModel(for:) or a fetch before reading.")
     }
 
     // MARK: Change tracking

@@ -1,0 +1,72 @@
+import Foundation
+
+// What a getter returns when its value cannot be loaded: the model's row is gone (deleted by
+// another context or process after this model was fetched, or never there for an identifier given
+// to `model(for:)`), or the store failed. SwiftData stops the program there; a getter cannot
+// throw, so OpenSwiftData logs the failure and returns the type's empty value instead.
+
+/// A type with an obvious empty value (zero, empty, `false`).
+protocol _PlaceholderValue {
+    static var _placeholder: Self { get }
+}
+
+extension Bool: _PlaceholderValue { static var _placeholder: Bool { false } }
+extension Int: _PlaceholderValue { static var _placeholder: Int { 0 } }
+extension Int8: _PlaceholderValue { static var _placeholder: Int8 { 0 } }
+extension Int16: _PlaceholderValue { static var _placeholder: Int16 { 0 } }
+extension Int32: _PlaceholderValue { static var _placeholder: Int32 { 0 } }
+extension Int64: _PlaceholderValue { static var _placeholder: Int64 { 0 } }
+extension UInt: _PlaceholderValue { static var _placeholder: UInt { 0 } }
+extension UInt8: _PlaceholderValue { static var _placeholder: UInt8 { 0 } }
+extension UInt16: _PlaceholderValue { static var _placeholder: UInt16 { 0 } }
+extension UInt32: _PlaceholderValue { static var _placeholder: UInt32 { 0 } }
+extension UInt64: _PlaceholderValue { static var _placeholder: UInt64 { 0 } }
+extension Double: _PlaceholderValue { static var _placeholder: Double { 0 } }
+extension Float: _PlaceholderValue { static var _placeholder: Float { 0 } }
+extension Decimal: _PlaceholderValue { static var _placeholder: Decimal { 0 } }
+extension String: _PlaceholderValue { static var _placeholder: String { "" } }
+extension Data: _PlaceholderValue { static var _placeholder: Data { Data() } }
+extension Date: _PlaceholderValue { static var _placeholder: Date { Date(timeIntervalSinceReferenceDate: 0) } }
+extension UUID: _PlaceholderValue { static var _placeholder: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) } }
+extension URL: _PlaceholderValue { static var _placeholder: URL { URL(fileURLWithPath: "/") } }
+extension Array: _PlaceholderValue { static var _placeholder: Array { [] } }
+extension Dictionary: _PlaceholderValue { static var _placeholder: Dictionary { [:] } }
+extension Set: _PlaceholderValue { static var _placeholder: Set { [] } }
+
+enum PlaceholderValue {
+    /// The empty value of `type`, or `nil` when it has none that can be made without knowing the
+    /// type: `nil` for optionals, the empty value of the types above, the first case of a
+    /// `CaseIterable` enum, the case whose raw value is empty, and for a required to-one
+    /// relationship a detached model of the destination type (whose own values are empty too).
+    static func make<T>(_ type: T.Type) -> T? {
+        make(any: type) as? T
+    }
+
+    private static func make(any type: Any.Type) -> Any? {
+        if let optional = type as? any _OptionalProtocol.Type { return optional._none }
+        if let simple = type as? any _PlaceholderValue.Type { return simple._placeholder }
+        if let enumeration = type as? any CaseIterable.Type { return firstCase(enumeration) }
+        if let raw = type as? any RawRepresentable.Type { return emptyRawCase(raw) }
+        if let model = type as? any PersistentModel.Type {
+            return model.init(backingData: BackingData(layout: ModelLayout.of(model)))
+        }
+        return nil
+    }
+
+    private static func firstCase<C: CaseIterable>(_ type: C.Type) -> Any? {
+        type.allCases.first
+    }
+
+    private static func emptyRawCase<R: RawRepresentable>(_ type: R.Type) -> Any? {
+        (make(any: R.RawValue.self) as? R.RawValue).flatMap(R.init(rawValue:))
+    }
+}
+
+/// What `model(for:)` returns for an identifier of an entity the container's schema does not have
+/// (one decoded from data written with another schema): a detached model of no user type, so
+/// `model(for: id) as? Trip` gives `nil` instead of the program stopping.
+final class UnknownEntityModel: PersistentModel {
+    var persistentBackingData: BackingData
+    static var schemaMetadata: [Schema.PropertyMetadata] { [] }
+    init(backingData: BackingData) { persistentBackingData = backingData }
+}
