@@ -10,20 +10,24 @@ protocol _PlaceholderValue {
     static var _placeholder: Self { get }
 }
 
+extension _PlaceholderValue where Self: Numeric {
+    static var _placeholder: Self { 0 }
+}
+
+extension Int: _PlaceholderValue {}
+extension Int8: _PlaceholderValue {}
+extension Int16: _PlaceholderValue {}
+extension Int32: _PlaceholderValue {}
+extension Int64: _PlaceholderValue {}
+extension UInt: _PlaceholderValue {}
+extension UInt8: _PlaceholderValue {}
+extension UInt16: _PlaceholderValue {}
+extension UInt32: _PlaceholderValue {}
+extension UInt64: _PlaceholderValue {}
+extension Double: _PlaceholderValue {}
+extension Float: _PlaceholderValue {}
+extension Decimal: _PlaceholderValue {}
 extension Bool: _PlaceholderValue { static var _placeholder: Bool { false } }
-extension Int: _PlaceholderValue { static var _placeholder: Int { 0 } }
-extension Int8: _PlaceholderValue { static var _placeholder: Int8 { 0 } }
-extension Int16: _PlaceholderValue { static var _placeholder: Int16 { 0 } }
-extension Int32: _PlaceholderValue { static var _placeholder: Int32 { 0 } }
-extension Int64: _PlaceholderValue { static var _placeholder: Int64 { 0 } }
-extension UInt: _PlaceholderValue { static var _placeholder: UInt { 0 } }
-extension UInt8: _PlaceholderValue { static var _placeholder: UInt8 { 0 } }
-extension UInt16: _PlaceholderValue { static var _placeholder: UInt16 { 0 } }
-extension UInt32: _PlaceholderValue { static var _placeholder: UInt32 { 0 } }
-extension UInt64: _PlaceholderValue { static var _placeholder: UInt64 { 0 } }
-extension Double: _PlaceholderValue { static var _placeholder: Double { 0 } }
-extension Float: _PlaceholderValue { static var _placeholder: Float { 0 } }
-extension Decimal: _PlaceholderValue { static var _placeholder: Decimal { 0 } }
 extension String: _PlaceholderValue { static var _placeholder: String { "" } }
 extension Data: _PlaceholderValue { static var _placeholder: Data { Data() } }
 extension Date: _PlaceholderValue { static var _placeholder: Date { Date(timeIntervalSinceReferenceDate: 0) } }
