@@ -129,18 +129,11 @@ import TestModels
     @Test func aSecondProcessWritingTheSameFileLosesNothing() async throws {
         let (container, url) = try fileContainer()
         defer { remove(url) }
-        let helper = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("openswiftdata-test-writer")
-        try #require(FileManager.default.isExecutableFile(atPath: helper.path), "the test writer was not built at \(helper.path)")
-        let process = Process()
-        process.executableURL = helper
-        process.arguments = [url.path, "1", "600", "7"]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
+        let (process, _, errors) = try HelperProcess.start(["ticks", url.path, "1", "600", "7"])
         // Write from this process at the same time.
         try await TickWriter(modelContainer: container).write(writer: 0, count: 600, saveEvery: 7)
-        process.waitUntilExit()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
         #expect(process.terminationStatus == 0, "\(message)")
         try expectComplete(container, writers: 2, each: 600)
         // And a container opened afresh agrees.

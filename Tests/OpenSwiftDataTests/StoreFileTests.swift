@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestModels
 @testable import OpenSwiftData
 
 /// Opening store files: missing, read-only, corrupt, foreign, or written with another model. Each
@@ -102,8 +103,11 @@ import Testing
         let url = TestStore.temporaryURL()
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: url) }
-        let connection = try SQLiteConnection(path: url.path, readOnly: false, create: true)
-        try connection.execute("CREATE TABLE EXPENSE (no INTEGER PRIMARY KEY NOT NULL, amount DOUBLE)")
+        do {
+            let connection = try SQLiteConnection(path: url.path, readOnly: false, create: true)
+            try connection.execute("CREATE TABLE EXPENSE (no INTEGER PRIMARY KEY NOT NULL, amount DOUBLE); INSERT INTO EXPENSE VALUES (1, 400)")
+        }
+        let before = try contents(url)
         do {
             _ = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(url: url))
             Issue.record("opening a foreign database succeeded")
@@ -111,6 +115,40 @@ import Testing
             #expect(error == .loadIssueModelContainer)
             #expect(error.message.contains("not an OpenSwiftData store"))
         }
+        // Not a byte written, and still in its own journal mode (not switched to WAL).
+        #expect(try contents(url) == before)
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
+        let connection = try SQLiteConnection(path: url.path, readOnly: true, create: false)
+        let mode = try connection.prepare("PRAGMA journal_mode")
+        #expect(try mode.step())
+        #expect(mode.value(at: 0) == .text("delete"))
+        mode.reset()
+    }
+
+    @Test func readOnlyStoreInAFolderNobodyCanWriteOpens() throws {
+        // The store's folder is made read-only, and the store is read by an unprivileged process
+        // (root could write there anyway): SQLite cannot create its -wal and -shm files beside it.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-tests/readonly-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer {
+            try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let url = folder.appendingPathComponent("ticks.store")
+        do {
+            let container = try ModelContainer(for: Tick.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            for sequence in 0..<3 { context.insert(Tick(writer: 0, sequence: sequence)) }
+            try context.save()
+        }  // closing the last connection removes the -wal and -shm files
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-shm"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: url.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
+        let before = try contents(url)
+        let result = try HelperProcess.run(["read-unprivileged", url.path])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "3")
+        #expect(try contents(url) == before)
     }
 
     @Test func storeWrittenWithAnotherModelThrowsSchemaMismatch() throws {

@@ -11,7 +11,9 @@ final class SQLiteConnection {
     private var cache: [String: SQLiteStatement] = [:]
 
     /// Opens (and with `create`, creates) the database at `path`; `":memory:"` opens a private in-memory one.
-    init(path: String, readOnly: Bool, create: Bool) throws {
+    /// `immutable` opens a read-only file without locks or `-wal`/`-shm` files (for a folder that
+    /// cannot be written).
+    init(path: String, readOnly: Bool, create: Bool, immutable: Bool = false) throws {
         var flags = SQLITE_OPEN_NOMUTEX
         if readOnly {
             flags |= SQLITE_OPEN_READONLY
@@ -19,8 +21,13 @@ final class SQLiteConnection {
             flags |= SQLITE_OPEN_READWRITE
             if create { flags |= SQLITE_OPEN_CREATE }
         }
+        var name = path
+        if immutable {
+            flags |= SQLITE_OPEN_URI
+            name = "file:" + SQLiteConnection.uriEscaped(path) + "?immutable=1"
+        }
         var db: OpaquePointer?
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+        let status = sqlite3_open_v2(name, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? SQLiteError.codeName(status)
             if let db { sqlite3_close_v2(db) }
@@ -35,6 +42,20 @@ final class SQLiteConnection {
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
+    }
+
+    /// A path as the path part of an SQLite `file:` URI: `%`, `?` and `#` escaped.
+    private static func uriEscaped(_ path: String) -> String {
+        var result = ""
+        for character in path.unicodeScalars {
+            switch character {
+            case "%": result += "%25"
+            case "?": result += "%3F"
+            case "#": result += "%23"
+            default: result.unicodeScalars.append(character)
+            }
+        }
+        return result
     }
 
     deinit {

@@ -18,6 +18,8 @@ struct SQLiteError: Error, CustomStringConvertible {
     var isConstraintViolation: Bool { primaryCode == SQLITE_CONSTRAINT }
     var isNotADatabase: Bool { primaryCode == SQLITE_NOTADB || primaryCode == SQLITE_CORRUPT }
     var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
+    /// A read-only connection could not create the `-wal`/`-shm` files a WAL database needs.
+    var cannotCreateSidecarFiles: Bool { primaryCode == SQLITE_CANTOPEN || primaryCode == SQLITE_READONLY }
 
     static func codeName(_ code: Int32) -> String {
         String(cString: sqlite3_errstr(code))

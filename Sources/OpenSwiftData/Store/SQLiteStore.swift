@@ -54,44 +54,76 @@ final class SQLiteStore: @unchecked Sendable {
                 }
             }
         }
+        let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool)
         do {
-            connection = try SQLiteConnection(path: path, readOnly: !configuration.allowsSave, create: configuration.allowsSave)
-        } catch let error as SQLiteError {
-            throw SwiftDataError(.loadIssueModelContainer, "cannot open the store file \(path): \(error.message)")
-        }
-        let fingerprint = layouts.sorted { $0.entityName < $1.entityName }.map(\.fingerprintDescription).joined(separator: "\n")
-        do {
-            sqlite3_busy_timeout(connection.handle, SQLiteStore.busyTimeout)
-            // Reading the schema fails with SQLITE_NOTADB on a file that is not a database.
-            let tables = try SQLiteStore.tableNames(connection)
-            if !configuration.isStoredInMemoryOnly && configuration.allowsSave {
-                try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
-            }
-            if tables.contains(SQLiteStore.metadataTable) {
-                let metadata = try SQLiteStore.readMetadata(connection)
-                guard let storedFingerprint = metadata["fingerprint"], let storedIdentifier = metadata["identifier"] else {
-                    throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
-                }
-                if storedFingerprint != fingerprint {
-                    throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model: \(SQLiteStore.describeDifference(stored: storedFingerprint, current: fingerprint)). Open it with the model that wrote it, migrate it with a SchemaMigrationPlan, or use another file.")
-                }
-                identifier = storedIdentifier
-            } else if tables.isEmpty {
-                guard configuration.allowsSave else {
-                    throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) is empty and the configuration does not allow saving, so its tables cannot be created")
-                }
-                identifier = UUID().uuidString
-                try SQLiteStore.createSchema(connection, layouts: layouts, dialect: dialect, identifier: identifier, fingerprint: fingerprint, version: schemaVersion)
-            } else {
-                throw SwiftDataError(.loadIssueModelContainer, "the file \(path) is an SQLite database but not an OpenSwiftData store (it has tables \(tables.sorted().prefix(5).joined(separator: ", ")) and no \(SQLiteStore.metadataTable)); use another file")
-            }
+            opened = try SQLiteStore.open(path: path, configuration: configuration, layouts: layouts, dialect: dialect, schemaVersion: schemaVersion)
         } catch let error as SQLiteError {
             if error.isNotADatabase {
                 throw SwiftDataError(.loadIssueModelContainer, "the file \(path) is not a database or is corrupt (\(error.message)); restore it from a backup or use another file")
             }
-            throw SwiftDataError(.loadIssueModelContainer, "cannot read the store file \(path): \(error.description)")
+            throw SwiftDataError(.loadIssueModelContainer, "cannot open the store file \(path): \(error.description)")
         }
-        readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave)
+        connection = opened.connection
+        identifier = opened.identifier
+        readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave, immutable: opened.immutable)
+    }
+
+    /// Opens the file, checks it is ours (creating the schema in a new one), and only then switches
+    /// it to WAL: nothing is written to a file before it is known to be an OpenSwiftData store or new.
+    ///
+    /// A read-only store whose folder cannot hold SQLite's `-wal`/`-shm` files is opened as
+    /// immutable (no locking, no shared memory), which SQLite allows only when nothing writes the
+    /// file meanwhile — true of a folder nobody can write to.
+    private static func open(
+        path: String, configuration: ModelConfiguration, layouts: [ModelLayout], dialect: any SQLDialect, schemaVersion: Schema.Version
+    ) throws -> (connection: SQLiteConnection, identifier: String, immutable: Bool) {
+        let fingerprint = layouts.sorted { $0.entityName < $1.entityName }.map(\.fingerprintDescription).joined(separator: "\n")
+        var immutable = false
+        var connection = try SQLiteConnection(path: path, readOnly: !configuration.allowsSave, create: configuration.allowsSave)
+        sqlite3_busy_timeout(connection.handle, busyTimeout)
+        // Reading the schema fails with SQLITE_NOTADB on a file that is not a database.
+        var tables: Set<String>
+        do {
+            tables = try tableNames(connection)
+        } catch let error as SQLiteError where !configuration.allowsSave && error.cannotCreateSidecarFiles {
+            connection = try SQLiteConnection(path: path, readOnly: true, create: false, immutable: true)
+            immutable = true
+            tables = try tableNames(connection)
+        }
+        if !tables.contains(metadataTable) {
+            guard tables.isEmpty else {
+                throw SwiftDataError(.loadIssueModelContainer, "the file \(path) is an SQLite database but not an OpenSwiftData store (it has tables \(tables.sorted().prefix(5).joined(separator: ", ")) and no \(metadataTable)); it was left unchanged; use another file")
+            }
+            guard configuration.allowsSave else {
+                throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) is empty and the configuration does not allow saving, so its tables cannot be created")
+            }
+            // Another process or container may be creating the same new file: the table list is
+            // read again under the write lock, and whoever comes second finds the schema there.
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                tables = try tableNames(connection)
+                if tables.isEmpty {
+                    try createSchema(connection, layouts: layouts, dialect: dialect, identifier: UUID().uuidString, fingerprint: fingerprint, version: schemaVersion)
+                } else if !tables.contains(metadataTable) {
+                    throw SwiftDataError(.loadIssueModelContainer, "the file \(path) became an SQLite database of another application while it was being opened (tables \(tables.sorted().prefix(5).joined(separator: ", "))); use another file")
+                }
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+        let metadata = try readMetadata(connection)
+        guard let storedFingerprint = metadata["fingerprint"], let storedIdentifier = metadata["identifier"] else {
+            throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
+        }
+        if storedFingerprint != fingerprint {
+            throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model: \(describeDifference(stored: storedFingerprint, current: fingerprint)). Open it with the model that wrote it, migrate it with a SchemaMigrationPlan, or use another file.")
+        }
+        if !configuration.isStoredInMemoryOnly && configuration.allowsSave {
+            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+        }
+        return (connection, storedIdentifier, immutable)
     }
 
     // MARK: Access
@@ -266,27 +298,20 @@ final class SQLiteStore: @unchecked Sendable {
         _ connection: SQLiteConnection, layouts: [ModelLayout], dialect: any SQLDialect,
         identifier: String, fingerprint: String, version: Schema.Version
     ) throws {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            for statement in DDL.statements(for: layouts, dialect: dialect) {
-                try connection.execute(statement)
-            }
-            let insertMetadata = try connection.prepare("INSERT INTO \"\(metadataTable)\" (\"Z_KEY\", \"Z_VALUE\") VALUES (?1, ?2)")
-            for (key, value) in [("identifier", identifier), ("fingerprint", fingerprint), ("version", version.description), ("format", formatVersion)] {
-                try insertMetadata.bind([.text(key), .text(value)])
-                _ = try insertMetadata.step()
-                insertMetadata.reset()
-            }
-            let insertKey = try connection.prepare("INSERT INTO \"\(primaryKeyTable)\" (\"Z_ENTITY\", \"Z_MAX\") VALUES (?1, 0)")
-            for layout in layouts {
-                try insertKey.bind([.text(layout.entityName)])
-                _ = try insertKey.step()
-                insertKey.reset()
-            }
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
+        for statement in DDL.statements(for: layouts, dialect: dialect) {
+            try connection.execute(statement)
+        }
+        let insertMetadata = try connection.prepare("INSERT INTO \"\(metadataTable)\" (\"Z_KEY\", \"Z_VALUE\") VALUES (?1, ?2)")
+        for (key, value) in [("identifier", identifier), ("fingerprint", fingerprint), ("version", version.description), ("format", formatVersion)] {
+            try insertMetadata.bind([.text(key), .text(value)])
+            _ = try insertMetadata.step()
+            insertMetadata.reset()
+        }
+        let insertKey = try connection.prepare("INSERT INTO \"\(primaryKeyTable)\" (\"Z_ENTITY\", \"Z_MAX\") VALUES (?1, 0)")
+        for layout in layouts {
+            try insertKey.bind([.text(layout.entityName)])
+            _ = try insertKey.step()
+            insertKey.reset()
         }
     }
 
@@ -381,10 +406,13 @@ final class ReaderPool: @unchecked Sendable {
     private var idle: [SQLiteConnection] = []
     private var opened = 0
 
-    init(path: String, maximum: Int, readOnly: Bool) {
+    private let immutable: Bool
+
+    init(path: String, maximum: Int, readOnly: Bool, immutable: Bool) {
         self.path = path
         self.maximum = maximum
         self.readOnly = readOnly
+        self.immutable = immutable
     }
 
     func withConnection<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
@@ -407,7 +435,7 @@ final class ReaderPool: @unchecked Sendable {
         do {
             // Opened read-write (unless the store is read-only) so WAL's shared-memory index can be
             // used, but limited to queries.
-            let connection = try SQLiteConnection(path: path, readOnly: readOnly, create: false)
+            let connection = try SQLiteConnection(path: path, readOnly: readOnly, create: false, immutable: immutable)
             sqlite3_busy_timeout(connection.handle, SQLiteStore.busyTimeout)
             try connection.execute("PRAGMA query_only = 1")
             return connection
