@@ -14,7 +14,9 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func undoAndRedoAnAttributeChange(_ kind: StoreKind) throws {
-        let (_, context, undoManager) = try setUp(kind)
+        // The store stays alive for the whole test: its deinit removes the file.
+        let (store, context, undoManager) = try setUp(kind)
+        defer { withExtendedLifetime(store) {} }
         let lunch = Expense(amount: 10, note: "lunch")
         context.insert(lunch)
         try context.save()

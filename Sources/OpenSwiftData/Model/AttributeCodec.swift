@@ -24,6 +24,9 @@ protocol AttributeCodec: AnyObject, Sendable {
     var jsonShape: OperandInfo.JSONShape? { get }
     /// Whether values are stored as JSON text (which has no meaningful order).
     var storesJSON: Bool { get }
+    /// Whether values are `Double` or `Float`, whose NaN is stored as the text `NaN` (SQLite
+    /// would turn it into NULL), so ordering comparisons must leave it out as Swift does.
+    var isFloatingPoint: Bool { get }
     func decode(_ value: SQLValue) throws -> Any
     func encode(_ value: Any) throws -> SQLValue
 }
@@ -102,16 +105,21 @@ extension UInt16: SQLInteger {}
 extension UInt32: SQLInteger {}
 extension UInt64: SQLInteger {}
 
+/// NaN is stored as the text `NaN`: SQLite stores a bound NaN as NULL, which would lose it (or
+/// fail a NOT NULL column). Infinities and `-0.0` are stored as reals (the column has no REAL
+/// affinity, which would store `-0.0` as the integer 0).
 extension Double: SQLScalar {
     static var columnType: SQLColumnType { .real }
+    static let storedNaN = "NaN"
     static func decode(_ value: SQLValue) throws -> Double {
         switch value {
         case .real(let raw): return raw
         case .integer(let raw): return Double(raw)
+        case .text(storedNaN): return .nan
         default: throw failure(value)
         }
     }
-    var sqlValue: SQLValue { .real(self) }
+    var sqlValue: SQLValue { isNaN ? .text(Double.storedNaN) : .real(self) }
 }
 
 extension Float: SQLScalar {
@@ -119,7 +127,7 @@ extension Float: SQLScalar {
     static func decode(_ value: SQLValue) throws -> Float {
         Float(try Double.decode(value))
     }
-    var sqlValue: SQLValue { .real(Double(self)) }
+    var sqlValue: SQLValue { Double(self).sqlValue }
 }
 
 extension String: SQLScalar {
@@ -185,11 +193,12 @@ extension URL: SQLScalar {
     var sqlValue: SQLValue { .text(absoluteString) }
 }
 
-/// Decimals are stored as text so no digit is lost.
+/// Decimals are stored as text so no digit is lost; `Decimal.nan` as `NaN`.
 extension Decimal: SQLScalar {
     static var columnType: SQLColumnType { .text }
     static func decode(_ value: SQLValue) throws -> Decimal {
         switch value {
+        case .text(Double.storedNaN): return .nan
         case .text(let raw):
             guard let decimal = Decimal(string: raw, locale: Locale(identifier: "en_US_POSIX")) else { throw failure(value) }
             return decimal
@@ -209,6 +218,7 @@ extension AttributeCodec {
     var isJSONCompatible: Bool { false }
     var jsonShape: OperandInfo.JSONShape? { nil }
     var storesJSON: Bool { false }
+    var isFloatingPoint: Bool { false }
 }
 
 final class ScalarCodec<T: SQLScalar>: AttributeCodec {
@@ -216,6 +226,7 @@ final class ScalarCodec<T: SQLScalar>: AttributeCodec {
     var columnType: SQLColumnType { T.columnType }
     var isSwiftString: Bool { T.self == String.self }
     var ordersAsReal: Bool { T.self == Decimal.self }
+    var isFloatingPoint: Bool { T.self == Double.self || T.self == Float.self }
     var isJSONCompatible: Bool {
         T.self != Decimal.self && T.self != UUID.self && T.self != Data.self && T.self != UInt64.self && T.self != UInt.self
     }
@@ -269,6 +280,7 @@ final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unc
     var isJSONCompatible: Bool { wrapped.isJSONCompatible }
     var jsonShape: OperandInfo.JSONShape? { wrapped.jsonShape }
     var storesJSON: Bool { wrapped.storesJSON }
+    var isFloatingPoint: Bool { wrapped.isFloatingPoint }
     var isOptional: Bool { true }
     var typeName: String { wrapped.typeName + "?" }
     func decode(_ value: SQLValue) throws -> Any {

@@ -366,7 +366,9 @@ enum DDL {
                 if let codec = property.codec {
                     // Strings compare as Swift compares them (canonical equivalence), in indexes too.
                     let collate = codec.isSwiftString ? " COLLATE \(SQLiteFunctions.collation)" : ""
-                    columns.append("\(q(property.name)) \(dialect.columnType(codec.columnType))\(collate)\(codec.isOptional ? "" : " NOT NULL")")
+                    // Floating-point columns get no type, so no REAL affinity: it would store -0.0 as 0.
+                    let type = codec.isFloatingPoint ? "" : " \(dialect.columnType(codec.columnType))"
+                    columns.append("\(q(property.name))\(type)\(collate)\(codec.isOptional ? "" : " NOT NULL")")
                 } else if property.relationship != nil {
                     columns.append("\(q(property.name)) INTEGER")
                     indexes.append("CREATE INDEX \(q("Z_\(layout.entityName)_\(property.name)")) ON \(q(layout.tableName)) (\(q(property.name)))")
