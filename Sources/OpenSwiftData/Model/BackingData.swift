@@ -61,9 +61,13 @@ public final class BackingData {
     }
 
     /// The model is going away: its entry in the context's identity map goes with it.
+    /// The models its relationships hold are released afterwards, not inside this deinit.
     deinit {
         if let registeredIn, let primaryKey {
             registeredIn.remove(primaryKey, owner: self)
+        }
+        if !layout.relationshipSlots.isEmpty {
+            DeferredRelease.release(&slots)
         }
     }
 
