@@ -7,7 +7,10 @@ extension ModelContext {
     /// related models' references, `.deny` refuses the save if related models remain, `.noAction`
     /// leaves them as they are. If anything fails — a deny rule, a uniqueness conflict, a read-only
     /// store, a disk error — the save throws, nothing is written, and the context keeps its pending
-    /// changes (call ``rollback()`` to discard them).
+    /// changes (call ``rollback()`` to discard them). A save that spans several configurations
+    /// writes every store before it commits any, so this holds across stores too; only if a commit
+    /// itself fails after an earlier store committed (the engine cannot take that back) does the
+    /// error name the stores that committed, whose changes then count as saved.
     ///
     /// ```swift
     /// context.delete(classroom)      // studentList has deleteRule: .cascade
@@ -27,9 +30,20 @@ extension ModelContext {
         defer { isSaving = false }
         NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         var plan = try SavePlan(context: self)
-        try plan.write()
+        do {
+            try plan.write()
+        } catch let partial as SavePlan.PartialSave {
+            let summary = withUndoRegistrationDisabled { plan.apply(onlyStores: partial.committed) }
+            isSaving = false
+            postDidSave(summary)
+            throw partial.error
+        }
         let summary = withUndoRegistrationDisabled { plan.apply() }
         isSaving = false
+        postDidSave(summary)
+    }
+
+    private func postDidSave(_ summary: SavePlan.Summary) {
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: summary.inserted,
             NotificationKey.updatedIdentifiers.rawValue: summary.updated,
@@ -174,19 +188,48 @@ struct SavePlan {
             throw SwiftDataError(.readOnlyStore, "the store '\(store.configuration.name)' was opened with allowsSave: false; nothing was saved")
         }
         singleStore = stores.count == 1
+        // Every store is written before any commits: a failure while writing (a constraint, a
+        // disk error, a store that refuses) rolls them all back.
+        var begun: [SQLiteStore] = []
         do {
             for store in stores {
-                try store.write { connection in
-                    try write(to: store, connection: connection)
-                }
+                let connection = try store.begin()
+                begun.append(store)
+                try write(to: store, connection: connection)
             }
         } catch {
-            // Nothing was written: the keys given out are void.
-            for group in inserted {
-                for model in group.models { model.persistentBackingData.pendingKey = nil }
-            }
+            for store in begun { store.rollback() }
+            voidPendingKeys()
+            if let error = error as? SQLiteError { throw SQLiteStore.translate(error) }
             throw error
         }
+        for (position, store) in begun.enumerated() {
+            do {
+                try store.commit()
+            } catch {
+                for later in begun[(position + 1)...] { later.rollback() }
+                guard position > 0 else {
+                    voidPendingKeys()
+                    throw error
+                }
+                // Earlier stores committed and cannot be undone: they count as saved, the rest stays pending.
+                let committed = Array(begun[..<position])
+                throw PartialSave(committed: committed.map { ObjectIdentifier($0) }, error: SwiftDataError(.storeIO, "the save was committed to \(committed.map { "'\($0.configuration.name)'" }.joined(separator: ", ")) but committing '\(store.configuration.name)' failed (\(error)); that store's changes are still pending in the context"))
+            }
+        }
+    }
+
+    /// Nothing was written: the keys given out are void.
+    private func voidPendingKeys() {
+        for group in inserted {
+            for model in group.models { model.persistentBackingData.pendingKey = nil }
+        }
+    }
+
+    /// A save whose commit failed after some stores had committed (the engines cannot take those back).
+    struct PartialSave: Error {
+        let committed: [ObjectIdentifier]
+        let error: SwiftDataError
     }
 
     /// The store an entity lives in, looked up once per entity per save.
@@ -477,10 +520,22 @@ struct SavePlan {
     }
 
     /// Brings the context in line with what was written: permanent identifiers, cleared change
-    /// sets, nullified references, deleted models removed.
-    func apply() -> Summary {
+    /// sets, nullified references, deleted models removed. After a partial save, `onlyStores`
+    /// names the stores that committed: only their models are brought in line, the rest stays
+    /// pending.
+    func apply(onlyStores: [ObjectIdentifier]? = nil) -> Summary {
         var summary = Summary()
+        let container = context.container
+        let applies: (ModelLayout) -> Bool = { layout in
+            guard let onlyStores else { return true }
+            return (try? container.store(for: layout)).map { onlyStores.contains(ObjectIdentifier($0)) } ?? false
+        }
+        var applied: [any PersistentModel] = []
         for group in inserted {
+            guard applies(group.layout) else {
+                for model in group.models { model.persistentBackingData.pendingKey = nil }
+                continue
+            }
             let registry = context.entityRegistry(group.layout)
             let storeIdentifier = storeIdentifiers[ObjectIdentifier(group.layout)]
             summary.inserted.reserveCapacity(summary.inserted.count + group.models.count)
@@ -495,15 +550,17 @@ struct SavePlan {
                 registry.insert(model, primaryKey: primaryKey, data: data)
                 summary.inserted.append(model.persistentModelID)
             }
+            if onlyStores != nil { applied += group.models }
         }
-        for group in changed {
+        for group in changed where applies(group.layout) {
             summary.updated.reserveCapacity(summary.updated.count + group.models.count)
             for model in group.models {
                 model.persistentBackingData.commitChanges()
                 summary.updated.append(model.persistentModelID)
             }
+            if onlyStores != nil { applied += group.models }
         }
-        for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
+        for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) && applies(item.model.persistentBackingData.layout) {
             let data = item.model.persistentBackingData
             let hadOriginal = data.originals.contains(item.inverse.index)
             RelationshipMaintenance.mutate(item.model, index: item.inverse.index) { value, access in
@@ -513,7 +570,7 @@ struct SavePlan {
             if !hadOriginal { data.originals[item.inverse.index] = nil }
             if data.originals.isEmpty { context.changedSet.remove(item.model) }
         }
-        for model in deleted {
+        for model in deleted where applies(model.persistentBackingData.layout) {
             let data = model.persistentBackingData
             if let primaryKey = data.primaryKey {
                 summary.deleted.append(model.persistentModelID)
@@ -522,9 +579,10 @@ struct SavePlan {
             data.context = nil
             data.state = .detached
             data.originals.removeAll()
+            if onlyStores != nil { applied.append(model) }
         }
         let context = self.context
-        for batch in batchDeletedKeys {
+        for batch in batchDeletedKeys where applies(batch.layout) {
             let entityName = batch.layout.entityName
             summary.deleted.reserveCapacity(summary.deleted.count + batch.keys.count)
             for key in batch.keys {
@@ -542,10 +600,19 @@ struct SavePlan {
                 context.unregister(layout: batch.layout, primaryKey: key)
             }
         }
-        context.pendingBatchDeletes.removeAll()
-        context.insertedSet.removeAll()
-        context.changedSet.removeAll()
-        context.deletedSet.removeAll()
+        if onlyStores == nil {
+            context.pendingBatchDeletes.removeAll()
+            context.insertedSet.removeAll()
+            context.changedSet.removeAll()
+            context.deletedSet.removeAll()
+        } else {
+            context.pendingBatchDeletes.removeAll { applies($0.layout) }
+            for model in applied {
+                context.insertedSet.remove(model)
+                context.changedSet.remove(model)
+                context.deletedSet.remove(model)
+            }
+        }
         return summary
     }
 }

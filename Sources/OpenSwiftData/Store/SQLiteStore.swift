@@ -145,25 +145,55 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Runs `body` inside one `BEGIN IMMEDIATE … COMMIT` transaction; rolls back if it throws.
     func write<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        let connection = try begin()
+        let result: R
+        do {
+            result = try body(connection)
+        } catch {
+            rollback()
+            if let error = error as? SQLiteError { throw SQLiteStore.translate(error) }
+            throw error
+        }
+        try commit()
+        return result
+    }
+
+    /// Starts a write transaction and returns the writer connection; the store stays locked for
+    /// this thread until ``commit()`` or ``rollback()``. A save across several stores begins and
+    /// writes every store before it commits any, so a failure while writing leaves them all as
+    /// they were.
+    func begin() throws -> SQLiteConnection {
         guard configuration.allowsSave else {
             throw SwiftDataError(.readOnlyStore, "the store \(configuration.name) was opened with allowsSave: false; nothing was written")
         }
         lock.lock()
-        defer { lock.unlock() }
         do {
             try control("BEGIN IMMEDIATE")
         } catch let error as SQLiteError {
+            lock.unlock()
             throw SQLiteStore.translate(error)
-        }
-        do {
-            let result = try body(connection)
-            try control("COMMIT")
-            return result
         } catch {
-            try? control("ROLLBACK")
-            if let error = error as? SQLiteError { throw SQLiteStore.translate(error) }
+            lock.unlock()
             throw error
         }
+        return connection
+    }
+
+    /// Commits the transaction ``begin()`` started; if the commit fails, rolls it back and throws.
+    func commit() throws {
+        defer { lock.unlock() }
+        do {
+            try control("COMMIT")
+        } catch let error as SQLiteError {
+            try? control("ROLLBACK")
+            throw SQLiteStore.translate(error)
+        }
+    }
+
+    /// Discards the transaction ``begin()`` started.
+    func rollback() {
+        try? control("ROLLBACK")
+        lock.unlock()
     }
 
     /// Runs a transaction-control statement.
