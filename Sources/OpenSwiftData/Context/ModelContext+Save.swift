@@ -309,11 +309,15 @@ struct SavePlan {
         }
         for batch in batches {
             let text = store.render(.updateByKey(table: batch.layout.tableName, columns: batch.slots.map { batch.layout.properties[$0].name }, key: ModelLayout.primaryKeyColumn))
-            try store.executeEach(text, batch.models, on: connection) { data, values in
+            try store.executeEach(text, batch.models, on: connection, bind: { data, values in
                 for slot in batch.slots { values.append(try rowValues.value(data, slot: slot)) }
                 values.append(.integer(data.primaryKey ?? 0))
-            }
+            }, noRowChanged: { data in
+                // Another context or process deleted the row after this one read it.
+                throw SwiftDataError(.modelNotFound, "the \(data.layout.entityName) \(data.persistentModelID) was changed here, but its row was deleted by another context or process after it was fetched; nothing was saved. Roll back, or delete it here too.")
+            })
         }
+        try checkReferencedRowsExist(storeInserted + storeChanged, store: store, connection: connection)
         for group in storeInserted + storeChanged where group.layout.hasJoinTables {
             try writeJoinTables(for: group.models, store: store, connection: connection)
         }
@@ -399,6 +403,53 @@ struct SavePlan {
             let everyRow = batch.keys.whereClause == nil && batch.keys.joins.isEmpty && batch.keys.limit == nil && batch.keys.offset == nil
             try store.run(.delete(table: layout.tableName, whereClause: everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)), on: connection)
             batchDeletedKeys.append((layout, keys, store.identifier))
+        }
+    }
+
+    /// Refuses a save that would store a reference to a row that no longer exists: a model this
+    /// context read before another context or process deleted it, now related to a written model.
+    /// Checked inside the write transaction, so the rows cannot go away before the commit.
+    private func checkReferencedRowsExist(_ groups: [ModelGroup], store: SQLiteStore, connection: SQLiteConnection) throws {
+        var referenced: [ObjectIdentifier: (layout: ModelLayout, keys: Set<Int64>, example: String)] = [:]
+        for group in groups {
+            let layout = group.layout
+            for slot in layout.relationshipSlots {
+                let property = layout.properties[slot]
+                guard let relationship = property.relationship, let access = property.relationshipAccess else { continue }
+                switch relationship.storage {
+                case .foreignKey, .joinTable: break
+                case .inverseForeignKey: continue  // written, and checked, on the other side
+                }
+                var last: ObjectIdentifier?
+                for model in group.models {
+                    let data = model.persistentBackingData
+                    guard data.state == .inserted || data.originals.contains(slot), case .value(let value) = data.slots[slot] else { continue }
+                    for related in access.models(value) {
+                        // Consecutive models mostly refer to the same one.
+                        let id = ObjectIdentifier(related)
+                        if id == last { continue }
+                        last = id
+                        let relatedData = related.persistentBackingData
+                        guard let key = relatedData.primaryKey, !deletedIDs.contains(id) else { continue }
+                        let destination = ObjectIdentifier(relatedData.layout)
+                        if referenced[destination] == nil {
+                            referenced[destination] = (relatedData.layout, [], "\(layout.entityName).\(property.name)")
+                        }
+                        referenced[destination]?.keys.insert(key)
+                    }
+                }
+            }
+        }
+        for (_, entry) in referenced {
+            let text = "SELECT 1 FROM \(store.dialect.quote(entry.layout.tableName)) WHERE \(store.dialect.quote(ModelLayout.primaryKeyColumn)) = ?1"
+            for key in entry.keys {
+                var found = false
+                try store.query(text, bindings: [.integer(key)], on: connection) { _ in found = true }
+                if !found {
+                    let id = PersistentIdentifier(entityName: entry.layout.entityName, storeIdentifier: store.identifier, key: .permanent(key))
+                    throw SwiftDataError(.modelNotFound, "\(entry.example) refers to \(entry.layout.entityName) \(id), whose row was deleted by another context or process after it was fetched here; nothing was saved. Fetch it again, or relate another model.")
+                }
+            }
         }
     }
 

@@ -252,7 +252,11 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Runs the same statement once per item: `bind` fills the values for one item (into a buffer
     /// reused across items), so the text is rendered and prepared once, not per row.
-    func executeEach<S: Sequence>(_ text: String, _ items: S, on connection: SQLiteConnection, bind: (S.Element, inout [SQLValue]) throws -> Void) throws {
+    /// `noRowChanged`, if given, is called for an item whose statement changed no row.
+    func executeEach<S: Sequence>(
+        _ text: String, _ items: S, on connection: SQLiteConnection, bind: (S.Element, inout [SQLValue]) throws -> Void,
+        noRowChanged: ((S.Element) throws -> Void)? = nil
+    ) throws {
         let statement = try connection.prepare(text)
         defer { statement.reset() }
         var values: [SQLValue] = []
@@ -263,6 +267,18 @@ final class SQLiteStore: @unchecked Sendable {
             record(text, values)
             while try statement.step() {}
             statement.reset()
+            if let noRowChanged, connection.changes == 0 { try noRowChanged(item) }
+        }
+    }
+
+    /// Runs SQL text that returns rows, calling `row` for each.
+    func query(_ text: String, bindings: [SQLValue], on connection: SQLiteConnection, row: (any SQLRow) throws -> Void) throws {
+        let statement = try connection.prepare(text)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        record(text, bindings)
+        while try statement.step() {
+            try row(statement)
         }
     }
 
