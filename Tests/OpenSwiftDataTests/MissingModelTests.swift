@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import OpenSwiftData
 
-/// `model(for:)` with identifiers that name nothing: SwiftData stops the program when such a model
-/// is read; here its properties read as their types' empty values.
+/// Models whose rows are gone — deleted by another context, or never there for an identifier given
+/// to `model(for:)` — and models changed after `reset()`: SwiftData stops the program or drops the
+/// change; here the model says it is deleted, reads as empty, and a lost change is reported.
 @Suite struct MissingModelTests {
     @Test(arguments: StoreKind.allCases)
     func aModelWhoseRowIsGoneReadsAsEmpty(_ kind: StoreKind) throws {
@@ -22,21 +23,69 @@ import Testing
 
         let reader = store.context()
         let expense = try #require(reader.model(for: expenseID) as? Expense)
+        #expect(expense.isDeleted)
+        #expect(expense.modelContext == nil)
+        #expect(expense.persistentModelID == expenseID)
         #expect(expense.amount == 0)
         #expect(expense.note == nil)
         #expect(expense.category == nil)
         #expect(expense.date == Date(timeIntervalSinceReferenceDate: 0))
-        let gone = try #require(reader.model(for: sampleID) as? Sample)
-        #expect(gone.int == 0)
-        #expect(gone.text == "")
-        #expect(gone.flag == false)
-        #expect(gone.list == [])
-        #expect(gone.names == [:])
-        #expect(gone.mood == .happy)  // the first case of a CaseIterable enum
-        #expect(gone.optionalMood == nil)
+        #expect(reader.registeredModel(for: expenseID) as Expense? == nil)
+        // Sample has struct attributes, which have no empty value: no Sample stands for the row.
+        #expect(reader.model(for: sampleID) as? Sample == nil)
         // Nothing was written back: the rows stay deleted.
         #expect(try reader.fetchCount(FetchDescriptor<Expense>()) == 0)
         #expect(try reader.fetchCount(FetchDescriptor<Sample>()) == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aPartlyFetchedModelDeletedElsewhereSaysSo(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Sample.self])
+        let writer = store.context()
+        writer.insert(Sample(int: 7, text: "kept", address: Address(street: "2 Side St", city: "Hanoi", postcode: nil)))
+        try writer.save()
+
+        let reader = store.context()
+        var descriptor = FetchDescriptor<Sample>()
+        descriptor.propertiesToFetch = [\.int]
+        let sample = try #require(try reader.fetch(descriptor).first)
+        let deleter = store.context()
+        try deleter.delete(model: Sample.self)
+        try deleter.save()
+
+        #expect(sample.int == 7)
+        #expect(!sample.isDeleted)
+        #expect(sample.text == "")          // faulting in finds the row gone
+        #expect(sample.isDeleted)
+        #expect(sample.modelContext == nil)
+        // Struct attributes were read with the row even though propertiesToFetch left them out.
+        #expect(sample.address.city == "Hanoi")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aChangeAfterResetIsReportedBySave(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        context.insert(Expense(amount: 12, note: "lunch"))
+        try context.save()
+        let lunch = try #require(try context.fetch(FetchDescriptor<Expense>()).first)
+        context.reset()
+        #expect(lunch.modelContext == nil)
+        lunch.note = "dinner"
+        context.insert(Expense(amount: 3, note: "coffee"))
+        do {
+            try context.save()
+            Issue.record("a change after reset() was dropped without an error")
+        } catch let error as SwiftDataError {
+            #expect(error == .missingModelContext)
+            #expect(error.message.contains("Expense.note"))
+            #expect(error.message.contains("reset()"))
+        }
+        // Nothing was written by the failed save; reported once, the next save writes the rest.
+        #expect(try store.context().fetch(FetchDescriptor<Expense>()).map(\.note) == ["lunch"])
+        try context.save()
+        let notes = try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note)
+        #expect(notes == ["coffee", "lunch"])
     }
 
     @Test func anIdentifierOfAnotherSchemaGivesNoModelOfYourTypes() throws {

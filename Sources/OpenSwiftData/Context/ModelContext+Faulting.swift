@@ -179,7 +179,15 @@ extension ModelContext {
             }
         }
         if !found {
-            throw SwiftDataError(.modelNotFound, "the \(layout.entityName) row \(primaryKey) no longer exists in the store")
+            // Deleted elsewhere: the model says so. Without pending changes it also leaves the
+            // context (as a deletion saved here would); with them, the next save reports the row gone.
+            data.isGone = true
+            if data.state == .managed && data.originals.isEmpty {
+                unregister(layout: layout, primaryKey: primaryKey)
+                data.context = nil
+                data.state = .detached
+            }
+            throw SwiftDataError(.modelNotFound, "the \(layout.entityName) row \(primaryKey) no longer exists in the store (deleted by another context or process)")
         }
     }
 

@@ -53,6 +53,8 @@ public final class ModelContext {
     @exclusivity(unchecked) var deletedSet = ModelSet(.deleted)
     /// Deletes by predicate to run in the store at the next save (``delete(model:where:includeSubclasses:)``).
     var pendingBatchDeletes: [BatchDelete] = []
+    /// Properties changed on models after ``reset()`` unregistered them, reported by the next save.
+    var changesAfterReset: [String] = []
 
     /// Rows to delete with one statement: the query selecting their keys.
     struct BatchDelete {
@@ -236,12 +238,42 @@ public final class ModelContext {
 
     /// Removes every model from the context without saving, like rollback followed by forgetting
     /// all registered models.
+    ///
+    /// The models stay usable as plain objects, with ``PersistentModel/modelContext`` `nil`. A
+    /// change made to one of them afterwards is not saved — it is no longer registered — and the
+    /// next ``save()`` throws ``SwiftDataError/missingModelContext`` naming it (once), so the change
+    /// is not lost silently. Fetch the model again to change it.
+    ///
+    /// ```swift
+    /// context.reset()
+    /// trip.name = "Kyoto"       // trip was fetched before the reset
+    /// try context.save()        // throws: Trip.name was changed after reset()
+    /// ```
     public func reset() {
         rollback()
         for entities in registry.values {
-            for model in entities.liveModels { detach(model) }
+            for model in entities.liveModels {
+                detach(model)
+                model.persistentBackingData.unregisteredBy = self
+            }
         }
         registry.removeAll()
+        changesAfterReset.removeAll()
+    }
+
+    /// Records a change to a model that ``reset()`` unregistered, for the next save to report.
+    func noteChangeAfterReset(_ model: any PersistentModel, property: String) {
+        let name = "\(model.persistentBackingData.layout.entityName).\(property)"
+        Log.general.warning("\(name) of \(model.persistentModelID) was changed after ModelContext.reset() unregistered the model; the change will not be saved")
+        if !changesAfterReset.contains(name) { changesAfterReset.append(name) }
+    }
+
+    /// Throws, once, if models unregistered by ``reset()`` were changed since.
+    func reportChangesAfterReset() throws {
+        guard !changesAfterReset.isEmpty else { return }
+        let names = changesAfterReset
+        changesAfterReset.removeAll()
+        throw SwiftDataError(.missingModelContext, "\(names.joined(separator: ", ")) changed on models that reset() had unregistered from this context; those changes are not saved and nothing was written. Fetch the models again and repeat the changes, then save.")
     }
 
     private func detach(_ model: any PersistentModel) {
@@ -322,11 +354,12 @@ public final class ModelContext {
     /// let trip = context.model(for: id) as? Trip
     /// ```
     ///
-    /// An identifier whose row does not exist gives a model with no values: SwiftData stops the
-    /// program when one is read; OpenSwiftData logs an error and its properties read as empty
-    /// (`nil`, zero, `""`, `false`, `[]`, the first case of a `CaseIterable` enum). An identifier
-    /// of an entity this container does not have gives a model of none of your types, so the cast
-    /// above gives `nil`. Use ``registeredModel(for:)`` or a fetch with
+    /// An identifier whose row does not exist gives a detached model with
+    /// ``PersistentModel/isDeleted`` `true` whose properties read as empty (`nil`, zero, `""`,
+    /// `false`, `[]`, the first case of a `CaseIterable` enum); SwiftData stops the program when
+    /// one is read. If the model has a non-optional attribute with no such value (a struct, an
+    /// enum with payloads), and for an identifier of an entity this container does not have, it is
+    /// a model of none of your types, so the cast above gives `nil`. Use ``registeredModel(for:)`` or a fetch with
     /// `#Predicate { $0.persistentModelID == id }` when the row may be gone.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let model = registeredAnyModel(for: persistentModelID) { return model }
@@ -340,15 +373,10 @@ public final class ModelContext {
             } catch {
                 Log.general.error("model(for: \(persistentModelID)) could not read the store: \(error)")
             }
-            // A model with no loaded values: reading it fails the way SwiftData's does.
-            let data = BackingData(layout: layout)
-            data.primaryKey = primaryKey
-            data.storeIdentifier = persistentModelID.storeIdentifier
-            data.context = self
-            data.state = .managed
-            let model = layout.modelType.init(backingData: data)
-            register(model, layout: layout, primaryKey: primaryKey)
-            return model
+            // No such row: a detached model that says so (isDeleted), with empty values.
+            if let gone = PlaceholderValue.goneModel(layout, identifier: persistentModelID) { return gone }
+            Log.general.error("model(for: \(persistentModelID)): there is no such row, and \(layout.entityName) has an attribute no empty value can stand in for; it stands for no model")
+            return UnknownEntityModel(backingData: BackingData(layout: ModelLayout.of(UnknownEntityModel.self)))
         }
         let data = BackingData(layout: layout)
         return layout.modelType.init(backingData: data)

@@ -61,6 +61,9 @@ extension ModelContext {
             }
             wanted.insert(property.index)
         }
+        // Attributes without an empty value are always read: if the row went away before they
+        // faulted in, a getter would have nothing to return.
+        wanted.formUnion(layout.slotsWithoutPlaceholder)
         return layout.storedSlots.filter { wanted.contains($0) }
     }
 

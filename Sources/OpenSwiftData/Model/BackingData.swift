@@ -36,6 +36,11 @@ public final class BackingData {
     @exclusivity(unchecked) var setPositions = (inserted: -1, changed: -1, deleted: -1)
     /// The primary key the save in progress gives this inserted model; set only while it runs.
     @exclusivity(unchecked) var pendingKey: Int64?
+    /// The model's row is known not to exist (deleted elsewhere, or never there).
+    var isGone = false
+    /// The context whose `reset()` unregistered this model: a change made afterwards is reported
+    /// by that context's next save instead of being silently dropped.
+    weak var unregisteredBy: ModelContext?
 
     enum State {
         /// Not in any context.
@@ -254,8 +259,10 @@ public final class BackingData {
         case .managed, .deleted:
             if !originals.contains(index) { originals[index] = slots[index] }
             context?.noteChanged(owner)
-        case .inserted, .detached:
+        case .inserted:
             break
+        case .detached:
+            unregisteredBy?.noteChangeAfterReset(owner, property: layout.properties[index].name)
         }
         if let undoManager = context?.undoManager, undoManager.isUndoRegistrationEnabled {
             registerUndo(index, previous: slots[index], owner: owner, undoManager)

@@ -24,6 +24,9 @@ final class ModelLayout: @unchecked Sendable {
     /// after the primary key (ascending). `SELECT Z_PK, <these>` reads a whole row. Like
     /// `columnReaders`, never written after the build phase, so reads skip exclusivity checks.
     @exclusivity(unchecked) private(set) var storedSlots: [Int] = []
+    /// Attributes whose type has no empty value to stand in when the row is gone (a struct, an
+    /// enum with payloads): always loaded with the row, never left to fault in.
+    private(set) var slotsWithoutPlaceholder: [Int] = []
     /// The attribute slots (no relationships).
     private(set) var attributeSlots: [Int] = []
     /// The relationship slots.
@@ -247,6 +250,7 @@ final class ModelLayout: @unchecked Sendable {
                 attributeSlots.append(property.index)
                 storedSlots.append(property.index)
                 columnReaders[property.index] = ColumnReader(codec: codec)
+                if PlaceholderValue.make(any: property.valueType) == nil { slotsWithoutPlaceholder.append(property.index) }
             }
         }
         var unique: [[Int]] = attributeSlots.filter { properties[$0].attributeOptions.contains(.unique) }.map { [$0] }

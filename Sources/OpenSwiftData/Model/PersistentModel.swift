@@ -48,8 +48,10 @@ extension PersistentModel {
     /// Whether the model has unsaved changes: inserted, deleted, or properties edited since the last save.
     public var hasChanges: Bool { persistentBackingData.hasChanges }
 
-    /// Whether the model is marked for deletion and the deletion is not yet saved.
-    public var isDeleted: Bool { persistentBackingData.state == .deleted }
+    /// Whether the model is marked for deletion and the deletion is not yet saved, or its row is
+    /// known to be gone: deleted by another context or process (found when a value faulted in), or
+    /// never there for an identifier given to ``ModelContext/model(for:)``.
+    public var isDeleted: Bool { persistentBackingData.state == .deleted || persistentBackingData.isGone }
 
     /// Whether both sides describe the same thing (see the type's documentation for what is compared).
     public static func == (lhs: Self, rhs: Self) -> Bool {

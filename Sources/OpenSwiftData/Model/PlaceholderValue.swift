@@ -46,15 +46,30 @@ enum PlaceholderValue {
         make(any: type) as? T
     }
 
-    private static func make(any type: Any.Type) -> Any? {
+    static func make(any type: Any.Type) -> Any? {
         if let optional = type as? any _OptionalProtocol.Type { return optional._none }
         if let simple = type as? any _PlaceholderValue.Type { return simple._placeholder }
         if let enumeration = type as? any CaseIterable.Type { return firstCase(enumeration) }
         if let raw = type as? any RawRepresentable.Type { return emptyRawCase(raw) }
         if let model = type as? any PersistentModel.Type {
-            return model.init(backingData: BackingData(layout: ModelLayout.of(model)))
+            return goneModel(ModelLayout.of(model), identifier: nil)
         }
         return nil
+    }
+
+    /// A detached model standing for a row that does not exist: ``PersistentModel/isDeleted`` is
+    /// `true`, it has no context, and its attributes hold their types' empty values. `nil` when an
+    /// attribute's type has none (a struct or an enum with payloads, not optional).
+    static func goneModel(_ layout: ModelLayout, identifier: PersistentIdentifier?) -> (any PersistentModel)? {
+        guard layout.slotsWithoutPlaceholder.isEmpty else { return nil }
+        let data = BackingData(layout: layout)
+        for slot in layout.storedSlots where layout.properties[slot].codec != nil {
+            if let value = make(any: layout.properties[slot].valueType) { data.slots[slot] = .value(value) }
+        }
+        data.primaryKey = identifier?.primaryKey
+        data.storeIdentifier = identifier?.storeIdentifier
+        data.isGone = true
+        return layout.modelType.init(backingData: data)
     }
 
     private static func firstCase<C: CaseIterable>(_ type: C.Type) -> Any? {
