@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// Hostile input: truncated files, huge and odd values, a full disk. Each case either round-trips
+/// or throws a named error, and the store stays as it was.
+@Suite struct BadInputTests {
+    @Test func aTruncatedFileThrowsAndIsLeftAlone() throws {
+        let url = TestStore.temporaryURL()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
+        do {
+            let container = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(url: url))
+            let context = ModelContext(container)
+            for amount in 1...300 { context.insert(Expense(amount: Double(amount), note: String(repeating: "n", count: 200))) }
+            try context.save()
+        }
+        let whole = try Data(contentsOf: url)
+        let truncated = whole.prefix(whole.count / 2)
+        try truncated.write(to: url)
+        #expect(throws: SwiftDataError.self) {
+            let container = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(url: url))
+            _ = try ModelContext(container).fetch(FetchDescriptor<Expense>())
+        }
+        #expect(try Data(contentsOf: url) == truncated)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func hugeAndOddValuesRoundTrip(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Sample.self])
+        let huge = String(repeating: "ก\u{0}x", count: 10 * 1024 * 1024 / 5)  // about 10 MB of UTF-8, NULs included
+        let dates = [Date.distantPast, Date.distantFuture, Date(timeIntervalSinceReferenceDate: -1e15), Date(timeIntervalSinceReferenceDate: 1e15)]
+        let context = store.context()
+        for (index, date) in dates.enumerated() {
+            context.insert(Sample(int: index, int64: index.isMultiple(of: 2) ? .min : .max, uint64: .max,
+                                  text: index == 0 ? huge : "\u{0}", date: date, data: Data(repeating: 0, count: 1_000_000)))
+        }
+        try context.save()
+        let loaded = try store.context().fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int)]))
+        #expect(loaded.map(\.date) == dates)
+        #expect(loaded.map(\.int64) == [.min, .max, .min, .max])
+        #expect(loaded.allSatisfy { $0.uint64 == .max && $0.data.count == 1_000_000 })
+        #expect(loaded.first?.text == huge)
+        #expect(loaded.last?.text == "\u{0}")
+    }
+
+    /// A 512 KB tmpfs, mounted where the machine allows it (root with mount rights).
+    private static let smallDisk: URL? = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-full-\(getpid())")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=512k", "tmpfs", folder.path]
+        mount.standardError = FileHandle.nullDevice
+        guard (try? mount.run()) != nil else { return nil }
+        mount.waitUntilExit()
+        return mount.terminationStatus == 0 ? folder : nil
+    }()
+
+    @Test(.enabled(if: smallDisk != nil, "a full disk needs a small tmpfs; run the tests as root where mount is allowed"))
+    func aFullDiskThrowsAndKeepsWhatWasSaved() throws {
+        let folder = try #require(Self.smallDisk)
+        defer {
+            let unmount = Process()
+            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            unmount.arguments = [folder.path]
+            try? unmount.run()
+            unmount.waitUntilExit()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let url = folder.appendingPathComponent("full.store")
+        let container = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        context.insert(Expense(amount: 1, note: "first"))
+        try context.save()
+        var failure: (any Error)?
+        for round in 0..<200 where failure == nil {
+            for _ in 0..<50 { context.insert(Expense(amount: Double(round), note: String(repeating: "z", count: 1_000))) }
+            do { try context.save() } catch { failure = error }
+        }
+        let error = try #require(failure as? SwiftDataError, "the disk never filled")
+        #expect(error == .storeIO)
+        #expect(error.message.contains("full"))
+        // What was saved before is still there and whole.
+        let saved = try ModelContext(container).fetchCount(FetchDescriptor<Expense>())
+        #expect(saved >= 1)
+        context.rollback()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == "first" })).count == 1)
+    }
+}
