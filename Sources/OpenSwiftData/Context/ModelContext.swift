@@ -115,6 +115,7 @@ public final class ModelContext {
             return
         }
         data.context = self
+        data.unregisteredBy = nil
         if let primaryKey = data.primaryKey {
             data.state = .managed
             register(model, layout: data.layout, primaryKey: primaryKey)
