@@ -8,7 +8,7 @@ import Testing
 @Suite struct MissingModelTests {
     @Test(arguments: StoreKind.allCases)
     func aModelWhoseRowIsGoneReadsAsEmpty(_ kind: StoreKind) throws {
-        let store = try TestStore(kind, [Expense.self, Sample.self])
+        let store = try TestStore(kind, [Expense.self, Sample.self, Stamp.self])
         let writer = store.context()
         let lunch = Expense(amount: 12, note: "lunch", category: Category(name: "Food"))
         let sample = Sample(int: 7, text: "kept", list: [1], optionalMood: .sad)
@@ -31,8 +31,24 @@ import Testing
         #expect(expense.category == nil)
         #expect(expense.date == Date(timeIntervalSinceReferenceDate: 0))
         #expect(reader.registeredModel(for: expenseID) as Expense? == nil)
-        // Sample has struct attributes, which have no empty value: no Sample stands for the row.
-        #expect(reader.model(for: sampleID) as? Sample == nil)
+        let gone = try #require(reader.model(for: sampleID) as? Sample)
+        #expect(gone.isDeleted)
+        #expect(gone.int == 0)
+        #expect(gone.text == "")
+        #expect(gone.list == [])
+        #expect(gone.mood == .happy)                   // the first case of a CaseIterable enum
+        #expect(gone.priority == .low)                 // the first case, though no raw value is 0
+        #expect(gone.shape == .circle(radius: 0))      // the first case, its payload empty
+        #expect(gone.address == Address(street: "", city: "", postcode: nil))
+        #expect(gone.optionalMood == nil)
+        // A type whose own decoding refuses empty values has none: no model of the type stands for the row.
+        let stamp = Stamp(code: try #require(StampCode(rawValue: "A1")))
+        writer.insert(stamp)
+        try writer.save()
+        let stampID = stamp.persistentModelID
+        try writer.delete(model: Stamp.self)
+        try writer.save()
+        #expect(reader.model(for: stampID) as? Stamp == nil)
         // Nothing was written back: the rows stay deleted.
         #expect(try reader.fetchCount(FetchDescriptor<Expense>()) == 0)
         #expect(try reader.fetchCount(FetchDescriptor<Sample>()) == 0)
@@ -40,26 +56,26 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func aPartlyFetchedModelDeletedElsewhereSaysSo(_ kind: StoreKind) throws {
-        let store = try TestStore(kind, [Sample.self])
+        let store = try TestStore(kind, [Stamp.self])
         let writer = store.context()
-        writer.insert(Sample(int: 7, text: "kept", address: Address(street: "2 Side St", city: "Hanoi", postcode: nil)))
+        writer.insert(Stamp(code: try #require(StampCode(rawValue: "A1")), label: "kept"))
         try writer.save()
 
         let reader = store.context()
-        var descriptor = FetchDescriptor<Sample>()
-        descriptor.propertiesToFetch = [\.int]
-        let sample = try #require(try reader.fetch(descriptor).first)
+        var descriptor = FetchDescriptor<Stamp>()
+        descriptor.propertiesToFetch = [\.label]
+        let stamp = try #require(try reader.fetch(descriptor).first)
         let deleter = store.context()
-        try deleter.delete(model: Sample.self)
+        try deleter.delete(model: Stamp.self)
         try deleter.save()
 
-        #expect(sample.int == 7)
-        #expect(!sample.isDeleted)
-        #expect(sample.text == "")          // faulting in finds the row gone
-        #expect(sample.isDeleted)
-        #expect(sample.modelContext == nil)
-        // Struct attributes were read with the row even though propertiesToFetch left them out.
-        #expect(sample.address.city == "Hanoi")
+        #expect(stamp.label == "kept")
+        #expect(!stamp.isDeleted)
+        #expect(stamp.number == 0)          // faulting in finds the row gone
+        #expect(stamp.isDeleted)
+        #expect(stamp.modelContext == nil)
+        // An attribute with no empty value was read with the row though propertiesToFetch left it out.
+        #expect(stamp.code.rawValue == "A1")
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -102,5 +118,38 @@ import Testing
         #expect(model as? Expense == nil)
         #expect(model as? Person == nil)
         #expect(model.modelContext == nil)
+    }
+}
+
+/// A code whose decoding refuses empty values, so it has no empty value to stand in.
+struct StampCode: Codable, Equatable {
+    let rawValue: String
+    init?(rawValue: String) {
+        guard !rawValue.isEmpty else { return nil }
+        self.rawValue = rawValue
+    }
+    init(from decoder: any Decoder) throws {
+        let raw = try decoder.singleValueContainer().decode(String.self)
+        guard let code = StampCode(rawValue: raw) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "an empty stamp code"))
+        }
+        self = code
+    }
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+@Model
+final class Stamp {
+    var code: StampCode
+    var label: String
+    var number: Int
+
+    init(code: StampCode, label: String = "", number: Int = 3) {
+        self.code = code
+        self.label = label
+        self.number = number
     }
 }

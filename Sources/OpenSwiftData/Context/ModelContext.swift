@@ -358,9 +358,9 @@ public final class ModelContext {
     /// An identifier whose row does not exist gives a detached model with
     /// ``PersistentModel/isDeleted`` `true` whose properties read as empty (`nil`, zero, `""`,
     /// `false`, `[]`, the first case of a `CaseIterable` enum); SwiftData stops the program when
-    /// one is read. If the model has a non-optional attribute with no such value (a struct, an
-    /// enum with payloads), and for an identifier of an entity this container does not have, it is
-    /// a model of none of your types, so the cast above gives `nil`. Use ``registeredModel(for:)`` or a fetch with
+    /// one is read. If the model has a non-optional attribute with no such value (a type whose
+    /// `init(from:)` refuses empty values), and for an identifier of an entity this container does
+    /// not have, it is a model of none of your types, so the cast above gives `nil`. Use ``registeredModel(for:)`` or a fetch with
     /// `#Predicate { $0.persistentModelID == id }` when the row may be gone.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let model = registeredAnyModel(for: persistentModelID) { return model }

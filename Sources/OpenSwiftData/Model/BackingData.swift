@@ -241,11 +241,11 @@ public final class BackingData {
     }
 
     /// What a getter returns when a value cannot be loaded (the failure is logged by the caller):
-    /// the type's empty value (see ``PlaceholderValue``). Attributes of a type with none (a struct,
-    /// an enum with payloads) are always loaded with their row and `model(for:)` never leaves them
-    /// unloaded, so the one way here for such a type is a non-optional to-one relationship whose
-    /// related row is gone, to an entity with such an attribute: that stops the program, as
-    /// SwiftData does for every type, with a message naming the model and property.
+    /// the type's empty value (see ``PlaceholderValue``). Attributes of a type with none (one whose
+    /// `init(from:)` refuses empty values) are always loaded with their row and `model(for:)` never
+    /// leaves them unloaded, so the one way here for such a type is a non-optional to-one
+    /// relationship whose related row is gone, to an entity with such an attribute: that stops the
+    /// program, as SwiftData does for every type, with a message naming the model and property.
     static func emptyValue<T>(_ type: T.Type, entity: String, property: String) -> T {
         if let placeholder = PlaceholderValue.make(T.self) { return placeholder }
         fatalError("OpenSwiftData: \(entity).\(property) cannot be read: the model's row does not exist in the store (it was deleted, or the identifier passed to model(for:) names no row), and \(T.self) has no empty value to stand in. Check with ModelContext.registeredModel(for:) or a fetch before reading.")

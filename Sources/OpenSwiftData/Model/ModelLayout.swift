@@ -24,8 +24,8 @@ final class ModelLayout: @unchecked Sendable {
     /// after the primary key (ascending). `SELECT Z_PK, <these>` reads a whole row. Like
     /// `columnReaders`, never written after the build phase, so reads skip exclusivity checks.
     @exclusivity(unchecked) private(set) var storedSlots: [Int] = []
-    /// Attributes whose type has no empty value to stand in when the row is gone (a struct, an
-    /// enum with payloads): always loaded with the row, never left to fault in.
+    /// Attributes whose type has no empty value to stand in when the row is gone (its
+    /// `init(from:)` refuses empty values): always loaded with the row, never left to fault in.
     private(set) var slotsWithoutPlaceholder: [Int] = []
     /// The attribute slots (no relationships).
     private(set) var attributeSlots: [Int] = []

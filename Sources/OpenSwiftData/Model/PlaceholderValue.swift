@@ -40,7 +40,8 @@ extension Set: _PlaceholderValue { static var _placeholder: Set { [] } }
 enum PlaceholderValue {
     /// The empty value of `type`, or `nil` when it has none that can be made without knowing the
     /// type: `nil` for optionals, the empty value of the types above, the first case of a
-    /// `CaseIterable` enum, the case whose raw value is empty, and for a required to-one
+    /// `CaseIterable` enum, the case whose raw value is empty, any other `Decodable` value decoded
+    /// from nothing (``PlaceholderDecoder``: zeros, empty strings, the first case), and for a required to-one
     /// relationship a detached model of the destination type (whose own values are empty too).
     static func make<T>(_ type: T.Type) -> T? {
         make(any: type) as? T
@@ -50,11 +51,21 @@ enum PlaceholderValue {
         if let optional = type as? any _OptionalProtocol.Type { return optional._none }
         if let simple = type as? any _PlaceholderValue.Type { return simple._placeholder }
         if let enumeration = type as? any CaseIterable.Type { return firstCase(enumeration) }
-        if let raw = type as? any RawRepresentable.Type { return emptyRawCase(raw) }
+        if let raw = type as? any RawRepresentable.Type, let value = emptyRawCase(raw) { return value }
         if let model = type as? any PersistentModel.Type {
             return goneModel(ModelLayout.of(model), identifier: nil)
         }
-        return nil
+        if let decodable = type as? any Decodable.Type, let value = PlaceholderDecoder.make(decodable) { return value }
+        return zeroed(type)
+    }
+
+    /// A plain-data value of at most a word with all bits zero — valid for such types (numbers,
+    /// `false`, the first case of an enum without payloads, such as one whose raw values do not
+    /// start at zero); `nil` for any other type.
+    static func zeroed<T>(_ type: T.Type) -> Any? {
+        guard _isPOD(T.self), MemoryLayout<T>.size <= MemoryLayout<UInt64>.size else { return nil }
+        var zero: UInt64 = 0
+        return withUnsafeBytes(of: &zero) { $0.load(as: T.self) }
     }
 
     /// A detached model standing for a row that does not exist: ``PersistentModel/isDeleted`` is
