@@ -417,26 +417,33 @@ struct SavePlan {
             for slot in layout.relationshipSlots {
                 let property = layout.properties[slot]
                 guard let relationship = property.relationship, let access = property.relationshipAccess else { continue }
+                let isToOne: Bool
                 switch relationship.storage {
-                case .foreignKey, .joinTable: break
+                case .foreignKey: isToOne = true
+                case .joinTable: isToOne = false
                 case .inverseForeignKey: continue  // written, and checked, on the other side
                 }
                 var last: ObjectIdentifier?
+                let note = { (related: any PersistentModel) in
+                    // Consecutive models mostly refer to the same one; models inserted in this save have no key yet.
+                    let id = ObjectIdentifier(related)
+                    guard id != last else { return }
+                    last = id
+                    let relatedData = related.persistentBackingData
+                    guard let key = relatedData.primaryKey, !deletedIDs.contains(id) else { return }
+                    let destination = ObjectIdentifier(relatedData.layout)
+                    if referenced[destination] == nil {
+                        referenced[destination] = (relatedData.layout, [], "\(layout.entityName).\(property.name)")
+                    }
+                    referenced[destination]?.keys.insert(key)
+                }
                 for model in group.models {
                     let data = model.persistentBackingData
                     guard data.state == .inserted || data.originals.contains(slot), case .value(let value) = data.slots[slot] else { continue }
-                    for related in access.models(value) {
-                        // Consecutive models mostly refer to the same one.
-                        let id = ObjectIdentifier(related)
-                        if id == last { continue }
-                        last = id
-                        let relatedData = related.persistentBackingData
-                        guard let key = relatedData.primaryKey, !deletedIDs.contains(id) else { continue }
-                        let destination = ObjectIdentifier(relatedData.layout)
-                        if referenced[destination] == nil {
-                            referenced[destination] = (relatedData.layout, [], "\(layout.entityName).\(property.name)")
-                        }
-                        referenced[destination]?.keys.insert(key)
+                    if isToOne {
+                        if let related = access.first(value) { note(related) }
+                    } else {
+                        access.models(value).forEach(note)
                     }
                 }
             }
