@@ -24,6 +24,32 @@ import Testing
         #expect(try Data(contentsOf: url) == truncated)
     }
 
+    @Test func aValueAnotherProgramWroteBadlyLeavesTheEntityReadable() throws {
+        let store = try TestStore(.file, [Expense.self])
+        let url = try #require(store.url)
+        let context = store.context()
+        context.insert(Expense(amount: 1, note: "bad"))
+        context.insert(Expense(amount: 2, note: "good"))
+        try context.save()
+        // Another program writes text where a number belongs.
+        do {
+            let connection = try SQLiteConnection(path: url.path, readOnly: false, create: false)
+            try connection.execute("PRAGMA busy_timeout = 5000; UPDATE \"Expense\" SET \"amount\" = 'abc' WHERE \"note\" = 'bad'")
+        }
+        let fresh = store.context()
+        let expenses = try fresh.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.note)]))
+        #expect(expenses.map(\.note) == ["bad", "good"])
+        #expect(expenses.map(\.amount) == [0, 2])   // the bad value reads as empty; the rest as stored
+        // Saving another change to that row leaves the stored value alone.
+        expenses[0].note = "still bad"
+        try fresh.save()
+        let connection = try SQLiteConnection(path: url.path, readOnly: true, create: false)
+        let check = try connection.prepare("SELECT \"amount\" FROM \"Expense\" WHERE \"note\" = 'still bad'")
+        defer { check.reset() }
+        #expect(try check.step())
+        #expect(check.value(at: 0) == .text("abc"))
+    }
+
     @Test(arguments: StoreKind.allCases)
     func hugeAndOddValuesRoundTrip(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Sample.self])

@@ -95,15 +95,29 @@ extension ModelContext {
             do {
                 return .value(try codec.decode(row.value(at: column)))
             } catch {
-                throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) row \(row.int64(at: offset)), property \(layout.properties[slot].name): \(error)")
+                return try unreadable(layout, slot: slot, row: row, offset: offset, problem: "\(error)")
             }
         }
         guard reader.isToOne else { return .unloaded }
         guard row.isNull(at: column) else { return .toOneKey(row.int64(at: column)) }
         guard let nullValue = reader.nullValue else {
-            throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) row \(row.int64(at: offset)) has no \(layout.properties[slot].name), which the model requires (it is not optional)")
+            return try unreadable(layout, slot: slot, row: row, offset: offset, problem: "it has no value, which the model requires (it is not optional)")
         }
         return .value(nullValue)
+    }
+
+    /// A stored value the property cannot hold (written by another program, or damaged): one bad
+    /// row must not make the whole entity unreadable, so it reads as the type's empty value and the
+    /// problem is logged. The row is not rewritten unless the property is assigned.
+    @inline(never)
+    private func unreadable(_ layout: ModelLayout, slot: Int, row: any SQLRow, offset: Int32, problem: String) throws -> BackingData.Slot {
+        let property = layout.properties[slot]
+        let message = "\(layout.entityName) row \(row.int64(at: offset)), property \(property.name): \(problem)"
+        guard let placeholder = PlaceholderValue.make(any: property.valueType) else {
+            throw SwiftDataError(.loadIssueModelContainer, message)
+        }
+        Log.general.error("\(message); it reads as an empty value until it is assigned")
+        return .value(placeholder)
     }
 
     /// A common attribute type read straight from the row; `nil` when the column's storage class
