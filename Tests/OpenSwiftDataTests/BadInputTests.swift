@@ -7,7 +7,7 @@ import Testing
 @Suite struct BadInputTests {
     @Test func aTruncatedFileThrowsAndIsLeftAlone() throws {
         let url = TestStore.temporaryURL()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
+        defer { TestStore.removeFiles(at: url) }
         do {
             let container = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(url: url))
             let context = ModelContext(container)

@@ -51,7 +51,7 @@ import TestModels
     @Test func killedWritersLoseNoAcknowledgedSaveAndLeaveNoHalfSave() throws {
         let url = TestStore.temporaryURL()
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
+        defer { TestStore.removeFiles(at: url) }
         var acknowledged = Acknowledged()
         var totalAcks = 0
         for _ in 0..<Self.kills {

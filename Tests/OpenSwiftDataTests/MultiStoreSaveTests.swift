@@ -27,9 +27,8 @@ import Testing
         }
 
         func remove() {
-            for url in [trips, people] {
-                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
-            }
+            TestStore.removeFiles(at: trips)
+            TestStore.removeFiles(at: people)
         }
     }
 

@@ -15,7 +15,7 @@ import TestModels
     }
 
     private func remove(_ url: URL) {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        TestStore.removeFiles(at: url)
     }
 
     @Test func processesCreatingOneNewFileAllSucceed() throws {

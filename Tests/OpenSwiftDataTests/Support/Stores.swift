@@ -53,11 +53,15 @@ final class TestStore {
             .appendingPathComponent("\(UUID().uuidString).store")
     }
 
-    deinit {
-        guard let url else { return }
+    /// Removes a store file and SQLite's `-wal` and `-shm` files beside it.
+    static func removeFiles(at url: URL) {
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: url.path + suffix)
         }
+    }
+
+    deinit {
+        if let url { TestStore.removeFiles(at: url) }
     }
 }
 
