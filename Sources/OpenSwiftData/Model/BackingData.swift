@@ -248,7 +248,7 @@ public final class BackingData {
     /// program, as SwiftData does for every type, with a message naming the model and property.
     static func emptyValue<T>(_ type: T.Type, entity: String, property: String) -> T {
         if let placeholder = PlaceholderValue.make(T.self) { return placeholder }
-        fatalError("OpenSwiftData: \(entity).\(property) cannot be read: the related row it needs was deleted elsewhere (a required to-one left dangling, e.g. by the .noAction delete rule), and \(T.self) has no empty value to stand in (its init(from:) refuses empty values). Make the relationship optional, or use the .nullify or .cascade delete rule.")
+        fatalError("OpenSwiftData: \(entity).\(property) cannot be read: the related row it needs was deleted elsewhere (a required to-one left dangling, e.g. by the .noAction delete rule), and no empty \(T.self) can stand in for it (it has an attribute whose init(from:) refuses empty values). Make the relationship optional, or use the .nullify or .cascade delete rule.")
     }
 
     // MARK: Change tracking
