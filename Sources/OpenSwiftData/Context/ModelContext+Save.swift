@@ -59,7 +59,7 @@ struct SavePlan {
     private var deleted: [any PersistentModel] = []
     private var deletedIDs = Set<ObjectIdentifier>()
     /// Related models whose reference to a deleted model is cleared (`.nullify`).
-    private var nullifications: [(model: any PersistentModel, inverse: PropertyLayout, owner: any PersistentModel)] = []
+    private var nullifications: [ChangeSet.Nullification] = []
     /// Inserted and changed models (not deleted in this save), grouped by entity in order of
     /// first appearance: later passes work per entity and never copy the model lists.
     private var inserted: [ModelGroup] = []
@@ -71,11 +71,6 @@ struct SavePlan {
     /// several models may get the same key when a unique constraint makes later ones update the
     /// first's row.)
     private var storeIdentifiers: [ObjectIdentifier: String] = [:]
-    private var storesByLayout: [ObjectIdentifier: SQLiteStore?] = [:]
-    /// Every model lives in the one store this save writes to, so no model needs its store looked up.
-    private var singleStore = false
-
-    private var rowValues: StoredValues { StoredValues(deletedIDs: deletedIDs) }
 
     init(context: ModelContext) throws {
         self.context = context
@@ -114,7 +109,7 @@ struct SavePlan {
                     // own foreign key and join rows go away with its row.
                     guard let inverse = relationship.inverse else { continue }
                     for related in data.relatedModels(slot) {
-                        nullifications.append((related, inverse, owner))
+                        nullifications.append(ChangeSet.Nullification(model: related, inverse: inverse, owner: owner))
                     }
                 case .cascade:
                     for related in data.relatedModels(slot) where related.persistentBackingData.context === context {
@@ -171,50 +166,50 @@ struct SavePlan {
 
     // MARK: Writing
 
-    /// Writes the plan, one transaction per store involved.
+    /// Writes the plan, one transaction per store involved: every store prepares its part (writes,
+    /// uncommitted) before any commits, so a failure while writing leaves them all as they were.
     mutating func write() throws {
-        var stores: [SQLiteStore] = []
-        var seenLayouts = Set<ObjectIdentifier>()
+        var stores: [any ModelStore] = []
+        var storeOfLayout: [ObjectIdentifier: any ModelStore] = [:]
         let layouts = (inserted + changed).map(\.layout)
             + (deleted + nullifications.filter({ !deletedIDs.contains(ObjectIdentifier($0.model)) }).map(\.model)).map { $0.persistentBackingData.layout }
-        for layout in layouts where seenLayouts.insert(ObjectIdentifier(layout)).inserted {
-            let store = try context.container.store(for: layout)
-            if !stores.contains(where: { $0 === store }) { stores.append(store) }
-        }
-        for batch in batchDeletes {
-            let store = try context.container.store(for: batch.layout)
+            + batchDeletes.map(\.layout)
+        for layout in layouts where storeOfLayout[ObjectIdentifier(layout)] == nil {
+            let store: any ModelStore = try context.container.store(for: layout)
+            storeOfLayout[ObjectIdentifier(layout)] = store
             if !stores.contains(where: { $0 === store }) { stores.append(store) }
         }
         for store in stores where !store.configuration.allowsSave {
             throw SwiftDataError(.readOnlyStore, "the store '\(store.configuration.name)' was opened with allowsSave: false; nothing was saved")
         }
-        singleStore = stores.count == 1
-        // Every store is written before any commits: a failure while writing (a constraint, a
-        // disk error, a store that refuses) rolls them all back.
-        var begun: [SQLiteStore] = []
+        let changes = ChangeSet(inserted: inserted, changed: changed, deleted: deleted, deletedIDs: deletedIDs,
+                                nullifications: nullifications, batchDeletes: batchDeletes)
+        var prepared: [any ModelStore] = []
         do {
             for store in stores {
-                let connection = try store.begin()
-                begun.append(store)
-                try write(to: store, connection: connection)
+                // One store (the common case) takes the whole change set without filtering.
+                let part = stores.count == 1 ? changes : changes.part { storeOfLayout[ObjectIdentifier($0)] === store }
+                let result = try store.prepareSave(part, schema: context.container.schema)
+                prepared.append(store)
+                storeIdentifiers.merge(result.storeIdentifiers) { _, new in new }
+                batchDeletedKeys += result.batchDeletedKeys
             }
         } catch {
-            for store in begun { store.rollback() }
+            for store in prepared { store.rollbackSave() }
             voidPendingKeys()
-            if let error = error as? SQLiteError { throw SQLiteStore.translate(error) }
             throw error
         }
-        for (position, store) in begun.enumerated() {
+        for (position, store) in prepared.enumerated() {
             do {
-                try store.commit()
+                try store.commitSave()
             } catch {
-                for later in begun[(position + 1)...] { later.rollback() }
+                for later in prepared[(position + 1)...] { later.rollbackSave() }
                 guard position > 0 else {
                     voidPendingKeys()
                     throw error
                 }
                 // Earlier stores committed and cannot be undone: they count as saved, the rest stays pending.
-                let committed = Array(begun[..<position])
+                let committed = Array(prepared[..<position])
                 throw PartialSave(committed: committed.map { ObjectIdentifier($0) }, error: SwiftDataError(.storeIO, "the save was committed to \(committed.map { "'\($0.configuration.name)'" }.joined(separator: ", ")) but committing '\(store.configuration.name)' failed (\(error)); that store's changes are still pending in the context"))
             }
         }
@@ -231,342 +226,6 @@ struct SavePlan {
     struct PartialSave: Error {
         let committed: [ObjectIdentifier]
         let error: SwiftDataError
-    }
-
-    /// The store an entity lives in, looked up once per entity per save.
-    private mutating func store(of layout: ModelLayout) -> SQLiteStore? {
-        let key = ObjectIdentifier(layout)
-        if let known = storesByLayout[key] { return known }
-        let store = try? context.container.store(for: layout)
-        storesByLayout[key] = store
-        return store
-    }
-
-    private mutating func belongs(_ model: any PersistentModel, to store: SQLiteStore) -> Bool {
-        singleStore || self.store(of: model.persistentBackingData.layout) === store
-    }
-
-    private mutating func groups(_ groups: [ModelGroup], in store: SQLiteStore) -> [ModelGroup] {
-        singleStore ? groups : groups.filter { self.store(of: $0.layout) === store }
-    }
-
-    private mutating func write(to store: SQLiteStore, connection: SQLiteConnection) throws {
-        let storeInserted = groups(inserted, in: store)
-        let storeChanged = groups(changed, in: store)
-        let upserts = try assignPrimaryKeys(storeInserted, store: store, connection: connection)
-        let rowValues = self.rowValues
-
-        for (layout, models) in storeInserted.map({ ($0.layout, $0.models) }) {
-            let stored = layout.storedSlots
-            let columns = stored.map { layout.properties[$0].name }
-            // Rows for new models: one INSERT, prepared once, run per model.
-            let insertText = store.render(.insert(table: layout.tableName, columns: [ModelLayout.primaryKeyColumn] + columns, orIgnore: false))
-            let insertValues = { (model: any PersistentModel, values: inout [SQLValue]) throws in
-                let data = model.persistentBackingData
-                values.append(.integer(data.pendingKey ?? 0))
-                for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
-            }
-            if upserts.isEmpty {
-                try store.executeEach(insertText, models, on: connection, bind: insertValues)
-            } else {
-                try store.executeEach(insertText, models.lazy.filter { !upserts.contains(ObjectIdentifier($0)) }, on: connection, bind: insertValues)
-            }
-        // New models that matched an existing row through a unique constraint update that row.
-            guard !upserts.isEmpty, !columns.isEmpty else { continue }
-            let updateText = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn))
-            try store.executeEach(updateText, models.lazy.filter { upserts.contains(ObjectIdentifier($0)) }, on: connection) { model, values in
-                let data = model.persistentBackingData
-                for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
-                values.append(.integer(data.pendingKey ?? 0))
-            }
-        }
-        // Changed columns of stored models: one statement per entity and set of changed columns,
-        // rendered and prepared once, run per model.
-        var shapes: [UpdateShape: Int] = [:]
-        var batches: [(layout: ModelLayout, slots: [Int], models: [BackingData])] = []
-        for group in storeChanged {
-            let layout = group.layout
-            var last = -1  // consecutive models mostly change the same properties
-            for model in group.models {
-                let data = model.persistentBackingData
-                guard data.primaryKey != nil else { continue }
-                if last >= 0, batches[last].slots.allSatisfy({ data.originals.contains($0) }),
-                   layout.storedSlots.lazy.filter({ data.originals.contains($0) }).count == batches[last].slots.count {
-                    batches[last].models.append(data)
-                    continue
-                }
-                let slots = layout.storedSlots.filter { data.originals.contains($0) }
-                guard !slots.isEmpty else { continue }
-                let shape = UpdateShape(layout: ObjectIdentifier(layout), slots: slots)
-                if let index = shapes[shape] {
-                    batches[index].models.append(data)
-                    last = index
-                } else {
-                    shapes[shape] = batches.count
-                    last = batches.count
-                    batches.append((layout, slots, [data]))
-                }
-            }
-        }
-        for batch in batches {
-            let text = store.render(.updateByKey(table: batch.layout.tableName, columns: batch.slots.map { batch.layout.properties[$0].name }, key: ModelLayout.primaryKeyColumn))
-            try store.executeEach(text, batch.models, on: connection, bind: { data, values in
-                for slot in batch.slots { values.append(try rowValues.value(data, slot: slot)) }
-                values.append(.integer(data.primaryKey ?? 0))
-            }, noRowChanged: { data in
-                // Another context or process deleted the row after this one read it.
-                throw SwiftDataError(.modelNotFound, "the \(data.layout.entityName) \(data.persistentModelID) was changed here, but its row was deleted by another context or process after it was fetched; nothing was saved. Roll back, or delete it here too.")
-            })
-        }
-        try checkReferencedRowsExist(storeInserted + storeChanged, store: store, connection: connection)
-        for group in storeInserted + storeChanged where group.layout.hasJoinTables {
-            try writeJoinTables(for: group.models, store: store, connection: connection)
-        }
-
-        // References cleared by nullify rules, for foreign keys held by surviving models.
-        for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) && belongs(item.model, to: store) {
-            guard case .foreignKey(let column)? = item.inverse.relationship?.storage,
-                  let primaryKey = item.model.persistentBackingData.primaryKey else { continue }
-            let layout = item.model.persistentBackingData.layout
-            try store.run(.update(
-                table: layout.tableName, assignments: [(column, .constant(.null))],
-                whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(primaryKey)))),
-                on: connection)
-        }
-
-        try writeBatchDeletes(store: store, connection: connection)
-
-        // Deleted rows, their join rows, and references to them from relationships without inverse.
-        for model in deleted where belongs(model, to: store) {
-            let data = model.persistentBackingData
-            guard let primaryKey = data.primaryKey else { continue }
-            let layout = data.layout
-            let key = SQLExpression.bind(.integer(primaryKey))
-            try store.run(.delete(table: layout.tableName, whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, key)), on: connection)
-            for slot in layout.relationshipSlots {
-                if case .joinTable(let table, let ownerColumn, _)? = layout.properties[slot].relationship?.storage {
-                    try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, key)), on: connection)
-                }
-            }
-            for incoming in context.container.schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
-                switch incoming.property.relationship?.storage {
-                case .joinTable(let table, _, let otherColumn)?:
-                    try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: otherColumn), .equal, key)), on: connection)
-                case .foreignKey(let column)?:
-                    if incoming.property.relationship?.isOptional == true {
-                        try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))],
-                                              whereClause: .binary(.column(table: incoming.source.tableName, name: column), .equal, key)), on: connection)
-                    }
-                default:
-                    break
-                }
-            }
-        }
-    }
-
-    /// Runs `delete(model:where:)` batches: clears references to the rows as their delete rules say,
-    /// then deletes the rows, each step one statement over the batch's key query.
-    private mutating func writeBatchDeletes(store: SQLiteStore, connection: SQLiteConnection) throws {
-        for batch in batchDeletes {
-            let layout = batch.layout
-            guard (try? context.container.store(for: layout)) === store else { continue }
-            var keys: [Int64] = []
-            try store.query(batch.keys, on: connection) { row in keys.append(row.int64(at: 0)) }
-            guard !keys.isEmpty else { continue }
-            let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), batch.keys) }
-            for slot in layout.relationshipSlots {
-                guard let relationship = layout.properties[slot].relationship else { continue }
-                switch relationship.storage {
-                case .joinTable(let table, let ownerColumn, _):
-                    try store.run(.delete(table: table, whereClause: doomed(ownerColumn)), on: connection)
-                case .inverseForeignKey(let table, let column) where relationship.deleteRule == .nullify:
-                    try store.run(.update(table: table, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
-                case .foreignKey where relationship.deleteRule == .nullify:
-                    // A one-to-one: the other side's own foreign key points back here.
-                    if let inverse = relationship.inverse, case .foreignKey(let column)? = inverse.relationship?.storage {
-                        try store.run(.update(table: relationship.destination.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
-                    }
-                default:
-                    break
-                }
-            }
-            for incoming in context.container.schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
-                switch incoming.property.relationship?.storage {
-                case .joinTable(let table, _, let otherColumn)?:
-                    try store.run(.delete(table: table, whereClause: doomed(otherColumn)), on: connection)
-                case .foreignKey(let column)? where incoming.property.relationship?.isOptional == true:
-                    try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
-                default:
-                    break
-                }
-            }
-            // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
-            let everyRow = batch.keys.whereClause == nil && batch.keys.joins.isEmpty && batch.keys.limit == nil && batch.keys.offset == nil
-            try store.run(.delete(table: layout.tableName, whereClause: everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)), on: connection)
-            batchDeletedKeys.append((layout, keys, store.identifier))
-        }
-    }
-
-    /// Refuses a save that would store a reference to a row that no longer exists: a model this
-    /// context read before another context or process deleted it, now related to a written model.
-    /// Checked inside the write transaction, so the rows cannot go away before the commit.
-    private func checkReferencedRowsExist(_ groups: [ModelGroup], store: SQLiteStore, connection: SQLiteConnection) throws {
-        var referenced: [ObjectIdentifier: (layout: ModelLayout, keys: Set<Int64>, example: String)] = [:]
-        for group in groups {
-            let layout = group.layout
-            for slot in layout.relationshipSlots {
-                let property = layout.properties[slot]
-                guard let relationship = property.relationship, let access = property.relationshipAccess else { continue }
-                let isToOne: Bool
-                switch relationship.storage {
-                case .foreignKey: isToOne = true
-                case .joinTable: isToOne = false
-                case .inverseForeignKey: continue  // written, and checked, on the other side
-                }
-                var last: ObjectIdentifier?
-                let note = { (related: any PersistentModel) in
-                    // Consecutive models mostly refer to the same one; models inserted in this save have no key yet.
-                    let id = ObjectIdentifier(related)
-                    guard id != last else { return }
-                    last = id
-                    let relatedData = related.persistentBackingData
-                    guard let key = relatedData.primaryKey, !deletedIDs.contains(id) else { return }
-                    let destination = ObjectIdentifier(relatedData.layout)
-                    if referenced[destination] == nil {
-                        referenced[destination] = (relatedData.layout, [], "\(layout.entityName).\(property.name)")
-                    }
-                    referenced[destination]?.keys.insert(key)
-                }
-                for model in group.models {
-                    let data = model.persistentBackingData
-                    guard data.state == .inserted || data.originals.contains(slot), case .value(let value) = data.slots[slot] else { continue }
-                    if isToOne {
-                        if let related = access.first(value) { note(related) }
-                    } else {
-                        access.models(value).forEach(note)
-                    }
-                }
-            }
-        }
-        for (_, entry) in referenced {
-            let text = "SELECT 1 FROM \(store.dialect.quote(entry.layout.tableName)) WHERE \(store.dialect.quote(ModelLayout.primaryKeyColumn)) = ?1"
-            for key in entry.keys {
-                var found = false
-                try store.query(text, bindings: [.integer(key)], on: connection) { _ in found = true }
-                if !found {
-                    let id = PersistentIdentifier(entityName: entry.layout.entityName, storeIdentifier: store.identifier, key: .permanent(key))
-                    throw SwiftDataError(.modelNotFound, "\(entry.example) refers to \(entry.layout.entityName) \(id), whose row was deleted by another context or process after it was fetched here; nothing was saved. Fetch it again, or relate another model.")
-                }
-            }
-        }
-    }
-
-    /// Gives each inserted model a primary key. A model whose unique values match an existing row
-    /// (or a model inserted earlier in this save) takes that row's key and is returned as an upsert.
-    private mutating func assignPrimaryKeys(_ groups: [ModelGroup], store: SQLiteStore, connection: SQLiteConnection) throws -> Set<ObjectIdentifier> {
-        var upserts = Set<ObjectIdentifier>()
-        let rowValues = self.rowValues
-        let writeMax = "UPDATE \"\(SQLiteStore.primaryKeyTable)\" SET \"Z_MAX\" = ?1 WHERE \"Z_ENTITY\" = ?2"
-        for group in groups {
-            let layout = group.layout
-            let key = ObjectIdentifier(layout)
-            var maximum: Int64 = 0
-            let readMax = SQLSelect(
-                columns: [.column(table: "k", name: "Z_MAX")],
-                from: SQLTableReference(table: SQLiteStore.primaryKeyTable, alias: "k"),
-                whereClause: .binary(.column(table: "k", name: "Z_ENTITY"), .equal, .bind(.text(layout.entityName))))
-            try store.query(readMax, on: connection) { row in maximum = row.int64(at: 0) }
-            var seen: [[SQLValue]: Int64] = [:]
-            for model in group.models {
-                let data = model.persistentBackingData
-                var existing: Int64?
-                for constraint in layout.uniquenessConstraints {
-                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
-                    if values.contains(where: \.isNull) { continue }
-                    let lookup = [.integer(Int64(constraint.first ?? 0))] + values
-                    if let key = seen[lookup] {
-                        existing = key
-                    } else {
-                        var condition: SQLExpression?
-                        for (slot, value) in zip(constraint, values) {
-                            let test = SQLExpression.binary(.column(table: "t0", name: layout.properties[slot].name), .equal, .bind(value))
-                            condition = condition.map { .binary($0, .and, test) } ?? test
-                        }
-                        let select = SQLSelect(
-                            columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)],
-                            from: SQLTableReference(table: layout.tableName, alias: "t0"),
-                            whereClause: condition, limit: 1)
-                        try store.query(select, on: connection) { row in existing = row.int64(at: 0) }
-                    }
-                    if existing != nil { break }
-                }
-                let primaryKey: Int64
-                if let existing {
-                    primaryKey = existing
-                    upserts.insert(ObjectIdentifier(model))
-                } else {
-                    maximum += 1
-                    primaryKey = maximum
-                }
-                for constraint in layout.uniquenessConstraints {
-                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
-                    if values.contains(where: \.isNull) { continue }
-                    seen[[.integer(Int64(constraint.first ?? 0))] + values] = primaryKey
-                }
-                data.pendingKey = primaryKey
-            }
-            storeIdentifiers[key] = store.identifier
-            try store.execute(writeMax, bindings: [.integer(maximum), .text(layout.entityName)], on: connection)
-        }
-        return upserts
-    }
-
-    /// Adds and removes join-table rows for to-many relationships that are stored as pairs.
-    private func writeJoinTables(for models: [any PersistentModel], store: SQLiteStore, connection: SQLiteConnection) throws {
-        let rowValues = self.rowValues
-        for model in models {
-            let data = model.persistentBackingData
-            let isNew = data.state == .inserted
-            guard case .integer = rowValues.key(of: model) else { continue }
-            let ownerKey = rowValues.key(of: model)
-            for slot in data.layout.relationshipSlots {
-                let property = data.layout.properties[slot]
-                guard let relationship = property.relationship,
-                      case .joinTable(let table, let ownerColumn, let otherColumn) = relationship.storage,
-                      isNew || data.originals.contains(slot),
-                      case .value(let value) = data.slots[slot] else { continue }
-                let current = relationship.access.models(value)
-                var added = current
-                var removed: [any PersistentModel] = []
-                if !isNew {
-                    if case .value(let old)? = data.originals[slot] {
-                        let oldModels = relationship.access.models(old)
-                        let oldIDs = Set(oldModels.map { ObjectIdentifier($0) })
-                        let newIDs = Set(current.map { ObjectIdentifier($0) })
-                        added = current.filter { !oldIDs.contains(ObjectIdentifier($0)) }
-                        removed = oldModels.filter { !newIDs.contains(ObjectIdentifier($0)) }
-                    } else {
-                        // The old contents were never loaded: replace the owner's rows outright.
-                        try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey))), on: connection)
-                    }
-                }
-                if !added.isEmpty {
-                    let text = store.render(.insert(table: table, columns: [ownerColumn, otherColumn], orIgnore: true))
-                    for other in added {
-                        let otherKey = rowValues.key(of: other)
-                        if otherKey.isNull { continue }
-                        try store.execute(text, bindings: [ownerKey, otherKey], on: connection)
-                    }
-                }
-                for other in removed {
-                    let otherKey = rowValues.key(of: other)
-                    if otherKey.isNull { continue }
-                    try store.run(.delete(table: table, whereClause: .binary(
-                        .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey)), .and,
-                        .binary(.column(table: table, name: otherColumn), .equal, .bind(otherKey)))), on: connection)
-                }
-            }
-        }
     }
 
     // MARK: After the commit
@@ -676,74 +335,3 @@ struct SavePlan {
     }
 }
 
-/// Models of one entity, in the order they were added to their set.
-struct ModelGroup {
-    let layout: ModelLayout
-    var models: [any PersistentModel]
-
-    /// The models of `set` that pass `include`, grouped by entity in order of first appearance.
-    static func grouping(_ set: ModelSet, include: (any PersistentModel, BackingData) -> Bool) -> [ModelGroup] {
-        var groups: [ModelGroup] = []
-        var current = -1
-        set.forEach { model in
-            let data = model.persistentBackingData
-            guard include(model, data) else { return }
-            // Consecutive models are mostly of one entity.
-            if current < 0 || groups[current].layout !== data.layout {
-                if let index = groups.firstIndex(where: { $0.layout === data.layout }) {
-                    current = index
-                } else {
-                    current = groups.count
-                    groups.append(ModelGroup(layout: data.layout, models: []))
-                }
-            }
-            groups[current].models.append(model)
-        }
-        return groups
-    }
-}
-
-/// An entity and the stored slots an update writes: models with the same shape share a statement.
-private struct UpdateShape: Hashable {
-    let layout: ObjectIdentifier
-    let slots: [Int]
-}
-
-/// The values a save writes for stored slots. Separate from ``SavePlan`` so the closures that
-/// bind a row capture only this, not a copy of the whole plan per row.
-struct StoredValues {
-    /// Models deleted in this save: references to them are written as NULL.
-    let deletedIDs: Set<ObjectIdentifier>
-
-    /// The value a stored slot writes: the encoded attribute, or the related row's key.
-    func value(_ data: BackingData, slot: Int) throws -> SQLValue {
-        let property = data.layout.properties[slot]
-        switch data.slots[slot] {
-        case .value(let value):
-            if let codec = property.codec {
-                do {
-                    return try codec.encode(value)
-                } catch {
-                    throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
-                }
-            }
-            guard let access = property.relationshipAccess, let related = access.first(value) else { return .null }
-            return key(of: related)
-        case .toOneKey(let key):
-            return .integer(key)
-        case .unloaded:
-            return .null
-        }
-    }
-
-    /// The primary key a reference to `model` stores; NULL for a model deleted in this save.
-    func key(of model: any PersistentModel) -> SQLValue {
-        if !deletedIDs.isEmpty && deletedIDs.contains(ObjectIdentifier(model)) { return .null }
-        let data = model.persistentBackingData
-        if let key = data.primaryKey ?? data.pendingKey {
-            return .integer(key)
-        }
-        Log.general.warning("a relationship refers to a \(data.layout.entityName) that is not inserted in this context; it is saved as nil")
-        return .null
-    }
-}

@@ -1,0 +1,17 @@
+import Foundation
+
+/// A store behind the context: it writes a ``ChangeSet`` as one transaction, in two steps so that
+/// a save across several stores is all or nothing as far as the engines allow — every store
+/// prepares (writes, uncommitted), then all commit.
+protocol ModelStore: AnyObject, Sendable {
+    var identifier: String { get }
+    var configuration: ModelConfiguration { get }
+    /// Writes `changes` (this store's part of a save) in a transaction left open; on failure the
+    /// transaction is rolled back and the error thrown. New models get their keys in their backing
+    /// data's `pendingKey`.
+    func prepareSave(_ changes: ChangeSet, schema: Schema) throws -> StoreSaveResult
+    /// Commits the prepared transaction (rolled back if the commit fails).
+    func commitSave() throws
+    /// Discards the prepared transaction.
+    func rollbackSave()
+}
