@@ -108,16 +108,7 @@ public final class ModelContainer: Sendable {
     public func deleteAllData() {
         for store in stores where store.configuration.allowsSave {
             do {
-                try store.write { connection in
-                    for layout in store.layouts {
-                        try store.run(.delete(table: layout.tableName, whereClause: nil), on: connection)
-                        for slot in layout.relationshipSlots {
-                            if case .joinTable(let table, _, _)? = layout.properties[slot].relationship?.storage {
-                                try store.run(.delete(table: table, whereClause: nil), on: connection)
-                            }
-                        }
-                    }
-                }
+                try store.deleteAllData()
             } catch {
                 Log.general.error("deleteAllData failed for \(store.configuration): \(error)")
             }

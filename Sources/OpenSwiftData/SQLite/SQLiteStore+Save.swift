@@ -17,6 +17,19 @@ extension SQLiteStore: ModelStore {
     func commitSave() throws { try commit() }
 
     func rollbackSave() { rollback() }
+
+    func deleteAllData() throws {
+        try write { connection in
+            for layout in layouts {
+                try run(.delete(table: layout.tableName, whereClause: nil), on: connection)
+                for slot in layout.relationshipSlots {
+                    if case .joinTable(let table, _, _)? = layout.properties[slot].relationship?.storage {
+                        try run(.delete(table: table, whereClause: nil), on: connection)
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Writes one store's part of a save inside the transaction ``SQLiteStore/prepareSave(_:schema:)``

@@ -14,4 +14,6 @@ protocol ModelStore: AnyObject, Sendable {
     func commitSave() throws
     /// Discards the prepared transaction.
     func rollbackSave()
+    /// Deletes every model of every entity the store holds, in one transaction.
+    func deleteAllData() throws
 }
