@@ -54,6 +54,7 @@ import TestModels
         defer { TestStore.removeFiles(at: url) }
         var acknowledged = Acknowledged()
         var totalAcks = 0
+        var killedMidSave = 0
         for _ in 0..<Self.kills {
             let (process, output, _) = try HelperProcess.start(["crash-loop", url.path])
             // Let it acknowledge a few saves, then kill it at a random moment of the next ones.
@@ -72,9 +73,12 @@ import TestModels
             let lines = text.split(separator: "\n")
             totalAcks += lines.filter { $0.hasPrefix("ack ") }.count
             acknowledged.read(lines)
+            if acknowledged.inFlight != nil { killedMidSave += 1 }
             try check(url, acknowledged)
         }
         #expect(totalAcks >= Self.kills)
+        // The kills land while saves are under way, not only between them.
+        #expect(killedMidSave > 0)
     }
 
     private func check(_ url: URL, _ acknowledged: Acknowledged) throws {
