@@ -1,177 +1,12 @@
 import Foundation
 
-/// Turning rows into models, and loading what a model did not load yet.
+/// Loading what a model did not load yet, from the store that holds it.
 extension ModelContext {
-    /// The columns that read a row of `layout` under `alias`: the primary key, then each of `slots`
-    /// (by default every stored slot, in `layout.storedSlots` order).
-    static func rowColumns(_ layout: ModelLayout, alias: String, slots: [Int]? = nil) -> [SQLExpression] {
-        [.column(table: alias, name: ModelLayout.primaryKeyColumn)]
-            + (slots ?? layout.storedSlots).map { .column(table: alias, name: layout.properties[$0].name) }
-    }
-
-    /// How a row's values go into a model's slots.
-    enum FillMode {
-        /// A registered model: slots with unsaved edits and loaded relationships keep their values.
-        case unchanged
-        /// Fulfilling a fault: only slots not loaded yet.
-        case unloaded
-    }
-
-    /// The model for a row read with ``rowColumns(_:alias:slots:)`` starting at `offset`: the
-    /// registered instance (its unchanged properties refreshed from the row) or a new one, with the
-    /// slots not read left to load on first access. Fetches pass the entity's registry, looked up
-    /// once per query.
-    func materialize(
-        _ layout: ModelLayout, row: any SQLRow, offset: Int32 = 0, slots: [Int]? = nil, store: SQLiteStore,
-        registry: EntityRegistry? = nil
-    ) throws -> any PersistentModel {
-        let registry = registry ?? entityRegistry(layout)
-        let primaryKey = row.int64(at: offset)
-        if let existing = registry.model(primaryKey) {
-            let data = existing.persistentBackingData
-            if data.state == .managed || data.state == .deleted {
-                try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
-            }
-            return existing
-        }
-        // The values are read before the model is made, then put in place in one assignment;
-        // everything not read from the row is "not loaded" (to-many relationships load on first
-        // access). While the model is made, property defaults do not write the slots.
-        let values = try readSlots(layout, from: row, offset: offset, slots: slots)
-        let data = BackingData(layout: layout)
-        data.isMaterializing = true
-        BackingDataHandOff.offer(data)
-        let model = layout.modelType.init(backingData: data)
-        BackingDataHandOff.withdraw()
-        data.isMaterializing = false
-        data.slots = values
-        data.needsInverseFixup = false
-        data.primaryKey = primaryKey
-        data.storeIdentifier = store.identifier
-        data.context = self
-        data.state = .managed
-        registry.insert(model, primaryKey: primaryKey, data: data)
-        return model
-    }
-
-    /// A new model's slots: `slots` (by default every stored slot) read from the row, the others
-    /// not loaded.
-    private func readSlots(_ layout: ModelLayout, from row: any SQLRow, offset: Int32, slots: [Int]?) throws -> ContiguousArray<BackingData.Slot> {
-        guard slots == nil else {
-            var values = layout.unloadedSlots
-            var column = offset + 1
-            for slot in slots ?? [] {
-                values[slot] = try read(layout.columnReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
-                column += 1
-            }
-            return values
-        }
-        // Every stored slot, in ascending slot order as the columns are: each written once.
-        // (Appending after reserving capacity stays in code specialised for `Slot`; the
-        // uninitialised-capacity initialiser is generic library code that looks up metadata.)
-        let readers = layout.columnReaders
-        var values = ContiguousArray<BackingData.Slot>()
-        values.reserveCapacity(readers.count)
-        var column = offset + 1
-        for slot in 0..<readers.count {
-            let reader = readers[slot]
-            if reader.codec == nil && !reader.isToOne {
-                values.append(.unloaded)
-            } else {
-                values.append(try read(reader, slot: slot, layout: layout, from: row, column: column, offset: offset))
-                column += 1
-            }
-        }
-        return values
-    }
-
-    /// One column's value as a slot.
-    @inline(__always)
-    private func read(
-        _ reader: ModelLayout.ColumnReader, slot: Int, layout: ModelLayout, from row: any SQLRow, column: Int32, offset: Int32
-    ) throws -> BackingData.Slot {
-        if reader.fast != .none, let slot = readFast(reader, from: row, column: column) { return slot }
-        if let codec = reader.codec {
-            do {
-                return .value(try codec.decode(row.value(at: column)))
-            } catch {
-                return try unreadable(layout, slot: slot, row: row, offset: offset, problem: "\(error)")
-            }
-        }
-        guard reader.isToOne else { return .unloaded }
-        guard row.isNull(at: column) else { return .toOneKey(row.int64(at: column)) }
-        guard let nullValue = reader.nullValue else {
-            return try unreadable(layout, slot: slot, row: row, offset: offset, problem: "it has no value, which the model requires (it is not optional)")
-        }
-        return .value(nullValue)
-    }
-
-    /// A stored value the property cannot hold (written by another program, or damaged): one bad
-    /// row must not make the whole entity unreadable, so it reads as the type's empty value and the
-    /// problem is logged. The row is not rewritten unless the property is assigned.
-    @inline(never)
-    private func unreadable(_ layout: ModelLayout, slot: Int, row: any SQLRow, offset: Int32, problem: String) throws -> BackingData.Slot {
-        let property = layout.properties[slot]
-        let message = "\(layout.entityName) row \(row.int64(at: offset)), property \(property.name): \(problem)"
-        guard let placeholder = PlaceholderValue.make(any: property.valueType) else {
-            throw SwiftDataError(.loadIssueModelContainer, message)
-        }
-        Log.general.error("\(message); it reads as an empty value until it is assigned")
-        return .value(placeholder)
-    }
-
-    /// A common attribute type read straight from the row; `nil` when the column's storage class
-    /// is not the one the type is stored as (the codec then converts it, or reports it).
-    @inline(__always)
-    private func readFast(_ reader: ModelLayout.ColumnReader, from row: any SQLRow, column: Int32) -> BackingData.Slot? {
-        let storage = row.storageClass(at: column)
-        if storage == .null {
-            return reader.nullValue.map { .value($0) }
-        }
-        switch (reader.fast, storage) {
-        case (.int, .integer): return Int(exactly: row.int64(at: column)).map { .value($0) }
-        case (.int64, .integer): return .value(row.int64(at: column))
-        case (.double, .real): return .value(row.double(at: column))
-        case (.string, .text): return .value(row.text(at: column))
-        case (.date, .real): return .value(Date(timeIntervalSinceReferenceDate: row.double(at: column)))
-        case (.bool, .integer): return .value(row.int64(at: column) != 0)
-        default: return nil
-        }
-    }
-
-    /// Copies a row's values into the slots of a registered model.
-    func fill(_ data: BackingData, from row: any SQLRow, offset: Int32, slots: [Int], mode: FillMode) throws {
-        let layout = data.layout
-        var column = offset + 1
-        for slot in slots {
-            defer { column += 1 }
-            switch mode {
-            case .unchanged:
-                if data.originals.contains(slot) { continue }
-                if layout.properties[slot].relationship != nil, case .value = data.slots[slot] { continue }
-            case .unloaded:
-                guard case .unloaded = data.slots[slot] else { continue }
-            }
-            data.slots[slot] = try read(layout.columnReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
-        }
-    }
-
     /// The model stored under a primary key: the registered instance, or loaded from the store;
     /// `nil` if there is no such row.
     func existingModel(layout: ModelLayout, primaryKey: Int64) throws -> (any PersistentModel)? {
         if let model = registered(layout: layout, primaryKey: primaryKey) { return model }
-        let store = try container.store(for: layout)
-        let select = SQLSelect(
-            columns: ModelContext.rowColumns(layout, alias: "t0"),
-            from: SQLTableReference(table: layout.tableName, alias: "t0"),
-            whereClause: .binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(primaryKey))))
-        var result: (any PersistentModel)?
-        try store.read { connection in
-            try store.query(select, on: connection) { row in
-                result = try self.materialize(layout, row: row, store: store)
-            }
-        }
-        return result
+        return try container.store(for: layout).loadModel(layout, primaryKey: primaryKey, in: self)
     }
 
     /// Loads the unloaded stored values of a model from its row.
@@ -180,19 +15,7 @@ extension ModelContext {
             throw SwiftDataError(.modelNotFound, "\(data.layout.entityName) has not been saved, so it has no stored values to load")
         }
         let layout = data.layout
-        let store = try container.store(for: layout)
-        let select = SQLSelect(
-            columns: ModelContext.rowColumns(layout, alias: "t0"),
-            from: SQLTableReference(table: layout.tableName, alias: "t0"),
-            whereClause: .binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(primaryKey))))
-        var found = false
-        try store.read { connection in
-            try store.query(select, on: connection) { row in
-                found = true
-                try self.fill(data, from: row, offset: 0, slots: layout.storedSlots, mode: .unloaded)
-            }
-        }
-        if !found {
+        guard try container.store(for: layout).loadValues(of: data, primaryKey: primaryKey) else {
             // Deleted elsewhere: the model says so. Without pending changes it also leaves the
             // context (as a deletion saved here would); with them, the next save reports the row gone.
             data.isGone = true
@@ -207,31 +30,7 @@ extension ModelContext {
 
     /// Loads the models of a to-many relationship from the store, in primary-key order.
     func loadRelatedModels(of data: BackingData, property: PropertyLayout) throws -> [any PersistentModel] {
-        guard let relationship = property.relationship else { return [] }
-        guard let ownerKey = data.primaryKey else { return [] }
-        let destination = relationship.destination
-        let store = try container.store(for: destination)
-        var select = SQLSelect(
-            columns: ModelContext.rowColumns(destination, alias: "t0"),
-            from: SQLTableReference(table: destination.tableName, alias: "t0"),
-            orderBy: [SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true)])
-        switch relationship.storage {
-        case .inverseForeignKey(_, let column):
-            select.whereClause = .binary(.column(table: "t0", name: column), .equal, .bind(.integer(ownerKey)))
-        case .joinTable(let table, let ownerColumn, let otherColumn):
-            select.joins = [SQLJoin(
-                kind: .inner, table: SQLTableReference(table: table, alias: "j"),
-                on: .binary(.column(table: "j", name: otherColumn), .equal, .column(table: "t0", name: ModelLayout.primaryKeyColumn)))]
-            select.whereClause = .binary(.column(table: "j", name: ownerColumn), .equal, .bind(.integer(ownerKey)))
-        case .foreignKey:
-            return []
-        }
-        var models: [any PersistentModel] = []
-        try store.read { connection in
-            try store.query(select, on: connection) { row in
-                models.append(try self.materialize(destination, row: row, store: store))
-            }
-        }
-        return models
+        guard let relationship = property.relationship, let ownerKey = data.primaryKey else { return [] }
+        return try container.store(for: relationship.destination).loadRelated(relationship, ownerKey: ownerKey, in: self)
     }
 }

@@ -140,12 +140,12 @@ extension ModelContext {
         var byKey: [Int64: T] = [:]
         byKey.reserveCapacity(keys.count)
         let select = SQLSelect(
-            columns: ModelContext.rowColumns(layout, alias: "t0"),
+            columns: SQLiteStore.rowColumns(layout, alias: "t0"),
             from: SQLTableReference(table: layout.tableName, alias: "t0"),
             whereClause: .in(.column(table: "t0", name: ModelLayout.primaryKeyColumn), keys.map { .bind(.integer($0)) }))
         try store.read { connection in
             try store.query(select, on: connection) { row in
-                if let model = try self.materialize(layout, row: row, store: store) as? T {
+                if let model = try store.materialize(layout, row: row, in: self) as? T {
                     byKey[model.persistentBackingData.primaryKey ?? 0] = model
                 }
             }

@@ -15,7 +15,7 @@ extension ModelContext {
         let pending = descriptor.includePendingChanges ? pendingModels(of: layout) : []
         let slots = try partialSlots(descriptor.propertiesToFetch, layout: layout)
         var builder = QueryBuilder(root: layout)
-        var select = try builder.select(descriptor, columns: ModelContext.rowColumns(layout, alias: "t0", slots: slots))
+        var select = try builder.select(descriptor, columns: SQLiteStore.rowColumns(layout, alias: "t0", slots: slots))
         if !pending.isEmpty {
             // Paging is applied after merging the unsaved changes.
             select.limit = nil
@@ -34,7 +34,7 @@ extension ModelContext {
         let registry = entityRegistry(layout)
         try store.read { connection in
             try store.query(select, on: connection) { row in
-                loaded.append(try self.materialize(layout, row: row, slots: slots, store: store, registry: registry))
+                loaded.append(try store.materialize(layout, row: row, slots: slots, in: self, registry: registry))
             }
         }
         // Every model of this layout is a `T`, a class (`PersistentModel` is class-bound), and an

@@ -34,12 +34,12 @@ extension ModelContext {
         var loaded: [any PersistentModel] = []
         for chunk in Set(keys).sorted().chunked(Self.prefetchChunk) {
             let select = SQLSelect(
-                columns: ModelContext.rowColumns(destination, alias: "t0"),
+                columns: SQLiteStore.rowColumns(destination, alias: "t0"),
                 from: SQLTableReference(table: destination.tableName, alias: "t0"),
                 whereClause: .in(.column(table: "t0", name: ModelLayout.primaryKeyColumn), chunk.map { .bind(.integer($0)) }))
             try store.read { connection in
                 try store.query(select, on: connection) { row in
-                    loaded.append(try self.materialize(destination, row: row, store: store))
+                    loaded.append(try store.materialize(destination, row: row, in: self))
                 }
             }
         }
@@ -66,7 +66,7 @@ extension ModelContext {
         for chunk in owners.keys.sorted().chunked(Self.prefetchChunk) {
             let keys = chunk.map { SQLExpression.bind(.integer($0)) }
             var select = SQLSelect(
-                columns: ModelContext.rowColumns(destination, alias: "t0"),
+                columns: SQLiteStore.rowColumns(destination, alias: "t0"),
                 from: SQLTableReference(table: destination.tableName, alias: "t0"))
             // Ordered by owner, then primary key (the order a to-many loads in): rows arrive one
             // owner at a time, and with the owner column's index SQLite needs no sort.
@@ -91,7 +91,7 @@ extension ModelContext {
             var current: [any PersistentModel] = []
             try store.read { connection in
                 try store.query(select, on: connection) { row in
-                    let model = try self.materialize(destination, row: row, store: store, registry: registry)
+                    let model = try store.materialize(destination, row: row, in: self, registry: registry)
                     let key = row.int64(at: ownerColumn)
                     if key != currentOwner {
                         if let currentOwner { grouped[currentOwner] = current }

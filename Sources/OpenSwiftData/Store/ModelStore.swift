@@ -16,4 +16,13 @@ protocol ModelStore: AnyObject, Sendable {
     func rollbackSave()
     /// Deletes every model of every entity the store holds, in one transaction.
     func deleteAllData() throws
+
+    /// The model of `layout` stored under `primaryKey`, made and registered in `context`; `nil`
+    /// if there is no such row.
+    func loadModel(_ layout: ModelLayout, primaryKey: Int64, in context: ModelContext) throws -> (any PersistentModel)?
+    /// Fills the slots of `data` that are not loaded yet from its row; `false` if the row is gone.
+    func loadValues(of data: BackingData, primaryKey: Int64) throws -> Bool
+    /// The models a to-many relationship of the row `ownerKey` holds, in primary-key order,
+    /// registered in `context`.
+    func loadRelated(_ relationship: RelationshipLayout, ownerKey: Int64, in context: ModelContext) throws -> [any PersistentModel]
 }
