@@ -79,6 +79,26 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aBatchedFetchGivesADeletedModelForARowDeletedWhileWalking(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let writer = store.context()
+        for amount in 1...4 { writer.insert(Expense(amount: Double(amount))) }
+        try writer.save()
+
+        let reader = store.context()
+        let results = try reader.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]), batchSize: 2)
+        #expect(results[0].amount == 1)
+        try writer.delete(model: Expense.self, where: #Predicate { $0.amount == 3 })
+        try writer.save()
+        #expect(results.count == 4)
+        #expect(results[2].isDeleted)
+        #expect(results[2].modelContext == nil)
+        #expect(results[2].amount == 0)
+        #expect(results[3].amount == 4)
+        #expect(!results[3].isDeleted)
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func aChangeAfterResetIsReportedBySave(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Expense.self])
         let context = store.context()

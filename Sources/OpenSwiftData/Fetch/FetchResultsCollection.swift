@@ -10,8 +10,8 @@ import Foundation
 /// ```
 ///
 /// Only the current batch is held, so memory stays flat while walking. A model whose row is
-/// deleted by another context after the fetch is returned as a model that cannot be read, as
-/// ``ModelContext/model(for:)`` does.
+/// deleted by another context after the fetch is returned as ``ModelContext/model(for:)`` returns
+/// one: deleted (``PersistentModel/isDeleted``), detached, its properties empty.
 public struct FetchResultsCollection<Element>: RandomAccessCollection {
     private let storage: FetchResultsStorage<Element>
 

@@ -153,9 +153,13 @@ extension ModelContext {
         return keys.compactMap { byKey[$0] ?? hollowModel(T.self, layout: layout, primaryKey: $0, store: store) }
     }
 
-    /// A registered model with no loaded values, for a row that disappeared.
+    /// The model for a row that disappeared between reading the keys and loading the batch: the
+    /// registered one, or a detached deleted model with empty values (as `model(for:)` gives), or
+    /// — for a type that has no empty values — one with nothing loaded.
     private func hollowModel<T: PersistentModel>(_ type: T.Type, layout: ModelLayout, primaryKey: Int64, store: SQLiteStore) -> T? {
         if let registered = registered(layout: layout, primaryKey: primaryKey) as? T { return registered }
+        let identifier = PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, key: .permanent(primaryKey))
+        if let gone = PlaceholderValue.goneModel(layout, identifier: identifier) as? T { return gone }
         let data = BackingData(layout: layout)
         data.primaryKey = primaryKey
         data.storeIdentifier = store.identifier
