@@ -243,12 +243,13 @@ public final class BackingData {
     /// What a getter returns when a value cannot be loaded (the failure is logged by the caller):
     /// the type's empty value (see ``PlaceholderValue``). Attributes of a type with none (one whose
     /// `init(from:)` refuses empty values) are always loaded with their row and `model(for:)` never
-    /// leaves them unloaded, so the one way here for such a type is a non-optional to-one
-    /// relationship whose related row is gone, to an entity with such an attribute: that stops the
-    /// program, as SwiftData does for every type, with a message naming the model and property.
+    /// leaves them unloaded, so such a type gets here only through a non-optional to-one whose
+    /// related row is gone, to an entity with such an attribute, or on a model of a batched fetch
+    /// whose row was deleted while it was walked: that stops the program, as SwiftData does for
+    /// every type, with a message naming the model and property.
     static func emptyValue<T>(_ type: T.Type, entity: String, property: String) -> T {
         if let placeholder = PlaceholderValue.make(T.self) { return placeholder }
-        fatalError("OpenSwiftData: \(entity).\(property) cannot be read: the related row it needs was deleted elsewhere (a required to-one left dangling, e.g. by the .noAction delete rule), and no empty \(T.self) can stand in for it (it has an attribute whose init(from:) refuses empty values). Make the relationship optional, or use the .nullify or .cascade delete rule.")
+        fatalError("OpenSwiftData: \(entity).\(property) cannot be read: the row it needs was deleted elsewhere, and no empty \(T.self) can stand in for its value (the type, or an attribute of it, has an init(from:) that refuses empty values). Fetch again before reading, make the property optional, or use the .nullify or .cascade delete rule rather than .noAction.")
     }
 
     // MARK: Change tracking
