@@ -1,0 +1,65 @@
+import CSQLite
+import Foundation
+
+/// Reader connections for a file store, opened on demand up to a maximum and handed out one
+/// caller at a time.
+///
+/// `@unchecked Sendable`: `idle` and `opened` are only touched with `condition` locked, and a
+/// checked-out connection belongs to its caller alone until it is checked in.
+final class ReaderPool: @unchecked Sendable {
+    private let path: String
+    private let maximum: Int
+    private let readOnly: Bool
+    private let condition = NSCondition()
+    private var idle: [SQLiteConnection] = []
+    private var opened = 0
+
+    private let immutable: Bool
+
+    init(path: String, maximum: Int, readOnly: Bool, immutable: Bool) {
+        self.path = path
+        self.maximum = maximum
+        self.readOnly = readOnly
+        self.immutable = immutable
+    }
+
+    func withConnection<R>(_ body: (SQLiteConnection) throws -> R) throws -> R {
+        let connection = try checkOut()
+        defer { checkIn(connection) }
+        return try body(connection)
+    }
+
+    private func checkOut() throws -> SQLiteConnection {
+        condition.lock()
+        while idle.isEmpty && opened >= maximum {
+            condition.wait()
+        }
+        if let connection = idle.popLast() {
+            condition.unlock()
+            return connection
+        }
+        opened += 1
+        condition.unlock()
+        do {
+            // Opened read-write (unless the store is read-only) so WAL's shared-memory index can be
+            // used, but limited to queries.
+            let connection = try SQLiteConnection(path: path, readOnly: readOnly, create: false, immutable: immutable)
+            sqlite3_busy_timeout(connection.handle, SQLiteStore.busyTimeout)
+            try connection.execute("PRAGMA query_only = 1")
+            return connection
+        } catch {
+            condition.lock()
+            opened -= 1
+            condition.signal()
+            condition.unlock()
+            throw error
+        }
+    }
+
+    private func checkIn(_ connection: SQLiteConnection) {
+        condition.lock()
+        idle.append(connection)
+        condition.signal()
+        condition.unlock()
+    }
+}

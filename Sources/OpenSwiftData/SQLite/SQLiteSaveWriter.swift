@@ -1,0 +1,384 @@
+import Foundation
+
+/// Writes one store's part of a save inside the transaction ``SQLiteStore/prepareSave(_:schema:)``
+/// opened: every statement rendered and prepared once per entity and shape, run per model.
+struct SQLiteSaveWriter {
+    let store: SQLiteStore
+    let connection: SQLiteConnection
+    let changes: ChangeSet
+    let schema: Schema
+    private(set) var result = StoreSaveResult()
+
+    init(store: SQLiteStore, connection: SQLiteConnection, changes: ChangeSet, schema: Schema) {
+        self.store = store
+        self.connection = connection
+        self.changes = changes
+        self.schema = schema
+    }
+
+    /// Writes the change set: keys for new rows, inserts, updates of changed columns, join-table
+    /// rows, cleared references, batch deletes, deleted rows.
+    mutating func write() throws {
+        let store = self.store, connection = self.connection
+        let storeInserted = changes.inserted
+        let storeChanged = changes.changed
+        let upserts = try assignPrimaryKeys(storeInserted, store: store, connection: connection)
+        let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
+
+        for (layout, models) in storeInserted.map({ ($0.layout, $0.models) }) {
+            let stored = layout.storedSlots
+            let columns = stored.map { layout.properties[$0].name }
+            // Rows for new models: one INSERT, prepared once, run per model.
+            let insertText = store.render(.insert(table: layout.tableName, columns: [ModelLayout.primaryKeyColumn] + columns, orIgnore: false))
+            let insertValues = { (model: any PersistentModel, values: inout [SQLValue]) throws in
+                let data = model.persistentBackingData
+                values.append(.integer(data.pendingKey ?? 0))
+                for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
+            }
+            if upserts.isEmpty {
+                try store.executeEach(insertText, models, on: connection, bind: insertValues)
+            } else {
+                try store.executeEach(insertText, models.lazy.filter { !upserts.contains(ObjectIdentifier($0)) }, on: connection, bind: insertValues)
+            }
+        // New models that matched an existing row through a unique constraint update that row.
+            guard !upserts.isEmpty, !columns.isEmpty else { continue }
+            let updateText = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn))
+            try store.executeEach(updateText, models.lazy.filter { upserts.contains(ObjectIdentifier($0)) }, on: connection) { model, values in
+                let data = model.persistentBackingData
+                for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
+                values.append(.integer(data.pendingKey ?? 0))
+            }
+        }
+        // Changed columns of stored models: one statement per entity and set of changed columns,
+        // rendered and prepared once, run per model.
+        var shapes: [UpdateShape: Int] = [:]
+        var batches: [(layout: ModelLayout, slots: [Int], models: [BackingData])] = []
+        for group in storeChanged {
+            let layout = group.layout
+            var last = -1  // consecutive models mostly change the same properties
+            for model in group.models {
+                let data = model.persistentBackingData
+                guard data.primaryKey != nil else { continue }
+                if last >= 0, batches[last].slots.allSatisfy({ data.originals.contains($0) }),
+                   layout.storedSlots.lazy.filter({ data.originals.contains($0) }).count == batches[last].slots.count {
+                    batches[last].models.append(data)
+                    continue
+                }
+                let slots = layout.storedSlots.filter { data.originals.contains($0) }
+                guard !slots.isEmpty else { continue }
+                let shape = UpdateShape(layout: ObjectIdentifier(layout), slots: slots)
+                if let index = shapes[shape] {
+                    batches[index].models.append(data)
+                    last = index
+                } else {
+                    shapes[shape] = batches.count
+                    last = batches.count
+                    batches.append((layout, slots, [data]))
+                }
+            }
+        }
+        for batch in batches {
+            let text = store.render(.updateByKey(table: batch.layout.tableName, columns: batch.slots.map { batch.layout.properties[$0].name }, key: ModelLayout.primaryKeyColumn))
+            try store.executeEach(text, batch.models, on: connection, bind: { data, values in
+                for slot in batch.slots { values.append(try rowValues.value(data, slot: slot)) }
+                values.append(.integer(data.primaryKey ?? 0))
+            }, noRowChanged: { data in
+                // Another context or process deleted the row after this one read it.
+                throw SwiftDataError(.modelNotFound, "the \(data.layout.entityName) \(data.persistentModelID) was changed here, but its row was deleted by another context or process after it was fetched; nothing was saved. Roll back, or delete it here too.")
+            })
+        }
+        try checkReferencedRowsExist(storeInserted + storeChanged, store: store, connection: connection)
+        for group in storeInserted + storeChanged where group.layout.hasJoinTables {
+            try writeJoinTables(for: group.models, store: store, connection: connection)
+        }
+
+        // References cleared by nullify rules, for foreign keys held by surviving models.
+        for item in changes.nullifications where !changes.deletedIDs.contains(ObjectIdentifier(item.model)) {
+            guard case .foreignKey(let column)? = item.inverse.relationship?.storage,
+                  let primaryKey = item.model.persistentBackingData.primaryKey else { continue }
+            let layout = item.model.persistentBackingData.layout
+            try store.run(.update(
+                table: layout.tableName, assignments: [(column, .constant(.null))],
+                whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(primaryKey)))),
+                on: connection)
+        }
+
+        try writeBatchDeletes(store: store, connection: connection)
+
+        // Deleted rows, their join rows, and references to them from relationships without inverse.
+        for model in changes.deleted {
+            let data = model.persistentBackingData
+            guard let primaryKey = data.primaryKey else { continue }
+            let layout = data.layout
+            let key = SQLExpression.bind(.integer(primaryKey))
+            try store.run(.delete(table: layout.tableName, whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, key)), on: connection)
+            for slot in layout.relationshipSlots {
+                if case .joinTable(let table, let ownerColumn, _)? = layout.properties[slot].relationship?.storage {
+                    try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, key)), on: connection)
+                }
+            }
+            for incoming in schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
+                switch incoming.property.relationship?.storage {
+                case .joinTable(let table, _, let otherColumn)?:
+                    try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: otherColumn), .equal, key)), on: connection)
+                case .foreignKey(let column)?:
+                    if incoming.property.relationship?.isOptional == true {
+                        try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))],
+                                              whereClause: .binary(.column(table: incoming.source.tableName, name: column), .equal, key)), on: connection)
+                    }
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    /// Runs `delete(model:where:)` batches: clears references to the rows as their delete rules say,
+    /// then deletes the rows, each step one statement over the batch's key query.
+    private mutating func writeBatchDeletes(store: SQLiteStore, connection: SQLiteConnection) throws {
+        for batch in changes.batchDeletes {
+            let layout = batch.layout
+            var keys: [Int64] = []
+            try store.query(batch.keys, on: connection) { row in keys.append(row.int64(at: 0)) }
+            guard !keys.isEmpty else { continue }
+            let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), batch.keys) }
+            for slot in layout.relationshipSlots {
+                guard let relationship = layout.properties[slot].relationship else { continue }
+                switch relationship.storage {
+                case .joinTable(let table, let ownerColumn, _):
+                    try store.run(.delete(table: table, whereClause: doomed(ownerColumn)), on: connection)
+                case .inverseForeignKey(let table, let column) where relationship.deleteRule == .nullify:
+                    try store.run(.update(table: table, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
+                case .foreignKey where relationship.deleteRule == .nullify:
+                    // A one-to-one: the other side's own foreign key points back here.
+                    if let inverse = relationship.inverse, case .foreignKey(let column)? = inverse.relationship?.storage {
+                        try store.run(.update(table: relationship.destination.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
+                    }
+                default:
+                    break
+                }
+            }
+            for incoming in schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
+                switch incoming.property.relationship?.storage {
+                case .joinTable(let table, _, let otherColumn)?:
+                    try store.run(.delete(table: table, whereClause: doomed(otherColumn)), on: connection)
+                case .foreignKey(let column)? where incoming.property.relationship?.isOptional == true:
+                    try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
+                default:
+                    break
+                }
+            }
+            // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
+            let everyRow = batch.keys.whereClause == nil && batch.keys.joins.isEmpty && batch.keys.limit == nil && batch.keys.offset == nil
+            try store.run(.delete(table: layout.tableName, whereClause: everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)), on: connection)
+            result.batchDeletedKeys.append((layout, keys, store.identifier))
+        }
+    }
+
+    /// Refuses a save that would store a reference to a row that no longer exists: a model this
+    /// context read before another context or process deleted it, now related to a written model.
+    /// Checked inside the write transaction, so the rows cannot go away before the commit.
+    private func checkReferencedRowsExist(_ groups: [ModelGroup], store: SQLiteStore, connection: SQLiteConnection) throws {
+        var referenced: [ObjectIdentifier: (layout: ModelLayout, keys: Set<Int64>, example: String)] = [:]
+        for group in groups {
+            let layout = group.layout
+            for slot in layout.relationshipSlots {
+                let property = layout.properties[slot]
+                guard let relationship = property.relationship, let access = property.relationshipAccess else { continue }
+                let isToOne: Bool
+                switch relationship.storage {
+                case .foreignKey: isToOne = true
+                case .joinTable: isToOne = false
+                case .inverseForeignKey: continue  // written, and checked, on the other side
+                }
+                var last: ObjectIdentifier?
+                let note = { (related: any PersistentModel) in
+                    // Consecutive models mostly refer to the same one; models inserted in this save have no key yet.
+                    let id = ObjectIdentifier(related)
+                    guard id != last else { return }
+                    last = id
+                    let relatedData = related.persistentBackingData
+                    guard let key = relatedData.primaryKey, !changes.deletedIDs.contains(id) else { return }
+                    let destination = ObjectIdentifier(relatedData.layout)
+                    if referenced[destination] == nil {
+                        referenced[destination] = (relatedData.layout, [], "\(layout.entityName).\(property.name)")
+                    }
+                    referenced[destination]?.keys.insert(key)
+                }
+                for model in group.models {
+                    let data = model.persistentBackingData
+                    guard data.state == .inserted || data.originals.contains(slot), case .value(let value) = data.slots[slot] else { continue }
+                    if isToOne {
+                        if let related = access.first(value) { note(related) }
+                    } else {
+                        access.models(value).forEach(note)
+                    }
+                }
+            }
+        }
+        for (_, entry) in referenced {
+            let text = "SELECT 1 FROM \(store.dialect.quote(entry.layout.tableName)) WHERE \(store.dialect.quote(ModelLayout.primaryKeyColumn)) = ?1"
+            for key in entry.keys {
+                var found = false
+                try store.query(text, bindings: [.integer(key)], on: connection) { _ in found = true }
+                if !found {
+                    let id = PersistentIdentifier(entityName: entry.layout.entityName, storeIdentifier: store.identifier, key: .permanent(key))
+                    throw SwiftDataError(.modelNotFound, "\(entry.example) refers to \(entry.layout.entityName) \(id), whose row was deleted by another context or process after it was fetched here; nothing was saved. Fetch it again, or relate another model.")
+                }
+            }
+        }
+    }
+
+    /// Gives each inserted model a primary key. A model whose unique values match an existing row
+    /// (or a model inserted earlier in this save) takes that row's key and is returned as an upsert.
+    private mutating func assignPrimaryKeys(_ groups: [ModelGroup], store: SQLiteStore, connection: SQLiteConnection) throws -> Set<ObjectIdentifier> {
+        var upserts = Set<ObjectIdentifier>()
+        let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
+        let writeMax = "UPDATE \"\(SQLiteStore.primaryKeyTable)\" SET \"Z_MAX\" = ?1 WHERE \"Z_ENTITY\" = ?2"
+        for group in groups {
+            let layout = group.layout
+            let key = ObjectIdentifier(layout)
+            var maximum: Int64 = 0
+            let readMax = SQLSelect(
+                columns: [.column(table: "k", name: "Z_MAX")],
+                from: SQLTableReference(table: SQLiteStore.primaryKeyTable, alias: "k"),
+                whereClause: .binary(.column(table: "k", name: "Z_ENTITY"), .equal, .bind(.text(layout.entityName))))
+            try store.query(readMax, on: connection) { row in maximum = row.int64(at: 0) }
+            var seen: [[SQLValue]: Int64] = [:]
+            for model in group.models {
+                let data = model.persistentBackingData
+                var existing: Int64?
+                for constraint in layout.uniquenessConstraints {
+                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
+                    if values.contains(where: \.isNull) { continue }
+                    let lookup = [.integer(Int64(constraint.first ?? 0))] + values
+                    if let key = seen[lookup] {
+                        existing = key
+                    } else {
+                        var condition: SQLExpression?
+                        for (slot, value) in zip(constraint, values) {
+                            let test = SQLExpression.binary(.column(table: "t0", name: layout.properties[slot].name), .equal, .bind(value))
+                            condition = condition.map { .binary($0, .and, test) } ?? test
+                        }
+                        let select = SQLSelect(
+                            columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)],
+                            from: SQLTableReference(table: layout.tableName, alias: "t0"),
+                            whereClause: condition, limit: 1)
+                        try store.query(select, on: connection) { row in existing = row.int64(at: 0) }
+                    }
+                    if existing != nil { break }
+                }
+                let primaryKey: Int64
+                if let existing {
+                    primaryKey = existing
+                    upserts.insert(ObjectIdentifier(model))
+                } else {
+                    maximum += 1
+                    primaryKey = maximum
+                }
+                for constraint in layout.uniquenessConstraints {
+                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
+                    if values.contains(where: \.isNull) { continue }
+                    seen[[.integer(Int64(constraint.first ?? 0))] + values] = primaryKey
+                }
+                data.pendingKey = primaryKey
+            }
+            result.storeIdentifiers[key] = store.identifier
+            try store.execute(writeMax, bindings: [.integer(maximum), .text(layout.entityName)], on: connection)
+        }
+        return upserts
+    }
+
+    /// Adds and removes join-table rows for to-many relationships that are stored as pairs.
+    private func writeJoinTables(for models: [any PersistentModel], store: SQLiteStore, connection: SQLiteConnection) throws {
+        let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
+        for model in models {
+            let data = model.persistentBackingData
+            let isNew = data.state == .inserted
+            guard case .integer = rowValues.key(of: model) else { continue }
+            let ownerKey = rowValues.key(of: model)
+            for slot in data.layout.relationshipSlots {
+                let property = data.layout.properties[slot]
+                guard let relationship = property.relationship,
+                      case .joinTable(let table, let ownerColumn, let otherColumn) = relationship.storage,
+                      isNew || data.originals.contains(slot),
+                      case .value(let value) = data.slots[slot] else { continue }
+                let current = relationship.access.models(value)
+                var added = current
+                var removed: [any PersistentModel] = []
+                if !isNew {
+                    if case .value(let old)? = data.originals[slot] {
+                        let oldModels = relationship.access.models(old)
+                        let oldIDs = Set(oldModels.map { ObjectIdentifier($0) })
+                        let newIDs = Set(current.map { ObjectIdentifier($0) })
+                        added = current.filter { !oldIDs.contains(ObjectIdentifier($0)) }
+                        removed = oldModels.filter { !newIDs.contains(ObjectIdentifier($0)) }
+                    } else {
+                        // The old contents were never loaded: replace the owner's rows outright.
+                        try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey))), on: connection)
+                    }
+                }
+                if !added.isEmpty {
+                    let text = store.render(.insert(table: table, columns: [ownerColumn, otherColumn], orIgnore: true))
+                    for other in added {
+                        let otherKey = rowValues.key(of: other)
+                        if otherKey.isNull { continue }
+                        try store.execute(text, bindings: [ownerKey, otherKey], on: connection)
+                    }
+                }
+                for other in removed {
+                    let otherKey = rowValues.key(of: other)
+                    if otherKey.isNull { continue }
+                    try store.run(.delete(table: table, whereClause: .binary(
+                        .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey)), .and,
+                        .binary(.column(table: table, name: otherColumn), .equal, .bind(otherKey)))), on: connection)
+                }
+            }
+        }
+    }
+}
+
+/// An entity and the stored slots an update writes: models with the same shape share a statement.
+private struct UpdateShape: Hashable {
+    let layout: ObjectIdentifier
+    let slots: [Int]
+}
+
+/// The values a save writes for stored slots. Separate from ``SavePlan`` so the closures that
+/// bind a row capture only this, not a copy of the whole plan per row.
+struct StoredValues {
+    /// Models deleted in this save: references to them are written as NULL.
+    let deletedIDs: Set<ObjectIdentifier>
+
+    /// The value a stored slot writes: the encoded attribute, or the related row's key.
+    func value(_ data: BackingData, slot: Int) throws -> SQLValue {
+        let property = data.layout.properties[slot]
+        switch data.slots[slot] {
+        case .value(let value):
+            if let codec = property.codec {
+                do {
+                    return try codec.encode(value)
+                } catch {
+                    throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
+                }
+            }
+            guard let access = property.relationshipAccess, let related = access.first(value) else { return .null }
+            return key(of: related)
+        case .toOneKey(let key):
+            return .integer(key)
+        case .unloaded:
+            return .null
+        }
+    }
+
+    /// The primary key a reference to `model` stores; NULL for a model deleted in this save.
+    func key(of model: any PersistentModel) -> SQLValue {
+        if !deletedIDs.isEmpty && deletedIDs.contains(ObjectIdentifier(model)) { return .null }
+        let data = model.persistentBackingData
+        if let key = data.primaryKey ?? data.pendingKey {
+            return .integer(key)
+        }
+        Log.general.warning("a relationship refers to a \(data.layout.entityName) that is not inserted in this context; it is saved as nil")
+        return .null
+    }
+}
