@@ -217,7 +217,12 @@ struct SQLiteSaveWriter {
             }
         }
         for (_, entry) in referenced {
-            let text = "SELECT 1 FROM \(store.dialect.quote(entry.layout.tableName)) WHERE \(store.dialect.quote(ModelLayout.primaryKeyColumn)) = ?1"
+            // Rendered once per entity; each key is bound into the same statement.
+            let lookup = SQLSelect(
+                columns: [.constant(.integer(1))],
+                from: SQLTableReference(table: entry.layout.tableName, alias: "t0"),
+                whereClause: .binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(0))))
+            let text = store.render(.select(lookup))
             for key in entry.keys {
                 var found = false
                 try store.query(text, bindings: [.integer(key)], on: connection) { _ in found = true }

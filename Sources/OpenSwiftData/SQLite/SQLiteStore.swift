@@ -234,13 +234,7 @@ final class SQLiteStore: @unchecked Sendable {
     /// Renders and runs a query, calling `row` for each result row.
     func query(_ select: SQLSelect, on connection: SQLiteConnection, row: (any SQLRow) throws -> Void) throws {
         let rendered = SQLRenderer.render(.select(select), dialect: dialect)
-        let statement = try connection.prepare(rendered.text)
-        defer { statement.reset() }
-        try statement.bind(rendered.bindings)
-        record(rendered.text, rendered.bindings)
-        while try statement.step() {
-            try row(statement)
-        }
+        try query(rendered.text, bindings: rendered.bindings, on: connection, row: row)
     }
 
     /// Renders and runs a statement that returns no rows; returns the number of rows changed.
