@@ -70,7 +70,7 @@ enum PlaceholderValue {
 
     /// A detached model standing for a row that does not exist: ``PersistentModel/isDeleted`` is
     /// `true`, it has no context, and its attributes hold their types' empty values. `nil` when an
-    /// attribute's type has none (a struct or an enum with payloads, not optional).
+    /// attribute's type has none (its `init(from:)` refuses empty values).
     static func goneModel(_ layout: ModelLayout, identifier: PersistentIdentifier?) -> (any PersistentModel)? {
         guard layout.slotsWithoutPlaceholder.isEmpty else { return nil }
         let data = BackingData(layout: layout)

@@ -24,7 +24,8 @@ final class SQLiteConnection {
         var name = path
         if immutable {
             flags |= SQLITE_OPEN_URI
-            name = "file:" + SQLiteConnection.uriEscaped(path) + "?immutable=1"
+            // The path part of a `file:` URI: `%`, `?` and `#` (and more) percent-encoded.
+            name = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
         }
         var db: OpaquePointer?
         let status = sqlite3_open_v2(name, &db, flags, nil)
@@ -42,20 +43,6 @@ final class SQLiteConnection {
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
-    }
-
-    /// A path as the path part of an SQLite `file:` URI: `%`, `?` and `#` escaped.
-    private static func uriEscaped(_ path: String) -> String {
-        var result = ""
-        for character in path.unicodeScalars {
-            switch character {
-            case "%": result += "%25"
-            case "?": result += "%3F"
-            case "#": result += "%23"
-            default: result.unicodeScalars.append(character)
-            }
-        }
-        return result
     }
 
     deinit {
