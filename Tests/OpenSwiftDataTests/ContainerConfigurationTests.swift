@@ -24,7 +24,7 @@ import Testing
         let fresh = ModelContext(container)
         #expect(try fresh.fetch(FetchDescriptor<Trip>()).map(\.destination) == ["Chiang Mai"])
         #expect(try fresh.fetch(FetchDescriptor<Traveller>()).first?.home?.city == "Hanoi")
-        #expect(try container.store(for: Schema([Trip.self]).layouts[0]).configuration.name == "Trips")
+        #expect(try container.store(for: Schema([Trip.self]).layouts[0]).name == "Trips")
 
         // Each file holds only its own configuration's models.
         let onlyTrips = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: tripsURL))

@@ -18,7 +18,7 @@ public final class ModelContainer: Sendable {
     public let schema: Schema
     /// The configurations, one store each.
     public let configurations: [ModelConfiguration]
-    let stores: [SQLiteStore]
+    let stores: [any ModelStore]
     private let storeIndexByEntity: [String: Int]
     private let mainContextBox = MainContextBox()
 
@@ -82,7 +82,7 @@ public final class ModelContainer: Sendable {
                 throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName).\(layout.properties[slot].name) relates \(layout.entityName) (configuration '\(configurations[here].name)') to \(destination.entityName) (configuration '\(configurations[there].name)'); relationships cannot cross stores, so put both models in one configuration")
             }
         }
-        var stores: [SQLiteStore] = []
+        var stores: [any ModelStore] = []
         for (index, configuration) in configurations.enumerated() {
             let layouts = schema.layouts.filter { assignment[$0.entityName] == index }
             stores.append(try SQLiteStore(configuration: configuration, layouts: layouts, schemaVersion: schema.version))
@@ -106,23 +106,23 @@ public final class ModelContainer: Sendable {
 
     /// Deletes every model in every writable store of the container.
     public func deleteAllData() {
-        for store in stores where store.configuration.allowsSave {
+        for store in stores where store.allowsSave {
             do {
                 try store.deleteAllData()
             } catch {
-                Log.general.error("deleteAllData failed for \(store.configuration): \(error)")
+                Log.general.error("deleteAllData failed for '\(store.name)': \(error)")
             }
         }
     }
 
-    func store(for layout: ModelLayout) throws -> SQLiteStore {
+    func store(for layout: ModelLayout) throws -> any ModelStore {
         guard let index = storeIndexByEntity[layout.entityName] else {
             throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "\(layout.entityName) is not part of this container's schema; add it to ModelContainer(for:)")
         }
         return stores[index]
     }
 
-    func store(identifier: String) -> SQLiteStore? {
+    func store(identifier: String) -> (any ModelStore)? {
         stores.first { $0.identifier == identifier }
     }
 }

@@ -64,7 +64,7 @@ struct SavePlan {
     /// first appearance: later passes work per entity and never copy the model lists.
     private var inserted: [ModelGroup] = []
     private var changed: [ModelGroup] = []
-    private let batchDeletes: [ModelContext.BatchDelete]
+    private let batchDeletes: [BatchDelete]
     private var batchDeletedKeys: [(layout: ModelLayout, keys: [Int64], store: String)] = []
     /// The store each entity written was written to, for the identifiers of inserted models.
     /// (Their primary keys are kept in their backing data's `pendingKey` until the save ends;
@@ -179,11 +179,14 @@ struct SavePlan {
             storeOfLayout[ObjectIdentifier(layout)] = store
             if !stores.contains(where: { $0 === store }) { stores.append(store) }
         }
-        for store in stores where !store.configuration.allowsSave {
-            throw SwiftDataError(.readOnlyStore, "the store '\(store.configuration.name)' was opened with allowsSave: false; nothing was saved")
+        for store in stores where !store.allowsSave {
+            throw SwiftDataError(.readOnlyStore, "the store '\(store.name)' was opened with allowsSave: false; nothing was saved")
         }
         let changes = ChangeSet(inserted: inserted, changed: changed, deleted: deleted, deletedIDs: deletedIDs,
                                 nullifications: nullifications, batchDeletes: batchDeletes)
+        // Stores that save in one step (custom data stores) go after those that can still roll
+        // back, so a failure there leaves the others untouched.
+        stores = stores.filter(\.isTransactional) + stores.filter { !$0.isTransactional }
         var prepared: [any ModelStore] = []
         do {
             for store in stores {
@@ -196,6 +199,10 @@ struct SavePlan {
             }
         } catch {
             for store in prepared { store.rollbackSave() }
+            let savedEarly = prepared.filter { !$0.isTransactional }
+            guard savedEarly.isEmpty else {
+                throw PartialSave(committed: savedEarly.map { ObjectIdentifier($0) }, error: SwiftDataError(.storeIO, "the save was written to \(savedEarly.map { "'\($0.name)'" }.joined(separator: ", ")), which cannot take it back, but '\(stores[prepared.count].name)' failed (\(error)); that store's changes are still pending in the context"))
+            }
             voidPendingKeys()
             throw error
         }
@@ -204,13 +211,14 @@ struct SavePlan {
                 try store.commitSave()
             } catch {
                 for later in prepared[(position + 1)...] { later.rollbackSave() }
-                guard position > 0 else {
+                // Earlier stores, and those that saved in one step, committed and cannot be undone:
+                // they count as saved, the rest stays pending.
+                let committed = Array(prepared[..<position]) + prepared[(position + 1)...].filter { !$0.isTransactional }
+                guard !committed.isEmpty else {
                     voidPendingKeys()
                     throw error
                 }
-                // Earlier stores committed and cannot be undone: they count as saved, the rest stays pending.
-                let committed = Array(prepared[..<position])
-                throw PartialSave(committed: committed.map { ObjectIdentifier($0) }, error: SwiftDataError(.storeIO, "the save was committed to \(committed.map { "'\($0.configuration.name)'" }.joined(separator: ", ")) but committing '\(store.configuration.name)' failed (\(error)); that store's changes are still pending in the context"))
+                throw PartialSave(committed: committed.map { ObjectIdentifier($0) }, error: SwiftDataError(.storeIO, "the save was committed to \(committed.map { "'\($0.name)'" }.joined(separator: ", ")) but committing '\(store.name)' failed (\(error)); that store's changes are still pending in the context"))
             }
         }
     }

@@ -56,12 +56,6 @@ public final class ModelContext {
     /// Properties changed on models after ``reset()`` unregistered them, reported by the next save.
     var changesAfterReset: [String] = []
 
-    /// Rows to delete with one statement: the query selecting their keys.
-    struct BatchDelete {
-        let layout: ModelLayout
-        let keys: SQLSelect
-    }
-
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
         self.container = container

@@ -14,7 +14,7 @@ extension ModelContext {
             return try fetch(descriptor).map(\.persistentModelID)
         }
         let store = try container.store(for: layout)
-        return try primaryKeys(descriptor, layout: layout, store: store).map {
+        return try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout)).map {
             PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, key: .permanent($0))
         }
     }
@@ -36,7 +36,7 @@ extension ModelContext {
             throw SwiftDataError(.includePendingChangesWithBatchSize, "a batched fetch reads from the store, so it cannot include this context's unsaved \(layout.entityName) changes; save first, or set includePendingChanges to false")
         }
         let store = try container.store(for: layout)
-        let keys = try primaryKeys(descriptor, layout: layout, store: store)
+        let keys = try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout))
         return FetchResultsCollection(storage: FetchResultsStorage(count: keys.count, batchSize: batchSize) { [self] range in
             do {
                 return try models(T.self, keys: keys[range], layout: layout, store: store)
@@ -66,7 +66,7 @@ extension ModelContext {
     ) throws {
         let layout = try layout(for: T.self)
         let store = try container.store(for: layout)
-        let keys = try primaryKeys(descriptor, layout: layout, store: store)
+        let keys = try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout))
         for chunk in keys.chunked(batchSize) {
             try checkEnumeration(allowEscapingMutations, layout: layout)
             for model in try models(T.self, keys: chunk, layout: layout, store: store) {
@@ -90,17 +90,16 @@ extension ModelContext {
     /// Otherwise (`.cascade`, `.deny`) each matching model is loaded and deleted with its rules.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
         let layout = try layout(for: T.self)
-        guard layout.canDeleteInStore else {
+        let store = try container.store(for: layout)
+        guard layout.canDeleteInStore && store.deletesByPredicate else {
             for match in try fetch(FetchDescriptor<T>(predicate: predicate)) {
                 deleteModel(match)
             }
             return
         }
-        // Translate now, so an unsupported predicate throws here rather than at save time.
-        var builder = QueryBuilder(root: layout)
-        let keys = try builder.select(FetchDescriptor<T>(predicate: predicate), columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
-        var keysOnly = keys
-        keysOnly.orderBy = []
+        // Checked now, so an unsupported predicate throws here rather than at save time.
+        let descriptor = FetchDescriptor<T>(predicate: predicate)
+        try store.checkBatchDelete(descriptor, layout: layout)
         // Models this context holds that match are deleted in memory too.
         for candidate in registeredModels(of: layout) + insertedSet.all.filter({ $0.persistentBackingData.layout === layout }) {
             guard let typed = candidate as? T else { continue }
@@ -108,7 +107,7 @@ extension ModelContext {
                 deleteModel(typed)
             }
         }
-        pendingBatchDeletes.append(BatchDelete(layout: layout, keys: keysOnly))
+        pendingBatchDeletes.append(BatchDelete(layout: layout, descriptor: descriptor))
         if autosaveEnabled { scheduleAutosave() }
     }
 
@@ -124,31 +123,12 @@ extension ModelContext {
         !pendingModels(of: layout).isEmpty || pendingBatchDeletes.contains { $0.layout === layout }
     }
 
-    /// The primary keys of the rows a descriptor selects, in its order.
-    func primaryKeys<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout, store: SQLiteStore) throws -> [Int64] {
-        var builder = QueryBuilder(root: layout)
-        let select = try builder.select(descriptor, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
-        var keys: [Int64] = []
-        try store.read { connection in
-            try store.query(select, on: connection) { row in keys.append(row.int64(at: 0)) }
-        }
-        return keys
-    }
-
     /// The models with the given keys, in the keys' order.
-    func models<T: PersistentModel>(_ type: T.Type, keys: ArraySlice<Int64>, layout: ModelLayout, store: SQLiteStore) throws -> [T] {
+    func models<T: PersistentModel>(_ type: T.Type, keys: ArraySlice<Int64>, layout: ModelLayout, store: any ModelStore) throws -> [T] {
         var byKey: [Int64: T] = [:]
         byKey.reserveCapacity(keys.count)
-        let select = SQLSelect(
-            columns: SQLiteStore.rowColumns(layout, alias: "t0"),
-            from: SQLTableReference(table: layout.tableName, alias: "t0"),
-            whereClause: .in(.column(table: "t0", name: ModelLayout.primaryKeyColumn), keys.map { .bind(.integer($0)) }))
-        try store.read { connection in
-            try store.query(select, on: connection) { row in
-                if let model = try store.materialize(layout, row: row, in: self) as? T {
-                    byKey[model.persistentBackingData.primaryKey ?? 0] = model
-                }
-            }
+        for case let model as T in try store.loadModels(layout, keys: Array(keys), in: self) {
+            byKey[model.persistentBackingData.primaryKey ?? 0] = model
         }
         return keys.compactMap { byKey[$0] ?? hollowModel(T.self, layout: layout, primaryKey: $0, store: store) }
     }
@@ -156,7 +136,7 @@ extension ModelContext {
     /// The model for a row that disappeared between reading the keys and loading the batch: the
     /// registered one, or a detached deleted model with empty values (as `model(for:)` gives), or
     /// — for a type that has no empty values — one with nothing loaded.
-    private func hollowModel<T: PersistentModel>(_ type: T.Type, layout: ModelLayout, primaryKey: Int64, store: SQLiteStore) -> T? {
+    private func hollowModel<T: PersistentModel>(_ type: T.Type, layout: ModelLayout, primaryKey: Int64, store: any ModelStore) -> T? {
         if let registered = registered(layout: layout, primaryKey: primaryKey) as? T { return registered }
         let identifier = PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, key: .permanent(primaryKey))
         if let gone = PlaceholderValue.goneModel(layout, identifier: identifier) as? T { return gone }

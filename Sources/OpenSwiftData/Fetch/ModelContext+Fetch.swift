@@ -13,30 +13,14 @@ extension ModelContext {
         let layout = try layout(for: T.self)
         let store = try container.store(for: layout)
         let pending = descriptor.includePendingChanges ? pendingModels(of: layout) : []
-        let slots = try partialSlots(descriptor.propertiesToFetch, layout: layout)
-        var builder = QueryBuilder(root: layout)
-        var select = try builder.select(descriptor, columns: SQLiteStore.rowColumns(layout, alias: "t0", slots: slots))
-        if !pending.isEmpty {
-            // Paging is applied after merging the unsaved changes.
-            select.limit = nil
-            select.offset = nil
-        }
+        var request = StoreFetch(descriptor: descriptor, layout: layout, slots: try partialSlots(descriptor.propertiesToFetch, layout: layout))
         if descriptor.includePendingChanges {
-            // Rows a pending delete(model:where:) will remove are already gone for this context.
-            for batch in pendingBatchDeletes where batch.layout === layout {
-                let excluded = SQLExpression.not(.inSelect(.column(table: "t0", name: ModelLayout.primaryKeyColumn), batch.keys))
-                select.whereClause = select.whereClause.map { .binary($0, .and, excluded) } ?? excluded
-            }
+            // Paging is applied after merging the unsaved changes, and rows a pending
+            // delete(model:where:) will remove are already gone for this context.
+            request.ignoresPaging = !pending.isEmpty
+            request.excluded = pendingBatchDeletes.filter { $0.layout === layout }
         }
-        // Collected as class references and cast once at the end: appending to a `[T]` in this
-        // unspecialised generic function would look up `Array<T>`'s metadata for every row.
-        var loaded: [AnyObject] = []
-        let registry = entityRegistry(layout)
-        try store.read { connection in
-            try store.query(select, on: connection) { row in
-                loaded.append(try store.materialize(layout, row: row, slots: slots, in: self, registry: registry))
-            }
-        }
+        let loaded = try store.fetch(request, in: self)
         // Every model of this layout is a `T`, a class (`PersistentModel` is class-bound), and an
         // array of class references has one representation whatever its element class, so the
         // array is reinterpreted rather than copied (Apple platforms' `as!` array casts do the same).
@@ -73,24 +57,7 @@ extension ModelContext {
         if descriptor.includePendingChanges && hasPendingChanges(of: layout) {
             return try fetch(descriptor).count
         }
-        let store = try container.store(for: layout)
-        var builder = QueryBuilder(root: layout)
-        var select = try builder.select(descriptor)
-        select.orderBy = []
-        var count = 0
-        if select.limit != nil || select.offset != nil {
-            // A page: count the rows it returns.
-            select.columns = [.column(table: "t0", name: ModelLayout.primaryKeyColumn)]
-            try store.read { connection in
-                try store.query(select, on: connection) { _ in count += 1 }
-            }
-        } else {
-            select.columns = [.function("count", [.constant(.integer(1))])]
-            try store.read { connection in
-                try store.query(select, on: connection) { row in count = Int(row.int64(at: 0)) }
-            }
-        }
-        return count
+        return try container.store(for: layout).fetchCount(StoreFetch(descriptor: descriptor, layout: layout))
     }
 
     /// Unsaved inserted, changed and deleted models of an entity.

@@ -17,32 +17,17 @@ extension ModelContext {
         }
     }
 
-    /// Rows are fetched by key in chunks well under SQLite's limit on bound values.
-    private static let prefetchChunk = 5_000
-
     private func prefetchToOne(_ property: PropertyLayout, _ relationship: RelationshipLayout, of models: [any PersistentModel]) throws {
-        var keys: [Int64] = []
+        var keys = Set<Int64>()
         for model in models {
             if case .toOneKey(let key) = model.persistentBackingData.slots[property.index],
                registered(layout: relationship.destination, primaryKey: key) == nil {
-                keys.append(key)
+                keys.insert(key)
             }
         }
         let destination = relationship.destination
-        let store = try container.store(for: destination)
         // Held until the references are resolved: the registry alone keeps models only weakly.
-        var loaded: [any PersistentModel] = []
-        for chunk in Set(keys).sorted().chunked(Self.prefetchChunk) {
-            let select = SQLSelect(
-                columns: SQLiteStore.rowColumns(destination, alias: "t0"),
-                from: SQLTableReference(table: destination.tableName, alias: "t0"),
-                whereClause: .in(.column(table: "t0", name: ModelLayout.primaryKeyColumn), chunk.map { .bind(.integer($0)) }))
-            try store.read { connection in
-                try store.query(select, on: connection) { row in
-                    loaded.append(try store.materialize(destination, row: row, in: self))
-                }
-            }
-        }
+        let loaded = try container.store(for: destination).loadModels(destination, keys: keys.sorted(), in: self)
         // Resolve the references now, from the registry.
         for model in models {
             let data = model.persistentBackingData
@@ -61,48 +46,7 @@ extension ModelContext {
         }
         guard !owners.isEmpty else { return }
         let destination = relationship.destination
-        let store = try container.store(for: destination)
-        var grouped: [Int64: [any PersistentModel]] = [:]
-        for chunk in owners.keys.sorted().chunked(Self.prefetchChunk) {
-            let keys = chunk.map { SQLExpression.bind(.integer($0)) }
-            var select = SQLSelect(
-                columns: SQLiteStore.rowColumns(destination, alias: "t0"),
-                from: SQLTableReference(table: destination.tableName, alias: "t0"))
-            // Ordered by owner, then primary key (the order a to-many loads in): rows arrive one
-            // owner at a time, and with the owner column's index SQLite needs no sort.
-            let owner: SQLExpression
-            switch relationship.storage {
-            case .inverseForeignKey(_, let column):
-                owner = .column(table: "t0", name: column)
-            case .joinTable(let table, let ownerColumn, let otherColumn):
-                owner = .column(table: "j", name: ownerColumn)
-                select.joins = [SQLJoin(kind: .inner, table: SQLTableReference(table: table, alias: "j"),
-                                        on: .binary(.column(table: "j", name: otherColumn), .equal, .column(table: "t0", name: ModelLayout.primaryKeyColumn)))]
-            case .foreignKey:
-                return
-            }
-            select.columns.append(owner)
-            select.whereClause = .in(owner, keys)
-            select.orderBy = [SQLOrdering(expression: owner, ascending: true),
-                              SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true)]
-            let ownerColumn = Int32(select.columns.count - 1)
-            let registry = entityRegistry(destination)
-            var currentOwner: Int64?
-            var current: [any PersistentModel] = []
-            try store.read { connection in
-                try store.query(select, on: connection) { row in
-                    let model = try store.materialize(destination, row: row, in: self, registry: registry)
-                    let key = row.int64(at: ownerColumn)
-                    if key != currentOwner {
-                        if let currentOwner { grouped[currentOwner] = current }
-                        currentOwner = key
-                        current = []
-                    }
-                    current.append(model)
-                }
-            }
-            if let currentOwner { grouped[currentOwner] = current }
-        }
+        let grouped = try container.store(for: destination).loadRelated(relationship, ownerKeys: owners.keys.sorted(), in: self)
         for (key, data) in owners {
             guard case .unloaded = data.slots[property.index],
                   let value = relationship.access.makeValue(grouped[key] ?? []) else { continue }

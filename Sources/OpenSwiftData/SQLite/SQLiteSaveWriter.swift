@@ -138,10 +138,11 @@ struct SQLiteSaveWriter {
     private mutating func writeBatchDeletes(store: SQLiteStore, connection: SQLiteConnection) throws {
         for batch in changes.batchDeletes {
             let layout = batch.layout
+            let keysSelect = try store.keysSelect(batch)
             var keys: [Int64] = []
-            try store.query(batch.keys, on: connection) { row in keys.append(row.int64(at: 0)) }
+            try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }
             guard !keys.isEmpty else { continue }
-            let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), batch.keys) }
+            let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), keysSelect) }
             for slot in layout.relationshipSlots {
                 guard let relationship = layout.properties[slot].relationship else { continue }
                 switch relationship.storage {
@@ -169,7 +170,7 @@ struct SQLiteSaveWriter {
                 }
             }
             // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
-            let everyRow = batch.keys.whereClause == nil && batch.keys.joins.isEmpty && batch.keys.limit == nil && batch.keys.offset == nil
+            let everyRow = keysSelect.whereClause == nil && keysSelect.joins.isEmpty && keysSelect.limit == nil && keysSelect.offset == nil
             try store.run(.delete(table: layout.tableName, whereClause: everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)), on: connection)
             result.batchDeletedKeys.append((layout, keys, store.identifier))
         }

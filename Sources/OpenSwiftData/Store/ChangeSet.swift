@@ -14,7 +14,7 @@ struct ChangeSet {
     /// References to deleted models cleared on surviving models (`.nullify`).
     var nullifications: [Nullification]
     /// Deletes by predicate (`delete(model:where:)`).
-    var batchDeletes: [ModelContext.BatchDelete]
+    var batchDeletes: [BatchDelete]
 
     /// A surviving model's relationship `inverse` no longer holds `owner`, which is deleted.
     struct Nullification {

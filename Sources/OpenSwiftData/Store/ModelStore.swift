@@ -1,11 +1,26 @@
 import Foundation
 
-/// A store behind the context: it writes a ``ChangeSet`` as one transaction, in two steps so that
-/// a save across several stores is all or nothing as far as the engines allow — every store
-/// prepares (writes, uncommitted), then all commit.
+/// A store behind the context. The context speaks in models, descriptors and change sets; each
+/// store decides how to read and write them (the SQLite store in SQL, a custom `DataStore` through
+/// snapshots).
+///
+/// Saving is two steps, so that a save across several stores is all or nothing as far as the
+/// engines allow: every store prepares (writes, uncommitted), then all commit.
 protocol ModelStore: AnyObject, Sendable {
     var identifier: String { get }
-    var configuration: ModelConfiguration { get }
+    /// The configuration's name, for messages.
+    var name: String { get }
+    /// Whether contexts may save to this store.
+    var allowsSave: Bool { get }
+    /// Whether `prepareSave` leaves a transaction open that `rollbackSave` undoes. Stores that
+    /// cannot (a custom `DataStore` saves in one call) prepare after the others.
+    var isTransactional: Bool { get }
+    /// Whether the store runs ``BatchDelete``s itself; otherwise the context loads the matching
+    /// models and deletes them one by one.
+    var deletesByPredicate: Bool { get }
+
+    // MARK: Saving
+
     /// Writes `changes` (this store's part of a save) in a transaction left open; on failure the
     /// transaction is rolled back and the error thrown. New models get their keys in their backing
     /// data's `pendingKey`.
@@ -17,6 +32,22 @@ protocol ModelStore: AnyObject, Sendable {
     /// Deletes every model of every entity the store holds, in one transaction.
     func deleteAllData() throws
 
+    // MARK: Fetching
+
+    /// The models a fetch selects, in its order, made and registered in `context` (class
+    /// references, all of `T`).
+    func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject]
+    /// The number of models a fetch selects.
+    func fetchCount<T>(_ request: StoreFetch<T>) throws -> Int
+    /// The primary keys of the models a fetch selects, in its order.
+    func fetchKeys<T>(_ request: StoreFetch<T>) throws -> [Int64]
+    /// Throws now what a ``BatchDelete`` with this descriptor would throw at save time.
+    func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws
+
+    // MARK: Loading
+
+    /// The models of `layout` stored under `keys` that exist, in any order, registered in `context`.
+    func loadModels(_ layout: ModelLayout, keys: [Int64], in context: ModelContext) throws -> [any PersistentModel]
     /// The model of `layout` stored under `primaryKey`, made and registered in `context`; `nil`
     /// if there is no such row.
     func loadModel(_ layout: ModelLayout, primaryKey: Int64, in context: ModelContext) throws -> (any PersistentModel)?
@@ -25,4 +56,17 @@ protocol ModelStore: AnyObject, Sendable {
     /// The models a to-many relationship of the row `ownerKey` holds, in primary-key order,
     /// registered in `context`.
     func loadRelated(_ relationship: RelationshipLayout, ownerKey: Int64, in context: ModelContext) throws -> [any PersistentModel]
+    /// The models a to-many relationship holds for each of `ownerKeys`, in primary-key order
+    /// (owners holding none are absent), registered in `context`.
+    func loadRelated(_ relationship: RelationshipLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]]
+}
+
+extension ModelStore {
+    func loadModel(_ layout: ModelLayout, primaryKey: Int64, in context: ModelContext) throws -> (any PersistentModel)? {
+        try loadModels(layout, keys: [primaryKey], in: context).first
+    }
+
+    func loadRelated(_ relationship: RelationshipLayout, ownerKey: Int64, in context: ModelContext) throws -> [any PersistentModel] {
+        try loadRelated(relationship, ownerKeys: [ownerKey], in: context)[ownerKey] ?? []
+    }
 }

@@ -1,0 +1,151 @@
+import Foundation
+
+/// Fetches in SQL: a descriptor becomes one `SELECT` (``QueryBuilder``), and rows become models
+/// straight from the statement (``materialize(_:row:offset:slots:in:registry:)``).
+extension SQLiteStore {
+    var name: String { configuration.name }
+    var allowsSave: Bool { configuration.allowsSave }
+    var isTransactional: Bool { true }
+    var deletesByPredicate: Bool { true }
+
+    /// The `SELECT` for a fetch, reading `columns` (by default whole rows of the slots asked for).
+    private func select<T>(_ request: StoreFetch<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
+        var builder = QueryBuilder(root: request.layout)
+        var select = try builder.select(request.descriptor, columns: columns ?? SQLiteStore.rowColumns(request.layout, alias: "t0", slots: request.slots))
+        if request.ignoresPaging {
+            select.limit = nil
+            select.offset = nil
+        }
+        for batch in request.excluded where batch.layout === request.layout {
+            let excluded = SQLExpression.not(.inSelect(.column(table: "t0", name: ModelLayout.primaryKeyColumn), try keysSelect(batch)))
+            select.whereClause = select.whereClause.map { .binary($0, .and, excluded) } ?? excluded
+        }
+        return select
+    }
+
+    func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject] {
+        let select = try select(request)
+        let layout = request.layout, slots = request.slots
+        // Collected as class references: appending to a `[T]` in this unspecialised generic
+        // function would look up `Array<T>`'s metadata for every row.
+        var loaded: [AnyObject] = []
+        let registry = context.entityRegistry(layout)
+        try read { connection in
+            try query(select, on: connection) { row in
+                loaded.append(try materialize(layout, row: row, slots: slots, in: context, registry: registry))
+            }
+        }
+        return loaded
+    }
+
+    func fetchCount<T>(_ request: StoreFetch<T>) throws -> Int {
+        var select = try select(request, columns: [])
+        select.orderBy = []
+        var count = 0
+        if select.limit != nil || select.offset != nil {
+            // A page: count the rows it returns.
+            select.columns = [.column(table: "t0", name: ModelLayout.primaryKeyColumn)]
+            try read { connection in
+                try query(select, on: connection) { _ in count += 1 }
+            }
+        } else {
+            select.columns = [.function("count", [.constant(.integer(1))])]
+            try read { connection in
+                try query(select, on: connection) { row in count = Int(row.int64(at: 0)) }
+            }
+        }
+        return count
+    }
+
+    func fetchKeys<T>(_ request: StoreFetch<T>) throws -> [Int64] {
+        let select = try select(request, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
+        var keys: [Int64] = []
+        try read { connection in
+            try query(select, on: connection) { row in keys.append(row.int64(at: 0)) }
+        }
+        return keys
+    }
+
+    func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws {
+        _ = try keysSelect(BatchDelete(layout: layout, descriptor: descriptor))
+    }
+
+    /// The query selecting the keys of the rows a batch delete removes.
+    func keysSelect(_ batch: BatchDelete) throws -> SQLSelect {
+        try keysSelect(batch.descriptor, layout: batch.layout)
+    }
+
+    private func keysSelect<D: TypedFetchDescriptor>(_ descriptor: D, layout: ModelLayout) throws -> SQLSelect {
+        var builder = QueryBuilder(root: layout)
+        var select = try builder.select(descriptor.typed, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
+        select.orderBy = []
+        return select
+    }
+
+    /// Keys are bound in chunks well under SQLite's limit on bound values.
+    private static let keyChunk = 5_000
+
+    func loadModels(_ layout: ModelLayout, keys: [Int64], in context: ModelContext) throws -> [any PersistentModel] {
+        var loaded: [any PersistentModel] = []
+        loaded.reserveCapacity(keys.count)
+        let registry = context.entityRegistry(layout)
+        for chunk in keys.chunked(Self.keyChunk) {
+            let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
+            let select = SQLSelect(
+                columns: SQLiteStore.rowColumns(layout, alias: "t0"),
+                from: SQLTableReference(table: layout.tableName, alias: "t0"),
+                whereClause: chunk.count == 1 ? .binary(key, .equal, .bind(.integer(chunk[chunk.startIndex]))) : .in(key, chunk.map { .bind(.integer($0)) }))
+            try read { connection in
+                try query(select, on: connection) { row in
+                    loaded.append(try materialize(layout, row: row, in: context, registry: registry))
+                }
+            }
+        }
+        return loaded
+    }
+
+    func loadRelated(_ relationship: RelationshipLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]] {
+        let destination = relationship.destination
+        let registry = context.entityRegistry(destination)
+        var grouped: [Int64: [any PersistentModel]] = [:]
+        for chunk in ownerKeys.chunked(Self.keyChunk) {
+            var select = SQLSelect(
+                columns: SQLiteStore.rowColumns(destination, alias: "t0"),
+                from: SQLTableReference(table: destination.tableName, alias: "t0"))
+            // Ordered by owner, then primary key (the order a to-many loads in): rows arrive one
+            // owner at a time, and with the owner column's index SQLite needs no sort.
+            let owner: SQLExpression
+            switch relationship.storage {
+            case .inverseForeignKey(_, let column):
+                owner = .column(table: "t0", name: column)
+            case .joinTable(let table, let ownerColumn, let otherColumn):
+                owner = .column(table: "j", name: ownerColumn)
+                select.joins = [SQLJoin(kind: .inner, table: SQLTableReference(table: table, alias: "j"),
+                                        on: .binary(.column(table: "j", name: otherColumn), .equal, .column(table: "t0", name: ModelLayout.primaryKeyColumn)))]
+            case .foreignKey:
+                return [:]
+            }
+            select.columns.append(owner)
+            select.whereClause = chunk.count == 1 ? .binary(owner, .equal, .bind(.integer(chunk[chunk.startIndex]))) : .in(owner, chunk.map { .bind(.integer($0)) })
+            select.orderBy = [SQLOrdering(expression: owner, ascending: true),
+                              SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true)]
+            let ownerColumn = Int32(select.columns.count - 1)
+            var currentOwner: Int64?
+            var current: [any PersistentModel] = []
+            try read { connection in
+                try query(select, on: connection) { row in
+                    let model = try materialize(destination, row: row, in: context, registry: registry)
+                    let key = row.int64(at: ownerColumn)
+                    if key != currentOwner {
+                        if let currentOwner { grouped[currentOwner] = current }
+                        currentOwner = key
+                        current = []
+                    }
+                    current.append(model)
+                }
+            }
+            if let currentOwner { grouped[currentOwner] = current }
+        }
+        return grouped
+    }
+}
