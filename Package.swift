@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "expenses", targets: ["expenses"]),
         .executable(name: "school", targets: ["school"]),
         .executable(name: "sampletrips", targets: ["sampletrips"]),
+        .executable(name: "jsonstore", targets: ["jsonstore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
@@ -57,6 +58,22 @@ let package = Package(
             dependencies: ["OpenSwiftData"],
             path: "Examples/SampleTrips"
         ),
+        // A custom DataStore and a store decorator, written against the public API only.
+        .target(
+            name: "JSONStore",
+            dependencies: ["OpenSwiftData", .product(name: "Logging", package: "swift-log")],
+            path: "Examples/JSONStore/Library"
+        ),
+        .executableTarget(
+            name: "jsonstore",
+            dependencies: [
+                "JSONStore",
+                "OpenSwiftData",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/JSONStore/App"
+        ),
         // Test support: a model shared with a second process, and that process.
         .target(
             name: "TestModels",
@@ -70,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "TestModels", "openswiftdata-test-writer"]
+            dependencies: ["OpenSwiftData", "TestModels", "openswiftdata-test-writer", "JSONStore"]
         ),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

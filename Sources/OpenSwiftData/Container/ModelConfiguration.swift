@@ -13,12 +13,18 @@ import Foundation
 /// Without a URL, the store is `<name>.store` in the application's data folder: on Linux
 /// `$XDG_DATA_HOME/<executable name>/` (by default `~/.local/share/<executable name>/`), elsewhere
 /// the user's Application Support folder.
-public struct ModelConfiguration: Hashable, Identifiable, Sendable, CustomStringConvertible {
+///
+/// A `ModelConfiguration` is a ``DataStoreConfiguration`` whose store is the SQLite store
+/// (``DefaultStore``); custom stores' configurations can be mixed with it in one container.
+public struct ModelConfiguration: DataStoreConfiguration, Identifiable, Sendable, CustomStringConvertible {
+    /// The SQLite store.
+    public typealias Store = DefaultStore
+
     /// The configuration's name; also the default file name.
     public let name: String
     /// The models stored with this configuration, or `nil` for every model of the container not
     /// claimed by another configuration.
-    public let schema: Schema?
+    public var schema: Schema?
     /// The store file (`/dev/null` for in-memory stores).
     public let url: URL
     /// Whether data is kept in memory only and lost when the container goes away.

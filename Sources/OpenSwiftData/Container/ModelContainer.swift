@@ -16,27 +16,33 @@ import Foundation
 public final class ModelContainer: Sendable {
     /// The models the container manages.
     public let schema: Schema
-    /// The configurations, one store each.
+    /// The configurations of the SQLite store (``ModelConfiguration``s), one store each.
     public let configurations: [ModelConfiguration]
     let stores: [any ModelStore]
     private let storeIndexByEntity: [String: Int]
     private let mainContextBox = MainContextBox()
 
     /// Creates a container for the given models (and those they relate to).
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+    /// ```
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: any DataStoreConfiguration...) throws {
         try self.init(for: Schema(forTypes), configurations: configurations)
     }
 
     /// Creates a container for a schema with the given configurations.
-    public convenience init(for givenSchema: Schema, configurations: ModelConfiguration...) throws {
+    public convenience init(for givenSchema: Schema, configurations: any DataStoreConfiguration...) throws {
         try self.init(for: givenSchema, configurations: configurations)
     }
 
     /// Creates a container for a schema with the given configurations (the default on-disk
-    /// configuration when the list is empty).
-    public init(for givenSchema: Schema, configurations: [ModelConfiguration]) throws {
+    /// configuration when the list is empty): ``ModelConfiguration``s open the SQLite store, any
+    /// other ``DataStoreConfiguration`` opens its own ``DataStoreConfiguration/Store``.
+    public init(for givenSchema: Schema, configurations: [any DataStoreConfiguration]) throws {
         try givenSchema.validate()
-        let configurations = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        let configurations: [any DataStoreConfiguration] = configurations.isEmpty ? [ModelConfiguration()] : configurations
+        for configuration in configurations { try configuration.validate() }
         // Models named only in a configuration's schema still belong to the container.
         var allTypes = givenSchema.layouts.map(\.modelType)
         for configuration in configurations {
@@ -51,9 +57,9 @@ public final class ModelContainer: Sendable {
         var seenNames = Set<String>()
         var seenFiles = Set<String>()
         for configuration in configurations {
-            if !seenNames.insert(configuration.name).inserted ||
-                (!configuration.isStoredInMemoryOnly && !seenFiles.insert(configuration.url.standardizedFileURL.path).inserted) {
-                throw SwiftDataError(.duplicateConfiguration, "two configurations are named '\(configuration.name)' or use the file \(configuration.url.path)")
+            let file = (configuration as? ModelConfiguration).flatMap { $0.isStoredInMemoryOnly ? nil : $0.url.standardizedFileURL.path }
+            if !seenNames.insert(configuration.name).inserted || !(file.map { seenFiles.insert($0).inserted } ?? true) {
+                throw SwiftDataError(.duplicateConfiguration, "two configurations are named '\(configuration.name)'\(file.map { " or use the file \($0)" } ?? "")")
             }
         }
 
@@ -85,11 +91,24 @@ public final class ModelContainer: Sendable {
         var stores: [any ModelStore] = []
         for (index, configuration) in configurations.enumerated() {
             let layouts = schema.layouts.filter { assignment[$0.entityName] == index }
-            stores.append(try SQLiteStore(configuration: configuration, layouts: layouts, schemaVersion: schema.version))
+            if let sqlite = configuration as? ModelConfiguration {
+                stores.append(try SQLiteStore(configuration: sqlite, layouts: layouts, schemaVersion: schema.version))
+            } else {
+                stores.append(try Self.openStore(configuration, layouts: layouts, version: schema.version))
+            }
         }
-        self.configurations = configurations
+        self.configurations = configurations.compactMap { $0 as? ModelConfiguration }
         self.stores = stores
         self.storeIndexByEntity = assignment
+    }
+
+    /// Opens a custom store, telling it its models through its configuration's schema.
+    private static func openStore<C: DataStoreConfiguration>(_ configuration: C, layouts: [ModelLayout], version: Schema.Version) throws -> any ModelStore {
+        var configuration = configuration
+        if configuration.schema == nil {
+            configuration.schema = Schema(layouts.map(\.modelType), version: version)
+        }
+        return try DataStoreBridge<C.Store>(configuration, layouts: layouts, allowsSave: true)
     }
 
     /// The context bound to the main actor, with autosave enabled.

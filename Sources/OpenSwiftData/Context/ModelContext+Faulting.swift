@@ -31,6 +31,6 @@ extension ModelContext {
     /// Loads the models of a to-many relationship from the store, in primary-key order.
     func loadRelatedModels(of data: BackingData, property: PropertyLayout) throws -> [any PersistentModel] {
         guard let relationship = property.relationship, let ownerKey = data.primaryKey else { return [] }
-        return try container.store(for: relationship.destination).loadRelated(relationship, ownerKey: ownerKey, in: self)
+        return try container.store(for: relationship.destination).loadRelated(property, of: data.layout, ownerKeys: [ownerKey], in: self)[ownerKey] ?? []
     }
 }

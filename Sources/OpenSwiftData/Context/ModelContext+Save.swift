@@ -183,7 +183,7 @@ struct SavePlan {
             throw SwiftDataError(.readOnlyStore, "the store '\(store.name)' was opened with allowsSave: false; nothing was saved")
         }
         let changes = ChangeSet(inserted: inserted, changed: changed, deleted: deleted, deletedIDs: deletedIDs,
-                                nullifications: nullifications, batchDeletes: batchDeletes)
+                                nullifications: nullifications, batchDeletes: batchDeletes, editingState: context.editingState)
         // Stores that save in one step (custom data stores) go after those that can still roll
         // back, so a failure there leaves the others untouched.
         stores = stores.filter(\.isTransactional) + stores.filter { !$0.isTransactional }
@@ -312,7 +312,7 @@ struct SavePlan {
             let entityName = batch.layout.entityName
             summary.deleted.reserveCapacity(summary.deleted.count + batch.keys.count)
             for key in batch.keys {
-                summary.deleted.append(PersistentIdentifier(entityName: entityName, storeIdentifier: batch.store, key: .permanent(key)))
+                summary.deleted.append(PersistentIdentifier(entityName: entityName, storeIdentifier: batch.store, storedKey: key))
             }
             // Most batch deletes remove rows no model of this context stands for: skip the lookups.
             guard context.registeredCount(of: batch.layout) > 0 else { continue }

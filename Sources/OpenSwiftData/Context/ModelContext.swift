@@ -30,6 +30,10 @@ public final class ModelContext {
     var autosaveScheduled = false
     /// A name recorded with the context's saves (for history and notifications).
     public var author: String?
+    /// Which context a custom ``DataStore``'s requests come from: the same for the context's
+    /// life, with its current ``author``.
+    public var editingState: EditingState { EditingState(id: editingID, author: author) }
+    private lazy var editingID = UUID()
     /// Whether a save is running (autosave and nested saves wait for it).
     var isSaving = false
 

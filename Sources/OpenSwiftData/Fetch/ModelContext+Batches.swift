@@ -14,8 +14,8 @@ extension ModelContext {
             return try fetch(descriptor).map(\.persistentModelID)
         }
         let store = try container.store(for: layout)
-        return try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout)).map {
-            PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, key: .permanent($0))
+        return try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout), in: self).map {
+            PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, storedKey: $0)
         }
     }
 
@@ -36,7 +36,7 @@ extension ModelContext {
             throw SwiftDataError(.includePendingChangesWithBatchSize, "a batched fetch reads from the store, so it cannot include this context's unsaved \(layout.entityName) changes; save first, or set includePendingChanges to false")
         }
         let store = try container.store(for: layout)
-        let keys = try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout))
+        let keys = try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout), in: self)
         return FetchResultsCollection(storage: FetchResultsStorage(count: keys.count, batchSize: batchSize) { [self] range in
             do {
                 return try models(T.self, keys: keys[range], layout: layout, store: store)
@@ -66,7 +66,7 @@ extension ModelContext {
     ) throws {
         let layout = try layout(for: T.self)
         let store = try container.store(for: layout)
-        let keys = try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout))
+        let keys = try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout), in: self)
         for chunk in keys.chunked(batchSize) {
             try checkEnumeration(allowEscapingMutations, layout: layout)
             for model in try models(T.self, keys: chunk, layout: layout, store: store) {
@@ -138,7 +138,7 @@ extension ModelContext {
     /// — for a type that has no empty values — one with nothing loaded.
     private func hollowModel<T: PersistentModel>(_ type: T.Type, layout: ModelLayout, primaryKey: Int64, store: any ModelStore) -> T? {
         if let registered = registered(layout: layout, primaryKey: primaryKey) as? T { return registered }
-        let identifier = PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, key: .permanent(primaryKey))
+        let identifier = PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, storedKey: primaryKey)
         if let gone = PlaceholderValue.goneModel(layout, identifier: identifier) as? T { return gone }
         let data = BackingData(layout: layout)
         data.primaryKey = primaryKey

@@ -57,7 +57,7 @@ extension ModelContext {
         if descriptor.includePendingChanges && hasPendingChanges(of: layout) {
             return try fetch(descriptor).count
         }
-        return try container.store(for: layout).fetchCount(StoreFetch(descriptor: descriptor, layout: layout))
+        return try container.store(for: layout).fetchCount(StoreFetch(descriptor: descriptor, layout: layout), in: self)
     }
 
     /// Unsaved inserted, changed and deleted models of an entity.

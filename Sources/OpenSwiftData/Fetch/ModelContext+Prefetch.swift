@@ -10,7 +10,7 @@ extension ModelContext {
                 throw SwiftDataError(.unsupportedKeyPath, "relationshipKeyPathsForPrefetching names \(keyPath), which is not a relationship of \(layout.entityName)")
             }
             if relationship.isToMany {
-                try prefetchToMany(property, relationship, of: models)
+                try prefetchToMany(property, relationship, of: models, layout: layout)
             } else {
                 try prefetchToOne(property, relationship, of: models)
             }
@@ -38,7 +38,7 @@ extension ModelContext {
         withExtendedLifetime(loaded) {}
     }
 
-    private func prefetchToMany(_ property: PropertyLayout, _ relationship: RelationshipLayout, of models: [any PersistentModel]) throws {
+    private func prefetchToMany(_ property: PropertyLayout, _ relationship: RelationshipLayout, of models: [any PersistentModel], layout: ModelLayout) throws {
         var owners: [Int64: BackingData] = [:]
         for model in models {
             let data = model.persistentBackingData
@@ -46,7 +46,7 @@ extension ModelContext {
         }
         guard !owners.isEmpty else { return }
         let destination = relationship.destination
-        let grouped = try container.store(for: destination).loadRelated(relationship, ownerKeys: owners.keys.sorted(), in: self)
+        let grouped = try container.store(for: destination).loadRelated(property, of: layout, ownerKeys: owners.keys.sorted(), in: self)
         for (key, data) in owners {
             guard case .unloaded = data.slots[property.index],
                   let value = relationship.access.makeValue(grouped[key] ?? []) else { continue }

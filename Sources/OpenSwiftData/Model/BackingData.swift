@@ -88,7 +88,7 @@ public final class BackingData {
 
     var persistentModelID: PersistentIdentifier {
         if let primaryKey {
-            return PersistentIdentifier(entityName: layout.entityName, storeIdentifier: storeIdentifier, key: .permanent(primaryKey))
+            return PersistentIdentifier(entityName: layout.entityName, storeIdentifier: storeIdentifier, storedKey: primaryKey)
         }
         if temporaryKey == nil { temporaryKey = PersistentIdentifier.makeTemporaryKey() }
         return PersistentIdentifier(entityName: layout.entityName, storeIdentifier: nil, key: temporaryKey ?? .temporary(0))

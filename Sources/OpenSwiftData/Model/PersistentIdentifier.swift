@@ -1,6 +1,6 @@
 import Foundation
 
-/// The identity of a model: the store it lives in, its entity, and its row.
+/// The identity of a model: the store it lives in, its entity, and its primary key in that store.
 ///
 /// A model inserted but not yet saved has a *temporary* identifier; saving replaces it with a
 /// permanent one. Permanent identifiers can be encoded, sent to another context or actor, and
@@ -12,6 +12,9 @@ import Foundation
 /// let same = try JSONDecoder().decode(PersistentIdentifier.self, from: data)
 /// let trip2 = otherContext.model(for: same) as? Trip
 /// ```
+///
+/// The SQLite store's primary keys are integers. A custom ``DataStore`` chooses its own (a `UUID`,
+/// a `String`, …) and makes identifiers with ``identifier(for:entityName:primaryKey:)``.
 public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     /// The name of the model's entity (its class name).
     public let entityName: String
@@ -21,7 +24,10 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
 
     enum Key: Hashable, Comparable, Codable, Sendable {
         case temporary(UInt64)
+        /// A non-negative integer key: the SQLite store's, or a custom store's integer key.
         case permanent(Int64)
+        /// Any other key a custom store chose.
+        case custom(CustomPrimaryKey)
     }
 
     init(entityName: String, storeIdentifier: String?, key: Key) {
@@ -30,16 +36,99 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
         self.key = key
     }
 
+    /// The identifier of the model stored under `storedKey`, the key the context's identity map
+    /// uses: a store's own integer key, or (negative) the stand-in for a custom store's key.
+    init(entityName: String, storeIdentifier: String?, storedKey: Int64) {
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+        if storedKey < 0, let custom = CustomKeyTable.shared.customKey(for: storedKey) {
+            self.key = .custom(custom)
+        } else {
+            self.key = .permanent(storedKey)
+        }
+    }
+
+    /// Makes the permanent identifier of a model in a custom store, from the store's own key.
+    ///
+    /// ```swift
+    /// let id = try PersistentIdentifier.identifier(for: store.identifier, entityName: "Trip", primaryKey: UUID())
+    /// ```
+    ///
+    /// Two identifiers made from equal keys (of the same type, store and entity) are equal, also
+    /// after one went through `Codable`: keys compare by their type and their `description`, so
+    /// the description must tell keys apart (as it does for `UUID`, `String` and integers).
+    public static func identifier<T>(for storeIdentifier: String, entityName: String, primaryKey: T) throws -> PersistentIdentifier
+    where T: Comparable & CustomStringConvertible & Codable & Hashable & Sendable {
+        if let integer = primaryKey as? Int64, integer >= 0 {
+            return PersistentIdentifier(entityName: entityName, storeIdentifier: storeIdentifier, key: .permanent(integer))
+        }
+        if let integer = primaryKey as? Int, integer >= 0 {
+            return PersistentIdentifier(entityName: entityName, storeIdentifier: storeIdentifier, key: .permanent(Int64(integer)))
+        }
+        return PersistentIdentifier(entityName: entityName, storeIdentifier: storeIdentifier, key: .custom(CustomPrimaryKey(primaryKey)))
+    }
+
     /// Whether the identifier is temporary: the model has not been saved yet.
     public var isTemporary: Bool {
         if case .temporary = key { return true }
         return false
     }
 
-    /// The row's primary key, for permanent identifiers.
+    /// The key the context's identity map and the stores use for the model, for permanent
+    /// identifiers: the integer key itself, or the stand-in for a custom store's key.
     var primaryKey: Int64? {
-        if case .permanent(let value) = key { return value }
-        return nil
+        switch key {
+        case .permanent(let value): return value
+        case .custom(let custom): return CustomKeyTable.shared.storedKey(for: custom, entityName: entityName, storeIdentifier: storeIdentifier ?? "")
+        case .temporary: return nil
+        }
+    }
+
+    /// The custom store's own key, when it is of type `T`.
+    func primaryKey<T: LosslessStringConvertible>(as type: T.Type) -> T? {
+        switch key {
+        case .permanent(let value): return value as? T ?? T(String(value))
+        case .custom(let custom): return custom.value as? T ?? T(custom.description)
+        case .temporary: return nil
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case entityName, storeIdentifier, primaryKey, primaryKeyType, temporaryKey
+        /// The form written before custom primary keys existed.
+        case key
+    }
+
+    /// Decodes an identifier, also in the form earlier versions wrote.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entityName = try container.decode(String.self, forKey: .entityName)
+        storeIdentifier = try container.decodeIfPresent(String.self, forKey: .storeIdentifier)
+        if let old = try container.decodeIfPresent(Key.self, forKey: .key) {
+            key = old
+        } else if let temporary = try container.decodeIfPresent(UInt64.self, forKey: .temporaryKey) {
+            key = .temporary(temporary)
+        } else if let type = try container.decodeIfPresent(String.self, forKey: .primaryKeyType) {
+            key = .custom(CustomPrimaryKey(typeName: type, description: try container.decode(String.self, forKey: .primaryKey)))
+        } else {
+            key = .permanent(try container.decode(Int64.self, forKey: .primaryKey))
+        }
+    }
+
+    /// Encodes the entity, the store and the primary key (with its type, for a custom store's key).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entityName, forKey: .entityName)
+        try container.encodeIfPresent(storeIdentifier, forKey: .storeIdentifier)
+        switch key {
+        case .temporary(let value):
+            try container.encode(value, forKey: .temporaryKey)
+        case .permanent(let value):
+            try container.encode(value, forKey: .primaryKey)
+        case .custom(let custom):
+            try container.encode(custom.description, forKey: .primaryKey)
+            try container.encode(custom.typeName, forKey: .primaryKeyType)
+        }
     }
 
     /// Orders values for sorting.
@@ -56,6 +145,8 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
             return "\(entityName)/t\(value)"
         case .permanent(let value):
             return "\(storeIdentifier ?? "?")/\(entityName)/p\(value)"
+        case .custom(let value):
+            return "\(storeIdentifier ?? "?")/\(entityName)/\(value.description)"
         }
     }
 

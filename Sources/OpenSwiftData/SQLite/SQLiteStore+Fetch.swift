@@ -38,7 +38,7 @@ extension SQLiteStore {
         return loaded
     }
 
-    func fetchCount<T>(_ request: StoreFetch<T>) throws -> Int {
+    func fetchCount<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> Int {
         var select = try select(request, columns: [])
         select.orderBy = []
         var count = 0
@@ -57,7 +57,7 @@ extension SQLiteStore {
         return count
     }
 
-    func fetchKeys<T>(_ request: StoreFetch<T>) throws -> [Int64] {
+    func fetchKeys<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [Int64] {
         let select = try select(request, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
         var keys: [Int64] = []
         try read { connection in
@@ -104,7 +104,8 @@ extension SQLiteStore {
         return loaded
     }
 
-    func loadRelated(_ relationship: RelationshipLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]] {
+    func loadRelated(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]] {
+        guard let relationship = property.relationship else { return [:] }
         let destination = relationship.destination
         let registry = context.entityRegistry(destination)
         var grouped: [Int64: [any PersistentModel]] = [:]

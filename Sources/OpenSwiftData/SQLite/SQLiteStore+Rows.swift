@@ -10,14 +10,6 @@ extension SQLiteStore {
             + (slots ?? layout.storedSlots).map { .column(table: alias, name: layout.properties[$0].name) }
     }
 
-    /// How a row's values go into a model's slots.
-    enum FillMode {
-        /// A registered model: slots with unsaved edits and loaded relationships keep their values.
-        case unchanged
-        /// Fulfilling a fault: only slots not loaded yet.
-        case unloaded
-    }
-
     /// The model for a row read with ``rowColumns(_:alias:slots:)`` starting at `offset`: the
     /// registered instance (its unchanged properties refreshed from the row) or a new one, with the
     /// slots not read left to load on first access. Fetches pass the entity's registry, looked up
@@ -36,23 +28,9 @@ extension SQLiteStore {
             return existing
         }
         // The values are read before the model is made, then put in place in one assignment;
-        // everything not read from the row is "not loaded" (to-many relationships load on first
-        // access). While the model is made, property defaults do not write the slots.
+        // to-many relationships load on first access.
         let values = try readSlots(layout, from: row, offset: offset, slots: slots)
-        let data = BackingData(layout: layout)
-        data.isMaterializing = true
-        BackingDataHandOff.offer(data)
-        let model = layout.modelType.init(backingData: data)
-        BackingDataHandOff.withdraw()
-        data.isMaterializing = false
-        data.slots = values
-        data.needsInverseFixup = false
-        data.primaryKey = primaryKey
-        data.storeIdentifier = identifier
-        data.context = context
-        data.state = .managed
-        registry.insert(model, primaryKey: primaryKey, data: data)
-        return model
+        return StoredModel.make(layout, slots: values, primaryKey: primaryKey, storeIdentifier: identifier, in: context, registry: registry)
     }
 
     /// A new model's slots: `slots` (by default every stored slot) read from the row, the others
@@ -146,13 +124,7 @@ extension SQLiteStore {
         var column = offset + 1
         for slot in slots {
             defer { column += 1 }
-            switch mode {
-            case .unchanged:
-                if data.originals.contains(slot) { continue }
-                if layout.properties[slot].relationship != nil, case .value = data.slots[slot] { continue }
-            case .unloaded:
-                guard case .unloaded = data.slots[slot] else { continue }
-            }
+            guard mode.takes(slot, of: data) else { continue }
             data.slots[slot] = try read(layout.columnReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
         }
     }

@@ -27,6 +27,15 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
     /// Problems found while building (unsupported types, ambiguous inverses); thrown when a container opens.
     let problems: [String]
 
+    /// The entity name of a model type: its class name.
+    ///
+    /// ```swift
+    /// Schema.entityName(for: Trip.self)   // "Trip"
+    /// ```
+    public static func entityName(for type: any PersistentModel.Type) -> String {
+        ModelLayout.of(type).entityName
+    }
+
     /// Creates a schema for the given models and every model reachable through their relationships.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
         var layouts: [ModelLayout] = []

@@ -15,6 +15,8 @@ struct ChangeSet {
     var nullifications: [Nullification]
     /// Deletes by predicate (`delete(model:where:)`).
     var batchDeletes: [BatchDelete]
+    /// The saving context.
+    var editingState: EditingState
 
     /// A surviving model's relationship `inverse` no longer holds `owner`, which is deleted.
     struct Nullification {
@@ -31,7 +33,8 @@ struct ChangeSet {
             deleted: deleted.filter { belongs($0.persistentBackingData.layout) },
             deletedIDs: deletedIDs,
             nullifications: nullifications.filter { belongs($0.model.persistentBackingData.layout) },
-            batchDeletes: batchDeletes.filter { belongs($0.layout) })
+            batchDeletes: batchDeletes.filter { belongs($0.layout) },
+            editingState: editingState)
     }
 }
 

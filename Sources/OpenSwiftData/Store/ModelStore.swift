@@ -37,10 +37,10 @@ protocol ModelStore: AnyObject, Sendable {
     /// The models a fetch selects, in its order, made and registered in `context` (class
     /// references, all of `T`).
     func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject]
-    /// The number of models a fetch selects.
-    func fetchCount<T>(_ request: StoreFetch<T>) throws -> Int
+    /// The number of models a fetch selects (`context`: for stores that filter models in memory).
+    func fetchCount<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> Int
     /// The primary keys of the models a fetch selects, in its order.
-    func fetchKeys<T>(_ request: StoreFetch<T>) throws -> [Int64]
+    func fetchKeys<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [Int64]
     /// Throws now what a ``BatchDelete`` with this descriptor would throw at save time.
     func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws
 
@@ -53,12 +53,9 @@ protocol ModelStore: AnyObject, Sendable {
     func loadModel(_ layout: ModelLayout, primaryKey: Int64, in context: ModelContext) throws -> (any PersistentModel)?
     /// Fills the slots of `data` that are not loaded yet from its row; `false` if the row is gone.
     func loadValues(of data: BackingData, primaryKey: Int64) throws -> Bool
-    /// The models a to-many relationship of the row `ownerKey` holds, in primary-key order,
-    /// registered in `context`.
-    func loadRelated(_ relationship: RelationshipLayout, ownerKey: Int64, in context: ModelContext) throws -> [any PersistentModel]
-    /// The models a to-many relationship holds for each of `ownerKeys`, in primary-key order
-    /// (owners holding none are absent), registered in `context`.
-    func loadRelated(_ relationship: RelationshipLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]]
+    /// The models the to-many relationship `property` of `owner`'s models holds for each of
+    /// `ownerKeys` (owners holding none are absent), registered in `context`.
+    func loadRelated(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]]
 }
 
 extension ModelStore {
@@ -66,7 +63,4 @@ extension ModelStore {
         try loadModels(layout, keys: [primaryKey], in: context).first
     }
 
-    func loadRelated(_ relationship: RelationshipLayout, ownerKey: Int64, in context: ModelContext) throws -> [any PersistentModel] {
-        try loadRelated(relationship, ownerKeys: [ownerKey], in: context)[ownerKey] ?? []
-    }
 }

@@ -1,0 +1,28 @@
+import Foundation
+
+/// Making the model object for a stored model, shared by every store's read path.
+enum StoredModel {
+    /// A new model of `layout` holding `slots` (everything not read is "not loaded"), registered
+    /// in `context` under `primaryKey`. While the model's initialiser runs, property defaults do
+    /// not write the slots, and the backing data prepared here is handed over instead of a new one.
+    @inline(__always)
+    static func make(
+        _ layout: ModelLayout, slots: ContiguousArray<BackingData.Slot>, primaryKey: Int64, storeIdentifier: String,
+        in context: ModelContext, registry: EntityRegistry
+    ) -> any PersistentModel {
+        let data = BackingData(layout: layout)
+        data.isMaterializing = true
+        BackingDataHandOff.offer(data)
+        let model = layout.modelType.init(backingData: data)
+        BackingDataHandOff.withdraw()
+        data.isMaterializing = false
+        data.slots = slots
+        data.needsInverseFixup = false
+        data.primaryKey = primaryKey
+        data.storeIdentifier = storeIdentifier
+        data.context = context
+        data.state = .managed
+        registry.insert(model, primaryKey: primaryKey, data: data)
+        return model
+    }
+}

@@ -1,0 +1,324 @@
+import Foundation
+
+/// A custom ``DataStore`` behind the context: change sets become snapshot save requests, fetches
+/// become snapshot fetch requests, and snapshots become models.
+///
+/// Snapshots the store returned are kept (by identifier) to fulfil faults and relationships
+/// without asking again; every fetch and save refreshes them.
+final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
+    // `@unchecked Sendable`: the store is used under `lock`, and the snapshot cache only through `Locked`.
+    let store: S
+    let identifier: String
+    let name: String
+    let allowsSave: Bool
+    let layouts: [ModelLayout]
+    var isTransactional: Bool { false }
+    var deletesByPredicate: Bool { false }
+    private let lock = NSRecursiveLock()
+    private let cache = Locked<[PersistentIdentifier: DefaultSnapshot]>([:])
+    /// Inserted models' identifiers given by the save in progress, for its result.
+    private var pendingRemap: [ObjectIdentifier: PersistentIdentifier] = [:]
+
+    init(_ configuration: S.Configuration, layouts: [ModelLayout], allowsSave: Bool) throws {
+        self.store = try S(configuration, migrationPlan: nil)
+        self.identifier = store.identifier
+        self.name = configuration.name
+        self.layouts = layouts
+        self.allowsSave = allowsSave
+    }
+
+    private func locked<R>(_ body: () throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: Snapshots in the store's type
+
+    private func toStore(_ snapshot: DefaultSnapshot) throws -> S.Snapshot {
+        if let same = snapshot as? S.Snapshot { return same }
+        return try JSONDecoder().decode(S.Snapshot.self, from: JSONEncoder().encode(snapshot))
+    }
+
+    private func fromStore(_ snapshot: S.Snapshot) throws -> DefaultSnapshot {
+        if let same = snapshot as? DefaultSnapshot { return same }
+        return try JSONDecoder().decode(DefaultSnapshot.self, from: JSONEncoder().encode(snapshot))
+    }
+
+    private func remember(_ snapshots: some Sequence<DefaultSnapshot>) {
+        cache.withLock { cache in
+            for snapshot in snapshots { cache[snapshot.persistentIdentifier] = snapshot }
+        }
+    }
+
+    // MARK: Saving
+
+    func prepareSave(_ changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
+        try locked {
+            let maker = SnapshotMaker(storeIdentifier: identifier, deletedIDs: changes.deletedIDs)
+            var written = Set<ObjectIdentifier>()
+            var inserted: [DefaultSnapshot] = []
+            var insertedModels: [any PersistentModel] = []
+            var upserted: [(model: any PersistentModel, snapshot: DefaultSnapshot)] = []
+            for group in changes.inserted {
+                for model in group.models where written.insert(ObjectIdentifier(model)).inserted {
+                    let snapshot = try maker.snapshot(of: model)
+                    if let existing = try storedMatch(for: model, snapshot: snapshot, editingState: changes.editingState) {
+                        // A unique constraint matched a stored model: the new model updates it.
+                        upserted.append((model, snapshot.copy(persistentIdentifier: existing)))
+                    } else {
+                        inserted.append(snapshot)
+                        insertedModels.append(model)
+                    }
+                }
+            }
+            // Models whose relationships changed because others did are written too, so every
+            // snapshot's references stay consistent on both sides.
+            var updatedModels: [any PersistentModel] = []
+            let note = { (model: any PersistentModel) in
+                let data = model.persistentBackingData
+                guard data.primaryKey != nil, !changes.deletedIDs.contains(ObjectIdentifier(model)),
+                      written.insert(ObjectIdentifier(model)).inserted else { return }
+                updatedModels.append(model)
+            }
+            for group in changes.changed { group.models.forEach(note) }
+            for nullification in changes.nullifications { note(nullification.model) }
+            for model in changes.deleted {
+                let data = model.persistentBackingData
+                for slot in data.layout.relationshipSlots where data.layout.properties[slot].relationship?.inverse != nil {
+                    data.relatedModels(slot).forEach(note)
+                }
+            }
+            let updated = try updatedModels.map { try maker.snapshot(of: $0) } + upserted.map(\.snapshot)
+            let deleted = try changes.deleted.filter { $0.persistentBackingData.primaryKey != nil }.map { try maker.snapshot(of: $0) }
+            let request = DataStoreSaveChangesRequest(
+                editingState: changes.editingState,
+                inserted: try inserted.map(toStore), updated: try updated.map(toStore), deleted: try deleted.map(toStore))
+            let result = try store.save(request)
+
+            var saveResult = StoreSaveResult()
+            var remapped = result.remappedIdentifiers
+            for (model, snapshot) in upserted { remapped[model.persistentModelID] = snapshot.persistentIdentifier }
+            for model in insertedModels + upserted.map(\.model) {
+                let data = model.persistentBackingData
+                guard let permanent = remapped[model.persistentModelID], let key = permanent.primaryKey else {
+                    throw SwiftDataError(.storeIO, "the store '\(name)' saved, but gave no permanent identifier for a new \(data.layout.entityName) (\(model.persistentModelID)); its DataStoreSaveChangesResult must map every inserted snapshot's identifier")
+                }
+                data.pendingKey = key
+                saveResult.storeIdentifiers[ObjectIdentifier(data.layout)] = permanent.storeIdentifier ?? identifier
+            }
+            cache.withLock { cache in
+                for snapshot in deleted { cache[snapshot.persistentIdentifier] = nil }
+                for snapshot in inserted {
+                    if let permanent = remapped[snapshot.persistentIdentifier] {
+                        cache[permanent] = snapshot.copy(persistentIdentifier: permanent, remappedIdentifiers: remapped)
+                    }
+                }
+                for snapshot in updated {
+                    cache[snapshot.persistentIdentifier] = snapshot.copy(persistentIdentifier: snapshot.persistentIdentifier, remappedIdentifiers: remapped)
+                }
+            }
+            remember(try result.snapshotsToReregister.values.map(fromStore))
+            return saveResult
+        }
+    }
+
+    /// The stored model a new model's unique values match, if any (the store's own snapshots,
+    /// compared as stored).
+    private func storedMatch(for model: any PersistentModel, snapshot: DefaultSnapshot, editingState: EditingState) throws -> PersistentIdentifier? {
+        let layout = model.persistentBackingData.layout
+        guard !layout.uniquenessConstraints.isEmpty else { return nil }
+        let stored = try allSnapshots(of: layout, editingState: editingState)
+        for constraint in layout.uniquenessConstraints {
+            let names = constraint.map { layout.properties[$0].name }
+            let values = names.map { snapshot.values[$0] ?? .null }
+            if values.contains(.null) { continue }
+            if let match = stored.first(where: { other in names.map { other.values[$0] ?? .null } == values }) {
+                return match.persistentIdentifier
+            }
+        }
+        return nil
+    }
+
+    func commitSave() throws {}
+
+    func rollbackSave() {}
+
+    func deleteAllData() throws {
+        try locked { try store.erase() }
+        cache.withLock { $0.removeAll() }
+    }
+
+    // MARK: Fetching
+
+    /// The snapshots a descriptor selects, asking the store without the parts it prefers the
+    /// context to do; which parts those were.
+    private func snapshots<T>(_ descriptor: FetchDescriptor<T>, editingState: EditingState) throws -> (snapshots: [DefaultSnapshot], filter: Bool, sort: Bool) {
+        var asked = descriptor
+        var filter = false, sort = false
+        while true {
+            do {
+                let result = try locked { try store.fetch(DataStoreFetchRequest(descriptor: asked, editingState: editingState)) }
+                let fetched = try result.fetchedSnapshots.map(fromStore)
+                remember(try result.relatedSnapshots.values.map(fromStore))
+                remember(fetched)
+                return (fetched, filter, sort)
+            } catch DataStoreError.preferInMemoryFilter where !filter {
+                filter = true
+                asked.predicate = nil
+            } catch DataStoreError.preferInMemorySort where !sort {
+                sort = true
+                asked.sortBy = []
+            }
+            // Paging can only follow filtering and sorting.
+            asked.fetchLimit = nil
+            asked.fetchOffset = nil
+        }
+    }
+
+    func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject] {
+        let descriptor = request.descriptor
+        let (found, filter, sort) = try snapshots(descriptor, editingState: context.editingState)
+        let registry = context.entityRegistry(request.layout)
+        var models: [T] = []
+        for snapshot in found {
+            if let model = try materialize(snapshot, layout: request.layout, in: context, registry: registry) as? T {
+                models.append(model)
+            }
+        }
+        if filter, let predicate = descriptor.predicate {
+            models = try models.filter { try predicate.evaluate($0) }
+        }
+        if sort {
+            models.sort(using: descriptor.sortBy)
+        }
+        if (filter || sort) && !request.ignoresPaging {
+            let offset = min(descriptor.fetchOffset ?? 0, models.count)
+            models = Array(models[offset...].prefix(descriptor.fetchLimit ?? Int.max))
+        }
+        return models
+    }
+
+    func fetchCount<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> Int {
+        do {
+            return try locked { try store.fetchCount(DataStoreFetchRequest(descriptor: request.descriptor, editingState: context.editingState)) }
+        } catch DataStoreError.preferInMemoryFilter {
+            return try fetch(request, in: context).count
+        } catch DataStoreError.preferInMemorySort {
+            return try fetch(request, in: context).count
+        }
+    }
+
+    func fetchKeys<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [Int64] {
+        do {
+            let identifiers = try locked { try store.fetchIdentifiers(DataStoreFetchRequest(descriptor: request.descriptor, editingState: context.editingState)) }
+            return identifiers.compactMap(\.primaryKey)
+        } catch DataStoreError.preferInMemoryFilter {
+            return try fetch(request, in: context).compactMap { ($0 as? any PersistentModel)?.persistentBackingData.primaryKey }
+        } catch DataStoreError.preferInMemorySort {
+            return try fetch(request, in: context).compactMap { ($0 as? any PersistentModel)?.persistentBackingData.primaryKey }
+        }
+    }
+
+    func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws {}
+
+    // MARK: Loading
+
+    /// Every stored snapshot of an entity.
+    private func allSnapshots(of layout: ModelLayout, editingState: EditingState) throws -> [DefaultSnapshot] {
+        try allSnapshots(layout.modelType, editingState: editingState)
+    }
+
+    private func allSnapshots<T: PersistentModel>(_ type: T.Type, editingState: EditingState) throws -> [DefaultSnapshot] {
+        try snapshots(FetchDescriptor<T>(), editingState: editingState).snapshots
+    }
+
+    /// The snapshots for `identifiers` that exist: kept ones, then the store's cached ones, then
+    /// every model of the entity.
+    private func snapshots(for identifiers: [PersistentIdentifier], layout: ModelLayout, editingState: EditingState) throws -> [DefaultSnapshot] {
+        var found: [DefaultSnapshot] = []
+        var missing: [PersistentIdentifier] = []
+        cache.withLock { cache in
+            for id in identifiers {
+                if let snapshot = cache[id] { found.append(snapshot) } else { missing.append(id) }
+            }
+        }
+        guard !missing.isEmpty else { return found }
+        let cached = try locked { try store.cachedSnapshots(for: missing, editingState: editingState) }
+        if !cached.isEmpty {
+            let converted = try cached.values.map(fromStore)
+            remember(converted)
+            found += converted.filter { missing.contains($0.persistentIdentifier) }
+            missing.removeAll { cached[$0] != nil }
+        }
+        guard !missing.isEmpty else { return found }
+        let all = try allSnapshots(of: layout, editingState: editingState)
+        let wanted = Set(missing)
+        return found + all.filter { wanted.contains($0.persistentIdentifier) }
+    }
+
+    private func identifier(_ layout: ModelLayout, key: Int64) -> PersistentIdentifier {
+        PersistentIdentifier(entityName: layout.entityName, storeIdentifier: identifier, storedKey: key)
+    }
+
+    func loadModels(_ layout: ModelLayout, keys: [Int64], in context: ModelContext) throws -> [any PersistentModel] {
+        let registry = context.entityRegistry(layout)
+        return try snapshots(for: keys.map { identifier(layout, key: $0) }, layout: layout, editingState: context.editingState).map {
+            try materialize($0, layout: layout, in: context, registry: registry)
+        }
+    }
+
+    func loadValues(of data: BackingData, primaryKey: Int64) throws -> Bool {
+        let editingState = data.context?.editingState ?? EditingState()
+        guard let snapshot = try snapshots(for: [identifier(data.layout, key: primaryKey)], layout: data.layout, editingState: editingState).first else {
+            return false
+        }
+        try fill(data, from: snapshot, mode: .unloaded)
+        return true
+    }
+
+    func loadRelated(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]] {
+        guard let destination = property.relationship?.destination else { return [:] }
+        let owners = try snapshots(for: ownerKeys.map { identifier(owner, key: $0) }, layout: owner, editingState: context.editingState)
+        var related: [Int64: [any PersistentModel]] = [:]
+        for snapshot in owners {
+            guard let ownerKey = snapshot.persistentIdentifier.primaryKey,
+                  case .models(let ids)? = snapshot.values[property.name] else { continue }
+            let keys = ids.compactMap(\.primaryKey)
+            // In the snapshot's order; related models that no longer exist are left out.
+            var byKey: [Int64: any PersistentModel] = [:]
+            for model in try loadModels(destination, keys: keys, in: context) {
+                if let key = model.persistentBackingData.primaryKey { byKey[key] = model }
+            }
+            related[ownerKey] = keys.compactMap { byKey[$0] }
+        }
+        return related
+    }
+
+    // MARK: Snapshots into models
+
+    /// The registered model for a snapshot, its unchanged values refreshed, or a new one.
+    private func materialize(_ snapshot: DefaultSnapshot, layout: ModelLayout, in context: ModelContext, registry: EntityRegistry) throws -> any PersistentModel {
+        guard let key = snapshot.persistentIdentifier.primaryKey else {
+            throw SwiftDataError(.storeIO, "the store '\(name)' returned a \(layout.entityName) snapshot with a temporary identifier (\(snapshot.persistentIdentifier))")
+        }
+        if let existing = registry.model(key) {
+            let data = existing.persistentBackingData
+            if data.state == .managed || data.state == .deleted {
+                try fill(data, from: snapshot, mode: .unchanged)
+            }
+            return existing
+        }
+        var slots = layout.unloadedSlots
+        for slot in layout.storedSlots {
+            slots[slot] = try snapshot.slot(slot, of: layout, storeName: name)
+        }
+        return StoredModel.make(layout, slots: slots, primaryKey: key, storeIdentifier: identifier, in: context, registry: registry)
+    }
+
+    private func fill(_ data: BackingData, from snapshot: DefaultSnapshot, mode: FillMode) throws {
+        for slot in data.layout.storedSlots where mode.takes(slot, of: data) {
+            data.slots[slot] = try snapshot.slot(slot, of: data.layout, storeName: name)
+        }
+    }
+}
