@@ -17,7 +17,7 @@ import Testing
         return store
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.sqlite)
     func propertiesToFetchLoadTheRestOnAccess(_ kind: StoreKind) throws {
         let store = try expenses(kind)
         let context = store.context()
@@ -37,7 +37,7 @@ import Testing
         #expect(results[3].category?.name == "Food")
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.sqlite)
     func prefetchingRunsOneQueryPerRelationship(_ kind: StoreKind) throws {
         let store = try expenses(kind)
         let context = store.context()
@@ -92,7 +92,7 @@ import Testing
         #expect(unsorted.contains { $0.isTemporary })
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.sqlite)
     func batchedFetchLoadsBatchesOnDemand(_ kind: StoreKind) throws {
         let store = try expenses(kind)
         let context = store.context()
@@ -115,7 +115,7 @@ import Testing
         #expect(try context.fetch(stored, batchSize: 8).count == 30)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.sqlite)
     func enumerateWalksInBatchesAndLetsModelsGo(_ kind: StoreKind) throws {
         let store = try expenses(kind)
         let context = store.context()
@@ -200,7 +200,7 @@ import Testing
 
 /// `delete(model:where:)` runs in the store when the delete rules allow it.
 @Suite struct BatchDeleteTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.sqlite)
     func deletesRowsWithOneStatementAndAppliesNullify(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Expense.self])
         let context = store.context()
@@ -234,7 +234,7 @@ import Testing
         #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 15)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.sqlite)
     func deletingEveryRowRunsOneUnconditionalStatementAndReportsEachIdentifier(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Expense.self])
         let context = store.context()

@@ -59,7 +59,7 @@ import Testing
         #expect(!context.hasChanges)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.sqlite)
     func transactionSavesOnceOrRollsBack(_ kind: StoreKind) throws {
         struct Refused: Error {}
         let store = try TestStore(kind, [Expense.self])

@@ -89,6 +89,7 @@ public final class JSONStore: DataStore, @unchecked Sendable {
     }
 
     private func write(_ snapshots: [DefaultSnapshot]) throws {
+        try FileManager.default.createDirectory(at: configuration.fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         try encoder.encode(snapshots).write(to: configuration.fileURL, options: .atomic)

@@ -70,11 +70,12 @@ enum SnapshotValue: Hashable, Sendable, Codable {
         case .integer(let value):
             var single = encoder.singleValueContainer()
             try single.encode(value)
-        case .real(let value) where value.isFinite:
+        case .real(let value) where value.isFinite && !(value == 0 && value.sign == .minus):
             var single = encoder.singleValueContainer()
             try single.encode(value)
         case .real(let value):
-            // JSON has no infinities (NaN is already stored as the text "NaN").
+            // JSON has no infinities (NaN is already stored as the text "NaN"), and `-0.0`
+            // would come back as the integer 0, without its sign.
             var tagged = encoder.container(keyedBy: Tag.self)
             try tagged.encode(String(value), forKey: .real)
         case .text(let value):

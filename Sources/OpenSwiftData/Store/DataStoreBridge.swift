@@ -91,6 +91,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
             }
             let updated = try updatedModels.map { try maker.snapshot(of: $0) } + upserted.map(\.snapshot)
             let deleted = try changes.deleted.filter { $0.persistentBackingData.primaryKey != nil }.map { try maker.snapshot(of: $0) }
+            try checkStoredModelsExist(written: inserted + updated, updated: updatedModels.count, editingState: changes.editingState)
             let request = DataStoreSaveChangesRequest(
                 editingState: changes.editingState,
                 inserted: try inserted.map(toStore), updated: try updated.map(toStore), deleted: try deleted.map(toStore))
@@ -140,6 +141,38 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         return nil
     }
 
+    /// Refuses a save that changes a model, or refers to one, that another context or process
+    /// deleted since this context read it — before anything is written.
+    private func checkStoredModelsExist(written: [DefaultSnapshot], updated: Int, editingState: EditingState) throws {
+        var wanted: [PersistentIdentifier: String] = [:]
+        let inserted = written.count - updated
+        for snapshot in written {
+            let id = snapshot.persistentIdentifier
+            for (name, value) in snapshot.values {
+                let related: [PersistentIdentifier]
+                switch value {
+                case .model(let one): related = [one]
+                case .models(let many): related = many
+                default: continue
+                }
+                for other in related where !other.isTemporary && wanted[other] == nil {
+                    wanted[other] = "\(id.entityName).\(name) refers to a \(other.entityName) that"
+                }
+            }
+        }
+        for snapshot in written[inserted...] where wanted[snapshot.persistentIdentifier] == nil {
+            wanted[snapshot.persistentIdentifier] = "\(snapshot.persistentIdentifier.entityName) \(snapshot.persistentIdentifier) was changed in this context, but it"
+        }
+        let byEntity = Dictionary(grouping: wanted.keys, by: \.entityName)
+        for (entity, identifiers) in byEntity {
+            guard let layout = layouts.first(where: { $0.entityName == entity }) else { continue }
+            let found = Set(try snapshots(for: identifiers, layout: layout, editingState: editingState).map(\.persistentIdentifier))
+            if let missing = identifiers.first(where: { !found.contains($0) }), let what = wanted[missing] {
+                throw SwiftDataError(.modelNotFound, "\(what) was deleted by another context or process; nothing was saved")
+            }
+        }
+    }
+
     func commitSave() throws {}
 
     func rollbackSave() {}
@@ -178,25 +211,45 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
 
     func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject] {
         let descriptor = request.descriptor
+        let layout = request.layout
         let (found, filter, sort) = try snapshots(descriptor, editingState: context.editingState)
-        let registry = context.entityRegistry(request.layout)
+        guard filter || sort else {
+            let registry = context.entityRegistry(layout)
+            return try found.map { try materialize($0, layout: layout, in: context, registry: registry) }
+        }
+        // Filtered and sorted by the stored values, as a store would: a context with unsaved
+        // changes evaluates on models of its own that hold only what is stored.
+        let evaluation = context.hasChanges ? ModelContext(context.container) : context
+        let registry = evaluation.entityRegistry(layout)
         var models: [T] = []
         for snapshot in found {
-            if let model = try materialize(snapshot, layout: request.layout, in: context, registry: registry) as? T {
+            if let model = try materialize(snapshot, layout: layout, in: evaluation, registry: registry) as? T {
                 models.append(model)
             }
         }
         if filter, let predicate = descriptor.predicate {
-            models = try models.filter { try predicate.evaluate($0) }
+            // A model the predicate cannot be evaluated for (a force-unwrapped nil, an index out of
+            // range) does not match, as a row whose SQL condition is NULL does not.
+            models = models.filter { (try? predicate.evaluate($0)) ?? false }
         }
         if sort {
             models.sort(using: descriptor.sortBy)
         }
-        if (filter || sort) && !request.ignoresPaging {
+        if !request.ignoresPaging {
             let offset = min(descriptor.fetchOffset ?? 0, models.count)
             models = Array(models[offset...].prefix(descriptor.fetchLimit ?? Int.max))
         }
-        return models
+        guard evaluation !== context else { return models }
+        var byKey: [Int64: DefaultSnapshot] = [:]
+        for snapshot in found {
+            if let key = snapshot.persistentIdentifier.primaryKey { byKey[key] = snapshot }
+        }
+        let contextRegistry = context.entityRegistry(layout)
+        return try models.compactMap { model in
+            try model.persistentBackingData.primaryKey.flatMap { byKey[$0] }.map {
+                try materialize($0, layout: layout, in: context, registry: contextRegistry)
+            }
+        }
     }
 
     func fetchCount<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> Int {

@@ -1,13 +1,19 @@
 import Foundation
 import Testing
+import JSONStore
 @testable import OpenSwiftData
 
-/// The store kinds every shared behaviour runs against.
+/// The store kinds every shared behaviour runs against: the SQLite store on a file and in memory,
+/// and the JSON example store (a custom `DataStore`, behind the store seam like any app's).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case file
     case memory
+    case json
 
     var testDescription: String { rawValue }
+
+    /// The SQLite store's kinds, for behaviour only it has (SQL, files, concurrency across processes).
+    static let sqlite: [StoreKind] = [.file, .memory]
 }
 
 /// A container over a fresh store, and the file it lives in (removed when the test is done).
@@ -26,6 +32,10 @@ final class TestStore {
         case .memory:
             url = nil
             container = try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        case .json:
+            let url = TestStore.temporaryURL().deletingPathExtension().appendingPathExtension("json")
+            self.url = url
+            container = try ModelContainer(for: Schema(types), configurations: [JSONStoreConfiguration(fileURL: url)])
         }
     }
 
@@ -35,6 +45,9 @@ final class TestStore {
     /// Opens the same file again with a new container, as a new process would.
     func reopen(_ types: [any PersistentModel.Type]) throws -> ModelContainer {
         guard let url else { return container }
+        if kind == .json {
+            return try ModelContainer(for: Schema(types), configurations: [JSONStoreConfiguration(fileURL: url)])
+        }
         return try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
     }
 
