@@ -87,7 +87,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OpenSwiftDataTests",
-            dependencies: ["OpenSwiftData", "TestModels", "openswiftdata-test-writer", "JSONStore"]
+            dependencies: [
+                "OpenSwiftData", "TestModels", "openswiftdata-test-writer", "JSONStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",

@@ -210,7 +210,11 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
     }
 
     func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject] {
-        let descriptor = request.descriptor
+        var descriptor = request.descriptor
+        if request.ignoresPaging {
+            descriptor.fetchLimit = nil
+            descriptor.fetchOffset = nil
+        }
         let layout = request.layout
         let (found, filter, sort) = try snapshots(descriptor, editingState: context.editingState)
         guard filter || sort else {
@@ -235,7 +239,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         if sort {
             models.sort(using: descriptor.sortBy)
         }
-        if !request.ignoresPaging {
+        if request.descriptor.fetchLimit != nil || request.descriptor.fetchOffset != nil {
             let offset = min(descriptor.fetchOffset ?? 0, models.count)
             models = Array(models[offset...].prefix(descriptor.fetchLimit ?? Int.max))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import JSONStore
+import Logging
 @testable import OpenSwiftData
 
 /// The store kinds every shared behaviour runs against: the SQLite store on a file and in memory,
@@ -9,6 +10,9 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case file
     case memory
     case json
+    /// The SQLite store reached through the public `DataStore` API (``DefaultStore``), behind the
+    /// logging decorator: snapshots in and out, as any custom store.
+    case logged
 
     var testDescription: String { rawValue }
 
@@ -36,7 +40,18 @@ final class TestStore {
             let url = TestStore.temporaryURL().deletingPathExtension().appendingPathExtension("json")
             self.url = url
             container = try ModelContainer(for: Schema(types), configurations: [JSONStoreConfiguration(fileURL: url)])
+        case .logged:
+            let url = TestStore.temporaryURL()
+            self.url = url
+            container = try ModelContainer(for: Schema(types), configurations: [TestStore.logged(url)])
         }
+    }
+
+    /// The SQLite file at `url` through `DefaultStore`, wrapped in the logging decorator.
+    static func logged(_ url: URL) -> LoggingStoreConfiguration<ModelConfiguration> {
+        var logger = Logger(label: "tests")
+        logger.logLevel = .critical
+        return LoggingStoreConfiguration(wrapping: ModelConfiguration(url: url), logger: logger)
     }
 
     /// A new context on the same container.
@@ -47,6 +62,9 @@ final class TestStore {
         guard let url else { return container }
         if kind == .json {
             return try ModelContainer(for: Schema(types), configurations: [JSONStoreConfiguration(fileURL: url)])
+        }
+        if kind == .logged {
+            return try ModelContainer(for: Schema(types), configurations: [TestStore.logged(url)])
         }
         return try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
     }
