@@ -1,0 +1,305 @@
+import Foundation
+import JSONStore
+import Logging
+import Testing
+@testable import OpenSwiftData
+
+/// A store that saves through a JSON store unless told to fail, as a web service that is down would.
+final class FlakyStore: DataStore, @unchecked Sendable {
+    typealias Configuration = FlakyStoreConfiguration
+    typealias Snapshot = DefaultSnapshot
+    let configuration: FlakyStoreConfiguration
+    let base: JSONStore
+
+    init(_ configuration: FlakyStoreConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
+        self.configuration = configuration
+        var base = configuration.base
+        base.schema = configuration.schema
+        self.base = try JSONStore(base, migrationPlan: migrationPlan)
+    }
+
+    var identifier: String { base.identifier }
+    var schema: Schema { base.schema }
+
+    func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
+        try base.fetch(request)
+    }
+
+    func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
+        if configuration.failing.value { throw CocoaError(.fileWriteNoPermission) }
+        return try base.save(request)
+    }
+}
+
+/// Whether a ``FlakyStore`` fails its saves; shared by the test and the store.
+final class Switch: @unchecked Sendable {
+    var value = false
+}
+
+struct FlakyStoreConfiguration: DataStoreConfiguration {
+    typealias Store = FlakyStore
+    var base: JSONStoreConfiguration
+    let failing = Switch()
+    var name: String { base.name }
+    var schema: Schema?
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.base == rhs.base }
+    func hash(into hasher: inout Hasher) { hasher.combine(base) }
+}
+
+/// Collects log messages, for the decorator's test.
+final class LogCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var messages: [String] { lock.withLock { lines } }
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+
+    var logger: Logger {
+        Logger(label: "collected") { _ in CollectingHandler(collector: self) }
+    }
+
+    struct CollectingHandler: LogHandler {
+        let collector: LogCollector
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
+            collector.append("\(message)")
+        }
+    }
+}
+
+/// What only custom stores (the `DataStore` API) have: their own keys, snapshots, mixing them
+/// with the SQLite store in one container, their failures, and decorators. The behaviour every
+/// store shares runs against the JSON store in the other suites (`StoreKind.json`).
+@Suite struct CustomDataStoreTests {
+    private func jsonURL() -> URL {
+        TestStore.temporaryURL().deletingPathExtension().appendingPathExtension("json")
+    }
+
+    @Test func customKeysMakeEqualIdentifiersThatSurviveCoding() throws {
+        let key = UUID()
+        let a = try PersistentIdentifier.identifier(for: "store", entityName: "Trip", primaryKey: key)
+        let b = try PersistentIdentifier.identifier(for: "store", entityName: "Trip", primaryKey: key)
+        #expect(a == b)
+        #expect(!a.isTemporary)
+        #expect(a.storeIdentifier == "store")
+        #expect(a != (try PersistentIdentifier.identifier(for: "store", entityName: "Trip", primaryKey: UUID())))
+        #expect(a != (try PersistentIdentifier.identifier(for: "other", entityName: "Trip", primaryKey: key)))
+        #expect(a != (try PersistentIdentifier.identifier(for: "store", entityName: "Trip", primaryKey: key.uuidString)))
+        let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: JSONEncoder().encode(a))
+        #expect(decoded == a)
+        #expect(decoded.hashValue == a.hashValue)
+        // Integer keys are integer keys, whichever integer type made them.
+        #expect(try PersistentIdentifier.identifier(for: "store", entityName: "Trip", primaryKey: 7)
+                == PersistentIdentifier.identifier(for: "store", entityName: "Trip", primaryKey: Int64(7)))
+    }
+
+    @Test func identifiersWrittenBeforeCustomKeysStillDecode() throws {
+        let old = #"{"entityName":"Expense","storeIdentifier":"S","key":{"permanent":{"_0":42}}}"#
+        let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: Data(old.utf8))
+        #expect(decoded == PersistentIdentifier(entityName: "Expense", storeIdentifier: "S", key: .permanent(42)))
+    }
+
+    @Test func aJSONStoreIdentifierResolvesInANewContainer() throws {
+        let url = jsonURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let first = try ModelContainer(for: Expense.self, configurations: JSONStoreConfiguration(fileURL: url))
+        let context = ModelContext(first)
+        let food = Category(name: "Food")
+        context.insert(Expense(amount: 12, note: "lunch", category: food))
+        try context.save()
+        let expense = try #require(try context.fetch(FetchDescriptor<Expense>()).first)
+        let data = try JSONEncoder().encode(expense.persistentModelID)
+
+        let second = try ModelContainer(for: Expense.self, configurations: JSONStoreConfiguration(fileURL: url))
+        let id = try JSONDecoder().decode(PersistentIdentifier.self, from: data)
+        let resolved = try #require(ModelContext(second).model(for: id) as? Expense)
+        #expect(resolved.note == "lunch")
+        #expect(resolved.category?.name == "Food")
+        #expect(resolved.persistentModelID == id)
+        let byID = try ModelContext(second).fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.persistentModelID == id }))
+        #expect(byID.map(\.note) == ["lunch"])
+    }
+
+    @Test func snapshotsRoundTripThroughJSON() throws {
+        let url = jsonURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let container = try ModelContainer(for: Expense.self, configurations: JSONStoreConfiguration(fileURL: url))
+        let context = ModelContext(container)
+        let date = Date(timeIntervalSinceReferenceDate: 12_345.678)
+        context.insert(Expense(amount: -0.0, date: date, note: "x\"y\n", category: Category(name: "Food")))
+        try context.save()
+        let snapshots = try JSONDecoder().decode([DefaultSnapshot].self, from: Data(contentsOf: url))
+        let expense = try #require(snapshots.first { $0.persistentIdentifier.entityName == "Expense" })
+        let category = try #require(snapshots.first { $0.persistentIdentifier.entityName == "Category" })
+        #expect(expense["note"] as? String == "x\"y\n")
+        #expect(expense["date"] as? Double == date.timeIntervalSinceReferenceDate)
+        #expect((expense["amount"] as? Double)?.sign == .minus)
+        #expect(expense["category"] as? PersistentIdentifier == category.persistentIdentifier)
+        #expect(category["expenses"] as? [PersistentIdentifier] == [expense.persistentIdentifier])
+        #expect(expense.propertyNames == ["amount", "category", "date", "note"])
+        let again = try JSONDecoder().decode([DefaultSnapshot].self, from: JSONEncoder().encode(snapshots))
+        #expect(again == snapshots)
+    }
+
+    @Test func oneContainerMixesTheSQLiteStoreAndACustomStore() throws {
+        let sqlite = TestStore.temporaryURL()
+        let json = jsonURL()
+        defer {
+            TestStore.removeFiles(at: sqlite)
+            try? FileManager.default.removeItem(at: json)
+        }
+        func open() throws -> ModelContainer {
+            try ModelContainer(for: Schema([Trip.self, Traveller.self]), configurations: [
+                ModelConfiguration("Trips", schema: Schema([Trip.self]), url: sqlite),
+                JSONStoreConfiguration(name: "People", schema: Schema([Traveller.self, Home.self]), fileURL: json),
+            ])
+        }
+        let container = try open()
+        #expect(container.configurations.map(\.name) == ["Trips"])
+        let context = ModelContext(container)
+        context.insert(Trip(name: "Kyoto", destination: "Japan"))
+        context.insert(Traveller(name: "Ann", home: Home(city: "Oslo")))
+        try context.save()
+
+        let fresh = ModelContext(try open())
+        #expect(try fresh.fetch(FetchDescriptor<Trip>()).map(\.name) == ["Kyoto"])
+        let ann = try #require(try fresh.fetch(FetchDescriptor<Traveller>()).first)
+        #expect(ann.home?.city == "Oslo")
+        #expect(ann.persistentModelID.storeIdentifier == "json:" + json.lastPathComponent)
+        // The JSON file holds the people, the SQLite file the trips.
+        let text = try String(contentsOf: json, encoding: .utf8)
+        #expect(text.contains("Oslo") && !text.contains("Kyoto"))
+    }
+
+    @Test func aFailingCustomStoreLeavesTheOtherStoreUnchangedAndTheContextPending() throws {
+        let sqlite = TestStore.temporaryURL()
+        let json = jsonURL()
+        defer {
+            TestStore.removeFiles(at: sqlite)
+            try? FileManager.default.removeItem(at: json)
+        }
+        var flaky = FlakyStoreConfiguration(base: JSONStoreConfiguration(name: "People", fileURL: json))
+        flaky.schema = Schema([Traveller.self, Home.self])
+        let container = try ModelContainer(for: Schema([Trip.self, Traveller.self]), configurations: [
+            ModelConfiguration("Trips", schema: Schema([Trip.self]), url: sqlite), flaky,
+        ])
+        let context = ModelContext(container)
+        let trip = Trip(name: "Kyoto", destination: "Japan")
+        context.insert(trip)
+        context.insert(Traveller(name: "Ann"))
+        flaky.failing.value = true
+        #expect(throws: CocoaError.self) { try context.save() }
+        // Neither store kept anything; the context still holds both inserts.
+        let other = ModelContext(container)
+        #expect(try other.fetchCount(FetchDescriptor<Trip>()) == 0)
+        #expect(try other.fetchCount(FetchDescriptor<Traveller>()) == 0)
+        #expect(context.insertedModelsArray.count == 2)
+        #expect(trip.persistentModelID.isTemporary)
+
+        flaky.failing.value = false
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 1)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Traveller>()) == 1)
+        #expect(!trip.persistentModelID.isTemporary)
+    }
+
+    @Test func aFailingSQLiteStoreMeansTheCustomStoreIsNeverAsked() throws {
+        let sqlite = TestStore.temporaryURL()
+        let json = jsonURL()
+        defer {
+            TestStore.removeFiles(at: sqlite)
+            try? FileManager.default.removeItem(at: json)
+        }
+        let container = try ModelContainer(for: Schema([Trip.self, Traveller.self]), configurations: [
+            JSONStoreConfiguration(name: "People", schema: Schema([Traveller.self, Home.self]), fileURL: json),
+            ModelConfiguration("Trips", schema: Schema([Trip.self]), url: sqlite),
+        ])
+        // The SQLite store refuses new trips (as a full disk would). It writes before the custom
+        // store, which cannot take a save back, so the custom store is never asked.
+        let connection = try SQLiteConnection(path: sqlite.path, readOnly: false, create: false)
+        try connection.execute("CREATE TRIGGER refuse BEFORE INSERT ON \"Trip\" BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        let context = ModelContext(container)
+        context.insert(Trip(name: "Kyoto", destination: "Japan"))
+        context.insert(Traveller(name: "Ann"))
+        #expect(throws: (any Error).self) { try context.save() }
+        #expect(!FileManager.default.fileExists(atPath: json.path))
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Traveller>()) == 0)
+        #expect(context.insertedModelsArray.count == 2)
+
+        try connection.execute("DROP TRIGGER refuse")
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Traveller>()) == 1)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 1)
+    }
+
+    @Test func theDecoratorLogsEveryFetchAndSaveAndChangesNothing() throws {
+        let url = jsonURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let log = LogCollector()
+        let configuration = LoggingStoreConfiguration(wrapping: JSONStoreConfiguration(fileURL: url), logger: log.logger)
+        let container = try ModelContainer(for: Expense.self, configurations: configuration)
+        let context = ModelContext(container)
+        context.author = "importer"
+        context.insert(Expense(amount: 3, category: Category(name: "Food")))
+        try context.save()
+        let saves = log.messages.filter { $0.hasPrefix("save") }
+        #expect(saves.count == 1)
+        #expect(saves.first?.contains("2 inserted, 0 updated, 0 deleted, author importer") == true)
+
+        let before = log.messages.count
+        let fetched = try ModelContext(container).fetch(FetchDescriptor<Expense>())
+        #expect(fetched.map(\.amount) == [3])
+        #expect(log.messages[before...].filter { $0.hasPrefix("fetch Expense") }.count == 1)
+        // What the decorated store wrote is what the plain store reads.
+        let plain = try ModelContainer(for: Expense.self, configurations: JSONStoreConfiguration(fileURL: url))
+        #expect(try ModelContext(plain).fetch(FetchDescriptor<Expense>()).first?.category?.name == "Food")
+    }
+
+    @Test func aFileThatIsNotAJSONStoreIsRefusedAndLeftAlone() throws {
+        let url = jsonURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let garbage = Data("not json".utf8)
+        try garbage.write(to: url)
+        do {
+            _ = try ModelContainer(for: Expense.self, configurations: JSONStoreConfiguration(fileURL: url))
+            Issue.record("a damaged JSON store opened")
+        } catch let error as JSONStoreError {
+            #expect("\(error)".contains(url.path))
+        }
+        #expect(try Data(contentsOf: url) == garbage)
+    }
+
+    @Test func theDefaultStoreAnswersThroughTheDataStoreAPI() throws {
+        let url = TestStore.temporaryURL()
+        defer { TestStore.removeFiles(at: url) }
+        let store = try DefaultStore(ModelConfiguration(schema: Schema([Expense.self]), url: url), migrationPlan: nil)
+        let editing = EditingState()
+        let temporary = PersistentIdentifier(entityName: "Expense", storeIdentifier: nil, key: .temporary(1))
+        let inserted = DefaultSnapshot(persistentIdentifier: temporary, values: ["amount": .real(5), "date": .real(0), "note": .text("n"), "category": .null])
+        let saved = try store.save(DataStoreSaveChangesRequest(editingState: editing, inserted: [inserted], updated: [], deleted: []))
+        let permanent = try #require(saved.remappedIdentifiers[temporary])
+        #expect(permanent.storeIdentifier == store.identifier)
+
+        var descriptor = FetchDescriptor<Expense>(predicate: #Predicate { $0.amount > 1 })
+        descriptor.fetchLimit = 10
+        let fetched = try store.fetch(DataStoreFetchRequest(descriptor: descriptor, editingState: editing))
+        #expect(fetched.fetchedSnapshots.map(\.persistentIdentifier) == [permanent])
+        #expect(fetched.fetchedSnapshots.first?["note"] as? String == "n")
+        #expect(try store.fetchCount(DataStoreFetchRequest(descriptor: descriptor, editingState: editing)) == 1)
+
+        let changed = inserted.copy(persistentIdentifier: permanent)
+        var values = changed.values
+        values["note"] = .text("changed")
+        _ = try store.save(DataStoreSaveChangesRequest(editingState: editing, inserted: [], updated: [DefaultSnapshot(persistentIdentifier: permanent, values: values)], deleted: []))
+        let container = try ModelContainer(for: Expense.self, configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>()).map(\.note) == ["changed"])
+        _ = try store.save(DataStoreSaveChangesRequest(editingState: editing, inserted: [], updated: [], deleted: [changed]))
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Expense>()) == 0)
+    }
+}
