@@ -29,6 +29,22 @@ final class FlakyStore: DataStore, @unchecked Sendable {
         if configuration.failing.value { throw CocoaError(.fileWriteNoPermission) }
         return try base.save(request)
     }
+
+    func initializeState(for editingState: EditingState) {
+        configuration.events.append("initialize \(editingState.id)")
+    }
+
+    func invalidateState(for editingState: EditingState) {
+        configuration.events.append("invalidate \(editingState.id)")
+    }
+}
+
+/// What a ``FlakyStore`` was told about contexts.
+final class Events: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    var all: [String] { lock.withLock { recorded } }
+    func append(_ event: String) { lock.withLock { recorded.append(event) } }
 }
 
 /// Whether a ``FlakyStore`` fails its saves; shared by the test and the store.
@@ -40,6 +56,7 @@ struct FlakyStoreConfiguration: DataStoreConfiguration {
     typealias Store = FlakyStore
     var base: JSONStoreConfiguration
     let failing = Switch()
+    let events = Events()
     var name: String { base.name }
     var schema: Schema?
 
@@ -237,6 +254,25 @@ final class LogCollector: @unchecked Sendable {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 1)
     }
 
+    @Test func aStoreHearsWhenAContextStartsAndStopsUsingIt() throws {
+        let url = jsonURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        var flaky = FlakyStoreConfiguration(base: JSONStoreConfiguration(fileURL: url))
+        flaky.schema = Schema([Expense.self])
+        let container = try ModelContainer(for: Expense.self, configurations: flaky)
+        var id: UUID?
+        do {
+            let context = ModelContext(container)
+            id = context.editingState.id
+            context.insert(Expense(amount: 1))
+            try context.save()
+            _ = try context.fetch(FetchDescriptor<Expense>())
+            #expect(flaky.events.all == ["initialize \(context.editingState.id)"])
+        }
+        let ended = try #require(id)
+        #expect(flaky.events.all == ["initialize \(ended)", "invalidate \(ended)"])
+    }
+
     @Test func theDecoratorLogsEveryFetchAndSaveAndChangesNothing() throws {
         let url = jsonURL()
         defer { try? FileManager.default.removeItem(at: url) }
@@ -301,5 +337,11 @@ final class LogCollector: @unchecked Sendable {
         #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>()).map(\.note) == ["changed"])
         _ = try store.save(DataStoreSaveChangesRequest(editingState: editing, inserted: [], updated: [], deleted: [changed]))
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Expense>()) == 0)
+
+        let context = ModelContext(container)
+        for amount in [1.0, 2, 3] { context.insert(Expense(amount: amount)) }
+        try context.save()
+        try store.delete(DataStoreBatchDeleteRequest(editingState: editing, predicate: #Predicate<Expense> { $0.amount >= 2 }))
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>()).map(\.amount) == [1])
     }
 }

@@ -24,8 +24,9 @@ import Testing
         #expect(again.persistentModelID == tags[1].persistentModelID)
     }
 
-    @Test func duplicatesWithinOneSaveBecomeOneRow() throws {
-        let store = try TestStore(.memory, [Tag.self])
+    @Test(arguments: StoreKind.allCases)
+    func duplicatesWithinOneSaveBecomeOneRow(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Tag.self])
         let context = store.context()
         context.insert(Tag(name: "a", uses: 1))
         context.insert(Tag(name: "a", uses: 2))
@@ -49,8 +50,9 @@ import Testing
         #expect(people[1].email == "new@example.com")
     }
 
-    @Test func changingAValueToAnExistingOneThrowsAndWritesNothing() throws {
-        let store = try TestStore(.file, [Tag.self])
+    @Test(arguments: StoreKind.allCases)
+    func changingAValueToAnExistingOneThrowsAndWritesNothing(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Tag.self])
         let context = store.context()
         let swift = Tag(name: "swift")
         let linux = Tag(name: "linux")

@@ -16,7 +16,7 @@ import OpenSwiftData
 /// try context.save()
 /// ```
 public final class JSONStore: DataStore, @unchecked Sendable {
-    // `@unchecked Sendable`: the container calls a store from one thread at a time.
+    // `@unchecked Sendable`: OpenSwiftData calls a store's methods one at a time.
     public typealias Configuration = JSONStoreConfiguration
     public typealias Snapshot = DefaultSnapshot
 

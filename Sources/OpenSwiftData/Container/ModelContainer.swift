@@ -91,8 +91,8 @@ public final class ModelContainer: Sendable {
         var stores: [any ModelStore] = []
         for (index, configuration) in configurations.enumerated() {
             let layouts = schema.layouts.filter { assignment[$0.entityName] == index }
-            if let sqlite = configuration as? ModelConfiguration {
-                stores.append(try SQLiteStore(configuration: sqlite, layouts: layouts, schemaVersion: schema.version))
+            if let builtIn = configuration as? any BuiltInStoreConfiguration {
+                stores.append(try builtIn.openStore(layouts: layouts, version: schema.version))
             } else {
                 stores.append(try Self.openStore(configuration, layouts: layouts, version: schema.version))
             }

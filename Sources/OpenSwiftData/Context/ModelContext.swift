@@ -32,8 +32,14 @@ public final class ModelContext {
     public var author: String?
     /// Which context a custom ``DataStore``'s requests come from: the same for the context's
     /// life, with its current ``author``.
-    public var editingState: EditingState { EditingState(id: editingID, author: author) }
-    private lazy var editingID = UUID()
+    public var editingState: EditingState {
+        if let editingID { return EditingState(id: editingID, author: author) }
+        let id = UUID()
+        editingID = id
+        return EditingState(id: id, author: author)
+    }
+    /// Made on first use: most contexts never meet a custom store.
+    private var editingID: UUID?
     /// Whether a save is running (autosave and nested saves wait for it).
     var isSaving = false
 
@@ -63,6 +69,14 @@ public final class ModelContext {
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
         self.container = container
+    }
+
+    deinit {
+        // Custom stores hear that a context they served is gone (`invalidateState(for:)`).
+        if let editingID {
+            let state = EditingState(id: editingID, author: author)
+            for store in container.stores { store.contextEnded(state) }
+        }
     }
 
     // MARK: State

@@ -51,6 +51,10 @@ import Foundation
 /// then asks again without them and filters, sorts and pages the results itself (by
 /// `Predicate.evaluate` and the sort descriptors, exactly as they define).
 ///
+/// OpenSwiftData calls a store's methods one at a time (never two at once, whichever contexts and
+/// actors ask), so a store needs no locking of its own. `initializeState(for:)` is called before a
+/// context's first request, `invalidateState(for:)` when that context goes away.
+///
 /// A save is one call: a store that cannot write all of it must throw and write nothing. When a
 /// context saves to several stores, the stores with transactions (the SQLite store) write first
 /// and commit only after every custom store's `save` succeeded.

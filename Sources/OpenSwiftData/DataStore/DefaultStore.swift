@@ -14,7 +14,7 @@ import Foundation
 ///
 /// It answers fetches with every descriptor option in SQL (it never asks the context to filter or
 /// sort), and saves a request in one transaction.
-public final class DefaultStore: DataStore, @unchecked Sendable {
+public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
     // `@unchecked Sendable`: each request runs on a context of its own; the container is Sendable.
     public typealias Configuration = ModelConfiguration
     public typealias Snapshot = DefaultSnapshot
@@ -98,6 +98,14 @@ public final class DefaultStore: DataStore, @unchecked Sendable {
         var remapped: [PersistentIdentifier: PersistentIdentifier] = [:]
         for (temporary, model) in created { remapped[temporary] = model.persistentModelID }
         return DataStoreSaveChangesResult(for: identifier, remappedIdentifiers: remapped)
+    }
+
+    /// Deletes the models a predicate matches, with their delete rules, in one transaction.
+    public func delete<T: PersistentModel>(_ request: DataStoreBatchDeleteRequest<T>) throws {
+        let context = ModelContext(container)
+        context.author = request.editingState.author
+        try context.delete(model: T.self, where: request.predicate, includeSubclasses: request.includeSubclasses)
+        try context.save()
     }
 
     /// Deletes every model in the store.

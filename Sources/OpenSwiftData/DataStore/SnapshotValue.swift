@@ -11,7 +11,7 @@ enum SnapshotValue: Hashable, Sendable, Codable {
     case model(PersistentIdentifier)
     case models([PersistentIdentifier])
 
-    init(_ stored: SQLValue) {
+    init(_ stored: StoredValue) {
         switch stored {
         case .null: self = .null
         case .integer(let value): self = .integer(value)
@@ -22,7 +22,7 @@ enum SnapshotValue: Hashable, Sendable, Codable {
     }
 
     /// The attribute value for a codec storing `type`: JSON does not keep `1` and `1.0` apart.
-    func stored(as type: SQLColumnType) -> SQLValue {
+    func stored(as type: StoredType) -> StoredValue {
         switch self {
         case .null, .model, .models: return .null
         case .integer(let value): return type == .real ? .real(Double(value)) : .integer(value)

@@ -10,9 +10,10 @@ import Foundation
 /// let expenses = try context.fetch(descriptor)
 /// ```
 ///
-/// The predicate and sort descriptors are translated to SQL and run in the store; an expression
-/// that cannot be translated throws ``SwiftDataError/unsupportedPredicate`` naming it, rather than
-/// loading the whole table.
+/// The store runs the predicate and sort descriptors: the SQLite store translates them to SQL, and
+/// an expression it cannot translate throws ``SwiftDataError/unsupportedPredicate`` naming it,
+/// rather than loading the whole table. A custom ``DataStore`` may leave them to the context,
+/// which evaluates them in memory (<doc:Stores>).
 public struct FetchDescriptor<T: PersistentModel> {
     /// Which models to fetch; `nil` fetches all.
     public var predicate: Predicate<T>?

@@ -1,13 +1,13 @@
 import Foundation
 
-/// Converts one attribute type between its Swift value and its stored ``SQLValue``.
+/// Converts one attribute type between its Swift value and its stored ``StoredValue``.
 ///
 /// A codec is chosen once per property from the property's type (``AttributeCodecs/make(for:)``);
 /// predicates use the same choice for constants, so a value and the column it is compared with are
 /// always encoded alike. Codecs are classes so that holding and passing one on the row-loading
 /// path costs a reference count rather than a value-witness copy.
 protocol AttributeCodec: AnyObject, Sendable {
-    var columnType: SQLColumnType { get }
+    var storedType: StoredType { get }
     /// Whether the Swift type is optional (the column is nullable).
     var isOptional: Bool { get }
     /// A short name of the Swift type for messages and the schema fingerprint.
@@ -21,20 +21,26 @@ protocol AttributeCodec: AnyObject, Sendable {
     /// so JSON elements can be compared with encoded constants.
     var isJSONCompatible: Bool { get }
     /// For arrays and dictionaries stored as JSON: what predicates can reach inside.
-    var jsonShape: OperandInfo.JSONShape? { get }
+    var jsonShape: JSONShape? { get }
     /// Whether values are stored as JSON text (which has no meaningful order).
     var storesJSON: Bool { get }
     /// Whether values are `Double` or `Float`, whose NaN is stored as the text `NaN` (SQLite
     /// would turn it into NULL), so ordering comparisons must leave it out as Swift does.
     var isFloatingPoint: Bool { get }
-    func decode(_ value: SQLValue) throws -> Any
-    func encode(_ value: Any) throws -> SQLValue
+    func decode(_ value: StoredValue) throws -> Any
+    func encode(_ value: Any) throws -> StoredValue
+}
+
+/// What is inside an array or dictionary attribute stored as JSON, for stores that reach into it.
+struct JSONShape {
+    var element: (any AttributeCodec)?
+    var isDictionary: Bool
 }
 
 /// Why a stored value could not become the property's type.
 struct DecodingFailure: Error, CustomStringConvertible {
     let expected: String
-    let found: SQLValue
+    let found: StoredValue
 
     var description: String {
         let shown = found.description
@@ -43,37 +49,37 @@ struct DecodingFailure: Error, CustomStringConvertible {
 }
 
 /// A type stored in a single column without help: numbers, strings, dates, data, identifiers.
-protocol SQLScalar {
-    static var columnType: SQLColumnType { get }
-    static func decode(_ value: SQLValue) throws -> Self
-    var sqlValue: SQLValue { get }
+protocol StoredScalar {
+    static var storedType: StoredType { get }
+    static func decode(_ value: StoredValue) throws -> Self
+    var storedValue: StoredValue { get }
 }
 
-extension SQLScalar {
-    static func failure(_ value: SQLValue) -> DecodingFailure {
+extension StoredScalar {
+    static func failure(_ value: StoredValue) -> DecodingFailure {
         DecodingFailure(expected: String(describing: Self.self), found: value)
     }
 }
 
-extension Bool: SQLScalar {
-    static var columnType: SQLColumnType { .integer }
-    static func decode(_ value: SQLValue) throws -> Bool {
+extension Bool: StoredScalar {
+    static var storedType: StoredType { .integer }
+    static func decode(_ value: StoredValue) throws -> Bool {
         switch value {
         case .integer(let raw): return raw != 0
         case .real(let raw): return raw != 0
         default: throw failure(value)
         }
     }
-    var sqlValue: SQLValue { .integer(self ? 1 : 0) }
+    var storedValue: StoredValue { .integer(self ? 1 : 0) }
 }
 
 /// Integers up to 64 bits. `UInt64` and `UInt` values above `Int64.max` are stored by bit pattern
 /// (they round-trip exactly; SQL ordering of such values is that of the signed pattern).
-protocol SQLInteger: SQLScalar, FixedWidthInteger {}
+protocol StoredInteger: StoredScalar, FixedWidthInteger {}
 
-extension SQLInteger {
-    static var columnType: SQLColumnType { .integer }
-    static func decode(_ value: SQLValue) throws -> Self {
+extension StoredInteger {
+    static var storedType: StoredType { .integer }
+    static func decode(_ value: StoredValue) throws -> Self {
         let raw: Int64
         switch value {
         case .integer(let stored): raw = stored
@@ -86,7 +92,7 @@ extension SQLInteger {
         guard let result = Self(exactly: raw) else { throw failure(value) }
         return result
     }
-    var sqlValue: SQLValue {
+    var storedValue: StoredValue {
         if Self.bitWidth == 64 && !Self.isSigned {
             return .integer(Int64(bitPattern: UInt64(truncatingIfNeeded: self)))
         }
@@ -94,24 +100,24 @@ extension SQLInteger {
     }
 }
 
-extension Int: SQLInteger {}
-extension Int8: SQLInteger {}
-extension Int16: SQLInteger {}
-extension Int32: SQLInteger {}
-extension Int64: SQLInteger {}
-extension UInt: SQLInteger {}
-extension UInt8: SQLInteger {}
-extension UInt16: SQLInteger {}
-extension UInt32: SQLInteger {}
-extension UInt64: SQLInteger {}
+extension Int: StoredInteger {}
+extension Int8: StoredInteger {}
+extension Int16: StoredInteger {}
+extension Int32: StoredInteger {}
+extension Int64: StoredInteger {}
+extension UInt: StoredInteger {}
+extension UInt8: StoredInteger {}
+extension UInt16: StoredInteger {}
+extension UInt32: StoredInteger {}
+extension UInt64: StoredInteger {}
 
 /// NaN is stored as the text `NaN`: SQLite stores a bound NaN as NULL, which would lose it (or
 /// fail a NOT NULL column). Infinities and `-0.0` are stored as reals (the column has no REAL
 /// affinity, which would store `-0.0` as the integer 0).
-extension Double: SQLScalar {
-    static var columnType: SQLColumnType { .real }
+extension Double: StoredScalar {
+    static var storedType: StoredType { .real }
     static let storedNaN = "NaN"
-    static func decode(_ value: SQLValue) throws -> Double {
+    static func decode(_ value: StoredValue) throws -> Double {
         switch value {
         case .real(let raw): return raw
         case .integer(let raw): return Double(raw)
@@ -119,52 +125,52 @@ extension Double: SQLScalar {
         default: throw failure(value)
         }
     }
-    var sqlValue: SQLValue { isNaN ? .text(Double.storedNaN) : .real(self) }
+    var storedValue: StoredValue { isNaN ? .text(Double.storedNaN) : .real(self) }
 }
 
-extension Float: SQLScalar {
-    static var columnType: SQLColumnType { .real }
-    static func decode(_ value: SQLValue) throws -> Float {
+extension Float: StoredScalar {
+    static var storedType: StoredType { .real }
+    static func decode(_ value: StoredValue) throws -> Float {
         Float(try Double.decode(value))
     }
-    var sqlValue: SQLValue { Double(self).sqlValue }
+    var storedValue: StoredValue { Double(self).storedValue }
 }
 
-extension String: SQLScalar {
-    static var columnType: SQLColumnType { .text }
-    static func decode(_ value: SQLValue) throws -> String {
+extension String: StoredScalar {
+    static var storedType: StoredType { .text }
+    static func decode(_ value: StoredValue) throws -> String {
         guard case .text(let raw) = value else { throw failure(value) }
         return raw
     }
-    var sqlValue: SQLValue { .text(self) }
+    var storedValue: StoredValue { .text(self) }
 }
 
 /// Dates are stored as seconds since 2001-01-01 00:00:00 UTC, `Date`'s own representation, so
 /// they round-trip exactly and compare in SQL as they do in Swift.
-extension Date: SQLScalar {
-    static var columnType: SQLColumnType { .real }
-    static func decode(_ value: SQLValue) throws -> Date {
+extension Date: StoredScalar {
+    static var storedType: StoredType { .real }
+    static func decode(_ value: StoredValue) throws -> Date {
         Date(timeIntervalSinceReferenceDate: try Double.decode(value))
     }
-    var sqlValue: SQLValue { .real(timeIntervalSinceReferenceDate) }
+    var storedValue: StoredValue { .real(timeIntervalSinceReferenceDate) }
 }
 
-extension Data: SQLScalar {
-    static var columnType: SQLColumnType { .blob }
-    static func decode(_ value: SQLValue) throws -> Data {
+extension Data: StoredScalar {
+    static var storedType: StoredType { .blob }
+    static func decode(_ value: StoredValue) throws -> Data {
         switch value {
         case .blob(let raw): return raw
         case .text(let raw): return Data(raw.utf8)
         default: throw failure(value)
         }
     }
-    var sqlValue: SQLValue { .blob(self) }
+    var storedValue: StoredValue { .blob(self) }
 }
 
 /// UUIDs are stored as their 16 bytes.
-extension UUID: SQLScalar {
-    static var columnType: SQLColumnType { .blob }
-    static func decode(_ value: SQLValue) throws -> UUID {
+extension UUID: StoredScalar {
+    static var storedType: StoredType { .blob }
+    static func decode(_ value: StoredValue) throws -> UUID {
         switch value {
         case .blob(let raw) where raw.count == 16:
             let bytes = [UInt8](raw)
@@ -177,26 +183,26 @@ extension UUID: SQLScalar {
             throw failure(value)
         }
     }
-    var sqlValue: SQLValue {
+    var storedValue: StoredValue {
         let u = uuid
         return .blob(Data([u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]))
     }
 }
 
 /// URLs are stored as their absolute string.
-extension URL: SQLScalar {
-    static var columnType: SQLColumnType { .text }
-    static func decode(_ value: SQLValue) throws -> URL {
+extension URL: StoredScalar {
+    static var storedType: StoredType { .text }
+    static func decode(_ value: StoredValue) throws -> URL {
         guard case .text(let raw) = value, let url = URL(string: raw) else { throw failure(value) }
         return url
     }
-    var sqlValue: SQLValue { .text(absoluteString) }
+    var storedValue: StoredValue { .text(absoluteString) }
 }
 
 /// Decimals are stored as text so no digit is lost; `Decimal.nan` as `NaN`.
-extension Decimal: SQLScalar {
-    static var columnType: SQLColumnType { .text }
-    static func decode(_ value: SQLValue) throws -> Decimal {
+extension Decimal: StoredScalar {
+    static var storedType: StoredType { .text }
+    static func decode(_ value: StoredValue) throws -> Decimal {
         switch value {
         case .text(Double.storedNaN): return .nan
         case .text(let raw):
@@ -207,7 +213,7 @@ extension Decimal: SQLScalar {
         default: throw failure(value)
         }
     }
-    var sqlValue: SQLValue { .text(description) }
+    var storedValue: StoredValue { .text(description) }
 }
 
 // MARK: - Codecs
@@ -216,14 +222,14 @@ extension AttributeCodec {
     var isSwiftString: Bool { false }
     var ordersAsReal: Bool { false }
     var isJSONCompatible: Bool { false }
-    var jsonShape: OperandInfo.JSONShape? { nil }
+    var jsonShape: JSONShape? { nil }
     var storesJSON: Bool { false }
     var isFloatingPoint: Bool { false }
 }
 
-final class ScalarCodec<T: SQLScalar>: AttributeCodec {
+final class ScalarCodec<T: StoredScalar>: AttributeCodec {
     init() {}
-    var columnType: SQLColumnType { T.columnType }
+    var storedType: StoredType { T.storedType }
     var isSwiftString: Bool { T.self == String.self }
     var ordersAsReal: Bool { T.self == Decimal.self }
     var isFloatingPoint: Bool { T.self == Double.self || T.self == Float.self }
@@ -232,16 +238,16 @@ final class ScalarCodec<T: SQLScalar>: AttributeCodec {
     }
     var isOptional: Bool { false }
     var typeName: String { String(describing: T.self) }
-    func decode(_ value: SQLValue) throws -> Any { try T.decode(value) }
-    func encode(_ value: Any) throws -> SQLValue {
+    func decode(_ value: StoredValue) throws -> Any { try T.decode(value) }
+    func encode(_ value: Any) throws -> StoredValue {
         // The exact-type test first: a conditional cast (`as? T`) in code that is generic at run
         // time looks up `Optional<T>`'s metadata, a hash-table lookup, on every call.
         if Swift.type(of: value) == T.self {
             if BackingData._isInlineValue(T.self) {
                 // Read from the `Any`'s inline buffer, as the generated getters do.
-                return withUnsafeBytes(of: value) { $0.load(as: T.self) }.sqlValue
+                return withUnsafeBytes(of: value) { $0.load(as: T.self) }.storedValue
             }
-            return (value as! T).sqlValue
+            return (value as! T).storedValue
         }
         return try encodeConverting(value)
     }
@@ -249,9 +255,9 @@ final class ScalarCodec<T: SQLScalar>: AttributeCodec {
     /// A value of another dynamic type (a subclass, or wrapped): out of line, so the metadata its
     /// cast needs is not looked up on the fast path.
     @inline(never)
-    private func encodeConverting(_ value: Any) throws -> SQLValue {
+    private func encodeConverting(_ value: Any) throws -> StoredValue {
         guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
-        return typed.sqlValue
+        return typed.storedValue
     }
 }
 
@@ -274,20 +280,20 @@ final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unc
     var noneValue: Any { none }
     private let optionalType: Any.Type = Optional<Wrapped>.self
     init(wrapped: any AttributeCodec) { self.wrapped = wrapped }
-    var columnType: SQLColumnType { wrapped.columnType }
+    var storedType: StoredType { wrapped.storedType }
     var isSwiftString: Bool { wrapped.isSwiftString }
     var ordersAsReal: Bool { wrapped.ordersAsReal }
     var isJSONCompatible: Bool { wrapped.isJSONCompatible }
-    var jsonShape: OperandInfo.JSONShape? { wrapped.jsonShape }
+    var jsonShape: JSONShape? { wrapped.jsonShape }
     var storesJSON: Bool { wrapped.storesJSON }
     var isFloatingPoint: Bool { wrapped.isFloatingPoint }
     var isOptional: Bool { true }
     var typeName: String { wrapped.typeName + "?" }
-    func decode(_ value: SQLValue) throws -> Any {
+    func decode(_ value: StoredValue) throws -> Any {
         if case .null = value { return none }
         return try wrapped.decode(value)
     }
-    func encode(_ value: Any) throws -> SQLValue {
+    func encode(_ value: Any) throws -> StoredValue {
         if Swift.type(of: value) != optionalType {
             // A bare wrapped value, as loading stores it.
             return try wrapped.encode(value)
@@ -302,23 +308,23 @@ final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unc
 final class RawValueCodec<T: RawRepresentable>: AttributeCodec {
     let raw: any AttributeCodec
     init(raw: any AttributeCodec) { self.raw = raw }
-    var columnType: SQLColumnType { raw.columnType }
+    var storedType: StoredType { raw.storedType }
     var isJSONCompatible: Bool { raw.isJSONCompatible }
     var isOptional: Bool { false }
     var typeName: String { String(describing: T.self) }
-    func decode(_ value: SQLValue) throws -> Any {
+    func decode(_ value: StoredValue) throws -> Any {
         guard let rawValue = try raw.decode(value) as? T.RawValue, let result = T(rawValue: rawValue) else {
             throw DecodingFailure(expected: typeName, found: value)
         }
         return result
     }
-    func encode(_ value: Any) throws -> SQLValue {
+    func encode(_ value: Any) throws -> StoredValue {
         if Swift.type(of: value) == T.self { return try raw.encode((value as! T).rawValue) }
         return try encodeConverting(value)
     }
 
     @inline(never)
-    private func encodeConverting(_ value: Any) throws -> SQLValue {
+    private func encodeConverting(_ value: Any) throws -> StoredValue {
         guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
         return try raw.encode(typed.rawValue)
     }
@@ -336,14 +342,14 @@ final class JSONCodec<T: Codable>: AttributeCodec {
     var storesJSON: Bool { true }
     /// Whether the JSON is an object keyed by strings (a dictionary) rather than an array.
     var isDictionary: Bool { (T.self as? any _JSONContainer.Type)?._isDictionary ?? false }
-    var jsonShape: OperandInfo.JSONShape? {
+    var jsonShape: JSONShape? {
         guard T.self is any _JSONContainer.Type else { return nil }
-        return OperandInfo.JSONShape(element: elementCodec, isDictionary: isDictionary)
+        return JSONShape(element: elementCodec, isDictionary: isDictionary)
     }
-    var columnType: SQLColumnType { .text }
+    var storedType: StoredType { .text }
     var isOptional: Bool { false }
     var typeName: String { String(describing: T.self) }
-    func decode(_ value: SQLValue) throws -> Any {
+    func decode(_ value: StoredValue) throws -> Any {
         let data: Data
         switch value {
         case .text(let text): data = Data(text.utf8)
@@ -352,7 +358,7 @@ final class JSONCodec<T: Codable>: AttributeCodec {
         }
         return try JSONDecoder().decode(T.self, from: data)
     }
-    func encode(_ value: Any) throws -> SQLValue {
+    func encode(_ value: Any) throws -> StoredValue {
         guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -405,7 +411,7 @@ enum AttributeCodecs {
     private static let codecs = ConformanceCache<any AttributeCodec> { makeUncached(for: $0) }
 
     private static func makeUncached(for type: Any.Type) -> (any AttributeCodec)? {
-        if let scalar = type as? any SQLScalar.Type {
+        if let scalar = type as? any StoredScalar.Type {
             return scalarCodec(scalar)
         }
         if let optional = type as? any _OptionalProtocol.Type {
@@ -420,7 +426,7 @@ enum AttributeCodecs {
         return nil
     }
 
-    private static func scalarCodec<T: SQLScalar>(_ type: T.Type) -> any AttributeCodec {
+    private static func scalarCodec<T: StoredScalar>(_ type: T.Type) -> any AttributeCodec {
         ScalarCodec<T>()
     }
 

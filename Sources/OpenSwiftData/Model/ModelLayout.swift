@@ -1,7 +1,8 @@
 import Foundation
 
-/// Everything the library derives once from a model class's metadata: its slots, columns, codecs,
-/// relationships with their inverses and storage, constraints and indexes.
+/// Everything the library derives once from a model class's metadata: its slots, codecs,
+/// relationships with their inverses and shapes, constraints and indexes — in the model's terms;
+/// each store maps them to its own form.
 ///
 /// Built once per class (``ModelLayout/of(_:)``) together with every class reachable through
 /// relationships, then never changed. `@unchecked Sendable`: the `var`s below are assigned only
@@ -16,13 +17,9 @@ final class ModelLayout: @unchecked Sendable {
     private(set) var indices: [[Int]] = []
     private(set) var problems: [String] = []
 
-    /// The table holding this entity's rows.
-    var tableName: String { entityName }
-    static let primaryKeyColumn = "Z_PK"
-
-    /// Slots stored in this entity's own table (attributes and to-one foreign keys), in column order
-    /// after the primary key (ascending). `SELECT Z_PK, <these>` reads a whole row. Like
-    /// `columnReaders`, never written after the build phase, so reads skip exclusivity checks.
+    /// Slots a model's own stored record holds (attributes and to-one references), ascending: what
+    /// a store reads for a whole model. Like `slotReaders`, never written after the build phase,
+    /// so reads skip exclusivity checks.
     @exclusivity(unchecked) private(set) var storedSlots: [Int] = []
     /// Attributes whose type has no empty value to stand in when the row is gone (its
     /// `init(from:)` refuses empty values): always loaded with the row, never left to fault in.
@@ -35,27 +32,27 @@ final class ModelLayout: @unchecked Sendable {
     let unloadedSlots: ContiguousArray<BackingData.Slot>
     /// Whether some to-many relationship has a minimum or maximum model count to validate on save.
     private(set) var hasCountLimits = false
-    /// Whether some relationship is stored in a join table (written separately on save).
-    private(set) var hasJoinTables = false
+    /// Whether some relationship is kept as pairs of keys (written separately on save).
+    private(set) var hasPairs = false
     /// Whether each slot is a linked relationship, for the generated accessors' quick test.
     @exclusivity(unchecked) private(set) var isRelationship: ContiguousArray<Bool> = []
-    /// How each stored slot is read from its column, by slot; worked out once so that loading a
-    /// row does no lookups.
-    @exclusivity(unchecked) private(set) var columnReaders: ContiguousArray<ColumnReader> = []
+    /// How each stored slot is decoded from its stored value, by slot; worked out once so that
+    /// loading a model does no lookups.
+    @exclusivity(unchecked) private(set) var slotReaders: ContiguousArray<SlotReader> = []
 
-    /// How one stored slot is read from a row. A class, so the loop that reads rows holds
+    /// How one stored slot is decoded. A class, so the loop that reads rows holds
     /// readers by reference instead of copying their payloads. `@unchecked Sendable`: immutable.
-    final class ColumnReader: @unchecked Sendable {
+    final class SlotReader: @unchecked Sendable {
         /// For an attribute: its codec.
         let codec: (any AttributeCodec)?
-        /// Whether the slot is a to-one foreign key.
+        /// Whether the slot is a to-one reference.
         let isToOne: Bool
-        /// For a to-one: the slot value of a NULL key (`nil` as the property's type); absent
+        /// For a to-one: the slot value of a missing reference (`nil` as the property's type); absent
         /// when the relationship is required. For an optional attribute read the fast way: the
         /// slot value of NULL.
         let nullValue: Any?
         /// Common attribute types are read straight from the row, without going through a
-        /// ``SQLValue`` and the codec; anything unexpected (another storage class) still goes
+        /// ``StoredValue`` and the codec; anything unexpected (another storage class) still goes
         /// through the codec, which converts or reports it.
         let fast: Fast
 
@@ -88,7 +85,7 @@ final class ModelLayout: @unchecked Sendable {
             self.nullValue = nullValue
         }
 
-        static let none = ColumnReader()
+        static let none = SlotReader()
     }
 
     private init(modelType: any PersistentModel.Type) {
@@ -107,7 +104,7 @@ final class ModelLayout: @unchecked Sendable {
         for property in properties {
             byKeyPath[property.keyPath] = property.index
             byName[property.name] = property.index
-            if property.name == ModelLayout.primaryKeyColumn || property.name.hasPrefix("Z_") {
+            if property.name.hasPrefix("Z_") {
                 problems.append("\(entityName).\(property.name): property names starting with 'Z_' are reserved for the store")
             }
         }
@@ -172,7 +169,7 @@ final class ModelLayout: @unchecked Sendable {
         }
     }
 
-    /// Second phase: destinations, inverses and storage of every relationship.
+    /// Second phase: destinations, inverses and shapes of every relationship.
     private func linkRelationships(in layouts: [ObjectIdentifier: ModelLayout]) {
         for property in properties {
             guard let access = property.relationshipAccess else { continue }
@@ -199,21 +196,18 @@ final class ModelLayout: @unchecked Sendable {
                     inverse = incoming[0]
                 }
             }
-            let storage: RelationshipStorage
+            let shape: RelationshipShape
             if !access.isToMany {
-                storage = .foreignKey(column: property.name)
+                shape = .reference(property.name)
             } else if let inverse, let inverseAccess = inverse.relationshipAccess, !inverseAccess.isToMany {
-                storage = .inverseForeignKey(table: destination.tableName, column: inverse.name)
+                shape = .inverseReference(inverse.name)
             } else if let inverse {
+                // Both sides share one set of pairs, named after the side that sorts first.
                 let mine = (entityName, property.name)
                 let theirs = (destination.entityName, inverse.name)
-                if mine <= theirs {
-                    storage = .joinTable(table: "Z_\(entityName)_\(property.name)", ownerColumn: "Z_SOURCE", otherColumn: "Z_TARGET")
-                } else {
-                    storage = .joinTable(table: "Z_\(destination.entityName)_\(inverse.name)", ownerColumn: "Z_TARGET", otherColumn: "Z_SOURCE")
-                }
+                shape = mine <= theirs ? .pairs("\(entityName)_\(property.name)", isFirst: true) : .pairs("\(destination.entityName)_\(inverse.name)", isFirst: false)
             } else {
-                storage = .joinTable(table: "Z_\(entityName)_\(property.name)", ownerColumn: "Z_SOURCE", otherColumn: "Z_TARGET")
+                shape = .pairs("\(entityName)_\(property.name)", isFirst: true)
             }
             property.relationship = RelationshipLayout(
                 access: access,
@@ -222,7 +216,7 @@ final class ModelLayout: @unchecked Sendable {
                 deleteRule: declared?.deleteRule ?? .nullify,
                 minimumModelCount: declared?.minimumModelCount ?? 0,
                 maximumModelCount: declared?.maximumModelCount ?? 0,
-                storage: storage)
+                shape: shape)
         }
     }
 
@@ -231,9 +225,9 @@ final class ModelLayout: @unchecked Sendable {
         properties.contains { ($0.metadata as? Schema.Relationship)?.inverseKeyPath == property.keyPath }
     }
 
-    /// Third phase: column order, constraints and indexes.
+    /// Third phase: stored slots, constraints and indexes.
     private func finish() {
-        columnReaders = ContiguousArray(repeating: .none, count: properties.count)
+        slotReaders = ContiguousArray(repeating: .none, count: properties.count)
         isRelationship = ContiguousArray(properties.map { $0.relationship != nil })
         for property in properties {
             if let relationship = property.relationship {
@@ -241,15 +235,15 @@ final class ModelLayout: @unchecked Sendable {
                 if relationship.isToMany && (relationship.minimumModelCount > 0 || relationship.maximumModelCount > 0) {
                     hasCountLimits = true
                 }
-                if case .joinTable = relationship.storage { hasJoinTables = true }
-                if case .foreignKey = relationship.storage {
+                if case .pairs = relationship.shape { hasPairs = true }
+                if case .reference = relationship.shape {
                     storedSlots.append(property.index)
-                    columnReaders[property.index] = ColumnReader(isToOne: true, nullValue: relationship.access.makeValue([]))
+                    slotReaders[property.index] = SlotReader(isToOne: true, nullValue: relationship.access.makeValue([]))
                 }
             } else if let codec = property.codec {
                 attributeSlots.append(property.index)
                 storedSlots.append(property.index)
-                columnReaders[property.index] = ColumnReader(codec: codec)
+                slotReaders[property.index] = SlotReader(codec: codec)
                 if PlaceholderValue.make(any: property.valueType) == nil { slotsWithoutPlaceholder.append(property.index) }
             }
         }
@@ -281,8 +275,8 @@ final class ModelLayout: @unchecked Sendable {
         }
     }
 
-    /// Whether rows of this entity can be deleted by a statement, with every delete rule applied in
-    /// SQL: no `.cascade` or `.deny`, and no inverse that is a required to-one.
+    /// Whether models of this entity can be deleted by the store without loading them, with every
+    /// delete rule applied there: no `.cascade` or `.deny`, and no inverse that is a required to-one.
     var canDeleteInStore: Bool {
         relationshipSlots.allSatisfy { slot in
             guard let relationship = properties[slot].relationship else { return true }
@@ -294,21 +288,6 @@ final class ModelLayout: @unchecked Sendable {
                 return inverse.isToMany || inverse.isOptional
             }
         }
-    }
-
-    /// The canonical description used for the schema fingerprint.
-    var fingerprintDescription: String {
-        var parts = ["entity \(entityName)"]
-        for property in properties {
-            if let relationship = property.relationship {
-                parts.append("  rel \(property.name) -> \(relationship.destination.entityName) \(relationship.isToMany ? "many" : "one") \(relationship.storage.fingerprint)")
-            } else if let codec = property.codec {
-                parts.append("  attr \(property.name) \(codec.typeName) \(codec.columnType.rawValue)\(codec.isSwiftString ? " swift" : "")\(codec.isOptional ? " null" : "")")
-            }
-        }
-        for group in uniquenessConstraints { parts.append("  unique \(group.map { properties[$0].name }.joined(separator: ","))") }
-        for group in indices { parts.append("  index \(group.map { properties[$0].name }.joined(separator: ","))") }
-        return parts.joined(separator: "\n")
     }
 }
 
@@ -328,7 +307,7 @@ final class PropertyLayout: @unchecked Sendable {
     let codec: (any AttributeCodec)?
     /// For relationships: how the value maps to models.
     let relationshipAccess: RelationshipValueAccess?
-    /// For relationships: destination, inverse, delete rule and storage (set in the linking phase).
+    /// For relationships: destination, inverse, delete rule and shape (set in the linking phase).
     fileprivate(set) var relationship: RelationshipLayout?
     let problem: String?
 
@@ -369,21 +348,16 @@ final class PropertyLayout: @unchecked Sendable {
 }
 
 /// Where a relationship's links are stored.
-enum RelationshipStorage: Sendable {
-    /// A to-one: a column of the owner's table holding the related row's primary key.
-    case foreignKey(column: String)
-    /// A to-many whose inverse is a to-one: the inverse's column in the destination table.
-    case inverseForeignKey(table: String, column: String)
-    /// A to-many whose inverse is a to-many, or that has no inverse: a table of pairs.
-    case joinTable(table: String, ownerColumn: String, otherColumn: String)
-
-    var fingerprint: String {
-        switch self {
-        case .foreignKey(let column): return "fk(\(column))"
-        case .inverseForeignKey(let table, let column): return "inverse-fk(\(table).\(column))"
-        case .joinTable(let table, let owner, let other): return "join(\(table):\(owner),\(other))"
-        }
-    }
+/// How a relationship's links are kept, in the model's terms; each store maps the shape to its own
+/// form (the SQLite store: a foreign-key column, the inverse's column, or a join table).
+enum RelationshipShape: Sendable {
+    /// A to-one: the model's record holds the related model's key, under the property's name.
+    case reference(String)
+    /// A to-many whose inverse is a to-one: the links are the inverse's references (named).
+    case inverseReference(String)
+    /// A to-many whose inverse is a to-many, or that has none: pairs of keys kept once for both
+    /// sides under a name; `isFirst` says which end of each pair this side is.
+    case pairs(String, isFirst: Bool)
 }
 
 /// A relationship's runtime description. `@unchecked Sendable`: immutable after the build phase.
@@ -394,18 +368,18 @@ final class RelationshipLayout: @unchecked Sendable {
     let deleteRule: Schema.Relationship.DeleteRule
     let minimumModelCount: Int
     let maximumModelCount: Int
-    let storage: RelationshipStorage
+    let shape: RelationshipShape
 
     init(access: RelationshipValueAccess, destination: ModelLayout, inverse: PropertyLayout?,
          deleteRule: Schema.Relationship.DeleteRule, minimumModelCount: Int?, maximumModelCount: Int?,
-         storage: RelationshipStorage) {
+         shape: RelationshipShape) {
         self.access = access
         self.destination = destination
         self.inverse = inverse
         self.deleteRule = deleteRule
         self.minimumModelCount = minimumModelCount ?? 0
         self.maximumModelCount = maximumModelCount ?? 0
-        self.storage = storage
+        self.shape = shape
     }
 
     var isToMany: Bool { access.isToMany }

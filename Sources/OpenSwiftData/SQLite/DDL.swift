@@ -18,7 +18,7 @@ enum DDL {
                     // Strings compare as Swift compares them (canonical equivalence), in indexes too.
                     let collate = codec.isSwiftString ? " COLLATE \(SQLiteFunctions.collation)" : ""
                     // Floating-point columns get no type, so no REAL affinity: it would store -0.0 as 0.
-                    let type = codec.isFloatingPoint ? "" : " \(dialect.columnType(codec.columnType))"
+                    let type = codec.isFloatingPoint ? "" : " \(dialect.storedType(codec.storedType))"
                     columns.append("\(q(property.name))\(type)\(collate)\(codec.isOptional ? "" : " NOT NULL")")
                 } else if property.relationship != nil {
                     columns.append("\(q(property.name)) INTEGER")

@@ -105,13 +105,13 @@ final class SQLiteStatement {
         sqlite3_reset(handle)
     }
 
-    func bind(_ values: [SQLValue]) throws {
+    func bind(_ values: [StoredValue]) throws {
         for (offset, value) in values.enumerated() {
             try bind(value, at: Int32(offset + 1))
         }
     }
 
-    func bind(_ value: SQLValue, at index: Int32) throws {
+    func bind(_ value: StoredValue, at index: Int32) throws {
         let status: Int32
         switch value {
         case .null:
@@ -162,7 +162,7 @@ final class SQLiteStatement {
 
     var columnCount: Int32 { sqlite3_column_count(handle) }
 
-    func value(at column: Int32) -> SQLValue {
+    func value(at column: Int32) -> StoredValue {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_NULL:
             return .null

@@ -30,7 +30,7 @@ struct SQLiteSaveWriter {
             let columns = stored.map { layout.properties[$0].name }
             // Rows for new models: one INSERT, prepared once, run per model.
             let insertText = store.render(.insert(table: layout.tableName, columns: [ModelLayout.primaryKeyColumn] + columns, orIgnore: false))
-            let insertValues = { (model: any PersistentModel, values: inout [SQLValue]) throws in
+            let insertValues = { (model: any PersistentModel, values: inout [StoredValue]) throws in
                 let data = model.persistentBackingData
                 values.append(.integer(data.pendingKey ?? 0))
                 for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
@@ -88,7 +88,7 @@ struct SQLiteSaveWriter {
             })
         }
         try checkReferencedRowsExist(storeInserted + storeChanged, store: store, connection: connection)
-        for group in storeInserted + storeChanged where group.layout.hasJoinTables {
+        for group in storeInserted + storeChanged where group.layout.hasPairs {
             try writeJoinTables(for: group.models, store: store, connection: connection)
         }
 
@@ -250,7 +250,7 @@ struct SQLiteSaveWriter {
                 from: SQLTableReference(table: SQLiteStore.primaryKeyTable, alias: "k"),
                 whereClause: .binary(.column(table: "k", name: "Z_ENTITY"), .equal, .bind(.text(layout.entityName))))
             try store.query(readMax, on: connection) { row in maximum = row.int64(at: 0) }
-            var seen: [[SQLValue]: Int64] = [:]
+            var seen: [[StoredValue]: Int64] = [:]
             for model in group.models {
                 let data = model.persistentBackingData
                 var existing: Int64?
@@ -357,7 +357,7 @@ struct StoredValues {
     let deletedIDs: Set<ObjectIdentifier>
 
     /// The value a stored slot writes: the encoded attribute, or the related row's key.
-    func value(_ data: BackingData, slot: Int) throws -> SQLValue {
+    func value(_ data: BackingData, slot: Int) throws -> StoredValue {
         let property = data.layout.properties[slot]
         switch data.slots[slot] {
         case .value(let value):
@@ -378,7 +378,7 @@ struct StoredValues {
     }
 
     /// The primary key a reference to `model` stores; NULL for a model deleted in this save.
-    func key(of model: any PersistentModel) -> SQLValue {
+    func key(of model: any PersistentModel) -> StoredValue {
         if !deletedIDs.isEmpty && deletedIDs.contains(ObjectIdentifier(model)) { return .null }
         let data = model.persistentBackingData
         if let key = data.primaryKey ?? data.pendingKey {

@@ -40,7 +40,7 @@ extension SQLiteStore {
             var values = layout.unloadedSlots
             var column = offset + 1
             for slot in slots ?? [] {
-                values[slot] = try read(layout.columnReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
+                values[slot] = try read(layout.slotReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
                 column += 1
             }
             return values
@@ -48,7 +48,7 @@ extension SQLiteStore {
         // Every stored slot, in ascending slot order as the columns are: each written once.
         // (Appending after reserving capacity stays in code specialised for `Slot`; the
         // uninitialised-capacity initialiser is generic library code that looks up metadata.)
-        let readers = layout.columnReaders
+        let readers = layout.slotReaders
         var values = ContiguousArray<BackingData.Slot>()
         values.reserveCapacity(readers.count)
         var column = offset + 1
@@ -67,7 +67,7 @@ extension SQLiteStore {
     /// One column's value as a slot.
     @inline(__always)
     private func read(
-        _ reader: ModelLayout.ColumnReader, slot: Int, layout: ModelLayout, from row: any SQLRow, column: Int32, offset: Int32
+        _ reader: ModelLayout.SlotReader, slot: Int, layout: ModelLayout, from row: any SQLRow, column: Int32, offset: Int32
     ) throws -> BackingData.Slot {
         if reader.fast != .none, let slot = readFast(reader, from: row, column: column) { return slot }
         if let codec = reader.codec {
@@ -102,7 +102,7 @@ extension SQLiteStore {
     /// A common attribute type read straight from the row; `nil` when the column's storage class
     /// is not the one the type is stored as (the codec then converts it, or reports it).
     @inline(__always)
-    private func readFast(_ reader: ModelLayout.ColumnReader, from row: any SQLRow, column: Int32) -> BackingData.Slot? {
+    private func readFast(_ reader: ModelLayout.SlotReader, from row: any SQLRow, column: Int32) -> BackingData.Slot? {
         let storage = row.storageClass(at: column)
         if storage == .null {
             return reader.nullValue.map { .value($0) }
@@ -125,7 +125,7 @@ extension SQLiteStore {
         for slot in slots {
             defer { column += 1 }
             guard mode.takes(slot, of: data) else { continue }
-            data.slots[slot] = try read(layout.columnReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
+            data.slots[slot] = try read(layout.slotReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
         }
     }
 }

@@ -222,7 +222,7 @@ final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    private func record(_ text: String, _ bindings: [SQLValue], log: Bool = true) {
+    private func record(_ text: String, _ bindings: [StoredValue], log: Bool = true) {
         if isTracing {
             trace.withLock { recorded in
                 recorded?.append(RenderedSQL(text: text, bindings: bindings))
@@ -248,12 +248,12 @@ final class SQLiteStore: @unchecked Sendable {
     /// reused across items), so the text is rendered and prepared once, not per row.
     /// `noRowChanged`, if given, is called for an item whose statement changed no row.
     func executeEach<S: Sequence>(
-        _ text: String, _ items: S, on connection: SQLiteConnection, bind: (S.Element, inout [SQLValue]) throws -> Void,
+        _ text: String, _ items: S, on connection: SQLiteConnection, bind: (S.Element, inout [StoredValue]) throws -> Void,
         noRowChanged: ((S.Element) throws -> Void)? = nil
     ) throws {
         let statement = try connection.prepare(text)
         defer { statement.reset() }
-        var values: [SQLValue] = []
+        var values: [StoredValue] = []
         for item in items {
             values.removeAll(keepingCapacity: true)
             try bind(item, &values)
@@ -266,7 +266,7 @@ final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Runs SQL text that returns rows, calling `row` for each.
-    func query(_ text: String, bindings: [SQLValue], on connection: SQLiteConnection, row: (any SQLRow) throws -> Void) throws {
+    func query(_ text: String, bindings: [StoredValue], on connection: SQLiteConnection, row: (any SQLRow) throws -> Void) throws {
         let statement = try connection.prepare(text)
         defer { statement.reset() }
         try statement.bind(bindings)
@@ -278,7 +278,7 @@ final class SQLiteStore: @unchecked Sendable {
 
     /// Runs prepared SQL text with the given bindings; returns the number of rows changed.
     @discardableResult
-    func execute(_ text: String, bindings: [SQLValue], on connection: SQLiteConnection) throws -> Int {
+    func execute(_ text: String, bindings: [StoredValue], on connection: SQLiteConnection) throws -> Int {
         let statement = try connection.prepare(text)
         defer { statement.reset() }
         try statement.bind(bindings)
@@ -291,7 +291,7 @@ final class SQLiteStore: @unchecked Sendable {
         SQLRenderer.render(statement, dialect: dialect).text
     }
 
-    private static func log(_ text: String, _ bindings: [SQLValue]) {
+    private static func log(_ text: String, _ bindings: [StoredValue]) {
         guard Log.sqlDebugEnabled else { return }
         if bindings.isEmpty {
             Log.sql.info("\(text)")

@@ -16,8 +16,8 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
     var deletesByPredicate: Bool { false }
     private let lock = NSRecursiveLock()
     private let cache = Locked<[PersistentIdentifier: DefaultSnapshot]>([:])
-    /// Inserted models' identifiers given by the save in progress, for its result.
-    private var pendingRemap: [ObjectIdentifier: PersistentIdentifier] = [:]
+    /// The contexts the store has been told about (`initializeState(for:)`), guarded by `lock`.
+    private var contexts = Set<UUID>()
 
     init(_ configuration: S.Configuration, layouts: [ModelLayout], allowsSave: Bool) throws {
         self.store = try S(configuration, migrationPlan: nil)
@@ -31,6 +31,20 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body()
+    }
+
+    /// Calls the store for `editingState`, telling it first about a context it has not served yet.
+    private func locked<R>(for editingState: EditingState, _ body: () throws -> R) rethrows -> R {
+        try locked {
+            if contexts.insert(editingState.id).inserted { store.initializeState(for: editingState) }
+            return try body()
+        }
+    }
+
+    func contextEnded(_ editingState: EditingState) {
+        locked {
+            if contexts.remove(editingState.id) != nil { store.invalidateState(for: editingState) }
+        }
     }
 
     // MARK: Snapshots in the store's type
@@ -60,13 +74,26 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
             var inserted: [DefaultSnapshot] = []
             var insertedModels: [any PersistentModel] = []
             var upserted: [(model: any PersistentModel, snapshot: DefaultSnapshot)] = []
+            // New models whose unique values match an earlier new model's: the same model, by
+            // temporary identifier. The later insert's values win, as in the SQLite store.
+            var aliases: [PersistentIdentifier: PersistentIdentifier] = [:]
+            var aliasModels: [any PersistentModel] = []
+            var seen: [UniqueValues: Int] = [:]
             for group in changes.inserted {
+                let constraints = unique(group.layout)
                 for model in group.models where written.insert(ObjectIdentifier(model)).inserted {
                     let snapshot = try maker.snapshot(of: model)
-                    if let existing = try storedMatch(for: model, snapshot: snapshot, editingState: changes.editingState) {
+                    let keys = constraints.compactMap { UniqueValues(snapshot, $0) }
+                    if let earlier = keys.lazy.compactMap({ seen[$0] }).first {
+                        let id = inserted[earlier].persistentIdentifier
+                        inserted[earlier] = snapshot.copy(persistentIdentifier: id)
+                        aliases[snapshot.persistentIdentifier] = id
+                        aliasModels.append(model)
+                    } else if let existing = try storedMatch(keys, layout: group.layout, editingState: changes.editingState) {
                         // A unique constraint matched a stored model: the new model updates it.
                         upserted.append((model, snapshot.copy(persistentIdentifier: existing)))
                     } else {
+                        for key in keys { seen[key] = inserted.count }
                         inserted.append(snapshot)
                         insertedModels.append(model)
                     }
@@ -89,18 +116,27 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
                     data.relatedModels(slot).forEach(note)
                 }
             }
-            let updated = try updatedModels.map { try maker.snapshot(of: $0) } + upserted.map(\.snapshot)
+            var updated = try updatedModels.map { try maker.snapshot(of: $0) } + upserted.map(\.snapshot)
             let deleted = try changes.deleted.filter { $0.persistentBackingData.primaryKey != nil }.map { try maker.snapshot(of: $0) }
-            try checkStoredModelsExist(written: inserted + updated, updated: updatedModels.count, editingState: changes.editingState)
+            if !aliases.isEmpty {
+                // References to a merged new model name the one it merged into.
+                inserted = inserted.map { $0.copy(persistentIdentifier: $0.persistentIdentifier, remappedIdentifiers: aliases) }
+                updated = updated.map { $0.copy(persistentIdentifier: $0.persistentIdentifier, remappedIdentifiers: aliases) }
+            }
+            try checkStoredModelsExist(written: inserted + updated, updated: updated.count, editingState: changes.editingState)
+            try checkUniqueness(inserted: inserted, updated: updated, deleted: deleted, editingState: changes.editingState)
             let request = DataStoreSaveChangesRequest(
                 editingState: changes.editingState,
                 inserted: try inserted.map(toStore), updated: try updated.map(toStore), deleted: try deleted.map(toStore))
-            let result = try store.save(request)
+            let result = try locked(for: changes.editingState) { try store.save(request) }
 
             var saveResult = StoreSaveResult()
             var remapped = result.remappedIdentifiers
             for (model, snapshot) in upserted { remapped[model.persistentModelID] = snapshot.persistentIdentifier }
-            for model in insertedModels + upserted.map(\.model) {
+            for model in aliasModels {
+                if let merged = aliases[model.persistentModelID] { remapped[model.persistentModelID] = remapped[merged] }
+            }
+            for model in insertedModels + upserted.map(\.model) + aliasModels {
                 let data = model.persistentBackingData
                 guard let permanent = remapped[model.persistentModelID], let key = permanent.primaryKey else {
                     throw SwiftDataError(.storeIO, "the store '\(name)' saved, but gave no permanent identifier for a new \(data.layout.entityName) (\(model.persistentModelID)); its DataStoreSaveChangesResult must map every inserted snapshot's identifier")
@@ -122,23 +158,6 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
             remember(try result.snapshotsToReregister.values.map(fromStore))
             return saveResult
         }
-    }
-
-    /// The stored model a new model's unique values match, if any (the store's own snapshots,
-    /// compared as stored).
-    private func storedMatch(for model: any PersistentModel, snapshot: DefaultSnapshot, editingState: EditingState) throws -> PersistentIdentifier? {
-        let layout = model.persistentBackingData.layout
-        guard !layout.uniquenessConstraints.isEmpty else { return nil }
-        let stored = try allSnapshots(of: layout, editingState: editingState)
-        for constraint in layout.uniquenessConstraints {
-            let names = constraint.map { layout.properties[$0].name }
-            let values = names.map { snapshot.values[$0] ?? .null }
-            if values.contains(.null) { continue }
-            if let match = stored.first(where: { other in names.map { other.values[$0] ?? .null } == values }) {
-                return match.persistentIdentifier
-            }
-        }
-        return nil
     }
 
     /// Refuses a save that changes a model, or refers to one, that another context or process
@@ -191,7 +210,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         var filter = false, sort = false
         while true {
             do {
-                let result = try locked { try store.fetch(DataStoreFetchRequest(descriptor: asked, editingState: editingState)) }
+                let result = try locked(for: editingState) { try store.fetch(DataStoreFetchRequest(descriptor: asked, editingState: editingState)) }
                 let fetched = try result.fetchedSnapshots.map(fromStore)
                 remember(try result.relatedSnapshots.values.map(fromStore))
                 remember(fetched)
@@ -258,7 +277,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
 
     func fetchCount<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> Int {
         do {
-            return try locked { try store.fetchCount(DataStoreFetchRequest(descriptor: request.descriptor, editingState: context.editingState)) }
+            return try locked(for: context.editingState) { try store.fetchCount(DataStoreFetchRequest(descriptor: request.descriptor, editingState: context.editingState)) }
         } catch DataStoreError.preferInMemoryFilter {
             return try fetch(request, in: context).count
         } catch DataStoreError.preferInMemorySort {
@@ -268,7 +287,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
 
     func fetchKeys<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [Int64] {
         do {
-            let identifiers = try locked { try store.fetchIdentifiers(DataStoreFetchRequest(descriptor: request.descriptor, editingState: context.editingState)) }
+            let identifiers = try locked(for: context.editingState) { try store.fetchIdentifiers(DataStoreFetchRequest(descriptor: request.descriptor, editingState: context.editingState)) }
             return identifiers.compactMap(\.primaryKey)
         } catch DataStoreError.preferInMemoryFilter {
             return try fetch(request, in: context).compactMap { ($0 as? any PersistentModel)?.persistentBackingData.primaryKey }
@@ -282,7 +301,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
     // MARK: Loading
 
     /// Every stored snapshot of an entity.
-    private func allSnapshots(of layout: ModelLayout, editingState: EditingState) throws -> [DefaultSnapshot] {
+    func allSnapshots(of layout: ModelLayout, editingState: EditingState) throws -> [DefaultSnapshot] {
         try allSnapshots(layout.modelType, editingState: editingState)
     }
 
@@ -301,7 +320,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
             }
         }
         guard !missing.isEmpty else { return found }
-        let cached = try locked { try store.cachedSnapshots(for: missing, editingState: editingState) }
+        let cached = try locked(for: editingState) { try store.cachedSnapshots(for: missing, editingState: editingState) }
         if !cached.isEmpty {
             let converted = try cached.values.map(fromStore)
             remember(converted)

@@ -6,12 +6,12 @@ extension DefaultSnapshot {
     /// the type's empty value (logged), as a damaged row does in the SQLite store.
     func slot(_ slot: Int, of layout: ModelLayout, storeName: String) throws -> BackingData.Slot {
         let property = layout.properties[slot]
-        let reader = layout.columnReaders[slot]
+        let reader = layout.slotReaders[slot]
         let stored = values[property.name] ?? .null
         var problem: String
         if let codec = reader.codec {
             do {
-                return .value(try codec.decode(stored.stored(as: codec.columnType)))
+                return .value(try codec.decode(stored.stored(as: codec.storedType)))
             } catch {
                 problem = "\(error)"
             }

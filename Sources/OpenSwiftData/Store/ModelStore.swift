@@ -53,14 +53,26 @@ protocol ModelStore: AnyObject, Sendable {
     func loadModel(_ layout: ModelLayout, primaryKey: Int64, in context: ModelContext) throws -> (any PersistentModel)?
     /// Fills the slots of `data` that are not loaded yet from its row; `false` if the row is gone.
     func loadValues(of data: BackingData, primaryKey: Int64) throws -> Bool
+    /// A context that used the store is gone.
+    func contextEnded(_ editingState: EditingState)
     /// The models the to-many relationship `property` of `owner`'s models holds for each of
     /// `ownerKeys` (owners holding none are absent), registered in `context`.
     func loadRelated(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]]
 }
 
 extension ModelStore {
+    /// A context that used the store is gone (custom stores are told through `invalidateState(for:)`).
+    func contextEnded(_ editingState: EditingState) {}
+
     func loadModel(_ layout: ModelLayout, primaryKey: Int64, in context: ModelContext) throws -> (any PersistentModel)? {
         try loadModels(layout, keys: [primaryKey], in: context).first
     }
 
+}
+
+/// A configuration whose store ships with OpenSwiftData and sits behind the seam directly, without
+/// going through snapshots (``ModelConfiguration``: the SQLite store).
+protocol BuiltInStoreConfiguration {
+    /// Opens the store for `layouts`, the models routed to this configuration.
+    func openStore(layouts: [ModelLayout], version: Schema.Version) throws -> any ModelStore
 }

@@ -31,11 +31,6 @@ struct OperandInfo {
 
     static let boolean = OperandInfo(codec: ScalarCodec<Bool>(), nullable: false)
     static let integer = OperandInfo(codec: ScalarCodec<Int>(), nullable: false)
-
-    struct JSONShape {
-        var element: (any AttributeCodec)?
-        var isDictionary: Bool
-    }
 }
 
 /// The rows of a collection inside the database, as a subquery source.
@@ -200,7 +195,7 @@ struct PredicateTranslator {
     }
 
     /// The elements of an array stored as JSON.
-    mutating func jsonElements(of expression: SQLExpression, shape: OperandInfo.JSONShape, name: String) throws -> CollectionSource {
+    mutating func jsonElements(of expression: SQLExpression, shape: JSONShape, name: String) throws -> CollectionSource {
         guard let element = shape.element else {
             throw SwiftDataError(.unsupportedPredicate, "the elements of \(name) are stored as JSON in a form SQL cannot compare (only numbers, strings, booleans, dates and their raw-value enums can be); filter on another property")
         }
@@ -265,7 +260,7 @@ struct PredicateTranslator {
         }
     }
 
-    static func encode(_ value: Any, codec: (any AttributeCodec)?, node: Any) throws -> SQLValue {
+    static func encode(_ value: Any, codec: (any AttributeCodec)?, node: Any) throws -> StoredValue {
         // The usual case first: a constant of the compared property's type. The casts below ask
         // the runtime's conformance lookup, which is slow when the answer is no.
         if let codec, !(codec is IdentifierCodec), let encoded = try? codec.encode(value) {
@@ -363,14 +358,14 @@ extension SQLTranslatablePredicate {
 final class IdentifierCodec: AttributeCodec {
     let entityName: String
     init(entityName: String) { self.entityName = entityName }
-    var columnType: SQLColumnType { .integer }
+    var storedType: StoredType { .integer }
     var isOptional: Bool { false }
     var typeName: String { "PersistentIdentifier" }
-    func decode(_ value: SQLValue) throws -> Any {
+    func decode(_ value: StoredValue) throws -> Any {
         guard case .integer(let key) = value else { throw DecodingFailure(expected: typeName, found: value) }
         return PersistentIdentifier(entityName: entityName, storeIdentifier: nil, key: .permanent(key))
     }
-    func encode(_ value: Any) throws -> SQLValue {
+    func encode(_ value: Any) throws -> StoredValue {
         guard let identifier = value as? PersistentIdentifier else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
         guard identifier.entityName == entityName, let key = identifier.primaryKey else { return .integer(-1) }
         return .integer(key)

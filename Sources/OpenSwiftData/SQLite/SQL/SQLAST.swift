@@ -6,7 +6,7 @@ indirect enum SQLExpression: Sendable {
     /// the WHERE clause of an UPDATE or DELETE).
     case column(table: String, name: String)
     /// A bound parameter.
-    case bind(SQLValue)
+    case bind(StoredValue)
     /// A constant the library itself writes (`NULL`, `0`, `1`), never user data.
     case constant(SQLConstant)
     case binary(SQLExpression, SQLBinaryOperator, SQLExpression)
@@ -21,7 +21,7 @@ indirect enum SQLExpression: Sendable {
     case exists(SQLSelect)
     case subquery(SQLSelect)
     case caseWhen([(SQLExpression, SQLExpression)], else: SQLExpression)
-    case cast(SQLExpression, SQLColumnType)
+    case cast(SQLExpression, StoredType)
     /// `expr COLLATE name`; the dialect maps the neutral name.
     case collate(SQLExpression, SQLCollation)
     /// SQL text written by the library itself (a function or keyword of the dialect), never user data.

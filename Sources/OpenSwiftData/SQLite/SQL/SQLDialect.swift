@@ -5,7 +5,7 @@ protocol SQLDialect: Sendable {
     /// The placeholder for the parameter at `index` (1-based).
     func placeholder(_ index: Int) -> String
     /// The SQL column type for a neutral column type.
-    func columnType(_ type: SQLColumnType) -> String
+    func storedType(_ type: StoredType) -> String
     /// The collation clause for a neutral collation.
     func collation(_ collation: SQLCollation) -> String
     /// The operator text for null-safe equality and inequality.
@@ -16,13 +16,13 @@ protocol SQLDialect: Sendable {
 /// A rendered statement: its text and the values bound to its placeholders, in order.
 struct RenderedSQL: Sendable {
     var text: String
-    var bindings: [SQLValue]
+    var bindings: [StoredValue]
 }
 
 /// Renders ``SQLStatement`` values for a ``SQLDialect``.
 struct SQLRenderer {
     let dialect: any SQLDialect
-    private(set) var bindings: [SQLValue] = []
+    private(set) var bindings: [StoredValue] = []
 
     init(dialect: any SQLDialect) { self.dialect = dialect }
 
@@ -133,7 +133,7 @@ struct SQLRenderer {
             text += " ELSE \(render(otherwise)) END)"
             return text
         case .cast(let inner, let type):
-            return "CAST(\(render(inner)) AS \(dialect.columnType(type)))"
+            return "CAST(\(render(inner)) AS \(dialect.storedType(type)))"
         case .collate(let inner, let collation):
             return "(\(render(inner)) \(dialect.collation(collation)))"
         case .raw(let text):
@@ -178,7 +178,7 @@ struct SQLiteDialect: SQLDialect {
         return quoted
     }
     func placeholder(_ index: Int) -> String { "?\(index)" }
-    func columnType(_ type: SQLColumnType) -> String {
+    func storedType(_ type: StoredType) -> String {
         switch type {
         case .integer: return "INTEGER"
         case .real: return "REAL"

@@ -1,6 +1,6 @@
 /// One row of a query result, read by column position.
 protocol SQLRow {
-    func value(at column: Int32) -> SQLValue
+    func value(at column: Int32) -> StoredValue
     func int64(at column: Int32) -> Int64
     func isNull(at column: Int32) -> Bool
     /// How the column's value is stored, for readers that take common types straight from the row.

@@ -1,0 +1,14 @@
+import Foundation
+
+extension StoredValue: CustomStringConvertible {
+    /// How the value appears in SQL debug logs.
+    var description: String {
+        switch self {
+        case .null: return "NULL"
+        case .integer(let value): return String(value)
+        case .real(let value): return String(value)
+        case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let value): return "x'" + value.map { String(format: "%02x", $0) }.joined() + "'"
+        }
+    }
+}
