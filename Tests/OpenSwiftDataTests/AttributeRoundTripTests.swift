@@ -70,17 +70,6 @@ import Testing
         #expect(loaded.optionalAddress == nil)
     }
 
-    @Test func enumsAreStoredByRawValueAndCodableValuesAsJSON() throws {
-        let store = try TestStore(.file, [Sample.self])
-        let context = store.context()
-        context.insert(Sample(mood: .init(rawValue: "mixed feelings")!, priority: .low))
-        let statements = try store.sql { try context.save() }
-        let insert = try #require(statements.starting(with: "INSERT INTO \"Sample\"").first)
-        #expect(insert.bindings.contains(.text("mixed feelings")))
-        #expect(insert.bindings.contains(.integer(1)))
-        #expect(insert.bindings.contains(.text("{\"city\":\"Springfield\",\"street\":\"1 Main St\"}")))
-    }
-
     @Test func schemaDescribesEntitiesAndFollowsRelationships() throws {
         let schema = Schema([Expense.self])
         #expect(Set(schema.entities.map(\.name)) == ["Expense", "Category"])

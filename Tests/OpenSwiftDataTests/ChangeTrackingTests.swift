@@ -39,41 +39,6 @@ import Testing
         #expect(fresh.map(\.amount) == [11])
     }
 
-    @Test func aSaveUpdatesOnlyChangedColumnsInOneTransaction() throws {
-        let store = try TestStore(.file, [Expense.self])
-        let context = store.context()
-        let lunch = Expense(amount: 10, note: "lunch")
-        context.insert(lunch)
-        try context.save()
-
-        lunch.note = "late lunch"
-        let statements = try store.sql { try context.save() }
-        #expect(statements.texts == [
-            "BEGIN IMMEDIATE",
-            "UPDATE \"Expense\" SET \"note\" = ?1 WHERE \"Z_PK\" = ?2",
-            "COMMIT",
-        ])
-        #expect(statements[1].bindings == [.text("late lunch"), .integer(1)])
-    }
-
-    @Test func aSaveWithoutChangesWritesNothing() throws {
-        let store = try TestStore(.memory, [Expense.self])
-        let context = store.context()
-        let statements = try store.sql { try context.save() }
-        #expect(statements.isEmpty)
-    }
-
-    @Test func insertsAndDeletesOfManyModelsShareOneTransaction() throws {
-        let store = try TestStore(.file, [Expense.self])
-        let context = store.context()
-        for amount in 1...50 { context.insert(Expense(amount: Double(amount))) }
-        let statements = try store.sql { try context.save() }
-        #expect(statements.texts.filter { $0 == "BEGIN IMMEDIATE" }.count == 1)
-        #expect(statements.texts.filter { $0 == "COMMIT" }.count == 1)
-        #expect(statements.starting(with: "INSERT INTO \"Expense\"").count == 50)
-        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 50)
-    }
-
     @Test func modelsAreObservable() throws {
         let store = try TestStore(.memory, [Expense.self])
         let context = store.context()

@@ -35,23 +35,4 @@ import Testing
         let math2 = try #require(try check.fetch(FetchDescriptor<Course>(predicate: #Predicate { $0.title == "Math" })).first)
         #expect(math2.pupils.map(\.name) == ["Ann"])
     }
-
-    @Test func joinRowsAreWrittenOnceAndDeletedWithTheModel() throws {
-        let store = try TestStore(.file, [Course.self])
-        let context = store.context()
-        let math = Course(title: "Math")
-        let ann = Pupil(name: "Ann")
-        context.insert(math)
-        math.pupils.append(ann)
-        let insertStatements = try store.sql { try context.save() }
-        let joinInserts = insertStatements.filter { $0.text.contains("INSERT OR IGNORE INTO \"Z_Course_pupils\"") }
-        #expect(!joinInserts.isEmpty)
-        #expect(Set(joinInserts.map(\.bindings)).count == 1)
-
-        context.delete(ann)
-        try context.save()
-        #expect(math.pupils.isEmpty)
-        let fresh = store.context()
-        #expect(try fresh.fetch(FetchDescriptor<Course>()).first?.pupils.isEmpty == true)
-    }
 }

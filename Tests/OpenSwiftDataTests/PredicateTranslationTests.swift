@@ -8,7 +8,7 @@ import Testing
 @Suite struct PredicateTranslationTests {
     /// A small data set with edge cases: nil notes, empty strings, an uncategorised expense, a
     /// category without expenses.
-    private func seeded(_ kind: StoreKind) throws -> TestStore {
+    static func seeded(_ kind: StoreKind) throws -> TestStore {
         let store = try TestStore(kind, [Expense.self])
         let context = store.context()
         let food = Category(name: "Food")
@@ -39,7 +39,7 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func fetchMatchesEvaluate(_ kind: StoreKind) throws {
-        let store = try seeded(kind)
+        let store = try Self.seeded(kind)
         let limit = 100.0
         let start = Date(timeIntervalSinceReferenceDate: 800_000_000 + 86_400)
         let end = Date(timeIntervalSinceReferenceDate: 800_000_000 + 5 * 86_400)
@@ -72,7 +72,7 @@ import Testing
     }
 
     @Test func identifierComparisonsCompareKeys() throws {
-        let store = try seeded(.memory)
+        let store = try Self.seeded(.memory)
         let context = store.context()
         let food = try #require(try context.fetch(FetchDescriptor<Category>(predicate: #Predicate { $0.name == "Food" })).first)
         let id = food.persistentModelID
@@ -84,30 +84,6 @@ import Testing
         #expect(byID.first === food)
         // An identifier of another entity never matches, even when the keys coincide.
         #expect(try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.persistentModelID == id })).isEmpty)
-    }
-
-    @Test func toOnePathsBecomeJoinsAndValuesAreBound() throws {
-        let store = try seeded(.memory)
-        let context = store.context()
-        let statements = try store.sql {
-            _ = try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.category?.name == "Food" && $0.amount > 50 }))
-        }
-        let select = try #require(statements.first)
-        #expect(select.text.contains("LEFT JOIN \"Category\" AS t1 ON (t1.\"Z_PK\" = t0.\"category\")"))
-        #expect(select.text.contains("t1.\"name\""))
-        #expect(!select.text.contains("Food"))
-        #expect(select.bindings.contains(.text("Food")))
-        #expect(select.bindings.contains(.real(50)))
-    }
-
-    @Test func nilComparisonsUseNullSafeOperators() throws {
-        let store = try seeded(.memory)
-        let statements = try store.sql {
-            _ = try store.context().fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == nil || $0.note != "Lunch" }))
-        }
-        let text = try #require(statements.first?.text)
-        #expect(text.contains("(t0.\"note\" IS NULL)"))
-        #expect(text.contains("(t0.\"note\" IS NOT (?1 COLLATE SWIFT))"))
     }
 
     @Test func untranslatableExpressionsThrowNamingTheNodeAndKeyPath() throws {

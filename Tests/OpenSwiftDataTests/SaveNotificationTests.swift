@@ -5,7 +5,7 @@ import Testing
 /// willSave / didSave notifications, transactions, and autosave.
 @Suite struct SaveNotificationTests {
     /// Collects notifications posted synchronously during `body`.
-    private func notifications(_ name: Notification.Name, from context: ModelContext, during body: () throws -> Void) rethrows -> [Notification] {
+    static func notifications(_ name: Notification.Name, from context: ModelContext, during body: () throws -> Void) rethrows -> [Notification] {
         let collected = NotificationBox()
         let observer = NotificationCenter.default.addObserver(forName: name, object: context, queue: nil) { collected.append($0) }
         defer { NotificationCenter.default.removeObserver(observer) }
@@ -30,8 +30,8 @@ import Testing
         context.insert(added)
         let taxiID = taxi.persistentModelID
         var willSave: [Notification] = []
-        let didSave = try notifications(ModelContext.didSave, from: context) {
-            willSave = try notifications(ModelContext.willSave, from: context) { try context.save() }
+        let didSave = try Self.notifications(ModelContext.didSave, from: context) {
+            willSave = try Self.notifications(ModelContext.willSave, from: context) { try context.save() }
         }
         #expect(willSave.count == 1)
         #expect(didSave.count == 1)
@@ -41,7 +41,7 @@ import Testing
         #expect(info[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier] == [taxiID])
         #expect(!added.persistentModelID.isTemporary)
         // A save with nothing to write posts nothing.
-        #expect(try notifications(ModelContext.didSave, from: context) { try context.save() }.isEmpty)
+        #expect(try Self.notifications(ModelContext.didSave, from: context) { try context.save() }.isEmpty)
     }
 
     @Test func changesMadeInWillSaveAreSaved() throws {
@@ -57,34 +57,6 @@ import Testing
         try context.save()
         #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 2)
         #expect(!context.hasChanges)
-    }
-
-    @Test(arguments: StoreKind.sqlite)
-    func transactionSavesOnceOrRollsBack(_ kind: StoreKind) throws {
-        struct Refused: Error {}
-        let store = try TestStore(kind, [Expense.self])
-        let context = store.context()
-        let kept = Expense(amount: 1)
-        context.insert(kept)  // pending before the transaction: saved first
-        let statements = try store.sql {
-            try context.transaction {
-                context.insert(Expense(amount: 2))
-                context.insert(Expense(amount: 3))
-            }
-        }
-        #expect(statements.filter { $0.text == "COMMIT" }.count == 2)
-        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 3)
-
-        #expect(throws: Refused.self) {
-            try context.transaction {
-                kept.amount = 100
-                context.insert(Expense(amount: 4))
-                throw Refused()
-            }
-        }
-        #expect(!context.hasChanges)
-        #expect(kept.amount == 1)
-        #expect(try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.amount) == [1, 2, 3])
     }
 
     @Test @MainActor func mainContextAutosavesAfterChanges() async throws {

@@ -40,21 +40,4 @@ import Testing
             #expect(matches.count == 1, "\(note.debugDescription)")
         }
     }
-
-    @Test func valuesAreBoundNotSpliced() throws {
-        let store = try TestStore(.memory, [Expense.self])
-        let context = store.context()
-        let hostile = "x'); DELETE FROM \"Expense\"; --"
-        context.insert(Expense(amount: 1, note: hostile))
-        let statements = try store.sql {
-            try context.save()
-            _ = try store.context().fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == hostile }))
-        }
-        #expect(!statements.isEmpty)
-        for statement in statements {
-            #expect(!statement.text.contains("DELETE FROM \"Expense\"; --"))
-        }
-        #expect(statements.contains { $0.bindings.contains(.text(hostile)) })
-        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 1)
-    }
 }

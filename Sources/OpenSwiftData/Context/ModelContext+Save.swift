@@ -183,7 +183,8 @@ struct SavePlan {
             throw SwiftDataError(.readOnlyStore, "the store '\(store.name)' was opened with allowsSave: false; nothing was saved")
         }
         let changes = ChangeSet(inserted: inserted, changed: changed, deleted: deleted, deletedIDs: deletedIDs,
-                                nullifications: nullifications, batchDeletes: batchDeletes, editingState: context.editingState)
+                                nullifications: nullifications, batchDeletes: batchDeletes,
+                                editingState: stores.allSatisfy(\.isTransactional) ? .unused : context.editingState)
         // Stores that save in one step (custom data stores) go after those that can still roll
         // back, so a failure there leaves the others untouched.
         stores = stores.filter(\.isTransactional) + stores.filter { !$0.isTransactional }

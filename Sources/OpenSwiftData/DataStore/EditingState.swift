@@ -19,4 +19,8 @@ public struct EditingState: Identifiable, Sendable {
         self.id = id
         self.author = author
     }
+
+    /// Stands in where no custom store will see it (saves to the SQLite store only), so that
+    /// contexts that never meet a custom store make no identifier.
+    static let unused = EditingState(id: UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
 }

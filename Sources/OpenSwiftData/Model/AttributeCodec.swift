@@ -3,19 +3,19 @@ import Foundation
 /// Converts one attribute type between its Swift value and its stored ``StoredValue``.
 ///
 /// A codec is chosen once per property from the property's type (``AttributeCodecs/make(for:)``);
-/// predicates use the same choice for constants, so a value and the column it is compared with are
-/// always encoded alike. Codecs are classes so that holding and passing one on the row-loading
-/// path costs a reference count rather than a value-witness copy.
+/// predicates use the same choice for constants, so a value and the stored value it is compared
+/// with are always encoded alike. Codecs are classes so that holding and passing one on the
+/// loading path costs a reference count rather than a value-witness copy.
 protocol AttributeCodec: AnyObject, Sendable {
     var storedType: StoredType { get }
-    /// Whether the Swift type is optional (the column is nullable).
+    /// Whether the Swift type is optional (the stored value may be null).
     var isOptional: Bool { get }
     /// A short name of the Swift type for messages and the schema fingerprint.
     var typeName: String { get }
-    /// Whether values are Swift strings, compared with Swift's semantics (the `SWIFT` collation).
+    /// Whether values are Swift strings, which stores must compare in Swift's order.
     var isSwiftString: Bool { get }
     /// Whether the stored form does not order like the Swift values (decimals stored as text), so
-    /// ordering comparisons go through `REAL`.
+    /// ordering comparisons convert it to a number first.
     var ordersAsReal: Bool { get }
     /// Whether a value's JSON form (inside a `Codable` array or dictionary) equals its stored form,
     /// so JSON elements can be compared with encoded constants.
@@ -24,8 +24,8 @@ protocol AttributeCodec: AnyObject, Sendable {
     var jsonShape: JSONShape? { get }
     /// Whether values are stored as JSON text (which has no meaningful order).
     var storesJSON: Bool { get }
-    /// Whether values are `Double` or `Float`, whose NaN is stored as the text `NaN` (SQLite
-    /// would turn it into NULL), so ordering comparisons must leave it out as Swift does.
+    /// Whether values are `Double` or `Float`, whose NaN is stored as the text `NaN` (databases
+    /// turn a NaN into null), so ordering comparisons must leave it out as Swift does.
     var isFloatingPoint: Bool { get }
     func decode(_ value: StoredValue) throws -> Any
     func encode(_ value: Any) throws -> StoredValue
@@ -48,7 +48,7 @@ struct DecodingFailure: Error, CustomStringConvertible {
     }
 }
 
-/// A type stored in a single column without help: numbers, strings, dates, data, identifiers.
+/// A type stored as one primitive value without help: numbers, strings, dates, data, identifiers.
 protocol StoredScalar {
     static var storedType: StoredType { get }
     static func decode(_ value: StoredValue) throws -> Self
@@ -74,7 +74,7 @@ extension Bool: StoredScalar {
 }
 
 /// Integers up to 64 bits. `UInt64` and `UInt` values above `Int64.max` are stored by bit pattern
-/// (they round-trip exactly; SQL ordering of such values is that of the signed pattern).
+/// (they round-trip exactly; a store orders such values by the signed pattern).
 protocol StoredInteger: StoredScalar, FixedWidthInteger {}
 
 extension StoredInteger {
@@ -111,9 +111,9 @@ extension UInt16: StoredInteger {}
 extension UInt32: StoredInteger {}
 extension UInt64: StoredInteger {}
 
-/// NaN is stored as the text `NaN`: SQLite stores a bound NaN as NULL, which would lose it (or
-/// fail a NOT NULL column). Infinities and `-0.0` are stored as reals (the column has no REAL
-/// affinity, which would store `-0.0` as the integer 0).
+/// NaN is stored as the text `NaN`: databases store a NaN as null, which would lose it (or break
+/// a required value). Infinities and `-0.0` are stored as reals (the SQLite store's columns keep
+/// `-0.0`'s sign; see its DDL).
 extension Double: StoredScalar {
     static var storedType: StoredType { .real }
     static let storedNaN = "NaN"
@@ -146,7 +146,7 @@ extension String: StoredScalar {
 }
 
 /// Dates are stored as seconds since 2001-01-01 00:00:00 UTC, `Date`'s own representation, so
-/// they round-trip exactly and compare in SQL as they do in Swift.
+/// they round-trip exactly and compare in a store as they do in Swift.
 extension Date: StoredScalar {
     static var storedType: StoredType { .real }
     static func decode(_ value: StoredValue) throws -> Date {

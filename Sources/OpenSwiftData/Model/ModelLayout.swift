@@ -349,7 +349,7 @@ final class PropertyLayout: @unchecked Sendable {
 
 /// Where a relationship's links are stored.
 /// How a relationship's links are kept, in the model's terms; each store maps the shape to its own
-/// form (the SQLite store: a foreign-key column, the inverse's column, or a join table).
+/// form (for example a key column, the inverse's key column, or a table of pairs).
 enum RelationshipShape: Sendable {
     /// A to-one: the model's record holds the related model's key, under the property's name.
     case reference(String)

@@ -1,0 +1,441 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// The SQL the SQLite store runs, in one place: what representative predicates become (joins for
+/// to-one paths, correlated EXISTS and count subqueries for to-many, json_each for array
+/// attributes, Swift functions and collation for strings, every value bound), and the statements
+/// behind saves, faults, prefetching, batches and batch deletes. Every other suite asserts what a
+/// user observes, on every store.
+@Suite struct SQLShapeTests {
+    private func sql<T: PersistentModel>(_ predicate: Predicate<T>, sortBy: [SortDescriptor<T>] = []) throws -> RenderedSQL {
+        let store = try TestStore(.memory, [QPerson.self, QTeam.self, QSponsor.self])
+        let statements = try store.sql {
+            _ = try store.context().fetch(FetchDescriptor<T>(predicate: predicate, sortBy: sortBy))
+        }
+        return try #require(statements.first)
+    }
+
+    @Test func toOnePathsJoin() throws {
+        let statement = try sql(#Predicate<QPerson> { $0.mentor?.team?.name == "Lions" })
+        #expect(statement.text.contains("LEFT JOIN \"QPerson\" AS t1 ON (t1.\"Z_PK\" = t0.\"mentor\")"))
+        #expect(statement.text.contains("LEFT JOIN \"QTeam\" AS t2 ON (t2.\"Z_PK\" = t1.\"team\")"))
+        #expect(!statement.text.contains("EXISTS"))
+        #expect(statement.bindings == [.text("Lions")])
+    }
+
+    @Test func toManyBecomesCorrelatedExists() throws {
+        let statement = try sql(#Predicate<QTeam> { $0.members.contains { $0.age > 40 } })
+        #expect(statement.text == "SELECT t0.\"Z_PK\", t0.\"name\", t0.\"city\", t0.\"founded\" FROM \"QTeam\" AS t0 WHERE EXISTS (SELECT 1 FROM \"QPerson\" AS t1 WHERE ((t1.\"team\" = t0.\"Z_PK\") AND (t1.\"age\" > ?1))) ORDER BY t0.\"Z_PK\" ASC")
+        #expect(statement.bindings == [.integer(40)])
+    }
+
+    @Test func manyToManyGoesThroughTheJoinTable() throws {
+        let statement = try sql(#Predicate<QTeam> { $0.sponsors.count > 1 })
+        #expect(statement.text.contains("(SELECT count(1) FROM \"QSponsor\" AS t1 JOIN \"Z_QSponsor_teams\" AS t2 ON (t2.\"Z_SOURCE\" = t1.\"Z_PK\") WHERE (t2.\"Z_TARGET\" = t0.\"Z_PK\"))"))
+    }
+
+    @Test func allSatisfyIsNotExistsOfAFailingElement() throws {
+        let statement = try sql(#Predicate<QTeam> { $0.members.allSatisfy { $0.isActive } })
+        #expect(statement.text.contains("(NOT EXISTS (SELECT 1 FROM \"QPerson\" AS t1 WHERE ((t1.\"team\" = t0.\"Z_PK\") AND (NOT coalesce(t1.\"isActive\", 0)))))"))
+    }
+
+    @Test func arrayAttributesUseJSONEach() throws {
+        let statement = try sql(#Predicate<QPerson> { $0.scores.contains(where: { $0 > 90 }) })
+        #expect(statement.text.contains("EXISTS (SELECT 1 FROM json_each(t0.\"scores\") AS t1 WHERE (t1.\"value\" > ?1))"))
+    }
+
+    @Test func constantArraysBecomeInLists() throws {
+        let names = ["Ann", "Bob"]
+        let statement = try sql(#Predicate<QPerson> { names.contains($0.name) })
+        #expect(statement.text.contains("(t0.\"name\" COLLATE SWIFT) IN (?1, ?2)"))
+        #expect(statement.bindings == [.text("Ann"), .text("Bob")])
+    }
+
+    @Test func stringOperationsCallSwift() throws {
+        let search = "pe"
+        let statement = try sql(#Predicate<QPerson> { $0.name.localizedStandardContains(search) || $0.name.starts(with: "A") || $0.name.contains("x") })
+        #expect(statement.text.contains("osd_localized_standard_contains(t0.\"name\", ?1)"))
+        #expect(statement.text.contains("osd_starts_with(t0.\"name\", ?2)"))
+        #expect(statement.text.contains("osd_contains(t0.\"name\", ?3)"))
+        #expect(statement.bindings == [.text("pe"), .text("A"), .text("x")])
+    }
+
+    @Test func valuesAreNeverSplicedIntoTheText() throws {
+        let hostile = "'; DROP TABLE \"QPerson\"; --"
+        let statement = try sql(#Predicate<QPerson> { $0.name == hostile || $0.tags.contains(hostile) || $0.attributes[hostile] == 1 })
+        #expect(!statement.text.contains("DROP TABLE"))
+        #expect(statement.bindings.contains(.text(hostile)))
+    }
+
+    @Test func constantSubexpressionsAreFolded() throws {
+        let base = 20
+        let statement = try sql(#Predicate<QPerson> { $0.age > base * 2 + 1 && (base > 100 || $0.isActive) })
+        #expect(statement.text.contains("WHERE ((t0.\"age\" > ?1) AND t0.\"isActive\")"))
+        #expect(statement.bindings == [.integer(41)])
+    }
+
+    @Test func sortingThroughToOnePathsJoins() throws {
+        let statement = try sql(#Predicate<QPerson> { $0.age > 0 }, sortBy: [SortDescriptor(\.team?.name), SortDescriptor(\.name, order: .reverse)])
+        #expect(statement.text.contains("LEFT JOIN \"QTeam\" AS t1 ON (t1.\"Z_PK\" = t0.\"team\")"))
+        #expect(statement.text.contains("ORDER BY (t1.\"name\" COLLATE SWIFT) ASC, (t0.\"name\" COLLATE SWIFT) DESC, t0.\"Z_PK\" ASC"))
+    }
+
+    // MARK: From AttributeRoundTripTests
+
+    @Test func enumsAreStoredByRawValueAndCodableValuesAsJSON() throws {
+        let store = try TestStore(.file, [Sample.self])
+        let context = store.context()
+        context.insert(Sample(mood: .init(rawValue: "mixed feelings")!, priority: .low))
+        let statements = try store.sql { try context.save() }
+        let insert = try #require(statements.starting(with: "INSERT INTO \"Sample\"").first)
+        #expect(insert.bindings.contains(.text("mixed feelings")))
+        #expect(insert.bindings.contains(.integer(1)))
+        #expect(insert.bindings.contains(.text("{\"city\":\"Springfield\",\"street\":\"1 Main St\"}")))
+    }
+
+    // MARK: From ChangeTrackingTests
+
+    @Test func aSaveUpdatesOnlyChangedColumnsInOneTransaction() throws {
+        let store = try TestStore(.file, [Expense.self])
+        let context = store.context()
+        let lunch = Expense(amount: 10, note: "lunch")
+        context.insert(lunch)
+        try context.save()
+
+        lunch.note = "late lunch"
+        let statements = try store.sql { try context.save() }
+        #expect(statements.texts == [
+            "BEGIN IMMEDIATE",
+            "UPDATE \"Expense\" SET \"note\" = ?1 WHERE \"Z_PK\" = ?2",
+            "COMMIT",
+        ])
+        #expect(statements[1].bindings == [.text("late lunch"), .integer(1)])
+    }
+
+    @Test func aSaveWithoutChangesWritesNothing() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let context = store.context()
+        let statements = try store.sql { try context.save() }
+        #expect(statements.isEmpty)
+    }
+
+    @Test func insertsAndDeletesOfManyModelsShareOneTransaction() throws {
+        let store = try TestStore(.file, [Expense.self])
+        let context = store.context()
+        for amount in 1...50 { context.insert(Expense(amount: Double(amount))) }
+        let statements = try store.sql { try context.save() }
+        #expect(statements.texts.filter { $0 == "BEGIN IMMEDIATE" }.count == 1)
+        #expect(statements.texts.filter { $0 == "COMMIT" }.count == 1)
+        #expect(statements.starting(with: "INSERT INTO \"Expense\"").count == 50)
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 50)
+    }
+
+    // MARK: From FetchDescriptorTests
+
+    @Test(arguments: StoreKind.sqlite)
+    func propertiesToFetchLoadTheRestOnAccess(_ kind: StoreKind) throws {
+        let store = try FetchDescriptorTests.expenses(kind)
+        let context = store.context()
+        var descriptor = FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])
+        descriptor.propertiesToFetch = [\.amount]
+        var results: [Expense] = []
+        let fetchSQL = try store.sql { results = try context.fetch(descriptor) }
+        #expect(fetchSQL.count == 1)
+        #expect(fetchSQL[0].text.hasPrefix("SELECT t0.\"Z_PK\", t0.\"amount\" FROM \"Expense\""))
+        #expect(results.map(\.amount) == (0..<30).map(Double.init))
+        var note: String?
+        let faultSQL = store.sql { note = results[3].note }
+        #expect(note == "note 3")
+        #expect(faultSQL.count == 1)
+        let restSQL = store.sql { _ = results[3].date }
+        #expect(restSQL.isEmpty)  // the rest of the row came with the fault
+        #expect(results[3].category?.name == "Food")
+    }
+
+    @Test(arguments: StoreKind.sqlite)
+    func prefetchingRunsOneQueryPerRelationship(_ kind: StoreKind) throws {
+        let store = try FetchDescriptorTests.expenses(kind)
+        let context = store.context()
+        var byCategory = FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])
+        byCategory.relationshipKeyPathsForPrefetching = [\.expenses]
+        var categories: [Category] = []
+        let fetchSQL = try store.sql { categories = try context.fetch(byCategory) }
+        #expect(fetchSQL.count == 2)
+        var counts: [Int] = []
+        let walkSQL = store.sql { counts = categories.map { $0.expenses.count } }
+        #expect(walkSQL.isEmpty)
+        #expect(counts == [10, 10, 10])
+
+        let other = store.context()
+        var withCategory = FetchDescriptor<Expense>()
+        withCategory.relationshipKeyPathsForPrefetching = [\.category]
+        var expenses: [Expense] = []
+        let toOneSQL = try store.sql { expenses = try other.fetch(withCategory) }
+        #expect(toOneSQL.count == 2)
+        let resolveSQL = store.sql { _ = expenses.map { $0.category?.name } }
+        #expect(resolveSQL.isEmpty)
+    }
+
+    @Test func prefetchingManyToMany() throws {
+        let store = try DifferentialPredicateTests.fixture(.memory)
+        let context = store.context()
+        var descriptor = FetchDescriptor<QTeam>(sortBy: [SortDescriptor(\.name)])
+        descriptor.relationshipKeyPathsForPrefetching = [\.sponsors, \.members]
+        var teams: [QTeam] = []
+        let fetchSQL = try store.sql { teams = try context.fetch(descriptor) }
+        #expect(fetchSQL.count == 3)
+        var sponsors: [[String]] = []
+        let walkSQL = store.sql { sponsors = teams.map { $0.sponsors.map(\.name).sorted() } }
+        #expect(walkSQL.isEmpty)
+        #expect(sponsors == [[], ["Acme", "O'Neil & Sons"], [], ["Acme"]])
+    }
+
+    @Test(arguments: StoreKind.sqlite)
+    func batchedFetchLoadsBatchesOnDemand(_ kind: StoreKind) throws {
+        let store = try FetchDescriptorTests.expenses(kind)
+        let context = store.context()
+        let descriptor = FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount, order: .reverse)])
+        var results: FetchResultsCollection<Expense>?
+        let keysSQL = try store.sql { results = try context.fetch(descriptor, batchSize: 8) }
+        #expect(keysSQL.count == 1)  // only the keys
+        let batched = try #require(results)
+        #expect(batched.count == 30)
+        var amounts: [Double] = []
+        let walkSQL = store.sql { amounts = batched.map(\.amount) }
+        #expect(amounts == (0..<30).reversed().map(Double.init))
+        #expect(walkSQL.count == 4)  // 30 rows in batches of 8
+        #expect(batched[29].amount == 0)
+
+        context.insert(Expense(amount: 1))
+        #expect(throws: SwiftDataError.includePendingChangesWithBatchSize) { try context.fetch(descriptor, batchSize: 8) }
+        var stored = descriptor
+        stored.includePendingChanges = false
+        #expect(try context.fetch(stored, batchSize: 8).count == 30)
+    }
+
+    @Test(arguments: StoreKind.sqlite)
+    func enumerateWalksInBatchesAndLetsModelsGo(_ kind: StoreKind) throws {
+        let store = try FetchDescriptorTests.expenses(kind)
+        let context = store.context()
+        var seen: [Double] = []
+        weak var firstOfFirstBatch: Expense?
+        var releasedWhenSecondBatchStarted = false
+        try context.enumerate(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]), batchSize: 10) { expense in
+            if seen.isEmpty { firstOfFirstBatch = expense }
+            if seen.count == 10 { releasedWhenSecondBatchStarted = firstOfFirstBatch == nil }
+            seen.append(expense.amount)
+        }
+        #expect(seen == (0..<30).map(Double.init))
+        #expect(releasedWhenSecondBatchStarted)
+
+        // The default batch size is 5,000: one batch here.
+        let defaultSQL = try store.sql { try context.enumerate(FetchDescriptor<Expense>()) { _ in } }
+        #expect(defaultSQL.count == 2)
+
+        // Changing models without saving is refused unless allowed.
+        #expect(throws: SwiftDataError.unsavedChangesDuringEnumeration) {
+            try context.enumerate(FetchDescriptor<Expense>(), batchSize: 10) { $0.amount += 1 }
+        }
+        context.rollback()
+        try context.enumerate(FetchDescriptor<Expense>(), batchSize: 10, allowEscapingMutations: true) { $0.amount += 1 }
+        try context.save()
+        #expect(try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).first?.amount == 1)
+    }
+
+    @Test(arguments: StoreKind.sqlite)
+    func deletesRowsWithOneStatementAndAppliesNullify(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let food = Category(name: "Food")
+        let travel = Category(name: "Travel")
+        for amount in 1...20 { context.insert(Expense(amount: Double(amount), category: amount.isMultiple(of: 2) ? food : travel)) }
+        try context.save()
+
+        let other = store.context()
+        let loaded = try other.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.amount == 20 }))
+        try other.delete(model: Expense.self, where: #Predicate { $0.amount > 15 })
+        #expect(other.hasChanges)
+        #expect(loaded.first?.isDeleted == true)  // a registered match is deleted in memory at once
+        #expect(try other.fetchCount(FetchDescriptor<Expense>()) == 15)  // pending deletes already apply
+        let statements = try store.sql { try other.save() }
+        #expect(statements.starting(with: "DELETE FROM \"Expense\"").count == 2)  // the registered one, then the batch
+        #expect(statements.filter { $0.text.contains("SELECT t0.\"Z_PK\" FROM \"Expense\"") }.count >= 1)
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 15)
+
+        // Deleting categories in the store nullifies their expenses' references.
+        try other.delete(model: Category.self, where: #Predicate { $0.name == "Food" })
+        try other.save()
+        let fresh = store.context()
+        #expect(try fresh.fetch(FetchDescriptor<Category>()).map(\.name) == ["Travel"])
+        #expect(try fresh.fetchCount(FetchDescriptor<Expense>(predicate: #Predicate { $0.category == nil })) == 7)
+
+        // Rollback cancels a pending batch.
+        try other.delete(model: Expense.self)
+        other.rollback()
+        try other.save()
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 15)
+    }
+
+    @Test(arguments: StoreKind.sqlite)
+    func deletingEveryRowRunsOneUnconditionalStatementAndReportsEachIdentifier(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let food = Category(name: "Food")
+        for amount in 1...12 { context.insert(Expense(amount: Double(amount), category: food)) }
+        try context.save()
+        let saved = Set(try context.fetch(FetchDescriptor<Expense>()).map(\.persistentModelID))
+
+        let other = store.context()
+        try other.delete(model: Expense.self)
+        let posted = NotificationBox()
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: other, queue: nil) { posted.append($0) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let statements = try store.sql { try other.save() }
+        #expect(statements.filter { $0.text == "DELETE FROM \"Expense\"" }.count == 1)
+        let reported = posted.items.first?.userInfo?[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier]
+        #expect(Set(reported ?? []) == saved)
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 0)
+        #expect(try store.context().fetch(FetchDescriptor<Category>()).map(\.name) == ["Food"])
+    }
+
+    // MARK: From LazyLoadingTests
+
+    @Test func toManyLoadsOnFirstAccess() throws {
+        let store = try TestStore(.file, [Expense.self])
+        let context = store.context()
+        let food = Category(name: "Food")
+        for amount in [3.0, 1.0, 2.0] { context.insert(Expense(amount: amount, category: food)) }
+        try context.save()
+
+        let fresh = store.context()
+        var category: Category?
+        let fetchSQL = try store.sql {
+            category = try fresh.fetch(FetchDescriptor<Category>()).first
+        }
+        #expect(fetchSQL.count == 1)
+        #expect(!fetchSQL[0].text.contains("\"Expense\""))
+
+        var amounts: [Double] = []
+        let loadSQL = store.sql { amounts = category?.expenses.map(\.amount) ?? [] }
+        #expect(amounts == [3, 1, 2])  // stored order
+        #expect(loadSQL.count == 1)
+        #expect(loadSQL[0].text.contains("FROM \"Expense\""))
+        #expect(loadSQL[0].text.contains("WHERE (t0.\"category\" = ?1)"))
+
+        // Loaded once: the second access runs nothing.
+        let again = store.sql { _ = category?.expenses.count }
+        #expect(again.isEmpty)
+    }
+
+    @Test func toOneResolvesOnFirstAccessToTheRegisteredInstance() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let context = store.context()
+        context.insert(Expense(amount: 1, category: Category(name: "Food")))
+        try context.save()
+
+        let fresh = store.context()
+        let expense = try #require(try fresh.fetch(FetchDescriptor<Expense>()).first)
+        let load = store.sql { _ = expense.category?.name }
+        #expect(load.count == 1)
+        #expect(load[0].text.contains("FROM \"Category\""))
+        let category = try #require(try fresh.fetch(FetchDescriptor<Category>()).first)
+        #expect(expense.category === category)
+    }
+
+    // MARK: From ManyToManyTests
+
+    @Test func joinRowsAreWrittenOnceAndDeletedWithTheModel() throws {
+        let store = try TestStore(.file, [Course.self])
+        let context = store.context()
+        let math = Course(title: "Math")
+        let ann = Pupil(name: "Ann")
+        context.insert(math)
+        math.pupils.append(ann)
+        let insertStatements = try store.sql { try context.save() }
+        let joinInserts = insertStatements.filter { $0.text.contains("INSERT OR IGNORE INTO \"Z_Course_pupils\"") }
+        #expect(!joinInserts.isEmpty)
+        #expect(Set(joinInserts.map(\.bindings)).count == 1)
+
+        context.delete(ann)
+        try context.save()
+        #expect(math.pupils.isEmpty)
+        let fresh = store.context()
+        #expect(try fresh.fetch(FetchDescriptor<Course>()).first?.pupils.isEmpty == true)
+    }
+
+    // MARK: From PredicateTranslationTests
+
+    @Test func toOnePathsBecomeJoinsAndValuesAreBound() throws {
+        let store = try PredicateTranslationTests.seeded(.memory)
+        let context = store.context()
+        let statements = try store.sql {
+            _ = try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.category?.name == "Food" && $0.amount > 50 }))
+        }
+        let select = try #require(statements.first)
+        #expect(select.text.contains("LEFT JOIN \"Category\" AS t1 ON (t1.\"Z_PK\" = t0.\"category\")"))
+        #expect(select.text.contains("t1.\"name\""))
+        #expect(!select.text.contains("Food"))
+        #expect(select.bindings.contains(.text("Food")))
+        #expect(select.bindings.contains(.real(50)))
+    }
+
+    @Test func nilComparisonsUseNullSafeOperators() throws {
+        let store = try PredicateTranslationTests.seeded(.memory)
+        let statements = try store.sql {
+            _ = try store.context().fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == nil || $0.note != "Lunch" }))
+        }
+        let text = try #require(statements.first?.text)
+        #expect(text.contains("(t0.\"note\" IS NULL)"))
+        #expect(text.contains("(t0.\"note\" IS NOT (?1 COLLATE SWIFT))"))
+    }
+
+    // MARK: From SaveNotificationTests
+
+    @Test(arguments: StoreKind.sqlite)
+    func transactionSavesOnceOrRollsBack(_ kind: StoreKind) throws {
+        struct Refused: Error {}
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let kept = Expense(amount: 1)
+        context.insert(kept)  // pending before the transaction: saved first
+        let statements = try store.sql {
+            try context.transaction {
+                context.insert(Expense(amount: 2))
+                context.insert(Expense(amount: 3))
+            }
+        }
+        #expect(statements.filter { $0.text == "COMMIT" }.count == 2)
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 3)
+
+        #expect(throws: Refused.self) {
+            try context.transaction {
+                kept.amount = 100
+                context.insert(Expense(amount: 4))
+                throw Refused()
+            }
+        }
+        #expect(!context.hasChanges)
+        #expect(kept.amount == 1)
+        #expect(try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.amount) == [1, 2, 3])
+    }
+
+    // MARK: From ValueFidelityTests
+
+    @Test func valuesAreBoundNotSpliced() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let context = store.context()
+        let hostile = "x'); DELETE FROM \"Expense\"; --"
+        context.insert(Expense(amount: 1, note: hostile))
+        let statements = try store.sql {
+            try context.save()
+            _ = try store.context().fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == hostile }))
+        }
+        #expect(!statements.isEmpty)
+        for statement in statements {
+            #expect(!statement.text.contains("DELETE FROM \"Expense\"; --"))
+        }
+        #expect(statements.contains { $0.bindings.contains(.text(hostile)) })
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 1)
+    }
+}
