@@ -86,7 +86,7 @@ final class SQLiteConnection {
 }
 
 /// A prepared statement. Bind, step until it returns `false`, then `reset()`.
-final class SQLiteStatement {
+final class SQLiteStatement: SQLRow {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
     let sql: String

@@ -5,7 +5,7 @@ extension SQLiteStore {
     func loadValues(of data: BackingData, primaryKey: Int64) throws -> Bool {
         let layout = data.layout
         let select = SQLSelect(
-            columns: SQLiteStore.rowColumns(layout, alias: "t0"),
+            columns: layout.rowColumns(alias: "t0"),
             from: SQLTableReference(table: layout.tableName, alias: "t0"),
             whereClause: .binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(primaryKey))))
         var found = false

@@ -11,7 +11,7 @@ extension SQLiteStore {
     /// The `SELECT` for a fetch, reading `columns` (by default whole rows of the slots asked for).
     private func select<T>(_ request: StoreFetch<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
         var builder = QueryBuilder(root: request.layout)
-        var select = try builder.select(request.descriptor, columns: columns ?? SQLiteStore.rowColumns(request.layout, alias: "t0", slots: request.slots))
+        var select = try builder.select(request.descriptor, columns: columns ?? request.layout.rowColumns(alias: "t0", slots: request.slots))
         if request.ignoresPaging {
             select.limit = nil
             select.offset = nil
@@ -92,7 +92,7 @@ extension SQLiteStore {
         for chunk in keys.chunked(Self.keyChunk) {
             let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
             let select = SQLSelect(
-                columns: SQLiteStore.rowColumns(layout, alias: "t0"),
+                columns: layout.rowColumns(alias: "t0"),
                 from: SQLTableReference(table: layout.tableName, alias: "t0"),
                 whereClause: chunk.count == 1 ? .binary(key, .equal, .bind(.integer(chunk[chunk.startIndex]))) : .in(key, chunk.map { .bind(.integer($0)) }))
             try read { connection in
@@ -111,7 +111,7 @@ extension SQLiteStore {
         var grouped: [Int64: [any PersistentModel]] = [:]
         for chunk in ownerKeys.chunked(Self.keyChunk) {
             var select = SQLSelect(
-                columns: SQLiteStore.rowColumns(destination, alias: "t0"),
+                columns: destination.rowColumns(alias: "t0"),
                 from: SQLTableReference(table: destination.tableName, alias: "t0"))
             // Ordered by owner, then primary key (the order a to-many loads in): rows arrive one
             // owner at a time, and with the owner column's index SQLite needs no sort.

@@ -3,14 +3,7 @@ import Foundation
 /// Rows into models: the SQLite store's fast path, reading columns straight into a model's slots
 /// and registering the model in the context's identity map.
 extension SQLiteStore {
-    /// The columns that read a row of `layout` under `alias`: the primary key, then each of `slots`
-    /// (by default every stored slot, in `layout.storedSlots` order).
-    static func rowColumns(_ layout: ModelLayout, alias: String, slots: [Int]? = nil) -> [SQLExpression] {
-        [.column(table: alias, name: ModelLayout.primaryKeyColumn)]
-            + (slots ?? layout.storedSlots).map { .column(table: alias, name: layout.properties[$0].name) }
-    }
-
-    /// The model for a row read with ``rowColumns(_:alias:slots:)`` starting at `offset`: the
+    /// The model for a row read with ``ModelLayout/rowColumns(alias:slots:)`` starting at `offset`: the
     /// registered instance (its unchanged properties refreshed from the row) or a new one, with the
     /// slots not read left to load on first access. Fetches pass the entity's registry, looked up
     /// once per query.

@@ -21,7 +21,7 @@ struct QueryBuilder {
         // A stable order for ties, so paging is repeatable.
         orderBy.append(SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true))
         return SQLSelect(
-            columns: columns ?? SQLiteStore.rowColumns(root, alias: "t0"),
+            columns: columns ?? root.rowColumns(alias: "t0"),
             from: SQLTableReference(table: root.tableName, alias: "t0"),
             joins: translator.rootJoins,
             whereClause: whereClause,

@@ -14,5 +14,3 @@ protocol SQLRow {
 enum SQLStorageClass {
     case null, integer, real, text, blob
 }
-
-extension SQLiteStatement: SQLRow {}

@@ -1,11 +1,18 @@
 import Foundation
 
-/// The SQLite store's form of a model: a table per entity named after it, keyed by `Z_PK`, with a
-/// column per stored slot named after the property.
+/// A model in an SQL store: a table per entity named after it, keyed by `Z_PK`, with a column per
+/// stored slot named after the property.
 extension ModelLayout {
     /// The table holding this entity's rows.
     var tableName: String { entityName }
     static let primaryKeyColumn = "Z_PK"
+
+    /// The columns that read a row under `alias`: the primary key, then each of `slots` (by
+    /// default every stored slot, in `storedSlots` order).
+    func rowColumns(alias: String, slots: [Int]? = nil) -> [SQLExpression] {
+        [.column(table: alias, name: ModelLayout.primaryKeyColumn)]
+            + (slots ?? storedSlots).map { .column(table: alias, name: properties[$0].name) }
+    }
 
     /// The canonical description of the tables used for the schema fingerprint a store file keeps
     /// (unchanged since the first version, so existing files keep opening).
@@ -25,7 +32,7 @@ extension ModelLayout {
 }
 
 extension RelationshipLayout {
-    /// Where the relationship's links live in the database.
+    /// Where the relationship's links live in an SQL database.
     var storage: RelationshipStorage {
         switch shape {
         case .reference(let name):
@@ -38,7 +45,7 @@ extension RelationshipLayout {
     }
 }
 
-/// Where a relationship's links live in the SQLite store.
+/// Where a relationship's links live in an SQL store.
 enum RelationshipStorage: Sendable {
     /// A to-one: a column of the owner's table holding the related row's primary key.
     case foreignKey(column: String)
