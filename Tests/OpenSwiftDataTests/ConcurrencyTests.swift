@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import JSONStore
 import TestModels
 @testable import OpenSwiftData
 
@@ -69,6 +70,25 @@ import TestModels
             try await group.waitForAll()
         }
         try expectComplete(container, writers: 8, each: 250)
+    }
+
+    @Test func modelActorsShareACustomStore() async throws {
+        let url = TestStore.temporaryURL().deletingPathExtension().appendingPathExtension("json")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let container = try ModelContainer(for: Tick.self, configurations: JSONStoreConfiguration(fileURL: url))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    try await TickWriter(modelContainer: container).write(writer: writer, count: 40, saveEvery: 10)
+                }
+            }
+            try await group.waitForAll()
+        }
+        try expectComplete(container, writers: 4, each: 40)
+        // A custom store's identifier crosses actors like any other.
+        let first = try #require(try ModelContext(container).fetch(FetchDescriptor<Tick>(sortBy: [SortDescriptor(\.sequence)])).first)
+        #expect(try await TickWriter(modelContainer: container).rename(first.persistentModelID, to: "renamed"))
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Tick>()).filter { $0.payload == "renamed" }.count == 1)
     }
 
     @Test func readersSeeWholeSavesDuringWrites() async throws {
