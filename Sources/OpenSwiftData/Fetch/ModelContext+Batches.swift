@@ -84,10 +84,11 @@ extension ModelContext {
     /// try context.save()
     /// ```
     ///
-    /// When every delete rule of the entity can be applied in the store (`.nullify` or `.noAction`,
-    /// nothing required left empty), the rows are deleted by one statement at save time, without
-    /// loading the models; registered and unsaved models that match are marked deleted at once.
-    /// Otherwise (`.cascade`, `.deny`) each matching model is loaded and deleted with its rules.
+    /// In the SQLite store, when every delete rule of the entity can be applied there (`.nullify` or
+    /// `.noAction`, nothing required left empty), the rows are deleted by one statement at save
+    /// time, without loading the models; registered and unsaved models that match are marked
+    /// deleted at once. Otherwise (`.cascade`, `.deny`, or a custom ``DataStore``) each matching
+    /// model is loaded and deleted with its rules.
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
         let layout = try layout(for: T.self)
         let store = try container.store(for: layout)
