@@ -54,8 +54,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 let arguments = property.attributeArguments?.trimmedDescription ?? ""
                 metadata = "OpenSwiftData.Schema.Attribute(\(arguments))"
             }
+            let defaultValue = property.initializer.map { ", defaultValue: \($0.trimmedDescription)" } ?? ""
             metadataEntries.append(
-                "OpenSwiftData.Schema.PropertyMetadata._persisted(name: \"\(property.name)\", keyPath: \\\(className).\(property.name), metadata: \(metadata))")
+                "OpenSwiftData.Schema.PropertyMetadata._persisted(name: \"\(property.name)\", keyPath: \\\(className).\(property.name)\(defaultValue), metadata: \(metadata))")
         }
         let elements = metadataEntries.enumerated().map { offset, entry in
             ArrayElementSyntax(

@@ -7,6 +7,9 @@ struct PersistedProperty {
     let name: String
     let declaration: VariableDeclSyntax
     let hasInitializer: Bool
+    /// The initial value written in the declaration, if any: the default a migration gives
+    /// existing rows when the property is new.
+    let initializer: ExprSyntax?
     /// The arguments written in `@Attribute(...)`, if present.
     let attributeArguments: LabeledExprListSyntax?
     let hasAttributeMarker: Bool
@@ -119,6 +122,7 @@ enum ModelScanner {
                 name: name,
                 declaration: variable,
                 hasInitializer: variable.bindings.first?.initializer != nil,
+                initializer: variable.bindings.first?.initializer?.value,
                 attributeArguments: attribute?.arguments?.as(LabeledExprListSyntax.self),
                 hasAttributeMarker: attribute != nil,
                 relationshipArguments: relationship?.arguments?.as(LabeledExprListSyntax.self),

@@ -69,9 +69,9 @@ import Testing
                 public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
                     [
                         OpenSwiftData.Schema.PropertyMetadata._persisted(name: "amount", keyPath: \\Expense.amount, metadata: nil),
-                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "note", keyPath: \\Expense.note, metadata: nil),
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "note", keyPath: \\Expense.note, defaultValue: nil, metadata: nil),
                         OpenSwiftData.Schema.PropertyMetadata._persisted(name: "code", keyPath: \\Expense.code, metadata: OpenSwiftData.Schema.Attribute(.unique)),
-                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "items", keyPath: \\Expense.items, metadata: OpenSwiftData.Schema.Relationship(deleteRule: .cascade, inverse: \\Item.expense))
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "items", keyPath: \\Expense.items, defaultValue: [], metadata: OpenSwiftData.Schema.Relationship(deleteRule: .cascade, inverse: \\Item.expense))
                     ]
                 }
 
@@ -147,7 +147,7 @@ import Testing
 
                 public static var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
                     [
-                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "on", keyPath: \\Flag.on, metadata: nil)
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "on", keyPath: \\Flag.on, defaultValue: false, metadata: nil)
                     ]
                 }
 

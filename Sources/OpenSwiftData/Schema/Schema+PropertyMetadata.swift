@@ -27,10 +27,10 @@ extension Schema {
         }
 
         @usableFromInline
-        init(name: String, keypath: AnyKeyPath, metadata: (any SchemaProperty)?, typed: any TypedPropertyInfo) {
+        init(name: String, keypath: AnyKeyPath, defaultValue: Any? = nil, metadata: (any SchemaProperty)?, typed: any TypedPropertyInfo) {
             self.name = name
             self.keypath = keypath
-            self.defaultValue = nil
+            self.defaultValue = defaultValue
             self.metadata = metadata
             self.typed = typed
         }
@@ -39,9 +39,10 @@ extension Schema {
         public static func _persisted<Root: PersistentModel, Value>(
             name: String,
             keyPath: KeyPath<Root, Value>,
+            defaultValue: Value? = nil,
             metadata: (any SchemaProperty)?
         ) -> PropertyMetadata {
-            PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(keyPath: keyPath))
+            PropertyMetadata(name: name, keypath: keyPath, defaultValue: defaultValue.map { $0 as Any }, metadata: metadata, typed: TypedProperty(keyPath: keyPath))
         }
 
         // The relationship shapes. Overload resolution picks these for model-typed properties in
@@ -53,6 +54,7 @@ extension Schema {
         public static func _persisted<Root: PersistentModel, Destination: PersistentModel>(
             name: String,
             keyPath: KeyPath<Root, Destination>,
+            defaultValue: Destination? = nil,
             metadata: (any SchemaProperty)?
         ) -> PropertyMetadata {
             PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(
@@ -64,6 +66,7 @@ extension Schema {
         public static func _persisted<Root: PersistentModel, Destination: PersistentModel>(
             name: String,
             keyPath: KeyPath<Root, Destination?>,
+            defaultValue: Destination?? = nil,
             metadata: (any SchemaProperty)?
         ) -> PropertyMetadata {
             PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(
@@ -75,6 +78,7 @@ extension Schema {
         public static func _persisted<Root: PersistentModel, Destination: PersistentModel>(
             name: String,
             keyPath: KeyPath<Root, [Destination]>,
+            defaultValue: [Destination]? = nil,
             metadata: (any SchemaProperty)?
         ) -> PropertyMetadata {
             PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(
@@ -86,6 +90,7 @@ extension Schema {
         public static func _persisted<Root: PersistentModel, Destination: PersistentModel>(
             name: String,
             keyPath: KeyPath<Root, [Destination]?>,
+            defaultValue: [Destination]?? = nil,
             metadata: (any SchemaProperty)?
         ) -> PropertyMetadata {
             PropertyMetadata(name: name, keypath: keyPath, metadata: metadata, typed: TypedProperty(
