@@ -27,19 +27,35 @@ public final class ModelContainer: Sendable {
     /// ```swift
     /// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
     /// ```
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: any DataStoreConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
+    ///
+    /// With a `migrationPlan`, a store written with an older version of the models runs the plan's
+    /// stages to the current version as it opens; without one, changes a lightweight migration can
+    /// make are made automatically (see the *Migrations* article).
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: any DataStoreConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Creates a container for a schema with the given configurations.
-    public convenience init(for givenSchema: Schema, configurations: any DataStoreConfiguration...) throws {
-        try self.init(for: givenSchema, configurations: configurations)
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: any DataStoreConfiguration...
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Creates a container for a schema with the given configurations (the default on-disk
     /// configuration when the list is empty): ``ModelConfiguration``s open the SQLite store, any
-    /// other ``DataStoreConfiguration`` opens its own ``DataStoreConfiguration/Store``.
-    public init(for givenSchema: Schema, configurations: [any DataStoreConfiguration]) throws {
+    /// other ``DataStoreConfiguration`` opens its own ``DataStoreConfiguration/Store``, which
+    /// receives `migrationPlan`.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(
+    ///     for: Schema(versionedSchema: TripsV2.self), migrationPlan: TripsPlan.self,
+    ///     configurations: [ModelConfiguration(url: storeURL)])
+    /// ```
+    public init(for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [any DataStoreConfiguration]) throws {
         try givenSchema.validate()
         let configurations: [any DataStoreConfiguration] = configurations.isEmpty ? [ModelConfiguration()] : configurations
         for configuration in configurations { try configuration.validate() }
@@ -92,9 +108,10 @@ public final class ModelContainer: Sendable {
         for (index, configuration) in configurations.enumerated() {
             let layouts = schema.layouts.filter { assignment[$0.entityName] == index }
             if let builtIn = configuration as? any BuiltInStoreConfiguration {
-                stores.append(try builtIn.openStore(layouts: layouts, version: schema.version))
+                let others = Set(assignment.filter { $0.value != index }.keys)
+                stores.append(try builtIn.openStore(layouts: layouts, version: schema.version, migrationPlan: migrationPlan, otherEntities: others))
             } else {
-                stores.append(try Self.openStore(configuration, layouts: layouts, version: schema.version))
+                stores.append(try Self.openStore(configuration, layouts: layouts, version: schema.version, migrationPlan: migrationPlan))
             }
         }
         self.configurations = configurations.compactMap { $0 as? ModelConfiguration }
@@ -103,12 +120,22 @@ public final class ModelContainer: Sendable {
     }
 
     /// Opens a custom store, telling it its models through its configuration's schema.
-    private static func openStore<C: DataStoreConfiguration>(_ configuration: C, layouts: [ModelLayout], version: Schema.Version) throws -> any ModelStore {
+    private static func openStore<C: DataStoreConfiguration>(
+        _ configuration: C, layouts: [ModelLayout], version: Schema.Version, migrationPlan: (any SchemaMigrationPlan.Type)?
+    ) throws -> any ModelStore {
         var configuration = configuration
         if configuration.schema == nil {
             configuration.schema = Schema(layouts.map(\.modelType), version: version)
         }
-        return try DataStoreBridge<C.Store>(configuration, layouts: layouts, allowsSave: true)
+        return try DataStoreBridge<C.Store>(configuration, layouts: layouts, allowsSave: true, migrationPlan: migrationPlan)
+    }
+
+    /// A container on one store that is migrating, for the context a custom stage's closure gets.
+    init(migrationStage schema: Schema, store: any ModelStore, configuration: ModelConfiguration) {
+        self.schema = schema
+        self.configurations = [configuration]
+        self.stores = [store]
+        self.storeIndexByEntity = Dictionary(uniqueKeysWithValues: schema.layouts.map { ($0.entityName, 0) })
     }
 
     /// The context bound to the main actor, with autosave enabled.

@@ -19,8 +19,8 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
     /// The contexts the store has been told about (`initializeState(for:)`), guarded by `lock`.
     private var contexts = Set<UUID>()
 
-    init(_ configuration: S.Configuration, layouts: [ModelLayout], allowsSave: Bool) throws {
-        self.store = try S(configuration, migrationPlan: nil)
+    init(_ configuration: S.Configuration, layouts: [ModelLayout], allowsSave: Bool, migrationPlan: (any SchemaMigrationPlan.Type)? = nil) throws {
+        self.store = try S(configuration, migrationPlan: migrationPlan)
         self.identifier = store.identifier
         self.name = configuration.name
         self.layouts = layouts

@@ -302,6 +302,9 @@ final class PropertyLayout: @unchecked Sendable {
     let valueType: Any.Type
     /// The options written with `@Attribute` / `@Relationship`.
     let metadata: (any SchemaProperty)?
+    /// The initial value written in the declaration, if any (what a migration gives existing
+    /// models when the property is new).
+    let defaultValue: Any?
     let typed: (any TypedPropertyInfo)?
     /// For attributes: how values are stored.
     let codec: (any AttributeCodec)?
@@ -316,6 +319,7 @@ final class PropertyLayout: @unchecked Sendable {
         self.index = index
         self.keyPath = metadata.keypath
         self.metadata = metadata.metadata
+        self.defaultValue = metadata.defaultValue
         self.typed = metadata.typed
         if let typed = metadata.typed {
             self.valueType = typed.valueType
@@ -341,6 +345,13 @@ final class PropertyLayout: @unchecked Sendable {
     }
 
     var declaresInverse: Bool { (metadata as? Schema.Relationship)?.inverseKeyPath != nil }
+
+    /// The name the property had in the previous version of the model
+    /// (`@Attribute(originalName:)` / `@Relationship(originalName:)`), if it was renamed.
+    var originalName: String? {
+        let name = (metadata as? Schema.Attribute)?.originalName ?? (metadata as? Schema.Relationship)?.originalName
+        return name.flatMap { $0.isEmpty || $0 == self.name ? nil : $0 }
+    }
 
     var attributeOptions: [Schema.Attribute.Option] { (metadata as? Schema.Attribute)?.options ?? [] }
 

@@ -43,6 +43,7 @@ final class SQLiteConnection {
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
+        _ = openswiftdata_disable_double_quoted_strings(db)
     }
 
     deinit {

@@ -4,8 +4,9 @@ import Foundation
 /// The default store: one SQLite database file (or a private in-memory database) holding the
 /// entities of one ``ModelConfiguration``.
 ///
-/// On first open it creates the tables; later opens check that the file was written with the same
-/// model (a fingerprint in its metadata table) and refuse it with a clear error otherwise.
+/// On first open it creates the tables; later opens compare the model with the description of the
+/// tables the file keeps in its metadata table, and migrate the file when they differ
+/// (``SQLiteMigrator``, in one transaction) or refuse it with a clear error.
 ///
 /// One writer connection runs every save as one `BEGIN IMMEDIATE … COMMIT` transaction; a pool of
 /// reader connections serves fetches at the same time (WAL lets readers see the last committed
@@ -23,6 +24,9 @@ final class SQLiteStore: @unchecked Sendable {
     private let connection: SQLiteConnection
     private let lock = NSRecursiveLock()
     private let readers: ReaderPool?
+    /// Whether this store runs a custom migration stage's context inside the migration's
+    /// transaction: its saves are savepoints on the migrating connection.
+    private let isMigrationStage: Bool
     /// How long a connection waits for another writer before giving up, in milliseconds.
     static let busyTimeout: Int32 = 30_000
     /// Statements recorded while tracing is on (tests assert the SQL that ran).
@@ -33,8 +37,9 @@ final class SQLiteStore: @unchecked Sendable {
     /// Bumped when the way OpenSwiftData lays out tables changes.
     static let formatVersion = "2"
 
-    init(configuration: ModelConfiguration, layouts: [ModelLayout], schemaVersion: Schema.Version) throws {
+    init(configuration: ModelConfiguration, layouts: [ModelLayout], schemaVersion: Schema.Version, migration: Migration = .none) throws {
         self.configuration = configuration
+        self.isMigrationStage = false
         self.layouts = layouts
         let path: String
         if configuration.isStoredInMemoryOnly {
@@ -56,7 +61,7 @@ final class SQLiteStore: @unchecked Sendable {
         }
         let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool)
         do {
-            opened = try SQLiteStore.open(path: path, configuration: configuration, layouts: layouts, dialect: dialect, schemaVersion: schemaVersion)
+            opened = try SQLiteStore.open(path: path, configuration: configuration, layouts: layouts, dialect: dialect, schemaVersion: schemaVersion, migration: migration)
         } catch let error as SQLiteError {
             if error.isNotADatabase {
                 throw SwiftDataError(.loadIssueModelContainer, "the file \(path) is not a database or is corrupt (\(error.message)); restore it from a backup or use another file")
@@ -68,6 +73,17 @@ final class SQLiteStore: @unchecked Sendable {
         readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave, immutable: opened.immutable)
     }
 
+    /// A store on a connection that is migrating, for a custom stage's context: it reads and
+    /// writes inside the migration's transaction.
+    init(migrationStageOn connection: SQLiteConnection, identifier: String, configuration: ModelConfiguration, layouts: [ModelLayout]) {
+        self.configuration = configuration
+        self.layouts = layouts
+        self.connection = connection
+        self.identifier = identifier
+        self.readers = nil
+        self.isMigrationStage = true
+    }
+
     /// Opens the file, checks it is ours (creating the schema in a new one), and only then switches
     /// it to WAL: nothing is written to a file before it is known to be an OpenSwiftData store or new.
     ///
@@ -75,9 +91,10 @@ final class SQLiteStore: @unchecked Sendable {
     /// immutable (no locking, no shared memory), which SQLite allows only when nothing writes the
     /// file meanwhile — true of a folder nobody can write to.
     private static func open(
-        path: String, configuration: ModelConfiguration, layouts: [ModelLayout], dialect: any SQLDialect, schemaVersion: Schema.Version
+        path: String, configuration: ModelConfiguration, layouts: [ModelLayout], dialect: any SQLDialect, schemaVersion: Schema.Version,
+        migration: Migration
     ) throws -> (connection: SQLiteConnection, identifier: String, immutable: Bool) {
-        let fingerprint = layouts.sorted { $0.entityName < $1.entityName }.map(\.fingerprintDescription).joined(separator: "\n")
+        let fingerprint = StoredSchema.describing(layouts)
         var immutable = false
         var connection = try SQLiteConnection(path: path, readOnly: !configuration.allowsSave, create: configuration.allowsSave)
         sqlite3_busy_timeout(connection.handle, busyTimeout)
@@ -117,8 +134,12 @@ final class SQLiteStore: @unchecked Sendable {
         guard let storedFingerprint = metadata["fingerprint"], let storedIdentifier = metadata["identifier"] else {
             throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
         }
-        if storedFingerprint != fingerprint {
-            throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model: \(describeDifference(stored: storedFingerprint, current: fingerprint)). Open it with the model that wrote it, migrate it with a SchemaMigrationPlan, or use another file.")
+        if needsMigration(metadata: metadata, fingerprint: fingerprint, version: schemaVersion, migration: migration) {
+            guard configuration.allowsSave else {
+                if storedFingerprint == fingerprint { return (connection, storedIdentifier, immutable) }
+                throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model (\(describeDifference(stored: storedFingerprint, current: fingerprint))) and needs a migration, but the configuration does not allow saving; open it once with allowsSave: true, or with the model that wrote it")
+            }
+            try migrate(connection, path: path, configuration: configuration, layouts: layouts, version: schemaVersion, migration: migration, dialect: dialect)
         }
         if !configuration.isStoredInMemoryOnly && configuration.allowsSave {
             try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
@@ -168,7 +189,7 @@ final class SQLiteStore: @unchecked Sendable {
         }
         lock.lock()
         do {
-            try control("BEGIN IMMEDIATE")
+            try control(isMigrationStage ? "SAVEPOINT Z_STAGE" : "BEGIN IMMEDIATE")
         } catch let error as SQLiteError {
             lock.unlock()
             throw SQLiteStore.translate(error)
@@ -183,16 +204,16 @@ final class SQLiteStore: @unchecked Sendable {
     func commit() throws {
         defer { lock.unlock() }
         do {
-            try control("COMMIT")
+            try control(isMigrationStage ? "RELEASE Z_STAGE" : "COMMIT")
         } catch let error as SQLiteError {
-            try? control("ROLLBACK")
+            try? control(isMigrationStage ? "ROLLBACK TO Z_STAGE; RELEASE Z_STAGE" : "ROLLBACK")
             throw SQLiteStore.translate(error)
         }
     }
 
     /// Discards the transaction ``begin()`` started.
     func rollback() {
-        try? control("ROLLBACK")
+        try? control(isMigrationStage ? "ROLLBACK TO Z_STAGE; RELEASE Z_STAGE" : "ROLLBACK")
         lock.unlock()
     }
 
@@ -322,7 +343,7 @@ final class SQLiteStore: @unchecked Sendable {
         return names
     }
 
-    private static func readMetadata(_ connection: SQLiteConnection) throws -> [String: String] {
+    static func readMetadata(_ connection: SQLiteConnection) throws -> [String: String] {
         let statement = try connection.prepare("SELECT \"Z_KEY\", \"Z_VALUE\" FROM \"\(metadataTable)\"")
         defer { statement.reset() }
         var result: [String: String] = [:]

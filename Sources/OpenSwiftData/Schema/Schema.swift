@@ -70,6 +70,15 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
         self.init(types, version: version)
     }
 
+    /// Creates the schema of one version of an app's models.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Schema(versionedSchema: TripsV2.self), migrationPlan: TripsPlan.self)
+    /// ```
+    public convenience init(versionedSchema: any VersionedSchema.Type) {
+        self.init(versionedSchema.models, version: versionedSchema.versionIdentifier)
+    }
+
     /// Throws if any model could not be described (for example a property of an unsupported type).
     func validate() throws {
         if !problems.isEmpty {
@@ -102,9 +111,7 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
 
     /// A canonical text of everything that affects storage: entities, columns and their types,
     /// relationships and their storage. Two schemas with the same text can share a store.
-    var fingerprintDescription: String {
-        layouts.sorted { $0.entityName < $1.entityName }.map(\.fingerprintDescription).joined(separator: "\n")
-    }
+    var fingerprintDescription: String { StoredSchema.describing(layouts) }
 
     /// A schema version, `major.minor.patch`.
     public struct Version: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
@@ -120,6 +127,13 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
             self.major = major
             self.minor = minor
             self.patch = patch
+        }
+
+        /// Reads the `major.minor.patch` form ``description`` writes.
+        init?(parsing text: String) {
+            let parts = text.split(separator: ".").compactMap { Int($0) }
+            guard parts.count == 3 else { return nil }
+            self.init(parts[0], parts[1], parts[2])
         }
 
         /// Orders values for sorting.

@@ -73,6 +73,8 @@ extension ModelStore {
 /// A configuration whose store ships with OpenSwiftData and sits behind the seam directly, without
 /// going through snapshots (``ModelConfiguration``: the SQLite store).
 protocol BuiltInStoreConfiguration {
-    /// Opens the store for `layouts`, the models routed to this configuration.
-    func openStore(layouts: [ModelLayout], version: Schema.Version) throws -> any ModelStore
+    /// Opens the store for `layouts`, the models routed to this configuration, migrating it with
+    /// `migrationPlan` (or automatically) if it was written with another schema. `otherEntities`
+    /// are the entities other configurations of the container hold, which a migration leaves out.
+    func openStore(layouts: [ModelLayout], version: Schema.Version, migrationPlan: (any SchemaMigrationPlan.Type)?, otherEntities: Set<String>) throws -> any ModelStore
 }

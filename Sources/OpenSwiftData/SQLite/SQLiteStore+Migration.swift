@@ -1,0 +1,147 @@
+import Foundation
+
+extension SQLiteStore {
+    /// What opening a store needs to migrate it.
+    struct Migration {
+        /// The app's plan, if it gave one.
+        let plan: (any SchemaMigrationPlan.Type)?
+        /// Entities other configurations of the container hold: a version's models are migrated
+        /// here without them.
+        let otherEntities: Set<String>
+
+        static var none: Migration { Migration(plan: nil, otherEntities: []) }
+    }
+
+    /// Whether the store needs migrating before it opens with `fingerprint` at `version`.
+    static func needsMigration(metadata: [String: String], fingerprint: String, version: Schema.Version, migration: Migration) -> Bool {
+        if metadata["fingerprint"] != fingerprint { return true }
+        return migration.plan != nil && metadata["version"] != version.description
+    }
+
+    /// Migrates the store in one `BEGIN IMMEDIATE … COMMIT` transaction: the plan's stages from the
+    /// store's version to the current one (custom stages' contexts write inside it too), then an
+    /// automatic lightweight migration to the container's models if the tables still differ. An
+    /// error anywhere — or the process ending — leaves the file as it was.
+    static func migrate(
+        _ connection: SQLiteConnection, path: String, configuration: ModelConfiguration, layouts: [ModelLayout],
+        version: Schema.Version, migration: Migration, dialect: any SQLDialect
+    ) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            var run = MigrationRun(
+                connection: connection, path: path, configuration: configuration, layouts: layouts,
+                version: version, migration: migration, dialect: dialect)
+            try run.start()
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// One migration of an SQLite store, inside the transaction ``SQLiteStore/migrate`` opened.
+private struct MigrationRun {
+    let connection: SQLiteConnection
+    let path: String
+    let configuration: ModelConfiguration
+    let layouts: [ModelLayout]
+    let version: Schema.Version
+    let migration: SQLiteStore.Migration
+    let dialect: any SQLDialect
+    /// The description of the tables as they are now.
+    var described = ""
+    var identifier = ""
+
+    init(
+        connection: SQLiteConnection, path: String, configuration: ModelConfiguration, layouts: [ModelLayout],
+        version: Schema.Version, migration: SQLiteStore.Migration, dialect: any SQLDialect
+    ) {
+        self.connection = connection
+        self.path = path
+        self.configuration = configuration
+        self.layouts = layouts
+        self.version = version
+        self.migration = migration
+        self.dialect = dialect
+    }
+
+    mutating func start() throws {
+        // Read again under the write lock: another process may have migrated it meanwhile.
+        let metadata = try SQLiteStore.readMetadata(connection)
+        guard let stored = metadata["fingerprint"], let identifier = metadata["identifier"] else {
+            throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
+        }
+        let fingerprint = StoredSchema.describing(layouts)
+        guard SQLiteStore.needsMigration(metadata: metadata, fingerprint: fingerprint, version: version, migration: migration) else { return }
+        described = stored
+        self.identifier = identifier
+        let storedVersion = metadata["version"].flatMap(Schema.Version.init(parsing:))
+
+        if let plan = migration.plan {
+            let route = try MigrationRoute.find(
+                plan: plan, storeName: configuration.name, storedVersion: storedVersion, currentVersion: version,
+                storeMatches: { try StoredSchema.describing(versionLayouts($0)) == stored },
+                currentMatches: { try StoredSchema.describing(versionLayouts($0)) == fingerprint })
+            for (number, stage) in route.stages.enumerated() {
+                let reporter = MigrationReporter(storeName: configuration.name, stage: number + 1, stageCount: route.stages.count, stageDescription: stage.debugDescription)
+                let from = try versionLayouts(stage.fromVersion)
+                let to = try versionLayouts(stage.toVersion)
+                try bring(to: from, reporter: reporter)
+                if case .custom(_, _, let willMigrate?, _) = stage {
+                    try runStage(willMigrate, layouts: from, version: stage.fromVersion.versionIdentifier)
+                }
+                try bring(to: to, reporter: reporter)
+                try writeVersion(stage.toVersion.versionIdentifier)
+                if case .custom(_, _, _, let didMigrate?) = stage {
+                    try runStage(didMigrate, layouts: to, version: stage.toVersion.versionIdentifier)
+                }
+                reporter.finished()
+            }
+        } else if let storedVersion, storedVersion > version {
+            throw SwiftDataError(.backwardMigration, "the store file \(path) was written with schema version \(storedVersion), newer than this app's \(version); an older app cannot open it. It was left unchanged.")
+        }
+        if described != fingerprint {
+            let current = try StoredSchema(description: described)
+            guard current.entityNames.isEmpty || layouts.contains(where: { current.entities[$0.entityName] != nil }) else {
+                throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model, with no entity in common with this one (\(SQLiteStore.describeDifference(stored: described, current: fingerprint))). Open it with the model that wrote it, or use another file; it was left unchanged.")
+            }
+            let reporter = MigrationReporter(storeName: configuration.name, stage: 1, stageCount: 1, stageDescription: "\(storedVersion?.description ?? "?") → \(version), automatic lightweight")
+            try bring(to: layouts, reporter: reporter)
+            reporter.finished()
+        }
+        try writeVersion(version)
+    }
+
+    /// The layouts a schema version has in this store.
+    private func versionLayouts(_ schema: any VersionedSchema.Type) throws -> [ModelLayout] {
+        let whole = Schema(versionedSchema: schema)
+        try whole.validate()
+        return whole.layouts.filter { !migration.otherEntities.contains($0.entityName) }
+    }
+
+    /// Changes the tables to those of `target` if they differ (a lightweight migration).
+    private mutating func bring(to target: [ModelLayout], reporter: MigrationReporter) throws {
+        let description = StoredSchema.describing(target)
+        guard description != described else { return }
+        var migrator = SQLiteMigrator(connection: connection, dialect: dialect, old: try StoredSchema(description: described), layouts: target, reporter: reporter)
+        try migrator.run()
+        described = description
+    }
+
+    /// Runs a custom stage's closure with a context on `layouts`, saving what it leaves unsaved.
+    private func runStage(_ body: (ModelContext) throws -> Void, layouts: [ModelLayout], version: Schema.Version) throws {
+        let store = SQLiteStore(migrationStageOn: connection, identifier: identifier, configuration: configuration, layouts: layouts)
+        let container = ModelContainer(migrationStage: Schema(layouts.map(\.modelType), version: version), store: store, configuration: configuration)
+        let context = ModelContext(container)
+        try body(context)
+        if context.hasChanges { try context.save() }
+    }
+
+    private func writeVersion(_ version: Schema.Version) throws {
+        let statement = try connection.prepare("UPDATE \(dialect.quote(SQLiteStore.metadataTable)) SET \(dialect.quote("Z_VALUE")) = ?1 WHERE \(dialect.quote("Z_KEY")) = 'version'")
+        defer { statement.reset() }
+        try statement.bind([.text(version.description)])
+        while try statement.step() {}
+    }
+}

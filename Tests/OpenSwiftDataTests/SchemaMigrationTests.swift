@@ -1,0 +1,363 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// Schema evolution: a store written by one version of the models opens with the next, through a
+/// SchemaMigrationPlan's stages or, without one, an automatic lightweight migration. Every check
+/// reads values back through a fresh container; every refusal leaves the file as it was.
+@Suite struct SchemaMigrationTests {
+    // MARK: Helpers
+
+    /// A new store file written with `types` (no plan), filled by `fill`.
+    private func store(_ types: [any PersistentModel.Type], version: Schema.Version = Schema.Version(1, 0, 0), fill: (ModelContext) throws -> Void) throws -> URL {
+        let url = TestStore.temporaryURL()
+        let container = try ModelContainer(for: Schema(types, version: version), configurations: [ModelConfiguration(url: url)])
+        let context = ModelContext(container)
+        try fill(context)
+        try context.save()
+        return url
+    }
+
+    /// Opens `url` with `schema`, recording the migration progress it reports.
+    private func open(_ url: URL, _ schema: Schema, plan: (any SchemaMigrationPlan.Type)? = nil) throws -> (container: ModelContainer, stages: [String]) {
+        let events = Locked<[MigrationProgress]>([])
+        let container = try MigrationProgress.observe({ progress in events.withLock { $0.append(progress) } }, during: {
+            try ModelContainer(for: schema, migrationPlan: plan, configurations: [ModelConfiguration(url: url)])
+        })
+        let stages = events.withLock { $0.filter { $0.entityName == nil }.map(\.stageDescription) }
+        return (container, stages)
+    }
+
+    /// The store file's bytes, after every connection to it has closed.
+    private func bytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
+
+    private func v1Store() throws -> URL {
+        try store(NotesV1.models, version: NotesV1.versionIdentifier) { context in
+            let work = NotesV1.Folder(name: "Work")
+            let workAgain = NotesV1.Folder(name: "Work")
+            let home = NotesV1.Folder(name: "Home")
+            context.insert(NotesV1.Note(title: "Plan", body: "gone", priority: 2, folder: work))
+            context.insert(NotesV1.Note(title: "Budget", priority: 5, folder: workAgain))
+            context.insert(NotesV1.Note(title: "Garden", priority: 1, folder: home))
+            context.insert(NotesV1.Note(title: "Loose"))
+        }
+    }
+
+    private func expectV1Intact(_ url: URL) throws {
+        let (container, stages) = try open(url, Schema(versionedSchema: NotesV1.self))
+        #expect(stages.isEmpty)
+        let notes = try ModelContext(container).fetch(FetchDescriptor<NotesV1.Note>(sortBy: [SortDescriptor(\.title)]))
+        #expect(notes.map(\.title) == ["Budget", "Garden", "Loose", "Plan"])
+        #expect(notes.map { $0.folder?.name } == ["Work", "Home", nil, "Work"])
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV1.Folder>()) == 3)
+    }
+
+    // MARK: Plans
+
+    @Test func planRunsEveryStageFromV1ToV3() throws {
+        let url = try v1Store()
+        defer { TestStore.removeFiles(at: url) }
+        let (container, stages) = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        #expect(stages == ["1.0.0 → 2.0.0, lightweight", "2.0.0 → 3.0.0, custom"])
+
+        let context = ModelContext(container)
+        let notes = try context.fetch(FetchDescriptor<NotesV3.Note>(sortBy: [SortDescriptor(\.heading)]))
+        #expect(notes.map(\.heading) == ["Budget", "Garden", "Loose", "Plan"])       // renamed from title
+        #expect(notes.map(\.priority) == [5, 1, 0, 2])                              // Int → Double
+        #expect(notes.allSatisfy { $0.tags == nil })                                 // new optional
+        #expect(notes.map(\.pinned) == [true, false, false, true])                   // default, then didMigrate
+        let folders = try context.fetch(FetchDescriptor<NotesV3.Folder>(sortBy: [SortDescriptor(\.name)]))
+        #expect(folders.map(\.name) == ["Home", "Work"])                             // duplicates merged
+        #expect(folders.map(\.colour) == ["blue", "merged"])                         // default, then willMigrate
+        #expect(folders[1].notes.map(\.heading).sorted() == ["Budget", "Plan"])
+
+        // The new unique constraint holds: inserting "Home" again updates the existing folder.
+        context.insert(NotesV3.Folder(name: "Home"))
+        try context.save()
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV3.Folder>()) == 2)
+    }
+
+    @Test func reopeningAMigratedStoreRunsNothing() throws {
+        let url = try v1Store()
+        defer { TestStore.removeFiles(at: url) }
+        _ = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        let before = try bytes(url)
+        let (container, stages) = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        #expect(stages.isEmpty)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV3.Note>()) == 4)
+        _ = container
+        #expect(try bytes(url) == before)
+    }
+
+    @Test func storeAtV2RunsOnlyTheStageFromV2() throws {
+        let url = try store(NotesV2.models, version: NotesV2.versionIdentifier) { context in
+            let a = NotesV2.Folder(name: "Inbox")
+            let b = NotesV2.Folder(name: "Inbox")
+            context.insert(NotesV2.Note(heading: "One", priority: 1.5, folder: a))
+            context.insert(NotesV2.Note(heading: "Two", folder: b))
+        }
+        defer { TestStore.removeFiles(at: url) }
+        let (container, stages) = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        #expect(stages == ["2.0.0 → 3.0.0, custom"])
+        let folders = try ModelContext(container).fetch(FetchDescriptor<NotesV3.Folder>())
+        #expect(folders.map(\.name) == ["Inbox"])
+        #expect(folders[0].notes.map(\.heading).sorted() == ["One", "Two"])
+        #expect(folders[0].notes.allSatisfy { $0.pinned })
+    }
+
+    @Test func failingCustomStageLeavesTheV1StoreIntact() throws {
+        let url = try v1Store()
+        defer { TestStore.removeFiles(at: url) }
+        #expect(throws: FailingNotesPlan.Refused.self) {
+            try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: FailingNotesPlan.self, configurations: [ModelConfiguration(url: url)])
+        }
+        // The lightweight stage before it and the save inside it were undone with it.
+        try expectV1Intact(url)
+        // And the right plan still migrates it.
+        let (container, _) = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV3.Folder>()) == 2)
+    }
+
+    @Test func storeWithNoPathToTheCurrentVersionIsRefusedUnchanged() throws {
+        let url = try v1Store()
+        defer { TestStore.removeFiles(at: url) }
+        let before = try bytes(url)
+        do {
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: GappedNotesPlan.self, configurations: [ModelConfiguration(url: url)])
+            Issue.record("a store with no migration path opened")
+        } catch let error as SwiftDataError {
+            #expect(error == .unknownSchema)
+            #expect(error.message.contains("no stage from it"))
+            #expect(error.message.contains("1.0.0"))
+        }
+        #expect(try bytes(url) == before)
+        try expectV1Intact(url)
+    }
+
+    @Test func storeAtAVersionThePlanDoesNotListIsRefusedUnchanged() throws {
+        let url = try v1Store()
+        defer { TestStore.removeFiles(at: url) }
+        let before = try bytes(url)
+        do {
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: LaterNotesPlan.self, configurations: [ModelConfiguration(url: url)])
+            Issue.record("a store at an unlisted version opened")
+        } catch let error as SwiftDataError {
+            #expect(error == .unknownSchema)
+            #expect(error.message.contains("does not list"))
+        }
+        #expect(try bytes(url) == before)
+    }
+
+    @Test func newerStoreIsRefusedUnchanged() throws {
+        let url = try v1Store()
+        defer { TestStore.removeFiles(at: url) }
+        _ = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        let before = try bytes(url)
+        // An older app (its current version is V2) with the same plan.
+        do {
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesV2.self), migrationPlan: NotesPlan.self, configurations: [ModelConfiguration(url: url)])
+            Issue.record("an older app opened a newer store")
+        } catch let error as SwiftDataError {
+            #expect(error == .backwardMigration)
+            #expect(error.message.contains("3.0.0"))
+        }
+        // Without a plan, too.
+        #expect(throws: SwiftDataError.backwardMigration) {
+            try ModelContainer(for: Schema(versionedSchema: NotesV2.self), configurations: [ModelConfiguration(url: url)])
+        }
+        #expect(try bytes(url) == before)
+    }
+
+    // MARK: Automatic lightweight migrations
+
+    @Test func automaticMigrationRenamesAddsRemovesAndConverts() throws {
+        let url = try store([ShelfA.Item.self, ShelfA.Retired.self]) { context in
+            let shelf = ShelfA.Shelf(name: "Top")
+            let red = ShelfA.Label(text: "red")
+            let item = ShelfA.Item(name: "Lamp", note: nil, count: 3)
+            item.shelf = shelf
+            item.oldLabels = [red]
+            let other = ShelfA.Item(name: "Vase", note: "fragile", count: 1)
+            other.oldLabels = [red, ShelfA.Label(text: "blue")]
+            context.insert(item)
+            context.insert(other)
+            context.insert(ShelfA.Retired(value: 1))
+        }
+        defer { TestStore.removeFiles(at: url) }
+        let (container, stages) = try open(url, Schema([ShelfB.Item.self, ShelfB.Arrival.self]))
+        #expect(stages == ["1.0.0 → 1.0.0, automatic lightweight"])
+        let context = ModelContext(container)
+        let items = try context.fetch(FetchDescriptor<ShelfB.Item>(sortBy: [SortDescriptor(\.title)]))
+        #expect(items.map(\.title) == ["Lamp", "Vase"])                      // @Attribute(originalName:)
+        #expect(items.map(\.note) == ["none", "fragile"])                    // optional → non-optional with a default
+        #expect(items.map(\.count) == [3.0, 1.0])                            // Int → Double
+        #expect(items.map(\.added) == [nil, nil])                            // new optional
+        #expect(items.map(\.addedWithDefault) == [7, 7])                     // new with a default
+        #expect(items.map { $0.shelf?.name } == ["Top", nil])
+        #expect(items.map { $0.labels.map(\.text).sorted() } == [["red"], ["blue", "red"]])   // @Relationship(originalName:)
+        let red = try #require(try context.fetch(FetchDescriptor<ShelfB.Label>(predicate: #Predicate { $0.text == "red" })).first)
+        #expect(red.items.map(\.title).sorted() == ["Lamp", "Vase"])
+        #expect(try context.fetchCount(FetchDescriptor<ShelfB.Arrival>()) == 0)   // entity added
+        context.insert(ShelfB.Arrival(value: 2))
+        try context.save()
+
+        // The delete rule changed to cascade: deleting the shelf now deletes its items.
+        let shelf = try #require(try context.fetch(FetchDescriptor<ShelfB.Shelf>()).first)
+        context.delete(shelf)
+        try context.save()
+        let fresh = try ModelContainer(for: ShelfB.Item.self, ShelfB.Arrival.self, configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(fresh).fetch(FetchDescriptor<ShelfB.Item>()).map(\.title) == ["Vase"])
+        #expect(try ModelContext(fresh).fetchCount(FetchDescriptor<ShelfB.Arrival>()) == 1)
+    }
+
+    @Test func removedAttributesAndEntitiesTakeTheirDataWithThem() throws {
+        let url = try store([CodesWithMemo.Code.self, CodesWithMemo.Memo.self]) { context in
+            context.insert(CodesWithMemo.Code(value: "A7", memo: "note"))
+            context.insert(CodesWithMemo.Memo(text: "gone"))
+        }
+        defer { TestStore.removeFiles(at: url) }
+        let (plain, stages) = try open(url, Schema([CodesPlain.Code.self]))
+        #expect(stages.count == 1)
+        #expect(try ModelContext(plain).fetch(FetchDescriptor<CodesPlain.Code>()).map(\.value) == ["A7"])
+        _ = plain
+        // Adding them back gives empty values, not the old ones.
+        let (again, _) = try open(url, Schema([CodesWithMemo.Code.self, CodesWithMemo.Memo.self]))
+        let context = ModelContext(again)
+        #expect(try context.fetch(FetchDescriptor<CodesWithMemo.Code>()).map(\.memo) == [nil])
+        #expect(try context.fetchCount(FetchDescriptor<CodesWithMemo.Memo>()) == 0)
+    }
+
+    @Test func toOneBecomesToManyAndBackWhereTheDataAllows() throws {
+        let url = try store([PetsOneOwner.Pet.self]) { context in
+            let ann = PetsOneOwner.Owner(name: "Ann")
+            context.insert(PetsOneOwner.Pet(name: "Rex", owner: ann))
+            context.insert(PetsOneOwner.Pet(name: "Tom", owner: ann))
+            context.insert(PetsOneOwner.Pet(name: "Stray"))
+        }
+        defer { TestStore.removeFiles(at: url) }
+        // One owner → many owners: each link moves from the key column to the pairs.
+        let (many, _) = try open(url, Schema([PetsManyOwners.Pet.self]))
+        let context = ModelContext(many)
+        let pets = try context.fetch(FetchDescriptor<PetsManyOwners.Pet>(sortBy: [SortDescriptor(\.name)]))
+        #expect(pets.map { $0.owners.map(\.name) } == [["Ann"], [], ["Ann"]])
+        #expect(try context.fetch(FetchDescriptor<PetsManyOwners.Owner>()).first?.pets.count == 2)
+
+        // Back to one owner works while each pet has at most one.
+        _ = many
+        let (one, _) = try open(url, Schema([PetsBackToOne.Pet.self]))
+        let back = try ModelContext(one).fetch(FetchDescriptor<PetsBackToOne.Pet>(sortBy: [SortDescriptor(\.name)]))
+        #expect(back.map { $0.owner?.name } == ["Ann", nil, "Ann"])
+        #expect(try ModelContext(one).fetch(FetchDescriptor<PetsBackToOne.Owner>()).first?.pets.count == 2)
+    }
+
+    @Test func toManyWithSeveralLinksDoesNotBecomeToOne() throws {
+        let url = try store([PetsManyOwners.Pet.self]) { context in
+            let rex = PetsManyOwners.Pet(name: "Rex")
+            rex.owners = [PetsManyOwners.Owner(name: "Ann"), PetsManyOwners.Owner(name: "Bob")]
+            context.insert(rex)
+        }
+        defer { TestStore.removeFiles(at: url) }
+        let before = try bytes(url)
+        do {
+            _ = try ModelContainer(for: PetsBackToOne.Pet.self, configurations: ModelConfiguration(url: url))
+            Issue.record("a pet with two owners became a pet with one")
+        } catch let error as SwiftDataError {
+            #expect(error == .schemaMismatch)
+            #expect(error.message.contains("Pet.owner"))
+            #expect(error.message.contains("several"))
+        }
+        #expect(try bytes(url) == before)
+        let (container, _) = try open(url, Schema([PetsManyOwners.Pet.self]))
+        #expect(try ModelContext(container).fetch(FetchDescriptor<PetsManyOwners.Pet>()).first?.owners.count == 2)
+    }
+
+    @Test func uniqueConstraintAddedOverDuplicatesNamesThemAndChangesNothing() throws {
+        let url = try store([CodesPlain.Code.self]) { context in
+            context.insert(CodesPlain.Code(value: "A7", count: 1))
+            context.insert(CodesPlain.Code(value: "B2"))
+            context.insert(CodesPlain.Code(value: "A7", count: 2))
+        }
+        defer { TestStore.removeFiles(at: url) }
+        let before = try bytes(url)
+        do {
+            _ = try ModelContainer(for: CodesUnique.Code.self, configurations: ModelConfiguration(url: url))
+            Issue.record("a unique constraint over duplicates was added")
+        } catch let error as SwiftDataError {
+            #expect(error == .constraintViolation)
+            #expect(error.message.contains("Code.value"))
+            #expect(error.message.contains("A7"))
+        }
+        #expect(try bytes(url) == before)
+        let (container, _) = try open(url, Schema([CodesPlain.Code.self]))
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<CodesPlain.Code>()) == 3)
+    }
+
+    @Test func uniqueConstraintAddedAndRemoved() throws {
+        let url = try store([CodesPlain.Code.self]) { context in
+            context.insert(CodesPlain.Code(value: "A7", count: 1))
+        }
+        defer { TestStore.removeFiles(at: url) }
+        let (unique, _) = try open(url, Schema([CodesUnique.Code.self]))
+        let context = ModelContext(unique)
+        context.insert(CodesUnique.Code(value: "A7", count: 9))   // an upsert now
+        try context.save()
+        let codes = try ModelContext(unique).fetch(FetchDescriptor<CodesUnique.Code>())
+        #expect(codes.map(\.count) == [9])
+        _ = unique
+
+        let (plain, _) = try open(url, Schema([CodesPlain.Code.self]))
+        let again = ModelContext(plain)
+        again.insert(CodesPlain.Code(value: "A7", count: 10))      // a second row now
+        try again.save()
+        #expect(try ModelContext(plain).fetch(FetchDescriptor<CodesPlain.Code>(sortBy: [SortDescriptor(\.count)])).map(\.count) == [9, 10])
+    }
+
+    @Test func typeChangeNeedsACustomStage() throws {
+        let url = try store([CodesPlain.Code.self]) { context in
+            context.insert(CodesPlain.Code(value: "12"))
+        }
+        defer { TestStore.removeFiles(at: url) }
+        let before = try bytes(url)
+        do {
+            _ = try ModelContainer(for: CodesRetyped.Code.self, configurations: ModelConfiguration(url: url))
+            Issue.record("String became Int without a custom stage")
+        } catch let error as SwiftDataError {
+            #expect(error == .schemaMismatch)
+            #expect(error.message.contains("Code.value"))
+            #expect(error.message.contains("MigrationStage.custom"))
+        }
+        #expect(try bytes(url) == before)
+    }
+
+    @Test func newRequiredValueWithoutDefaultIsRefusedForExistingRows() throws {
+        let url = try store([CodesPlain.Code.self]) { context in
+            context.insert(CodesPlain.Code(value: "12"))
+        }
+        defer { TestStore.removeFiles(at: url) }
+        let before = try bytes(url)
+        do {
+            _ = try ModelContainer(for: CodesWithRequiredField.Code.self, configurations: ModelConfiguration(url: url))
+            Issue.record("a non-optional value without a default was invented")
+        } catch let error as SwiftDataError {
+            #expect(error == .schemaMismatch)
+            #expect(error.message.contains("Code.owner"))
+            #expect(error.message.contains("default"))
+        }
+        #expect(try bytes(url) == before)
+        // An empty store takes the same change.
+        let empty = try store([CodesPlain.Code.self]) { _ in }
+        defer { TestStore.removeFiles(at: empty) }
+        let (container, _) = try open(empty, Schema([CodesWithRequiredField.Code.self]))
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<CodesWithRequiredField.Code>()) == 0)
+    }
+
+    @Test func inMemoryStoreOpensAtTheCurrentVersionWithAPlan() throws {
+        let container = try ModelContainer(
+            for: Schema(versionedSchema: NotesV3.self), migrationPlan: NotesPlan.self,
+            configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        let context = ModelContext(container)
+        context.insert(NotesV3.Note(heading: "New"))
+        try context.save()
+        #expect(try context.fetchCount(FetchDescriptor<NotesV3.Note>()) == 1)
+    }
+}

@@ -1,0 +1,315 @@
+import Foundation
+import OpenSwiftData
+
+// Versions of the same entities for SchemaMigrationTests. The entity name is the class name, so
+// NotesV1.Note and NotesV2.Note are two versions of the entity Note.
+
+// MARK: A plan: V1 → V2 (lightweight) → V3 (custom)
+
+enum NotesV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Note.self, Folder.self] }
+
+    @Model final class Note {
+        var title: String
+        var body: String
+        var priority: Int
+        var folder: Folder?
+        init(title: String, body: String = "", priority: Int = 0, folder: Folder? = nil) {
+            self.title = title
+            self.body = body
+            self.priority = priority
+            self.folder = folder
+        }
+    }
+
+    @Model final class Folder {
+        var name: String
+        @Relationship(inverse: \Note.folder) var notes: [Note] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+enum NotesV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Note.self, Folder.self] }
+
+    @Model final class Note {
+        @Attribute(originalName: "title") var heading: String
+        var priority: Double
+        var tags: [String]?
+        var pinned: Bool = false
+        var folder: Folder?
+        init(heading: String, priority: Double = 0, folder: Folder? = nil) {
+            self.heading = heading
+            self.priority = priority
+            self.folder = folder
+        }
+    }
+
+    @Model final class Folder {
+        var name: String
+        var colour: String = "blue"
+        @Relationship(inverse: \Note.folder) var notes: [Note] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+enum NotesV3: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(3, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Note.self, Folder.self] }
+
+    @Model final class Note {
+        @Attribute(originalName: "title") var heading: String
+        var priority: Double
+        var tags: [String]?
+        var pinned: Bool = false
+        var folder: Folder?
+        init(heading: String, priority: Double = 0, folder: Folder? = nil) {
+            self.heading = heading
+            self.priority = priority
+            self.folder = folder
+        }
+    }
+
+    @Model final class Folder {
+        @Attribute(.unique) var name: String
+        var colour: String = "blue"
+        @Relationship(inverse: \Note.folder) var notes: [Note] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+/// V1 → V2 lightweight; V2 → V3 merges folders with the same name (moving their notes to the
+/// first) before `name` becomes unique, then pins every note in a merged folder.
+enum NotesPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV2.self, NotesV3.self] }
+    static var stages: [MigrationStage] { [v1ToV2, v2ToV3] }
+
+    static let v1ToV2 = MigrationStage.lightweight(fromVersion: NotesV1.self, toVersion: NotesV2.self)
+    static let v2ToV3 = MigrationStage.custom(fromVersion: NotesV2.self, toVersion: NotesV3.self, willMigrate: { context in
+        var kept: [String: NotesV2.Folder] = [:]
+        for folder in try context.fetch(FetchDescriptor<NotesV2.Folder>(sortBy: [SortDescriptor(\.name)])) {
+            if let first = kept[folder.name] {
+                for note in folder.notes { note.folder = first }
+                first.colour = "merged"
+                context.delete(folder)
+            } else {
+                kept[folder.name] = folder
+            }
+        }
+        try context.save()
+    }, didMigrate: { context in
+        for folder in try context.fetch(FetchDescriptor<NotesV3.Folder>(predicate: #Predicate { $0.colour == "merged" })) {
+            for note in folder.notes { note.pinned = true }
+        }
+    })
+}
+
+/// The same versions, but its custom stage saves a change and then throws.
+enum FailingNotesPlan: SchemaMigrationPlan {
+    struct Refused: Error {}
+    static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV2.self, NotesV3.self] }
+    static var stages: [MigrationStage] {
+        [NotesPlan.v1ToV2, .custom(fromVersion: NotesV2.self, toVersion: NotesV3.self, willMigrate: { context in
+            for folder in try context.fetch(FetchDescriptor<NotesV2.Folder>()) { context.delete(folder) }
+            try context.save()
+            throw Refused()
+        }, didMigrate: nil)]
+    }
+}
+
+/// Lists every version but has no stage from V1.
+enum GappedNotesPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV2.self, NotesV3.self] }
+    static var stages: [MigrationStage] { [NotesPlan.v2ToV3] }
+}
+
+/// Knows only V2 and V3.
+enum LaterNotesPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NotesV2.self, NotesV3.self] }
+    static var stages: [MigrationStage] { [NotesPlan.v2ToV3] }
+}
+
+// MARK: Automatic lightweight migrations (no plan)
+
+enum ShelfA {
+    @Model final class Item {
+        var name: String
+        var note: String?
+        var count: Int
+        var obsolete: String
+        var shelf: Shelf?
+        @Relationship(inverse: \Label.items) var oldLabels: [Label] = []
+        init(name: String, note: String? = nil, count: Int = 0, obsolete: String = "x") {
+            self.name = name
+            self.note = note
+            self.count = count
+            self.obsolete = obsolete
+        }
+    }
+
+    @Model final class Shelf {
+        var name: String
+        @Relationship(inverse: \Item.shelf) var items: [Item] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Label {
+        var text: String
+        var items: [Item] = []
+        init(text: String) { self.text = text }
+    }
+
+    @Model final class Retired {
+        var value: Int
+        init(value: Int) { self.value = value }
+    }
+}
+
+enum ShelfB {
+    @Model final class Item {
+        @Attribute(originalName: "name") var title: String
+        var note: String = "none"
+        var count: Double
+        var added: String?
+        var addedWithDefault: Int = 7
+        var shelf: Shelf?
+        @Relationship(originalName: "oldLabels", inverse: \Label.items) var labels: [Label] = []
+        init(title: String, count: Double = 0) {
+            self.title = title
+            self.count = count
+        }
+    }
+
+    @Model final class Shelf {
+        #Index<Shelf>([\.name])
+        var name: String
+        @Relationship(deleteRule: .cascade, inverse: \Item.shelf) var items: [Item] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Label {
+        var text: String
+        var items: [Item] = []
+        init(text: String) { self.text = text }
+    }
+
+    @Model final class Arrival {
+        var value: Int
+        init(value: Int) { self.value = value }
+    }
+}
+
+/// Pets with one owner, then several, then one again.
+enum PetsOneOwner {
+    @Model final class Pet {
+        var name: String
+        var owner: Owner?
+        init(name: String, owner: Owner? = nil) {
+            self.name = name
+            self.owner = owner
+        }
+    }
+
+    @Model final class Owner {
+        var name: String
+        @Relationship(inverse: \Pet.owner) var pets: [Pet] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+enum PetsManyOwners {
+    @Model final class Pet {
+        var name: String
+        var owners: [Owner] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Owner {
+        var name: String
+        @Relationship(originalName: "pets", inverse: \Pet.owners) var pets: [Pet] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+enum PetsBackToOne {
+    @Model final class Pet {
+        var name: String
+        @Relationship(originalName: "owners") var owner: Owner?
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Owner {
+        var name: String
+        @Relationship(inverse: \Pet.owner) var pets: [Pet] = []
+        init(name: String) { self.name = name }
+    }
+}
+
+/// A code gets a unique constraint; then loses it.
+enum CodesPlain {
+    @Model final class Code {
+        var value: String
+        var count: Int
+        init(value: String, count: Int = 0) {
+            self.value = value
+            self.count = count
+        }
+    }
+}
+
+enum CodesUnique {
+    @Model final class Code {
+        #Unique<Code>([\.value])
+        var value: String
+        var count: Int
+        init(value: String, count: Int = 0) {
+            self.value = value
+            self.count = count
+        }
+    }
+}
+
+enum CodesWithMemo {
+    @Model final class Code {
+        var value: String
+        var count: Int
+        var memo: String?
+        init(value: String, count: Int = 0, memo: String? = nil) {
+            self.value = value
+            self.count = count
+            self.memo = memo
+        }
+    }
+
+    @Model final class Memo {
+        var text: String
+        init(text: String) { self.text = text }
+    }
+}
+
+/// Changes a lightweight migration refuses.
+enum CodesRetyped {
+    @Model final class Code {
+        var value: Int
+        var count: Int
+        init(value: Int, count: Int = 0) {
+            self.value = value
+            self.count = count
+        }
+    }
+}
+
+enum CodesWithRequiredField {
+    @Model final class Code {
+        var value: String
+        var count: Int
+        var owner: String
+        init(value: String, count: Int = 0, owner: String) {
+            self.value = value
+            self.count = count
+            self.owner = owner
+        }
+    }
+}
