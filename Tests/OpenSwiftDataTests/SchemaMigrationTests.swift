@@ -57,15 +57,24 @@ import Testing
     @Test func planRunsEveryStageFromV1ToV3() throws {
         let url = try v1Store()
         defer { TestStore.removeFiles(at: url) }
-        let (container, stages) = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
-        #expect(stages == ["1.0.0 → 2.0.0, lightweight", "2.0.0 → 3.0.0, custom"])
+        let events = Locked<[MigrationProgress]>([])
+        let container = try MigrationProgress.observe({ progress in events.withLock { $0.append(progress) } }, during: {
+            try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: NotesPlan.self, configurations: [ModelConfiguration(url: url)])
+        })
+        let progress = events.withLock { $0 }
+        #expect(progress.filter { $0.entityName == nil }.map(\.stageDescription) == ["1.0.0 → 2.0.0, lightweight", "2.0.0 → 3.0.0, custom"])
+        // The rows copied are reported, each table up to its total.
+        let notes = progress.filter { $0.entityName == "Note" }
+        #expect(notes.first?.completedRows == 0)
+        #expect(notes.last.map { ($0.completedRows, $0.totalRows, $0.fractionCompleted) } ?? (0, 0, 0) == (4, 4, 1.0))
+        #expect(progress.allSatisfy { $0.stageCount == 2 })
 
         let context = ModelContext(container)
-        let notes = try context.fetch(FetchDescriptor<NotesV3.Note>(sortBy: [SortDescriptor(\.heading)]))
-        #expect(notes.map(\.heading) == ["Budget", "Garden", "Loose", "Plan"])       // renamed from title
-        #expect(notes.map(\.priority) == [5, 1, 0, 2])                              // Int → Double
-        #expect(notes.allSatisfy { $0.tags == nil })                                 // new optional
-        #expect(notes.map(\.pinned) == [true, false, false, true])                   // default, then didMigrate
+        let migrated = try context.fetch(FetchDescriptor<NotesV3.Note>(sortBy: [SortDescriptor(\.heading)]))
+        #expect(migrated.map(\.heading) == ["Budget", "Garden", "Loose", "Plan"])    // renamed from title
+        #expect(migrated.map(\.priority) == [5, 1, 0, 2])                           // Int → Double
+        #expect(migrated.allSatisfy { $0.tags == nil })                              // new optional
+        #expect(migrated.map(\.pinned) == [true, false, false, true])                // default, then didMigrate
         let folders = try context.fetch(FetchDescriptor<NotesV3.Folder>(sortBy: [SortDescriptor(\.name)]))
         #expect(folders.map(\.name) == ["Home", "Work"])                             // duplicates merged
         #expect(folders.map(\.colour) == ["blue", "merged"])                         // default, then willMigrate
@@ -86,6 +95,15 @@ import Testing
         #expect(stages.isEmpty)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV3.Note>()) == 4)
         _ = container
+        // SwiftData's other form names the current models rather than their version: the plan
+        // tells which version they are, so nothing runs either.
+        let events = Locked<[MigrationProgress]>([])
+        let variadic = try MigrationProgress.observe({ progress in events.withLock { $0.append(progress) } }, during: {
+            try ModelContainer(for: NotesV3.Note.self, NotesV3.Folder.self, migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: url))
+        })
+        #expect(events.withLock { $0.isEmpty })
+        #expect(try ModelContext(variadic).fetchCount(FetchDescriptor<NotesV3.Folder>()) == 2)
+        _ = variadic
         #expect(try bytes(url) == before)
     }
 
@@ -174,8 +192,9 @@ import Testing
         let url = try store([ShelfA.Item.self, ShelfA.Retired.self]) { context in
             let shelf = ShelfA.Shelf(name: "Top")
             let red = ShelfA.Label(text: "red")
-            let item = ShelfA.Item(name: "Lamp", note: nil, count: 3)
+            let item = ShelfA.Item(name: "Lamp", note: nil, count: 3, rating: 5)
             item.shelf = shelf
+            item.retired = ShelfA.Retired(value: 9)
             item.oldLabels = [red]
             let other = ShelfA.Item(name: "Vase", note: "fragile", count: 1)
             other.oldLabels = [red, ShelfA.Label(text: "blue")]
@@ -193,6 +212,8 @@ import Testing
         #expect(items.map(\.count) == [3.0, 1.0])                            // Int → Double
         #expect(items.map(\.added) == [nil, nil])                            // new optional
         #expect(items.map(\.addedWithDefault) == [7, 7])                     // new with a default
+        #expect(items.map(\.rating) == [5, 3])                               // non-optional → optional
+        #expect(items.allSatisfy { $0.arrival == nil })                      // relationship added
         #expect(items.map { $0.shelf?.name } == ["Top", nil])
         #expect(items.map { $0.labels.map(\.text).sorted() } == [["red"], ["blue", "red"]])   // @Relationship(originalName:)
         let red = try #require(try context.fetch(FetchDescriptor<ShelfB.Label>(predicate: #Predicate { $0.text == "red" })).first)

@@ -13,6 +13,25 @@ struct MigrationRoute {
     /// The stages to run, in order.
     let stages: [MigrationStage]
 
+    /// The version a container opens with: the plan's schema whose models it has (preferring the
+    /// one with its version number), else the one with its version number, else the newest.
+    static func target(
+        of plan: any SchemaMigrationPlan.Type, currentVersion: Schema.Version, currentMatches: (any VersionedSchema.Type) throws -> Bool
+    ) throws -> any VersionedSchema.Type {
+        let schemas = plan.schemas
+        guard let newest = schemas.last else {
+            throw SwiftDataError(.unknownSchema, "the migration plan \(String(describing: plan)) lists no schemas; list every VersionedSchema, oldest first")
+        }
+        var matching: [any VersionedSchema.Type] = []
+        for schema in schemas {
+            if try currentMatches(schema) { matching.append(schema) }
+        }
+        return matching.last { $0.versionIdentifier == currentVersion }
+            ?? matching.last
+            ?? schemas.last { $0.versionIdentifier == currentVersion }
+            ?? newest
+    }
+
     /// - Parameters:
     ///   - storedVersion: the version the store recorded.
     ///   - storeMatches: whether a version's tables are exactly the store's.
@@ -32,16 +51,8 @@ struct MigrationRoute {
         }
         let versions = schemas.map { $0.versionIdentifier }
 
-        // The version the container opens with: the one whose models it has.
-        var matchingCurrent: [Int] = []
-        for (position, schema) in schemas.enumerated() {
-            if try currentMatches(schema) { matchingCurrent.append(position) }
-        }
-        let targetIndex = matchingCurrent.last { versions[$0] == currentVersion }
-            ?? matchingCurrent.last
-            ?? versions.firstIndex(of: currentVersion)
-            ?? schemas.count - 1
-        let target = schemas[targetIndex]
+        let target = try Self.target(of: plan, currentVersion: currentVersion, currentMatches: currentMatches)
+        let targetIndex = versions.firstIndex(of: target.versionIdentifier) ?? schemas.count - 1
 
         // The version the store is at: the one it recorded, else the oldest whose tables it has.
         let startIndex: Int

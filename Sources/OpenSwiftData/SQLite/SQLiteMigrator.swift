@@ -194,7 +194,7 @@ struct SQLiteMigrator {
             case (.integer?, .floatingPoint?):
                 expression = "CAST(\(expression) AS REAL)"
             default:
-                throw SwiftDataError(.schemaMismatch, "\(entity).\(property.name) is stored as \(oldAttribute.typeName) and the model now declares \(newType); a lightweight migration cannot convert it. Add a MigrationStage.custom that converts the values (for example into a new property in willMigrate), and remove or rename the old one in the next version; the store was left unchanged.")
+                throw SwiftDataError(.schemaMismatch, "\(entity).\(property.name) is stored as \(oldAttribute.typeName) and the model now declares \(newType); a lightweight migration (\(reporter.stageDescription)) cannot convert it. Make that step a MigrationStage.custom: keep the old property in the old version, add the new one under another name, and convert the values in didMigrate (or willMigrate); the store was left unchanged.")
             }
         }
         if oldAttribute.isOptional && !codec.isOptional {

@@ -10,6 +10,23 @@ extension SQLiteStore {
         let otherEntities: Set<String>
 
         static var none: Migration { Migration(plan: nil, otherEntities: []) }
+
+        /// The layouts a schema version has in this store.
+        func layouts(of schema: any VersionedSchema.Type) throws -> [ModelLayout] {
+            let whole = Schema(versionedSchema: schema)
+            try whole.validate()
+            return whole.layouts.filter { !otherEntities.contains($0.entityName) }
+        }
+
+        /// The version the store records: with a plan, the plan's version whose models these are
+        /// (`ModelContainer(for: Trip.self, migrationPlan:)` gives a schema without one).
+        func version(of layouts: [ModelLayout], declared: Schema.Version) throws -> Schema.Version {
+            guard let plan else { return declared }
+            let fingerprint = StoredSchema.describing(layouts)
+            return try MigrationRoute.target(of: plan, currentVersion: declared, currentMatches: {
+                try StoredSchema.describing(self.layouts(of: $0)) == fingerprint
+            }).versionIdentifier
+        }
     }
 
     /// Whether the store needs migrating before it opens with `fingerprint` at `version`.
@@ -78,46 +95,50 @@ private struct MigrationRun {
         self.identifier = identifier
         let storedVersion = metadata["version"].flatMap(Schema.Version.init(parsing:))
 
+        var stages: [MigrationStage] = []
+        var reached = stored
         if let plan = migration.plan {
             let route = try MigrationRoute.find(
                 plan: plan, storeName: configuration.name, storedVersion: storedVersion, currentVersion: version,
                 storeMatches: { try StoredSchema.describing(versionLayouts($0)) == stored },
                 currentMatches: { try StoredSchema.describing(versionLayouts($0)) == fingerprint })
-            for (number, stage) in route.stages.enumerated() {
-                let reporter = MigrationReporter(storeName: configuration.name, stage: number + 1, stageCount: route.stages.count, stageDescription: stage.debugDescription)
-                let from = try versionLayouts(stage.fromVersion)
-                let to = try versionLayouts(stage.toVersion)
-                try bring(to: from, reporter: reporter)
-                if case .custom(_, _, let willMigrate?, _) = stage {
-                    try runStage(willMigrate, layouts: from, version: stage.fromVersion.versionIdentifier)
-                }
-                try bring(to: to, reporter: reporter)
-                try writeVersion(stage.toVersion.versionIdentifier)
-                if case .custom(_, _, _, let didMigrate?) = stage {
-                    try runStage(didMigrate, layouts: to, version: stage.toVersion.versionIdentifier)
-                }
-                reporter.finished()
-            }
+            stages = route.stages
+            if !stages.isEmpty { reached = try StoredSchema.describing(versionLayouts(route.target)) }
         } else if let storedVersion, storedVersion > version {
             throw SwiftDataError(.backwardMigration, "the store file \(path) was written with schema version \(storedVersion), newer than this app's \(version); an older app cannot open it. It was left unchanged.")
+        }
+        // After the plan's stages, an automatic one if the tables still differ from the models'.
+        let stageCount = stages.count + (reached == fingerprint ? 0 : 1)
+        for (number, stage) in stages.enumerated() {
+            let reporter = MigrationReporter(storeName: configuration.name, stage: number + 1, stageCount: stageCount, stageDescription: stage.debugDescription)
+            let from = try versionLayouts(stage.fromVersion)
+            let to = try versionLayouts(stage.toVersion)
+            try bring(to: from, reporter: reporter)
+            if case .custom(_, _, let willMigrate?, _) = stage {
+                try runStage(willMigrate, layouts: from, version: stage.fromVersion.versionIdentifier)
+            }
+            try bring(to: to, reporter: reporter)
+            try writeVersion(stage.toVersion.versionIdentifier)
+            if case .custom(_, _, _, let didMigrate?) = stage {
+                try runStage(didMigrate, layouts: to, version: stage.toVersion.versionIdentifier)
+            }
+            reporter.finished()
         }
         if described != fingerprint {
             let current = try StoredSchema(description: described)
             guard current.entityNames.isEmpty || layouts.contains(where: { current.entities[$0.entityName] != nil }) else {
                 throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model, with no entity in common with this one (\(SQLiteStore.describeDifference(stored: described, current: fingerprint))). Open it with the model that wrote it, or use another file; it was left unchanged.")
             }
-            let reporter = MigrationReporter(storeName: configuration.name, stage: 1, stageCount: 1, stageDescription: "\(storedVersion?.description ?? "?") → \(version), automatic lightweight")
+            let from = stages.last?.toVersion.versionIdentifier ?? storedVersion
+            let reporter = MigrationReporter(storeName: configuration.name, stage: stageCount, stageCount: stageCount, stageDescription: "\(from?.description ?? "?") → \(version), automatic lightweight")
             try bring(to: layouts, reporter: reporter)
             reporter.finished()
         }
         try writeVersion(version)
     }
 
-    /// The layouts a schema version has in this store.
     private func versionLayouts(_ schema: any VersionedSchema.Type) throws -> [ModelLayout] {
-        let whole = Schema(versionedSchema: schema)
-        try whole.validate()
-        return whole.layouts.filter { !migration.otherEntities.contains($0.entityName) }
+        try migration.layouts(of: schema)
     }
 
     /// Changes the tables to those of `target` if they differ (a lightweight migration).

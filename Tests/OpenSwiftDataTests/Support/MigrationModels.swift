@@ -139,9 +139,12 @@ enum ShelfA {
         var note: String?
         var count: Int
         var obsolete: String
+        var rating: Int
         var shelf: Shelf?
+        var retired: Retired?
         @Relationship(inverse: \Label.items) var oldLabels: [Label] = []
-        init(name: String, note: String? = nil, count: Int = 0, obsolete: String = "x") {
+        init(name: String, note: String? = nil, count: Int = 0, obsolete: String = "x", rating: Int = 3) {
+            self.rating = rating
             self.name = name
             self.note = note
             self.count = count
@@ -174,7 +177,9 @@ enum ShelfB {
         var count: Double
         var added: String?
         var addedWithDefault: Int = 7
+        var rating: Int?
         var shelf: Shelf?
+        var arrival: Arrival?
         @Relationship(originalName: "oldLabels", inverse: \Label.items) var labels: [Label] = []
         init(title: String, count: Double = 0) {
             self.title = title
