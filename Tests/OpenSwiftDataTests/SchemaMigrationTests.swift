@@ -1,11 +1,15 @@
 import Foundation
 import Testing
+import TestModels
 @testable import OpenSwiftData
 
 /// Schema evolution: a store written by one version of the models opens with the next, through a
 /// SchemaMigrationPlan's stages or, without one, an automatic lightweight migration. Every check
 /// reads values back through a fresh container; every refusal leaves the file as it was.
 @Suite struct SchemaMigrationTests {
+    /// Kills in the killed-migration test: 6 by default (the CI size);
+    /// `OPENSWIFTDATA_MIGRATION_KILLS=100 swift test --filter killedMigration` runs a long campaign.
+    static let kills = ProcessInfo.processInfo.environment["OPENSWIFTDATA_MIGRATION_KILLS"].flatMap(Int.init) ?? 6
     // MARK: Helpers
 
     /// A new store file written with `types` (no plan), filled by `fill`.
@@ -370,6 +374,62 @@ import Testing
         defer { TestStore.removeFiles(at: empty) }
         let (container, _) = try open(empty, Schema([CodesWithRequiredField.Code.self]))
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<CodesWithRequiredField.Code>()) == 0)
+    }
+
+    /// A process migrating 50,000 rows is killed at random moments: each time the file is the
+    /// first version whole (and opens with it, unmigrated) or the second whole — never in between.
+    @Test func killedMigrationLeavesEitherVersionWhole() throws {
+        let rows = 50_000
+        let source = try store([ReadingsV1.Reading.self], version: ReadingsV1.version) { context in
+            for sensor in 0..<rows { context.insert(ReadingsV1.Reading(sensor: sensor, value: Double(sensor) / 2)) }
+        }
+        defer { TestStore.removeFiles(at: source) }
+        var interrupted = 0
+        for round in 0..<Self.kills {
+            let url = TestStore.temporaryURL()
+            defer { TestStore.removeFiles(at: url) }
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: source.path + suffix) {
+                try FileManager.default.copyItem(atPath: source.path + suffix, toPath: url.path + suffix)
+            }
+            let (process, output, _) = try HelperProcess.start(["migrate", url.path])
+            var text = ""
+            while !text.contains("progress") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            // Early in the copy on even rounds; anywhere, or after the end, on odd ones.
+            usleep(UInt32.random(in: 0...(round.isMultiple(of: 2) ? 10_000 : 400_000)))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(text.contains("progress"), "the migration did not start: \(text.suffix(300))")
+
+            let connection = try SQLiteConnection(path: url.path, readOnly: true, create: false)
+            let integrity = try connection.prepare("PRAGMA integrity_check")
+            #expect(try integrity.step() && integrity.value(at: 0) == .text("ok"))
+            integrity.reset()
+            let version = try SQLiteStore.readMetadata(connection)["version"]
+            if version == ReadingsV1.version.description {
+                interrupted += 1
+                let events = Locked<Int>(0)
+                let container = try MigrationProgress.observe({ _ in events.withLock { $0 += 1 } }, during: {
+                    try ModelContainer(for: Schema([ReadingsV1.Reading.self], version: ReadingsV1.version), configurations: [ModelConfiguration(url: url)])
+                })
+                #expect(events.withLock { $0 } == 0)
+                let readings = try ModelContext(container).fetch(FetchDescriptor<ReadingsV1.Reading>())
+                #expect(readings.count == rows)
+                #expect(readings.reduce(0) { $0 + $1.value } == Double(rows * (rows - 1)) / 4)
+            } else {
+                #expect(version == ReadingsV2.version.description)
+                let container = try ModelContainer(for: Schema([ReadingsV2.Reading.self], version: ReadingsV2.version), configurations: [ModelConfiguration(url: url)])
+                let readings = try ModelContext(container).fetch(FetchDescriptor<ReadingsV2.Reading>())
+                #expect(readings.count == rows)
+                #expect(readings.reduce(0) { $0 + $1.measurement } == Double(rows * (rows - 1)) / 4)
+                #expect(readings.allSatisfy { $0.unit == "°C" })
+            }
+        }
+        #expect(interrupted > 0, "no kill landed before the migration committed")
     }
 
     @Test func inMemoryStoreOpensAtTheCurrentVersionWithAPlan() throws {

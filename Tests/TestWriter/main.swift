@@ -8,6 +8,7 @@ import TestModels
 //   open <path>                                open (or create) a Tick store, insert one tick, print the store's identifier
 //   read-unprivileged <path>                   drop root, open the store read-only and print how many ticks it has
 //   crash-loop <path>                          save in a loop until killed, printing each save's intent and acknowledgement
+//   migrate <path>                             open a ReadingsV1 store with ReadingsV2, printing each progress report
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
@@ -44,8 +45,14 @@ do {
         say("\(try ModelContext(container).fetchCount(FetchDescriptor<Tick>()))")
     case ("crash-loop", 2):
         try crashLoop(URL(fileURLWithPath: arguments[1]))
+    case ("migrate", 2):
+        let schema = Schema([ReadingsV2.Reading.self], version: ReadingsV2.version)
+        let container = try MigrationProgress.observe({ progress in say("progress \(progress.completedRows)") }, during: {
+            try ModelContainer(for: schema, configurations: [ModelConfiguration(url: URL(fileURLWithPath: arguments[1]))])
+        })
+        say("migrated \(try ModelContext(container).fetchCount(FetchDescriptor<ReadingsV2.Reading>()))")
     default:
-        fail("usage: openswiftdata-test-writer ticks|open|read-unprivileged|crash-loop <path> [...]", status: 2)
+        fail("usage: openswiftdata-test-writer ticks|open|read-unprivileged|crash-loop|migrate <path> [...]", status: 2)
     }
 } catch {
     fail("\(error)")
