@@ -46,7 +46,9 @@ let package = Package(
                 "OpenSwiftData",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Examples/Expenses"
+            path: "Examples/Expenses",
+            // A store written by release 1 of the example, which CI opens with release 2.
+            exclude: ["Fixtures"]
         ),
         .executableTarget(
             name: "school",

@@ -5,16 +5,21 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-/// A spending category. Deleting a category leaves its expenses uncategorised (`.nullify`):
-/// a recorded expense is never lost because its category went away. Renaming a category changes
-/// only this row; every expense follows it through the relationship.
-@Model
-final class Category {
-    var name: String
-    @Relationship(deleteRule: .nullify, inverse: \Expense.category)
-    var expenses: [Expense] = []
+extension ExpensesSchemaV2 {
+    /// A spending category. Deleting a category leaves its expenses uncategorised (`.nullify`):
+    /// a recorded expense is never lost because its category went away. Renaming a category changes
+    /// only this row; every expense follows it through the relationship. `colour` is new in
+    /// release 2; its default is what categories from release 1 get.
+    @Model
+    final class Category {
+        var name: String
+        var colour: String = "grey"
+        @Relationship(deleteRule: .nullify, inverse: \Expense.category)
+        var expenses: [Expense] = []
 
-    init(name: String) {
-        self.name = name
+        init(name: String, colour: String = "grey") {
+            self.name = name
+            self.colour = colour
+        }
     }
 }

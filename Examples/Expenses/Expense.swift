@@ -5,20 +5,25 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-/// One expense. `note` is optional because a real expense may have none; `category` is optional
-/// because an expense may be recorded before it is categorised. The framework gives every
-/// expense its identity (`persistentModelID`); no `id` is declared.
-@Model
-final class Expense {
-    var amount: Double
-    var date: Date
-    var note: String?
-    var category: Category?
+extension ExpensesSchemaV2 {
+    /// One expense. `note` is optional because a real expense may have none; `category` is optional
+    /// because an expense may be recorded before it is categorised; `tags` (new in release 2) is
+    /// optional so that expenses from release 1 need no value. The framework gives every expense
+    /// its identity (`persistentModelID`); no `id` is declared.
+    @Model
+    final class Expense {
+        var amount: Double
+        var date: Date
+        var note: String?
+        var tags: [String]?
+        var category: Category?
 
-    init(amount: Double, date: Date = .now, note: String? = nil, category: Category? = nil) {
-        self.amount = amount
-        self.date = date
-        self.note = note
-        self.category = category
+        init(amount: Double, date: Date = .now, note: String? = nil, tags: [String]? = nil, category: Category? = nil) {
+            self.amount = amount
+            self.date = date
+            self.note = note
+            self.tags = tags
+            self.category = category
+        }
     }
 }

@@ -17,7 +17,8 @@ enum ExpenseRow {
         let date = dateFormatter.string(from: expense.date)
         let amount = money(expense.amount)
         let category = expense.category?.name ?? "—"
-        return "\(pad(String(number), 3, left: true))  \(date)  \(pad(amount, 8, left: true))  \(pad(category, 13))  \(expense.note ?? "")"
+        let tags = (expense.tags ?? []).map { " #\($0)" }.joined()
+        return "\(pad(String(number), 3, left: true))  \(date)  \(pad(amount, 8, left: true))  \(pad(category, 13))  \(expense.note ?? "")\(tags)"
     }
 
     static func money(_ value: Double) -> String {

@@ -38,11 +38,14 @@ final class ExpenseViewModel {
 
     /// Records an expense and saves it.
     @discardableResult
-    func addExpense(amount: Double, note: String?, category: Category?, date: Date = .now) -> Bool {
+    func addExpense(amount: Double, note: String?, tags: [String] = [], category: Category?, date: Date = .now) -> Bool {
         isSaving = true
         defer { isSaving = false }
         let trimmed = note?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let expense = Expense(amount: amount, date: date, note: trimmed?.isEmpty == false ? trimmed : nil, category: category)
+        let cleanTags = tags.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        let expense = Expense(
+            amount: amount, date: date, note: trimmed?.isEmpty == false ? trimmed : nil,
+            tags: cleanTags.isEmpty ? nil : cleanTags, category: category)
         context.insert(expense)
         return save()
     }

@@ -25,7 +25,9 @@ struct StoreOptions: ParsableArguments {
     @MainActor
     func open() throws -> (ModelContext, ExpenseViewModel) {
         let configuration = store.map { ModelConfiguration(url: URL(fileURLWithPath: $0)) } ?? ModelConfiguration()
-        let container = try ModelContainer(for: Expense.self, Category.self, configurations: configuration)
+        // A store from release 1 migrates to the current version here, once.
+        let container = try ModelContainer(
+            for: Expense.self, Category.self, migrationPlan: ExpensesMigrationPlan.self, configurations: configuration)
         let context = container.mainContext
         let viewModel = ExpenseViewModel(context: context)
         // As the list view's `.task` does: seed once when the store is empty.
@@ -121,6 +123,9 @@ extension ExpensesCommand {
         @Option(help: "The day (yyyy-MM-dd); today by default.")
         var date: String?
 
+        @Option(name: .customLong("tag"), help: "A tag (repeat for several).")
+        var tags: [String] = []
+
         @MainActor
         func run() async throws {
             // Validate everything before touching the store.
@@ -130,7 +135,7 @@ extension ExpensesCommand {
             let day = try date.map(parseDay)
             let (context, viewModel) = try options.open()
             let chosen = try category.map { try Lookup.category(named: $0, in: context) }
-            guard viewModel.addExpense(amount: value, note: note, category: chosen, date: day ?? .now) else {
+            guard viewModel.addExpense(amount: value, note: note, tags: tags, category: chosen, date: day ?? .now) else {
                 throw ValidationError(viewModel.errorMessage ?? "The expense could not be saved.")
             }
             print("Added \(ExpenseRow.money(value))\(chosen.map { " in \($0.name)" } ?? "").")
@@ -162,7 +167,7 @@ extension ExpensesCommand {
     }
 
     struct Categories: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List categories and how many expenses each has.")
+        static let configuration = CommandConfiguration(abstract: "List categories, their colour and how many expenses each has.")
 
         @OptionGroup var options: StoreOptions
 
@@ -170,7 +175,7 @@ extension ExpensesCommand {
         func run() async throws {
             let (context, _) = try options.open()
             for category in try context.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])) {
-                print("\(ExpenseRow.pad(category.name, 15)) \(category.expenses.count) expense\(category.expenses.count == 1 ? "" : "s")")
+                print("\(ExpenseRow.pad(category.name, 15)) \(ExpenseRow.pad(category.colour, 8)) \(category.expenses.count) expense\(category.expenses.count == 1 ? "" : "s")")
             }
         }
     }

@@ -1,0 +1,18 @@
+import Foundation
+#if canImport(SwiftData)
+import SwiftData
+#else
+import OpenSwiftData
+#endif
+
+/// The current models (in `Expense.swift` and `Category.swift`): expenses gained optional
+/// `tags`, categories a `colour` with a default. A store from the first release migrates to
+/// this version once, when it is first opened (see `ExpensesMigrationPlan`).
+enum ExpensesSchemaV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Expense.self, Category.self] }
+}
+
+/// The rest of the app names the current version's models without their version.
+typealias Expense = ExpensesSchemaV2.Expense
+typealias Category = ExpensesSchemaV2.Category
