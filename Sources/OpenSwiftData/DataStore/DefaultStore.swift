@@ -25,14 +25,15 @@ public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
     public let schema: Schema
     private let container: ModelContainer
 
-    /// Opens the SQLite store a configuration describes; its `schema` names the models.
+    /// Opens the SQLite store a configuration describes; its `schema` names the models. The store
+    /// migrates with `migrationPlan` (or automatically) as a `ModelContainer` would.
     public init(_ configuration: ModelConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
         guard let schema = configuration.schema else {
             throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "the configuration '\(configuration.name)' has no schema; a DefaultStore opened on its own needs ModelConfiguration(schema:) to know its models")
         }
         self.configuration = configuration
         self.schema = schema
-        self.container = try ModelContainer(for: schema, configurations: [configuration])
+        self.container = try ModelContainer(for: schema, migrationPlan: migrationPlan, configurations: [configuration])
     }
 
     /// The SQLite store's identifier.
