@@ -399,7 +399,7 @@ import TestModels
                 text += String(decoding: chunk, as: UTF8.self)
             }
             // Early in the copy on even rounds; anywhere, or after the end, on odd ones.
-            usleep(UInt32.random(in: 0...(round.isMultiple(of: 2) ? 10_000 : 400_000)))
+            usleep(UInt32.random(in: 0...(round.isMultiple(of: 2) ? 2_000 : 400_000)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

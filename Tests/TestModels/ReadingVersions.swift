@@ -2,7 +2,8 @@ import Foundation
 import OpenSwiftData
 
 /// Two versions of one entity, for killing a process in the middle of migrating from the first to
-/// the second: the second renames a value, adds a defaulted column and a unique constraint.
+/// the second: the second renames a value, adds a defaulted column and a unique constraint, and
+/// turns an integer into a floating-point number (which copies every row).
 public enum ReadingsV1 {
     public static let version = Schema.Version(1, 0, 0)
 
@@ -22,10 +23,10 @@ public enum ReadingsV2 {
 
     @Model
     public final class Reading {
-        @Attribute(.unique) public var sensor: Int
+        @Attribute(.unique) public var sensor: Double
         @Attribute(originalName: "value") public var measurement: Double
         public var unit: String = "°C"
-        public init(sensor: Int, measurement: Double) {
+        public init(sensor: Double, measurement: Double) {
             self.sensor = sensor
             self.measurement = measurement
         }

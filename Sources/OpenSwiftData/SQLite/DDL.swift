@@ -11,7 +11,7 @@ enum DDL {
         var joinTables = Set<String>()
         for layout in layouts {
             statements.append(createTable(layout, named: layout.tableName, dialect: dialect))
-            statements.append(contentsOf: indexes(layout, dialect: dialect))
+            statements.append(contentsOf: indexes(layout, dialect: dialect).map(\.sql))
             statements.append(contentsOf: createJoinTables(layout, dialect: dialect, skipping: &joinTables))
         }
         return statements
@@ -22,37 +22,52 @@ enum DDL {
         let q = dialect.quote
         var columns = ["\(q(ModelLayout.primaryKeyColumn)) INTEGER PRIMARY KEY"]
         for slot in layout.storedSlots {
-            let property = layout.properties[slot]
-            if let codec = property.codec {
-                // Strings compare as Swift compares them (canonical equivalence), in indexes too.
-                let collate = codec.isSwiftString ? " COLLATE \(SQLiteFunctions.collation)" : ""
-                // Floating-point columns get no type, so no REAL affinity: it would store -0.0 as 0.
-                let type = codec.isFloatingPoint ? "" : " \(dialect.storedType(codec.storedType))"
-                columns.append("\(q(property.name))\(type)\(collate)\(codec.isOptional ? "" : " NOT NULL")")
-            } else if property.relationship != nil {
-                columns.append("\(q(property.name)) INTEGER")
+            if let definition = columnDefinition(layout.properties[slot], dialect: dialect) {
+                columns.append("\(q(layout.properties[slot].name)) \(definition)")
             }
         }
         return "CREATE TABLE \(q(table)) (\(columns.joined(separator: ", ")))"
     }
 
+    /// The column of a stored slot, after its name: type, collation, `NOT NULL`.
+    static func columnDefinition(_ property: PropertyLayout, dialect: any SQLDialect) -> String? {
+        if let codec = property.codec {
+            // Strings compare as Swift compares them (canonical equivalence), in indexes too.
+            let collate = codec.isSwiftString ? " COLLATE \(SQLiteFunctions.collation)" : ""
+            // Floating-point columns get no type, so no REAL affinity: it would store -0.0 as 0.
+            let type = codec.isFloatingPoint ? "" : dialect.storedType(codec.storedType)
+            return "\(type)\(collate)\(codec.isOptional ? "" : " NOT NULL")".trimmingCharacters(in: .whitespaces)
+        }
+        return property.relationship != nil ? "INTEGER" : nil
+    }
+
+    /// An index of an entity's table: its name, its `CREATE INDEX`, and for a unique constraint
+    /// the constraint's position in ``ModelLayout/uniquenessConstraints``.
+    struct Index {
+        let name: String
+        let sql: String
+        let uniqueConstraint: Int?
+    }
+
     /// The indexes of an entity's table: foreign keys, unique constraints, `#Index`es.
-    static func indexes(_ layout: ModelLayout, dialect: any SQLDialect) -> [String] {
+    static func indexes(_ layout: ModelLayout, dialect: any SQLDialect) -> [Index] {
         let q = dialect.quote
-        var statements: [String] = []
+        var result: [Index] = []
         for slot in layout.storedSlots where layout.properties[slot].relationship != nil {
-            let name = layout.properties[slot].name
-            statements.append("CREATE INDEX \(q("Z_\(layout.entityName)_\(name)")) ON \(q(layout.tableName)) (\(q(name)))")
+            let name = "Z_\(layout.entityName)_\(layout.properties[slot].name)"
+            result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(q(layout.properties[slot].name)))", uniqueConstraint: nil))
         }
         for (number, group) in layout.uniquenessConstraints.enumerated() {
-            let names = group.map { q(layout.properties[$0].name) }.joined(separator: ", ")
-            statements.append("CREATE UNIQUE INDEX \(q("Z_\(layout.entityName)_UNIQUE\(number)")) ON \(q(layout.tableName)) (\(names))")
+            let name = "Z_\(layout.entityName)_UNIQUE\(number)"
+            let columns = group.map { q(layout.properties[$0].name) }.joined(separator: ", ")
+            result.append(Index(name: name, sql: "CREATE UNIQUE INDEX \(q(name)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: number))
         }
         for (number, group) in layout.indices.enumerated() {
-            let names = group.map { q(layout.properties[$0].name) }.joined(separator: ", ")
-            statements.append("CREATE INDEX \(q("Z_\(layout.entityName)_INDEX\(number)")) ON \(q(layout.tableName)) (\(names))")
+            let name = "Z_\(layout.entityName)_INDEX\(number)"
+            let columns = group.map { q(layout.properties[$0].name) }.joined(separator: ", ")
+            result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: nil))
         }
-        return statements
+        return result
     }
 
     /// The join tables of an entity's many-to-many relationships not in `skipping` (which gets them).

@@ -45,7 +45,23 @@ struct SQLiteMigrator {
         /// Column name → SQL expression over the old row (alias `o`); parameters start at ?2.
         var columns: [(name: String, expression: String)] = []
         var bindings: [StoredValue] = []
-        var rebuild = false
+        var mode = Mode.keep
+        /// For `.alter`: columns renamed, dropped, and added (with their definition).
+        var renames: [(old: String, new: String)] = []
+        var drops: [String] = []
+        var additions: [(name: String, definition: String)] = []
+    }
+
+    /// What happens to a table that exists in both versions.
+    private enum Mode {
+        /// Its columns stay as they are.
+        case keep
+        /// `ALTER TABLE` can make the change in place: columns renamed, dropped, or added with
+        /// `NULL` or a constant default — no row is copied (adding a column to a million rows is
+        /// instant).
+        case alter
+        /// Anything else: the table is created anew and the rows copied.
+        case rebuild
     }
 
     mutating func run() throws {
@@ -74,7 +90,7 @@ struct SQLiteMigrator {
         let newEntityNames = Set(layouts.map(\.entityName))
         var dropAtEnd: [String] = []
         // Move aside what is replaced, so the new tables can take the names.
-        for plan in plans where plan.rebuild {
+        for plan in plans where plan.mode == .rebuild {
             let table = plan.layout.tableName
             try dropIndexes(of: table)
             try rename(table, to: "Z_OLD_\(table)")
@@ -92,11 +108,18 @@ struct SQLiteMigrator {
         }
         plans = []
         for layout in layouts { plans.append(try plan(layout)) }
+        // Tables changed in place get their new columns now, and lose or rename old ones only
+        // after every copy below has read them.
+        for plan in plans where plan.mode == .alter {
+            for (name, definition) in plan.additions {
+                try execute("ALTER TABLE \(q(plan.layout.tableName)) ADD COLUMN \(q(name)) \(definition)")
+            }
+        }
         // New tables, filled from the old ones.
-        for plan in plans where plan.rebuild || plan.oldEntity == nil {
+        for plan in plans where plan.mode == .rebuild || plan.oldEntity == nil {
             try execute(DDL.createTable(plan.layout, named: plan.layout.tableName, dialect: dialect))
             try execute("INSERT OR IGNORE INTO \(q(SQLiteStore.primaryKeyTable)) (\(q("Z_ENTITY")), \(q("Z_MAX"))) VALUES (?1, 0)", [.text(plan.layout.entityName)])
-            guard plan.rebuild, let oldEntity = plan.oldEntity else { continue }
+            guard plan.mode == .rebuild, let oldEntity = plan.oldEntity else { continue }
             let names = [q(pk)] + plan.columns.map { q($0.name) }
             let values = ["o.\(q(pk))"] + plan.columns.map(\.expression)
             let insert = "INSERT INTO \(q(plan.layout.tableName)) (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(q(table(oldEntity.name))) AS o WHERE o.\(q(pk)) > ?1 ORDER BY o.\(q(pk)) LIMIT \(Self.chunkSize)"
@@ -119,13 +142,19 @@ struct SQLiteMigrator {
                 try execute("INSERT OR IGNORE INTO \(q(table)) (\(q("Z_SOURCE")), \(q("Z_TARGET"))) SELECT l.owner, l.other FROM (\(links(source))) AS l")
             }
         }
-        // Constraints over the new values, then the indexes that enforce them.
+        for plan in plans where plan.mode == .alter {
+            let table = q(plan.layout.tableName)
+            for (oldName, newName) in plan.renames {
+                try execute("ALTER TABLE \(table) RENAME COLUMN \(q(oldName)) TO \(q(newName))")
+            }
+            if !plan.drops.isEmpty { try dropIndexes(of: plan.layout.tableName) }
+            for name in plan.drops {
+                try execute("ALTER TABLE \(table) DROP COLUMN \(q(name))")
+            }
+        }
+        // The indexes each table should have; a new unique one first checks the values it covers.
         for plan in plans {
-            let changedIndexes = plan.oldEntity.map { $0.unique != names(plan.layout.uniquenessConstraints, plan.layout) || $0.indices != names(plan.layout.indices, plan.layout) } ?? true
-            guard plan.rebuild || changedIndexes else { continue }
-            if !plan.rebuild { try dropIndexes(of: plan.layout.tableName) }
-            if plan.oldEntity != nil { try checkUnique(plan.layout) }
-            for statement in DDL.indexes(plan.layout, dialect: dialect) { try execute(statement) }
+            try reconcileIndexes(plan.layout)
         }
         for table in dropAtEnd {
             try execute("DROP TABLE \(q(table))")
@@ -135,30 +164,83 @@ struct SQLiteMigrator {
 
     // MARK: Planning
 
-    /// How the table of `layout` is filled, and whether it must be rebuilt.
+    /// How the table of `layout` is filled, and whether it can be kept, altered in place, or
+    /// must be rebuilt.
     private mutating func plan(_ layout: ModelLayout) throws -> TablePlan {
         var plan = TablePlan(layout: layout, oldEntity: old.entities[layout.entityName])
         guard let oldEntity = plan.oldEntity else { return plan }
-        var sameColumns = true
+        var alterable = true
+        var used = Set<String>()
         for slot in layout.storedSlots {
             let property = layout.properties[slot]
             let expression: String
+            // The old column it is a plain copy of: same column definition, maybe another name.
+            var copied: String?
             if let codec = property.codec {
                 expression = try attributeSource(property, codec: codec, layout: layout, oldEntity: oldEntity, plan: &plan)
-                let newAttribute = StoredSchema.Attribute(
-                    name: property.name, typeName: codec.typeName.hasSuffix("?") ? String(codec.typeName.dropLast()) : codec.typeName,
-                    storedType: codec.storedType, isSwiftString: codec.isSwiftString, isOptional: codec.isOptional)
-                if oldEntity.attribute(property.name) != newAttribute { sameColumns = false }
+                let typeName = codec.typeName.hasSuffix("?") ? String(codec.typeName.dropLast()) : codec.typeName
+                if expression.hasPrefix("o."), let oldAttribute = oldEntity.attributes.first(where: { expression == "o.\(q($0.name))" }),
+                   oldAttribute.typeName == typeName, oldAttribute.storedType == codec.storedType,
+                   oldAttribute.isSwiftString == codec.isSwiftString, oldAttribute.isOptional == codec.isOptional {
+                    copied = oldAttribute.name
+                }
             } else {
                 expression = try keySource(property, layout: layout)
+                copied = oldEntity.keyColumns.first { expression == "o.\(q($0))" }
             }
-            if expression != "o.\(q(property.name))" { sameColumns = false }
             plan.columns.append((property.name, expression))
+            if let copied {
+                used.insert(copied)
+                if copied != property.name { plan.renames.append((copied, property.name)) }
+            } else if let definition = DDL.columnDefinition(property, dialect: dialect),
+                      let added = addition(expression, definition: definition, optional: property.codec?.isOptional ?? true, bindings: plan.bindings) {
+                plan.additions.append((property.name, added))
+            } else {
+                alterable = false
+            }
         }
-        let newColumns = Set(layout.storedSlots.map { layout.properties[$0].name })
-        let oldColumns = Set(oldEntity.attributes.map(\.name) + oldEntity.keyColumns)
-        plan.rebuild = !sameColumns || newColumns != oldColumns
+        let oldColumns = oldEntity.attributes.map(\.name) + oldEntity.keyColumns
+        plan.drops = oldColumns.filter { !used.contains($0) }
+        // A name that is freed and taken again in one step is left to a rebuild.
+        let taken = Set(plan.renames.map(\.new) + plan.additions.map(\.name))
+        if !taken.isDisjoint(with: oldColumns) { alterable = false }
+        // DROP COLUMN came with SQLite 3.35, RENAME COLUMN with 3.25.
+        if !plan.drops.isEmpty && sqlite3_libversion_number() < 3_035_000 { alterable = false }
+        if !plan.renames.isEmpty && sqlite3_libversion_number() < 3_025_000 { alterable = false }
+        if alterable && plan.renames.isEmpty && plan.drops.isEmpty && plan.additions.isEmpty {
+            plan.mode = .keep
+        } else {
+            plan.mode = alterable ? .alter : .rebuild
+        }
         return plan
+    }
+
+    /// The column definition for `ALTER TABLE … ADD COLUMN` when a new column's value is `NULL`
+    /// or a constant; `nil` when it needs the rows copied.
+    private func addition(_ expression: String, definition: String, optional: Bool, bindings: [StoredValue]) -> String? {
+        if expression == "NULL" {
+            // SQLite cannot add a NOT NULL column without a default, even to an empty table.
+            return optional ? definition : nil
+        }
+        guard expression.hasPrefix("?"), let position = Int(expression.dropFirst()), position >= 2,
+              position - 2 < bindings.count, let literal = Self.literal(bindings[position - 2]) else { return nil }
+        return "\(definition) DEFAULT \(literal)"
+    }
+
+    /// A stored value as an SQL literal (DDL takes no parameters); `nil` if it has no exact one.
+    static func literal(_ value: StoredValue) -> String? {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let number): return String(number)
+        case .real(let number):
+            guard number.isFinite else { return nil }
+            return "\(number)"
+        case .text(let text):
+            guard !text.contains("\0") else { return nil }
+            return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data):
+            return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        }
     }
 
     /// The old name of `property` in `names`: its own name, else its `originalName`.
@@ -281,23 +363,39 @@ struct SQLiteMigrator {
 
     // MARK: Checks and statements
 
-    /// Throws, naming a duplicated value, if a unique constraint of `layout` does not hold.
-    private func checkUnique(_ layout: ModelLayout) throws {
-        for group in layout.uniquenessConstraints {
-            let columns = group.map { q(layout.properties[$0].name) }
-            let notNull = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
-            let statement = try connection.prepare("SELECT \(columns.joined(separator: ", ")), COUNT(*) FROM \(q(layout.tableName)) WHERE \(notNull) GROUP BY \(columns.joined(separator: ", ")) HAVING COUNT(*) > 1 LIMIT 1")
-            defer { statement.reset() }
-            guard try statement.step() else { continue }
-            let values = group.indices.map { statement.value(at: Int32($0)).description }
-            let copies = statement.value(at: Int32(group.count)).description
-            let names = group.map { layout.properties[$0].name }
-            throw SwiftDataError(.constraintViolation, "cannot make \(layout.entityName).\(names.joined(separator: " + ")) unique: \(copies) stored \(layout.entityName) models have the value \(values.joined(separator: ", ")). Merge or change the duplicates in a MigrationStage.custom's willMigrate first; the store was left unchanged.")
+    /// Gives the table of `layout` exactly the indexes it should have: those whose definition
+    /// changed (or that are no longer wanted) are dropped, the missing ones created.
+    private func reconcileIndexes(_ layout: ModelLayout) throws {
+        var existing: [String: String] = [:]
+        let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL")
+        try statement.bind([.text(layout.tableName)])
+        while try statement.step() {
+            if case .text(let name) = statement.value(at: 0), case .text(let sql) = statement.value(at: 1) { existing[name] = sql }
+        }
+        statement.reset()
+        let wanted = DDL.indexes(layout, dialect: dialect)
+        let wantedSQL = Dictionary(uniqueKeysWithValues: wanted.map { ($0.name, $0.sql) })
+        for (name, sql) in existing where wantedSQL[name] != sql {
+            try execute("DROP INDEX \(q(name))")
+        }
+        for index in wanted where existing[index.name] != index.sql {
+            if let constraint = index.uniqueConstraint { try checkUnique(layout, constraint: constraint) }
+            try execute(index.sql)
         }
     }
 
-    private func names(_ groups: [[Int]], _ layout: ModelLayout) -> [[String]] {
-        groups.map { $0.map { layout.properties[$0].name } }
+    /// Throws, naming a duplicated value, if a unique constraint of `layout` does not hold.
+    private func checkUnique(_ layout: ModelLayout, constraint: Int) throws {
+        let group = layout.uniquenessConstraints[constraint]
+        let columns = group.map { q(layout.properties[$0].name) }
+        let notNull = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+        let statement = try connection.prepare("SELECT \(columns.joined(separator: ", ")), COUNT(*) FROM \(q(layout.tableName)) WHERE \(notNull) GROUP BY \(columns.joined(separator: ", ")) HAVING COUNT(*) > 1 LIMIT 1")
+        defer { statement.reset() }
+        guard try statement.step() else { return }
+        let values = group.indices.map { statement.value(at: Int32($0)).description }
+        let copies = statement.value(at: Int32(group.count)).description
+        let names = group.map { layout.properties[$0].name }
+        throw SwiftDataError(.constraintViolation, "cannot make \(layout.entityName).\(names.joined(separator: " + ")) unique: \(copies) stored \(layout.entityName) models have the value \(values.joined(separator: ", ")). Merge or change the duplicates in a MigrationStage.custom's willMigrate first; the store was left unchanged.")
     }
 
     /// The name an old table has now.
