@@ -235,6 +235,28 @@ import TestModels
         #expect(try ModelContext(fresh).fetchCount(FetchDescriptor<ShelfB.Arrival>()) == 1)
     }
 
+    @Test func rebuiltTableKeepsValuesOfPropertiesThatHaveDefaults() throws {
+        let url = try store([ShelfA.Item.self, ShelfA.Retired.self]) { context in
+            context.insert(ShelfA.Item(name: "Lamp"))
+            context.insert(ShelfA.Item(name: "Vase"))
+        }
+        defer { TestStore.removeFiles(at: url) }
+        let (b, _) = try open(url, Schema([ShelfB.Item.self, ShelfB.Arrival.self]))
+        let context = ModelContext(b)
+        let lamp = try #require(try context.fetch(FetchDescriptor<ShelfB.Item>(predicate: #Predicate { $0.title == "Lamp" })).first)
+        lamp.added = "set"
+        lamp.addedWithDefault = 9
+        try context.save()
+        _ = b
+        // `added` becomes non-optional with a default; `addedWithDefault` is copied as it is.
+        let (c, stages) = try open(url, Schema([ShelfC.Item.self, ShelfC.Arrival.self]))
+        #expect(stages.count == 1)
+        let items = try ModelContext(c).fetch(FetchDescriptor<ShelfC.Item>(sortBy: [SortDescriptor(\.title)]))
+        #expect(items.map(\.added) == ["set", "unset"])
+        #expect(items.map(\.addedWithDefault) == [9, 7])
+        #expect(items.map(\.note) == ["none", "none"])
+    }
+
     @Test func removedAttributesAndEntitiesTakeTheirDataWithThem() throws {
         let url = try store([CodesWithMemo.Code.self, CodesWithMemo.Memo.self]) { context in
             context.insert(CodesWithMemo.Code(value: "A7", memo: "note"))

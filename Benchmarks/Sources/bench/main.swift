@@ -1,6 +1,7 @@
 import Foundation
 
 // swift run -c release --package-path Benchmarks bench [--quick] [--runs N] [--only NAME] [--output DIR]
+// swift run -c release --package-path Benchmarks bench --migration [--rows N] [--runs N]  (see MigrationBenchmark.swift)
 //
 // Measures OpenSwiftData against the SQLite C API (the floor), GRDB records and Fluent, in one
 // process and one run, on files with the same settings (WAL, synchronous=NORMAL). The 1M-row
@@ -32,6 +33,12 @@ func run() async throws {
         await library.close()
         removeDatabase(path)
         print("\(seconds) \(peakResidentMegabytes())")
+        exit(0)
+    }
+
+    // Migration mode: its own workloads and report (Results/migration.md).
+    if arguments.contains("--migration") {
+        try runMigrationBenchmark()
         exit(0)
     }
 

@@ -254,10 +254,15 @@ struct SQLiteMigrator {
         _ property: PropertyLayout, codec: any AttributeCodec, layout: ModelLayout, oldEntity: StoredSchema.Entity, plan: inout TablePlan
     ) throws -> String {
         let entity = layout.entityName
-        var defaultParameter: String?
+        // The declared initial value, bound as a parameter only if an expression uses it.
+        var defaultValue: StoredValue?
         if !codec.isOptional, let value = property.defaultValue, let stored = try? codec.encode(value), !stored.isNull {
-            plan.bindings.append(stored)
-            defaultParameter = "?\(plan.bindings.count + 1)"
+            defaultValue = stored
+        }
+        var defaultParameter: String? {
+            guard let defaultValue else { return nil }
+            plan.bindings.append(defaultValue)
+            return "?\(plan.bindings.count + 1)"
         }
         guard let name = oldName(of: property, among: { oldEntity.attribute($0) != nil }),
               let oldAttribute = oldEntity.attribute(name) else {

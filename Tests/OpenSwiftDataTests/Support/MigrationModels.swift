@@ -206,6 +206,44 @@ enum ShelfB {
     }
 }
 
+/// ShelfB with `added` made non-optional with a default: the table is rebuilt, and the columns
+/// that keep their declared defaults are copied as they are.
+enum ShelfC {
+    @Model final class Item {
+        @Attribute(originalName: "name") var title: String
+        var note: String = "none"
+        var count: Double
+        var added: String = "unset"
+        var addedWithDefault: Int = 7
+        var rating: Int?
+        var shelf: Shelf?
+        var arrival: Arrival?
+        @Relationship(originalName: "oldLabels", inverse: \Label.items) var labels: [Label] = []
+        init(title: String, count: Double = 0) {
+            self.title = title
+            self.count = count
+        }
+    }
+
+    @Model final class Shelf {
+        #Index<Shelf>([\.name])
+        var name: String
+        @Relationship(deleteRule: .cascade, inverse: \Item.shelf) var items: [Item] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Label {
+        var text: String
+        var items: [Item] = []
+        init(text: String) { self.text = text }
+    }
+
+    @Model final class Arrival {
+        var value: Int
+        init(value: Int) { self.value = value }
+    }
+}
+
 /// Pets with one owner, then several, then one again.
 enum PetsOneOwner {
     @Model final class Pet {
