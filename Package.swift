@@ -7,6 +7,8 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+        // The PostgreSQL store, a product of its own so SQLite-only apps never build SwiftNIO.
+        .library(name: "OpenSwiftDataPostgres", targets: ["OpenSwiftDataPostgres"]),
         .executable(name: "expenses", targets: ["expenses"]),
         .executable(name: "school", targets: ["school"]),
         .executable(name: "sampletrips", targets: ["sampletrips"]),
@@ -14,7 +16,10 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
-        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         // Used by the examples only; the library product does not depend on it.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
@@ -37,6 +42,17 @@ let package = Package(
             dependencies: [
                 "CSQLite",
                 "OpenSwiftDataMacros",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "OpenSwiftDataPostgres",
+            dependencies: [
+                "OpenSwiftData",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -90,8 +106,10 @@ let package = Package(
         .testTarget(
             name: "OpenSwiftDataTests",
             dependencies: [
-                "OpenSwiftData", "TestModels", "openswiftdata-test-writer", "JSONStore",
+                "OpenSwiftData", "OpenSwiftDataPostgres", "TestModels", "openswiftdata-test-writer", "JSONStore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

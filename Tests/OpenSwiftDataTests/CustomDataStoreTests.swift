@@ -83,8 +83,8 @@ final class LogCollector: @unchecked Sendable {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            collector.append("\(message)")
+        func log(event: LogEvent) {
+            collector.append("\(event.message)")
         }
     }
 }

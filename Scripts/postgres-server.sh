@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for the tests: loopback only, a free port, password
+# (scram-sha-256) authentication, run as the unprivileged user `postgres` when started by root
+# (initdb refuses root). Installs Debian's `postgresql` package if no server is installed.
+#
+#   eval "$(Scripts/postgres-server.sh start /tmp/pg)"   # exports OPENSWIFTDATA_POSTGRES_URL
+#   swift test
+#   Scripts/postgres-server.sh stop /tmp/pg
+set -euo pipefail
+command=${1:?start or stop}
+folder=${2:?a folder for the server files}
+
+as_server_user() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+new_password() {
+    head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n'
+}
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+find_bin() {
+    ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
+}
+
+case "$command" in
+start)
+    bin=$(find_bin)
+    if [ -z "$bin" ] || [ ! -x "$bin/initdb" ]; then
+        echo "installing PostgreSQL…" >&2
+        apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql >&2
+        bin=$(find_bin)
+    fi
+    mkdir -p "$folder"
+    [ "$(id -u)" = 0 ] && chown postgres "$folder"
+    password=$(new_password)
+    printf '%s\n' "$password" > "$folder/password"
+    [ "$(id -u)" = 0 ] && chown postgres "$folder/password"
+    as_server_user "$bin/initdb" -D "$folder/data" -U openswiftdata --pwfile="$folder/password" \
+        --auth=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >"$folder/initdb.log" 2>&1
+    port=$(free_port)
+    as_server_user "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $folder -c max_connections=200 -c fsync=off" start >&2
+    echo "export OPENSWIFTDATA_POSTGRES_URL=postgres://openswiftdata:$password@127.0.0.1:$port/postgres"
+    ;;
+stop)
+    bin=$(find_bin)
+    as_server_user "$bin/pg_ctl" -D "$folder/data" -m fast -w stop >&2 || true
+    rm -rf "$folder"
+    ;;
+*)
+    echo "usage: $0 start|stop FOLDER" >&2
+    exit 2
+    ;;
+esac

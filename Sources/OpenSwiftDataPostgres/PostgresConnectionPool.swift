@@ -1,0 +1,172 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import OpenSwiftData
+import PostgresNIO
+
+/// Connections to one PostgreSQL server, each lent to one caller at a time.
+///
+/// Synchronous on purpose: `ModelContext`'s API is synchronous. The work runs on the pool's own
+/// event-loop threads — never Swift's cooperative threads — and the calling thread waits for it,
+/// so a caller on an actor blocks only itself, and no event loop ever waits for a caller: no
+/// deadlock however few cores there are. A call made on an event-loop thread would wait for
+/// itself; it is refused with an error instead.
+///
+/// A connection the server closed (a restart, an idle timeout) is noticed when it is next lent
+/// and replaced; one that fails during a call is dropped, so the call after reconnects.
+final class PostgresConnectionPool: @unchecked Sendable {
+    static let logger = Logger(label: "OpenSwiftData.Postgres")
+
+    let place: String
+    let maximum: Int
+    /// How long a caller waits for a busy pool before giving up.
+    let waitTimeout: TimeInterval = 30
+    private let configuration: PostgresConnection.Configuration
+    private let group: MultiThreadedEventLoopGroup
+    // `condition` guards everything below it.
+    private let condition = NSCondition()
+    private var idle: [PostgresConnection] = []
+    private var open = 0
+    private var nextID = 0
+    private var isShutDown = false
+
+    init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount) throws {
+        configuration = try url.connectionConfiguration(connectTimeout: connectTimeout)
+        place = url.place
+        self.maximum = max(1, maximum)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    }
+
+    deinit { shutDown() }
+
+    /// Closes every connection; later calls throw.
+    func shutDown() {
+        condition.lock()
+        let connections = idle
+        idle = []
+        let wasShutDown = isShutDown
+        isShutDown = true
+        condition.broadcast()
+        condition.unlock()
+        guard !wasShutDown else { return }
+        for connection in connections {
+            let closing: EventLoopFuture<Void> = connection.close()
+            try? closing.wait()
+        }
+        try? group.syncShutdownGracefully()
+    }
+
+    /// Runs `body` with a connection of its own.
+    func withConnection<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+        let connection = try acquire()
+        defer { release(connection) }
+        return try body(connection)
+    }
+
+    /// Runs `query` (every value bound) on `connection` and returns its rows.
+    func run(_ query: PostgresQuery, on connection: PostgresConnection) throws -> PostgresQueryResult {
+        do {
+            return try connection.query(query, logger: Self.logger).wait()
+        } catch {
+            // An error the server answered leaves the connection usable; any other (the server
+            // went away, the network failed) leaves it in doubt: close it, so it is not lent again.
+            if (error as? PSQLError)?.serverInfo == nil, !connection.isClosed {
+                let closing: EventLoopFuture<Void> = connection.close()
+                try? closing.wait()
+            }
+            throw Self.describe(error, doing: "run a query on", at: place)
+        }
+    }
+
+    private func acquire() throws -> PostgresConnection {
+        if MultiThreadedEventLoopGroup.currentEventLoop != nil {
+            throw SwiftDataError(.storeIO, "a PostgreSQL store was used on a SwiftNIO event-loop thread, where waiting for the server would deadlock; use the model context from your own thread, a Task or an actor")
+        }
+        let deadline = Date().addingTimeInterval(waitTimeout)
+        condition.lock()
+        while true {
+            if isShutDown {
+                condition.unlock()
+                throw SwiftDataError(.storeIO, "the PostgreSQL store at \(place) was closed")
+            }
+            while let connection = idle.popLast() {
+                if !connection.isClosed {
+                    condition.unlock()
+                    return connection
+                }
+                open -= 1
+            }
+            if open < maximum {
+                open += 1
+                nextID += 1
+                let id = nextID
+                condition.unlock()
+                do {
+                    return try connect(id: id)
+                } catch {
+                    condition.lock()
+                    open -= 1
+                    condition.signal()
+                    condition.unlock()
+                    throw error
+                }
+            }
+            if !condition.wait(until: deadline) {
+                condition.unlock()
+                throw SwiftDataError(.storeIO, "all \(maximum) connections to PostgreSQL at \(place) stayed busy for \(Int(waitTimeout)) seconds; allow more (maximumConnections) or keep fewer contexts busy at once")
+            }
+        }
+    }
+
+    private func release(_ connection: PostgresConnection) {
+        condition.lock()
+        if connection.isClosed || isShutDown {
+            open -= 1
+            if !connection.isClosed { let _: EventLoopFuture<Void> = connection.close() }
+        } else {
+            idle.append(connection)
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func connect(id: Int) throws -> PostgresConnection {
+        do {
+            return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: Self.logger).wait()
+        } catch {
+            throw Self.describe(error, doing: "connect to", at: place)
+        }
+    }
+
+    /// An error that says what failed, with the server's own message when it sent one, and never
+    /// the password.
+    static func describe(_ error: any Error, doing action: String, at place: String) -> SwiftDataError {
+        if let error = error as? SwiftDataError { return error }
+        let connecting = action == "connect to"
+        var code: SwiftDataError.Code = connecting ? .loadIssueModelContainer : .storeIO
+        let what: String
+        if let error = error as? PSQLError {
+            if let info = error.serverInfo, let message = info[.message] {
+                if info[.sqlState] == "23505" { code = .constraintViolation }
+                let detail = info[.detail].map { "; \($0)" } ?? ""
+                let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+                what = "the server said “\(message)”\(detail)\(state)"
+            } else {
+                let underlying = error.underlying.map { ": \($0)" } ?? ""
+                switch error.code {
+                case .serverClosedConnection: what = "the server closed the connection (restarted or stopped?)\(underlying)"
+                case .clientClosedConnection: what = "the connection was closed\(underlying)"
+                case .connectionError: what = "the connection failed\(underlying)"
+                case .sslUnsupported: what = "the server does not offer TLS, which sslmode=require asks for"
+                case .authMechanismRequiresPassword: what = "the server asks for a password, and the URL has none"
+                case .unsupportedAuthMechanism: what = "the server asks for an authentication method postgres-nio does not support"
+                default: what = "\(error.code)\(underlying)"
+                }
+            }
+        } else {
+            what = "\(error)"
+        }
+        return SwiftDataError(code, "could not \(action) PostgreSQL at \(place): \(what)")
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import NIOSSL
+import OpenSwiftData
+import PostgresNIO
+
+/// The parts of a `postgres://user:password@host:port/database?sslmode=…` URL, checked.
+struct PostgresURL: Hashable, Sendable {
+    /// How the connection uses TLS (`sslmode`): `disable` (the default), `prefer` or `require`.
+    enum TLSMode: String, Hashable, Sendable {
+        case disable, prefer, require
+    }
+
+    let host: String
+    let port: Int
+    let username: String
+    let password: String?
+    let database: String?
+    let tls: TLSMode
+
+    /// Reads `url`, or throws an error that says what is wrong with it (never showing the password).
+    init(_ url: URL) throws {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false),
+              let scheme = components.scheme?.lowercased(), scheme == "postgres" || scheme == "postgresql" else {
+            throw SwiftDataError(.loadIssueModelContainer, "'\(Self.redacted(url))' is not a PostgreSQL URL; use postgres://user:password@host:port/database")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' names no host; use postgres://user:password@host:port/database")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' names no user; use postgres://user:password@host:port/database")
+        }
+        self.host = host
+        self.port = components.port ?? 5432
+        self.username = user.removingPercentEncoding ?? user
+        self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        self.database = path.isEmpty ? nil : (path.removingPercentEncoding ?? path)
+        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
+        guard let tls = TLSMode(rawValue: mode) else {
+            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' has sslmode=\(mode); use disable, prefer or require")
+        }
+        self.tls = tls
+    }
+
+    /// The URL with its password replaced, for messages and logs.
+    static func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false), components.password != nil else {
+            return url.absoluteString
+        }
+        components.password = "•••"
+        return components.string ?? "(a URL)"
+    }
+
+    /// Where it connects, for messages: `user@host:port/database`.
+    var place: String { "\(username)@\(host):\(port)/\(database ?? username)" }
+
+    /// postgres-nio's configuration for these parts.
+    func connectionConfiguration(connectTimeout: TimeAmount) throws -> PostgresConnection.Configuration {
+        let tlsConfiguration: PostgresConnection.Configuration.TLS
+        switch tls {
+        case .disable:
+            tlsConfiguration = .disable
+        case .prefer, .require:
+            let context: NIOSSLContext
+            do {
+                context = try NIOSSLContext(configuration: .makeClientConfiguration())
+            } catch {
+                throw SwiftDataError(.loadIssueModelContainer, "cannot set up TLS for PostgreSQL at \(place): \(error)")
+            }
+            tlsConfiguration = tls == .require ? .require(context) : .prefer(context)
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)
+        configuration.options.connectTimeout = connectTimeout
+        return configuration
+    }
+}

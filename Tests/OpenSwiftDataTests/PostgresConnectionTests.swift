@@ -1,0 +1,125 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+import Testing
+@testable import OpenSwiftData
+@testable import OpenSwiftDataPostgres
+
+/// Reaching a PostgreSQL server: URLs are checked before anything connects, a wrong password or an
+/// unreachable server is a clear error within seconds, and the pool lends each connection to one
+/// caller at a time, replacing connections the server closed.
+@Suite struct PostgresConnectionTests {
+    private func link(_ text: String) throws -> URL {
+        try #require(URL(string: text))
+    }
+
+    private func server() throws -> URL {
+        try #require(PostgresServer.url)
+    }
+
+    @Test func urlsAreReadAndCheckedWithoutShowingThePassword() throws {
+        let url = try PostgresURL(try link("postgres://app:s%40cret@db.example:6543/shop?sslmode=require"))
+        #expect(url.host == "db.example")
+        #expect(url.port == 6543)
+        #expect(url.username == "app")
+        #expect(url.password == "s@cret")
+        #expect(url.database == "shop")
+        #expect(url.tls == .require)
+        #expect(url.place == "app@db.example:6543/shop")
+        #expect(try PostgresURL(try link("postgresql://app@localhost")).port == 5432)
+
+        for (text, problem) in [
+            ("http://app:secret@host/db", "not a PostgreSQL URL"),
+            ("postgres://host/db", "names no user"),
+            ("postgres://app:secret@host/db?sslmode=maybe", "sslmode=maybe"),
+        ] {
+            do {
+                _ = try PostgresURL(try link(text))
+                Issue.record("\(text) was accepted")
+            } catch let error as SwiftDataError {
+                #expect(error == .loadIssueModelContainer)
+                #expect(error.message.contains(problem), "\(error.message)")
+                #expect(!error.message.contains("secret"), "the password was shown: \(error.message)")
+            }
+        }
+    }
+
+    @Test func closedPortIsAClearErrorNotAHang() throws {
+        // Port 1 on loopback: nothing listens there, so the connection is refused at once.
+        let url = try PostgresURL(try link("postgres://app:secret@127.0.0.1:1/db"))
+        let pool = try PostgresConnectionPool(url: url, maximum: 2, connectTimeout: .seconds(3))
+        do {
+            _ = try pool.withConnection { _ in 1 }
+            Issue.record("connected to a closed port")
+        } catch let error as SwiftDataError {
+            #expect(error == .loadIssueModelContainer)
+            #expect(error.message.contains("could not connect to PostgreSQL at app@127.0.0.1:1/db"))
+            #expect(!error.message.contains("secret"))
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
+    func wrongPasswordIsAClearError() throws {
+        var components = try #require(URLComponents(url: server(), resolvingAgainstBaseURL: false))
+        components.password = "not-the-password"
+        let pool = try PostgresConnectionPool(url: try PostgresURL(components.url ?? server()), maximum: 1, connectTimeout: .seconds(5))
+        do {
+            _ = try pool.withConnection { _ in 1 }
+            Issue.record("a wrong password was accepted")
+        } catch let error as SwiftDataError {
+            #expect(error == .loadIssueModelContainer)
+            #expect(error.message.contains("password authentication failed"), "\(error.message)")
+            #expect(!error.message.contains("not-the-password"))
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
+    func poolLendsEachConnectionToOneCallerAndRunsBoundQueries() throws {
+        let pool = try PostgresConnectionPool(url: try PostgresURL(try server()), maximum: 2, connectTimeout: .seconds(5))
+        // Values travel as bound parameters: a quote in a string is data, not SQL.
+        let text = "it's \"quoted\"; DROP TABLE x; --"
+        let echoed = try pool.withConnection { connection in
+            try pool.run("SELECT \(text)::text AS value, pg_backend_pid() AS pid", on: connection).map { try $0.decode((String, Int32).self) }
+        }
+        #expect(echoed.first?.0 == text)
+        // Four threads, two connections: each caller has its own backend while it holds one.
+        let backends = Locked<[Int32]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            let pid = try? pool.withConnection { connection in
+                try pool.run("SELECT pg_backend_pid(), pg_sleep(0.05)", on: connection).map { try $0.decode((Int32, String).self).0 }.first
+            }
+            if let pid = pid ?? nil { backends.withLock { $0.append(pid) } }
+        }
+        #expect(backends.withLock { $0.count } == 4)
+        #expect(Set(backends.withLock { $0 }).count <= 2)
+    }
+
+    @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
+    func connectionTheServerClosedIsReplaced() throws {
+        let pool = try PostgresConnectionPool(url: try PostgresURL(try server()), maximum: 1, connectTimeout: .seconds(5))
+        let first = try pool.withConnection { connection in
+            try pool.run("SELECT pg_backend_pid()", on: connection).map { try $0.decode(Int32.self) }.first
+        }
+        // Another session ends ours, as a server restart would.
+        let killer = try PostgresConnectionPool(url: try PostgresURL(try server()), maximum: 1, connectTimeout: .seconds(5))
+        _ = try killer.withConnection { connection in
+            try pool.run("SELECT pg_terminate_backend(\(first ?? 0))", on: connection)
+        }
+        // At most one call fails, with a clear error; the next one reconnects.
+        var failures = 0
+        var second: Int32?
+        for _ in 0..<2 where second == nil {
+            do {
+                second = try pool.withConnection { connection in
+                    try pool.run("SELECT pg_backend_pid()", on: connection).map { try $0.decode(Int32.self) }.first
+                }
+            } catch let error as SwiftDataError {
+                failures += 1
+                #expect(error == .storeIO)
+                #expect(error.message.contains("could not run a query on PostgreSQL"))
+            }
+        }
+        #expect(failures <= 1)
+        #expect(second != nil && second != first)
+    }
+}
