@@ -190,6 +190,42 @@ import TestModels
         #expect(try bytes(url) == before)
     }
 
+    @Test func planMigratesTheStoreHoldingItsModelsAndLeavesTheOthersAlone() throws {
+        let notesURL = TestStore.temporaryURL(), codesURL = TestStore.temporaryURL()
+        defer {
+            TestStore.removeFiles(at: notesURL)
+            TestStore.removeFiles(at: codesURL)
+        }
+        // Release 1: notes (with a memo, a model the plan does not name) in one file, codes in another.
+        do {
+            let container = try ModelContainer(
+                for: Schema(NotesV1.models + [CodesWithMemo.Memo.self, CodesPlain.Code.self], version: NotesV1.versionIdentifier),
+                configurations: [
+                    ModelConfiguration("notes", schema: Schema(NotesV1.models + [CodesWithMemo.Memo.self]), url: notesURL),
+                    ModelConfiguration("codes", schema: Schema([CodesPlain.Code.self]), url: codesURL),
+                ])
+            let context = ModelContext(container)
+            context.insert(NotesV1.Note(title: "One", folder: NotesV1.Folder(name: "Inbox")))
+            context.insert(NotesV1.Note(title: "Two", folder: NotesV1.Folder(name: "Inbox")))
+            context.insert(CodesWithMemo.Memo(text: "kept"))
+            context.insert(CodesPlain.Code(value: "A7", count: 3))
+            try context.save()
+        }
+        let container = try ModelContainer(
+            for: Schema(NotesV3.models + [CodesWithMemo.Memo.self, CodesPlain.Code.self], version: NotesV3.versionIdentifier),
+            migrationPlan: NotesPlan.self,
+            configurations: [
+                ModelConfiguration("notes", schema: Schema(NotesV3.models + [CodesWithMemo.Memo.self]), url: notesURL),
+                ModelConfiguration("codes", schema: Schema([CodesPlain.Code.self]), url: codesURL),
+            ])
+        let context = ModelContext(container)
+        let folders = try context.fetch(FetchDescriptor<NotesV3.Folder>())
+        #expect(folders.map(\.name) == ["Inbox"])
+        #expect(folders.first?.notes.count == 2)
+        #expect(try context.fetch(FetchDescriptor<CodesWithMemo.Memo>()).map(\.text) == ["kept"])
+        #expect(try context.fetch(FetchDescriptor<CodesPlain.Code>()).map { "\($0.value) \($0.count)" } == ["A7 3"])
+    }
+
     // MARK: Automatic lightweight migrations
 
     @Test func automaticMigrationRenamesAddsRemovesAndConverts() throws {

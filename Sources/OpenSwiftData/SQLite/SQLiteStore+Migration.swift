@@ -9,13 +9,38 @@ extension SQLiteStore {
         /// here without them.
         let otherEntities: Set<String>
 
+        /// This store's models that no version of the plan names: they go through its stages as
+        /// they are.
+        private(set) var unversioned: [ModelLayout] = []
+
+        init(plan: (any SchemaMigrationPlan.Type)?, otherEntities: Set<String>) {
+            self.plan = plan
+            self.otherEntities = otherEntities
+        }
+
         static var none: Migration { Migration(plan: nil, otherEntities: []) }
+
+        /// The migration of a store holding `layouts`: the plan applies only if the store holds
+        /// some of its models (another configuration of the container may hold them all).
+        func scoped(to layouts: [ModelLayout]) -> Migration {
+            guard let plan else { return self }
+            var named = Set<String>()
+            for schema in plan.schemas {
+                for layout in Schema(versionedSchema: schema).layouts { named.insert(layout.entityName) }
+            }
+            guard layouts.contains(where: { named.contains($0.entityName) }) else {
+                return Migration(plan: nil, otherEntities: otherEntities)
+            }
+            var scoped = self
+            scoped.unversioned = layouts.filter { !named.contains($0.entityName) }
+            return scoped
+        }
 
         /// The layouts a schema version has in this store.
         func layouts(of schema: any VersionedSchema.Type) throws -> [ModelLayout] {
             let whole = Schema(versionedSchema: schema)
             try whole.validate()
-            return whole.layouts.filter { !otherEntities.contains($0.entityName) }
+            return whole.layouts.filter { !otherEntities.contains($0.entityName) } + unversioned
         }
 
         /// The version the store records: with a plan, the plan's version whose models these are

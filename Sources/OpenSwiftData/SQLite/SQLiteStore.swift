@@ -60,6 +60,7 @@ final class SQLiteStore: @unchecked Sendable {
             }
         }
         let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool)
+        let migration = migration.scoped(to: layouts)
         let schemaVersion = try migration.version(of: layouts, declared: schemaVersion)
         do {
             opened = try SQLiteStore.open(path: path, configuration: configuration, layouts: layouts, dialect: dialect, schemaVersion: schemaVersion, migration: migration)
