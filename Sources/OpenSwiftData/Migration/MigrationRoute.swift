@@ -42,9 +42,6 @@ struct MigrationRoute {
     ) throws -> MigrationRoute {
         let schemas = plan.schemas
         let planName = String(describing: plan)
-        guard !schemas.isEmpty else {
-            throw SwiftDataError(.unknownSchema, "the migration plan \(planName) lists no schemas; list every VersionedSchema, oldest first")
-        }
         var seen = Set<Schema.Version>()
         for schema in schemas where !seen.insert(schema.versionIdentifier).inserted {
             throw SwiftDataError(.unknownSchema, "the migration plan \(planName) lists version \(schema.versionIdentifier) twice; give each VersionedSchema its own versionIdentifier")

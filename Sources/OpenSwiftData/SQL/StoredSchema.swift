@@ -24,8 +24,6 @@ struct StoredSchema {
         let name: String
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
-        var unique: [[String]] = []
-        var indices: [[String]] = []
 
         func attribute(_ name: String) -> Attribute? { attributes.first { $0.name == name } }
         func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
@@ -84,10 +82,9 @@ struct StoredSchema {
             case "rel" where words.count == 6 && words[2] == "->":
                 guard let storage = RelationshipStorage(fingerprint: words[5]) else { throw Self.unreadable(line) }
                 current?.relationships.append(Relationship(name: words[1], destination: words[3], isToMany: words[4] == "many", storage: storage))
-            case "unique" where words.count == 2:
-                current?.unique.append(words[1].split(separator: ",").map(String.init))
-            case "index" where words.count == 2:
-                current?.indices.append(words[1].split(separator: ",").map(String.init))
+            case "unique" where words.count == 2, "index" where words.count == 2:
+                // Indexes are compared with the database's own list when a migration reconciles them.
+                break
             default:
                 throw Self.unreadable(line)
             }

@@ -27,6 +27,9 @@ struct SQLiteMigrator {
     /// Old tables by their current name (a rebuilt table's old rows are renamed aside).
     private var currentName: [String: String] = [:]
     private var rowCounts: [String: Int] = [:]
+    /// False on the second planning pass, which only re-reads old rows under their new table
+    /// names: the data checks (counts, duplicate links) already ran on the first.
+    private var checking = true
 
     init(connection: SQLiteConnection, dialect: any SQLDialect, old: StoredSchema, layouts: [ModelLayout], reporter: MigrationReporter) {
         self.connection = connection
@@ -106,6 +109,7 @@ struct SQLiteMigrator {
                 try execute("DELETE FROM \(q(SQLiteStore.primaryKeyTable)) WHERE \(q("Z_ENTITY")) = ?1", [.text(entity.name)])
             }
         }
+        checking = false
         plans = []
         for layout in layouts { plans.append(try plan(layout)) }
         // Tables changed in place get their new columns now, and lose or rename old ones only
@@ -286,7 +290,7 @@ struct SQLiteMigrator {
         }
         if oldAttribute.isOptional && !codec.isOptional {
             if let defaultParameter { return "COALESCE(\(expression), \(defaultParameter))" }
-            let missing = try count("SELECT COUNT(*) FROM \(q(table(entity))) WHERE \(q(name)) IS NULL")
+            let missing = checking ? try count("SELECT COUNT(*) FROM \(q(table(entity))) WHERE \(q(name)) IS NULL") : 0
             if missing > 0 {
                 throw SwiftDataError(.schemaMismatch, "\(entity).\(property.name) is now non-optional, but \(missing) stored \(entity) models have no value and the declaration gives no default. Give it a default value, or fill the values in a MigrationStage.custom's willMigrate; the store was left unchanged.")
             }
@@ -318,7 +322,7 @@ struct SQLiteMigrator {
             return "o.\(q(column))"
         }
         let links = links(source)
-        let crowded = try count("SELECT COUNT(*) FROM (SELECT l.owner FROM (\(links)) AS l GROUP BY l.owner HAVING COUNT(*) > 1)")
+        let crowded = checking ? try count("SELECT COUNT(*) FROM (SELECT l.owner FROM (\(links)) AS l GROUP BY l.owner HAVING COUNT(*) > 1)") : 0
         if crowded > 0 {
             throw SwiftDataError(.schemaMismatch, "\(entity).\(property.name) is now a to-one relationship, but \(crowded) stored \(entity) models hold several models in it. Reduce each to one in a MigrationStage.custom's willMigrate first; the store was left unchanged.")
         }
@@ -371,13 +375,7 @@ struct SQLiteMigrator {
     /// Gives the table of `layout` exactly the indexes it should have: those whose definition
     /// changed (or that are no longer wanted) are dropped, the missing ones created.
     private func reconcileIndexes(_ layout: ModelLayout) throws {
-        var existing: [String: String] = [:]
-        let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL")
-        try statement.bind([.text(layout.tableName)])
-        while try statement.step() {
-            if case .text(let name) = statement.value(at: 0), case .text(let sql) = statement.value(at: 1) { existing[name] = sql }
-        }
-        statement.reset()
+        let existing = try indexes(of: layout.tableName)
         let wanted = DDL.indexes(layout, dialect: dialect)
         let wantedSQL = Dictionary(uniqueKeysWithValues: wanted.map { ($0.name, $0.sql) })
         for (name, sql) in existing where wantedSQL[name] != sql {
@@ -413,14 +411,19 @@ struct SQLiteMigrator {
 
     /// Drops the indexes OpenSwiftData created on `table` (not the automatic ones of its keys).
     private func dropIndexes(of table: String) throws {
-        var names: [String] = []
-        let statement = try connection.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL")
+        for name in try indexes(of: table).keys { try execute("DROP INDEX \(q(name))") }
+    }
+
+    /// The indexes OpenSwiftData created on `table`, by name, with their `CREATE` statements.
+    private func indexes(of table: String) throws -> [String: String] {
+        var found: [String: String] = [:]
+        let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL")
+        defer { statement.reset() }
         try statement.bind([.text(table)])
         while try statement.step() {
-            if case .text(let name) = statement.value(at: 0) { names.append(name) }
+            if case .text(let name) = statement.value(at: 0), case .text(let sql) = statement.value(at: 1) { found[name] = sql }
         }
-        statement.reset()
-        for name in names { try execute("DROP INDEX \(q(name))") }
+        return found
     }
 
     private mutating func rowCount(_ entity: String) throws -> Int {

@@ -125,10 +125,10 @@ private struct MigrationRun {
         if let plan = migration.plan {
             let route = try MigrationRoute.find(
                 plan: plan, storeName: configuration.name, storedVersion: storedVersion, currentVersion: version,
-                storeMatches: { try StoredSchema.describing(versionLayouts($0)) == stored },
-                currentMatches: { try StoredSchema.describing(versionLayouts($0)) == fingerprint })
+                storeMatches: { try StoredSchema.describing(migration.layouts(of: $0)) == stored },
+                currentMatches: { try StoredSchema.describing(migration.layouts(of: $0)) == fingerprint })
             stages = route.stages
-            if !stages.isEmpty { reached = try StoredSchema.describing(versionLayouts(route.target)) }
+            if !stages.isEmpty { reached = try StoredSchema.describing(migration.layouts(of: route.target)) }
         } else if let storedVersion, storedVersion > version {
             throw SwiftDataError(.backwardMigration, "the store file \(path) was written with schema version \(storedVersion), newer than this app's \(version); an older app cannot open it. It was left unchanged.")
         }
@@ -136,8 +136,8 @@ private struct MigrationRun {
         let stageCount = stages.count + (reached == fingerprint ? 0 : 1)
         for (number, stage) in stages.enumerated() {
             let reporter = MigrationReporter(storeName: configuration.name, stage: number + 1, stageCount: stageCount, stageDescription: stage.debugDescription)
-            let from = try versionLayouts(stage.fromVersion)
-            let to = try versionLayouts(stage.toVersion)
+            let from = try migration.layouts(of: stage.fromVersion)
+            let to = try migration.layouts(of: stage.toVersion)
             try bring(to: from, reporter: reporter)
             if case .custom(_, _, let willMigrate?, _) = stage {
                 try runStage(willMigrate, layouts: from, version: stage.fromVersion.versionIdentifier)
@@ -160,10 +160,6 @@ private struct MigrationRun {
             reporter.finished()
         }
         try writeVersion(version)
-    }
-
-    private func versionLayouts(_ schema: any VersionedSchema.Type) throws -> [ModelLayout] {
-        try migration.layouts(of: schema)
     }
 
     /// Changes the tables to those of `target` if they differ (a lightweight migration).
