@@ -467,7 +467,7 @@ import TestModels
             let integrity = try connection.prepare("PRAGMA integrity_check")
             #expect(try integrity.step() && integrity.value(at: 0) == .text("ok"))
             integrity.reset()
-            let version = try SQLiteStore.readMetadata(connection)["version"]
+            let version = try SQLStore.readMetadata(connection, dialect: SQLiteDialect())["version"]
             if version == ReadingsV1.version.description {
                 interrupted += 1
                 let events = Locked<Int>(0)

@@ -109,7 +109,8 @@ public final class ModelContainer: Sendable {
             let layouts = schema.layouts.filter { assignment[$0.entityName] == index }
             if let builtIn = configuration as? any BuiltInStoreConfiguration {
                 let others = Set(assignment.filter { $0.value != index }.keys)
-                stores.append(try builtIn.openStore(layouts: layouts, version: schema.version, migrationPlan: migrationPlan, otherEntities: others))
+                let request = StoreOpenRequest(layouts: layouts, version: schema.version, migration: StoreMigration(plan: migrationPlan, otherEntities: others))
+                stores.append(try builtIn.openStore(request).store)
             } else {
                 stores.append(try Self.openStore(configuration, layouts: layouts, version: schema.version, migrationPlan: migrationPlan))
             }

@@ -111,9 +111,8 @@ extension UInt16: StoredInteger {}
 extension UInt32: StoredInteger {}
 extension UInt64: StoredInteger {}
 
-/// NaN is stored as the text `NaN`: databases store a NaN as null, which would lose it (or break
-/// a required value). Infinities and `-0.0` are stored as reals (the SQLite store's columns keep
-/// `-0.0`'s sign; see its DDL).
+/// Stored as a real, NaN, infinities and `-0.0` included. Engines without NaN store it as the text
+/// `NaN` (SQLite would turn it into null), which reads back as NaN here.
 extension Double: StoredScalar {
     static var storedType: StoredType { .real }
     static let storedNaN = "NaN"
@@ -125,7 +124,7 @@ extension Double: StoredScalar {
         default: throw failure(value)
         }
     }
-    var storedValue: StoredValue { isNaN ? .text(Double.storedNaN) : .real(self) }
+    var storedValue: StoredValue { .real(self) }
 }
 
 extension Float: StoredScalar {

@@ -3,21 +3,21 @@ import Foundation
 /// An attribute value in its stored form, as every store keeps it: the four primitive classes
 /// SQL engines, JSON and Core Data's files share (integer, real, text, blob), plus null.
 /// ``AttributeCodec``s convert Swift values to and from it.
-enum StoredValue: Hashable, Sendable {
+package enum StoredValue: Hashable, Sendable {
     case null
     case integer(Int64)
     case real(Double)
     case text(String)
     case blob(Data)
 
-    var isNull: Bool {
+    package var isNull: Bool {
         if case .null = self { return true }
         return false
     }
 }
 
 /// The primitive class an attribute's values are stored as, chosen by its codec.
-enum StoredType: String, Sendable {
+package enum StoredType: String, Sendable {
     case integer
     case real
     case text

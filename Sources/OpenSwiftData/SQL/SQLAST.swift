@@ -33,7 +33,7 @@ enum SQLConstant: Sendable {
     case integer(Int64)
 }
 
-enum SQLCollation: Sendable {
+package enum SQLCollation: Sendable {
     case binary
     case caseInsensitive
     /// Swift's own string order and equality (canonical equivalence).

@@ -1,16 +1,43 @@
 /// Turns the SQL syntax tree into text and an ordered list of bound values for one engine.
-protocol SQLDialect: Sendable {
+package protocol SQLDialect: Sendable {
     /// Quotes an identifier (table or column name).
     func quote(_ identifier: String) -> String
     /// The placeholder for the parameter at `index` (1-based).
     func placeholder(_ index: Int) -> String
     /// The SQL column type for a neutral column type.
     func storedType(_ type: StoredType) -> String
-    /// The collation clause for a neutral collation.
-    func collation(_ collation: SQLCollation) -> String
+    /// The type of an attribute's column (without `NOT NULL`): floating-point columns must keep
+    /// `-0.0`, NaN and infinities; Swift strings compare as Swift compares them, in indexes too.
+    func columnType(_ type: StoredType, floatingPoint: Bool, swiftString: Bool) -> String
+    /// What follows `CREATE TABLE name (…)` for a table that is all key (a join table).
+    var keyOnlyTableOptions: String { get }
+    /// `inner` (rendered) compared under a neutral collation.
+    func collate(_ inner: String, _ collation: SQLCollation) -> String
     /// The operator text for null-safe equality and inequality.
     var isNotDistinctOperator: String { get }
     var isDistinctOperator: String { get }
+    /// An `INSERT` that skips a row whose key exists: its text before `INTO` and after `VALUES (…)`.
+    var insertOrIgnore: (verb: String, suffix: String) { get }
+    /// What an `OFFSET` without a `LIMIT` needs before it (SQLite cannot have one alone).
+    var limitForOffsetOnly: String? { get }
+    /// A call of one of the library's functions (`osd_contains`, `json_extract`…, named as
+    /// SQLite knows them), its arguments rendered, in this dialect.
+    func function(_ name: String, _ arguments: [String]) -> String
+}
+
+extension SQLDialect {
+    /// Doubles the double quotes inside an identifier and wraps it in double quotes.
+    func quoteWithDoubleQuotes(_ identifier: String) -> String {
+        // Identifiers rarely hold quotes; doubling them by hand avoids Foundation's NSString path.
+        var quoted = "\""
+        quoted.reserveCapacity(identifier.utf8.count + 2)
+        for character in identifier.unicodeScalars {
+            if character == "\"" { quoted.unicodeScalars.append("\"") }
+            quoted.unicodeScalars.append(character)
+        }
+        quoted.unicodeScalars.append("\"")
+        return quoted
+    }
 }
 
 /// A rendered statement: its text and the values bound to its placeholders, in order.
@@ -39,8 +66,9 @@ struct SQLRenderer {
         case .insert(let table, let columns, let orIgnore):
             let names = columns.map(dialect.quote).joined(separator: ", ")
             let marks = (1...max(columns.count, 1)).map { dialect.placeholder($0) }.joined(separator: ", ")
-            let verb = orIgnore ? "INSERT OR IGNORE INTO" : "INSERT INTO"
-            return "\(verb) \(dialect.quote(table)) (\(names)) VALUES (\(marks))"
+            let verb = orIgnore ? dialect.insertOrIgnore.verb : "INSERT INTO"
+            let suffix = orIgnore ? dialect.insertOrIgnore.suffix : ""
+            return "\(verb) \(dialect.quote(table)) (\(names)) VALUES (\(marks))\(suffix)"
         case .updateByKey(let table, let columns, let key):
             var index = 0
             let sets = columns.map { column -> String in
@@ -76,8 +104,8 @@ struct SQLRenderer {
         }
         if let limit = select.limit {
             text += " LIMIT " + render(.bind(.integer(Int64(limit))))
-        } else if select.offset != nil {
-            text += " LIMIT -1"
+        } else if select.offset != nil, let unlimited = dialect.limitForOffsetOnly {
+            text += " LIMIT " + unlimited
         }
         if let offset = select.offset {
             text += " OFFSET " + render(.bind(.integer(Int64(offset))))
@@ -115,7 +143,7 @@ struct SQLRenderer {
         case .isNotNull(let inner):
             return "(\(render(inner)) IS NOT NULL)"
         case .function(let name, let arguments):
-            return "\(name)(\(arguments.map { render($0) }.joined(separator: ", ")))"
+            return dialect.function(name, arguments.map { render($0) })
         case .in(let lhs, let list):
             if list.isEmpty { return "0" }
             return "(\(render(lhs)) IN (\(list.map { render($0) }.joined(separator: ", "))))"
@@ -135,7 +163,7 @@ struct SQLRenderer {
         case .cast(let inner, let type):
             return "CAST(\(render(inner)) AS \(dialect.storedType(type)))"
         case .collate(let inner, let collation):
-            return "(\(render(inner)) \(dialect.collation(collation)))"
+            return dialect.collate(render(inner), collation)
         case .raw(let text):
             return text
         }
@@ -166,17 +194,7 @@ struct SQLRenderer {
 
 /// SQLite's dialect.
 struct SQLiteDialect: SQLDialect {
-    func quote(_ identifier: String) -> String {
-        // Identifiers rarely hold quotes; doubling them by hand avoids Foundation's NSString path.
-        var quoted = "\""
-        quoted.reserveCapacity(identifier.utf8.count + 2)
-        for character in identifier.unicodeScalars {
-            if character == "\"" { quoted.unicodeScalars.append("\"") }
-            quoted.unicodeScalars.append(character)
-        }
-        quoted.unicodeScalars.append("\"")
-        return quoted
-    }
+    func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
     func placeholder(_ index: Int) -> String { "?\(index)" }
     func storedType(_ type: StoredType) -> String {
         switch type {
@@ -186,13 +204,24 @@ struct SQLiteDialect: SQLDialect {
         case .blob: return "BLOB"
         }
     }
-    func collation(_ collation: SQLCollation) -> String {
+    func columnType(_ type: StoredType, floatingPoint: Bool, swiftString: Bool) -> String {
+        // Floating-point columns get no type, so no REAL affinity: it would store -0.0 as 0.
+        if floatingPoint { return "" }
+        return swiftString ? "\(storedType(type)) COLLATE \(SQLiteFunctions.collation)" : storedType(type)
+    }
+    var keyOnlyTableOptions: String { " WITHOUT ROWID" }
+    func collate(_ inner: String, _ collation: SQLCollation) -> String {
         switch collation {
-        case .binary: return "COLLATE BINARY"
-        case .caseInsensitive: return "COLLATE NOCASE"
-        case .swift: return "COLLATE \(SQLiteFunctions.collation)"
+        case .binary: return "(\(inner) COLLATE BINARY)"
+        case .caseInsensitive: return "(\(inner) COLLATE NOCASE)"
+        case .swift: return "(\(inner) COLLATE \(SQLiteFunctions.collation))"
         }
     }
     var isNotDistinctOperator: String { "IS" }
     var isDistinctOperator: String { "IS NOT" }
+    var insertOrIgnore: (verb: String, suffix: String) { ("INSERT OR IGNORE INTO", "") }
+    var limitForOffsetOnly: String? { "-1" }
+    func function(_ name: String, _ arguments: [String]) -> String {
+        "\(name)(\(arguments.joined(separator: ", ")))"
+    }
 }

@@ -1,5 +1,5 @@
 /// One row of a query result, read by column position.
-protocol SQLRow {
+package protocol SQLRow {
     func value(at column: Int32) -> StoredValue
     func int64(at column: Int32) -> Int64
     func isNull(at column: Int32) -> Bool
@@ -11,6 +11,6 @@ protocol SQLRow {
 }
 
 /// The storage class of a column value in a row.
-enum SQLStorageClass {
+package enum SQLStorageClass {
     case null, integer, real, text, blob
 }

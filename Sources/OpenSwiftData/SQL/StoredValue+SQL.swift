@@ -2,7 +2,7 @@ import Foundation
 
 extension StoredValue: CustomStringConvertible {
     /// How the value appears in SQL debug logs.
-    var description: String {
+    package var description: String {
         switch self {
         case .null: return "NULL"
         case .integer(let value): return String(value)

@@ -1,7 +1,7 @@
 import Foundation
 
 extension ModelConfiguration: BuiltInStoreConfiguration {
-    func openStore(layouts: [ModelLayout], version: Schema.Version, migrationPlan: (any SchemaMigrationPlan.Type)?, otherEntities: Set<String>) throws -> any ModelStore {
-        try SQLiteStore(configuration: self, layouts: layouts, schemaVersion: version, migration: SQLiteStore.Migration(plan: migrationPlan, otherEntities: otherEntities))
+    package func openStore(_ request: StoreOpenRequest) throws -> OpenedStore {
+        OpenedStore(store: try SQLiteEngine.openStore(configuration: self, layouts: request.layouts, schemaVersion: request.version, migration: request.migration))
     }
 }

@@ -44,7 +44,7 @@ final class ReaderPool: @unchecked Sendable {
             // Opened read-write (unless the store is read-only) so WAL's shared-memory index can be
             // used, but limited to queries.
             let connection = try SQLiteConnection(path: path, readOnly: readOnly, create: false, immutable: immutable)
-            sqlite3_busy_timeout(connection.handle, SQLiteStore.busyTimeout)
+            sqlite3_busy_timeout(connection.handle, SQLiteEngine.busyTimeout)
             try connection.execute("PRAGMA query_only = 1")
             return connection
         } catch {

@@ -3,7 +3,7 @@ import Foundation
 
 /// One SQLite database connection, used through the C API.
 ///
-/// Not thread-safe: its owner (``SQLiteStore``) serialises access. Prepared statements are cached by
+/// Not thread-safe: its owner (``SQLiteEngine``) serialises access. Prepared statements are cached by
 /// SQL text for the life of the connection.
 final class SQLiteConnection {
     let handle: OpaquePointer
@@ -119,6 +119,10 @@ final class SQLiteStatement: SQLRow {
             status = sqlite3_bind_null(handle, index)
         case .integer(let value):
             status = sqlite3_bind_int64(handle, index, value)
+        case .real(let value) where value.isNaN:
+            // SQLite would store a NaN as NULL: it is kept as the text `NaN`, which the codecs
+            // read back as NaN and predicates leave out of ordering comparisons.
+            return try bind(.text(Double.storedNaN), at: index)
         case .real(let value):
             status = sqlite3_bind_double(handle, index, value)
         case .text(let value):

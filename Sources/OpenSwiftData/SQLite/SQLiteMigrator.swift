@@ -106,7 +106,7 @@ struct SQLiteMigrator {
             }
             if !newEntityNames.contains(entity.name) {
                 dropAtEnd.append(entity.name)
-                try execute("DELETE FROM \(q(SQLiteStore.primaryKeyTable)) WHERE \(q("Z_ENTITY")) = ?1", [.text(entity.name)])
+                try execute("DELETE FROM \(q(SQLStore.primaryKeyTable)) WHERE \(q("Z_ENTITY")) = ?1", [.text(entity.name)])
             }
         }
         checking = false
@@ -122,7 +122,7 @@ struct SQLiteMigrator {
         // New tables, filled from the old ones.
         for plan in plans where plan.mode == .rebuild || plan.oldEntity == nil {
             try execute(DDL.createTable(plan.layout, named: plan.layout.tableName, dialect: dialect))
-            try execute("INSERT OR IGNORE INTO \(q(SQLiteStore.primaryKeyTable)) (\(q("Z_ENTITY")), \(q("Z_MAX"))) VALUES (?1, 0)", [.text(plan.layout.entityName)])
+            try execute("INSERT OR IGNORE INTO \(q(SQLStore.primaryKeyTable)) (\(q("Z_ENTITY")), \(q("Z_MAX"))) VALUES (?1, 0)", [.text(plan.layout.entityName)])
             guard plan.mode == .rebuild, let oldEntity = plan.oldEntity else { continue }
             let names = [q(pk)] + plan.columns.map { q($0.name) }
             let values = ["o.\(q(pk))"] + plan.columns.map(\.expression)
@@ -163,7 +163,7 @@ struct SQLiteMigrator {
         for table in dropAtEnd {
             try execute("DROP TABLE \(q(table))")
         }
-        try execute("UPDATE \(q(SQLiteStore.metadataTable)) SET \(q("Z_VALUE")) = ?1 WHERE \(q("Z_KEY")) = 'fingerprint'", [.text(StoredSchema.describing(layouts))])
+        try execute("UPDATE \(q(SQLStore.metadataTable)) SET \(q("Z_VALUE")) = ?1 WHERE \(q("Z_KEY")) = 'fingerprint'", [.text(StoredSchema.describing(layouts))])
     }
 
     // MARK: Planning

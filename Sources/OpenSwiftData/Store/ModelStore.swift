@@ -71,10 +71,23 @@ extension ModelStore {
 }
 
 /// A configuration whose store ships with OpenSwiftData and sits behind the seam directly, without
-/// going through snapshots (``ModelConfiguration``: the SQLite store).
-protocol BuiltInStoreConfiguration {
-    /// Opens the store for `layouts`, the models routed to this configuration, migrating it with
-    /// `migrationPlan` (or automatically) if it was written with another schema. `otherEntities`
-    /// are the entities other configurations of the container hold, which a migration leaves out.
-    func openStore(layouts: [ModelLayout], version: Schema.Version, migrationPlan: (any SchemaMigrationPlan.Type)?, otherEntities: Set<String>) throws -> any ModelStore
+/// going through snapshots (``ModelConfiguration``: the SQLite store; `PostgresConfiguration`).
+package protocol BuiltInStoreConfiguration {
+    /// Opens the store for the request's models, migrating it if it was written with another schema.
+    func openStore(_ request: StoreOpenRequest) throws -> OpenedStore
+}
+
+/// What a container asks of a built-in store when it opens: the models routed to its
+/// configuration, the schema version, and the migration plan.
+package struct StoreOpenRequest {
+    let layouts: [ModelLayout]
+    let version: Schema.Version
+    /// The app's plan (or none), with the entities other configurations of the container hold,
+    /// which a migration leaves out.
+    let migration: StoreMigration
+}
+
+/// A store a built-in configuration opened, handed back to the container.
+package struct OpenedStore {
+    let store: any ModelStore
 }

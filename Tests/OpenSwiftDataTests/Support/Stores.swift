@@ -71,7 +71,7 @@ final class TestStore {
 
     /// The SQL the store runs while `body` runs.
     func sql(_ body: () throws -> Void) rethrows -> [RenderedSQL] {
-        guard let store = container.stores[0] as? SQLiteStore else { try body(); return [] }
+        guard let store = container.stores[0] as? SQLStore else { try body(); return [] }
         store.startTracing()
         defer { store.stopTracing() }
         try body()

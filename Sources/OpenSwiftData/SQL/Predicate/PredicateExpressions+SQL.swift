@@ -175,15 +175,15 @@ func predicateComparison(_ translator: inout PredicateTranslator, _ lhs: Predica
     }
     let comparison = SQLExpression.binary(left, op, collated(right, lhsInfo, rhsInfo))
     guard lhsInfo?.codec?.isFloatingPoint == true || rhsInfo?.codec?.isFloatingPoint == true else { return comparison }
-    // NaN is stored as text, which SQLite orders after every number; in Swift every ordering
-    // comparison with NaN is false.
+    // NaN is ordered after every number (SQLite stores it as text, PostgreSQL orders it last);
+    // in Swift every ordering comparison with NaN is false.
     var result = comparison
     for (operand, value) in [(lhs, left), (rhs, right)] {
         if case .constant(let constant) = operand {
             if let number = constant as? any BinaryFloatingPoint, number.isNaN { return .constant(.integer(0)) }
             continue
         }
-        result = .binary(result, .and, .binary(value, .notEqual, .bind(.text(Double.storedNaN))))
+        result = .binary(result, .and, .binary(value, .notEqual, .bind(.real(.nan))))
     }
     return result
 }

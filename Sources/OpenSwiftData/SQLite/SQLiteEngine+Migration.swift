@@ -1,72 +1,13 @@
 import Foundation
 
-extension SQLiteStore {
-    /// What opening a store needs to migrate it.
-    struct Migration {
-        /// The app's plan, if it gave one.
-        let plan: (any SchemaMigrationPlan.Type)?
-        /// Entities other configurations of the container hold: a version's models are migrated
-        /// here without them.
-        let otherEntities: Set<String>
-
-        /// This store's models that no version of the plan names: they go through its stages as
-        /// they are.
-        private(set) var unversioned: [ModelLayout] = []
-
-        init(plan: (any SchemaMigrationPlan.Type)?, otherEntities: Set<String>) {
-            self.plan = plan
-            self.otherEntities = otherEntities
-        }
-
-        static var none: Migration { Migration(plan: nil, otherEntities: []) }
-
-        /// The migration of a store holding `layouts`: the plan applies only if the store holds
-        /// some of its models (another configuration of the container may hold them all).
-        func scoped(to layouts: [ModelLayout]) -> Migration {
-            guard let plan else { return self }
-            var named = Set<String>()
-            for schema in plan.schemas {
-                for layout in Schema(versionedSchema: schema).layouts { named.insert(layout.entityName) }
-            }
-            guard layouts.contains(where: { named.contains($0.entityName) }) else {
-                return Migration(plan: nil, otherEntities: otherEntities)
-            }
-            var scoped = self
-            scoped.unversioned = layouts.filter { !named.contains($0.entityName) }
-            return scoped
-        }
-
-        /// The layouts a schema version has in this store.
-        func layouts(of schema: any VersionedSchema.Type) throws -> [ModelLayout] {
-            let whole = Schema(versionedSchema: schema)
-            try whole.validate()
-            return whole.layouts.filter { !otherEntities.contains($0.entityName) } + unversioned
-        }
-
-        /// The version the store records: with a plan, the plan's version whose models these are
-        /// (`ModelContainer(for: Trip.self, migrationPlan:)` gives a schema without one).
-        func version(of layouts: [ModelLayout], declared: Schema.Version) throws -> Schema.Version {
-            guard let plan else { return declared }
-            let fingerprint = StoredSchema.describing(layouts)
-            return try MigrationRoute.target(of: plan, currentVersion: declared, currentMatches: {
-                try StoredSchema.describing(self.layouts(of: $0)) == fingerprint
-            }).versionIdentifier
-        }
-    }
-
-    /// Whether the store needs migrating before it opens with `fingerprint` at `version`.
-    static func needsMigration(metadata: [String: String], fingerprint: String, version: Schema.Version, migration: Migration) -> Bool {
-        if metadata["fingerprint"] != fingerprint { return true }
-        return migration.plan != nil && metadata["version"] != version.description
-    }
-
+extension SQLiteEngine {
     /// Migrates the store in one `BEGIN IMMEDIATE … COMMIT` transaction: the plan's stages from the
     /// store's version to the current one (custom stages' contexts write inside it too), then an
     /// automatic lightweight migration to the container's models if the tables still differ. An
     /// error anywhere — or the process ending — leaves the file as it was.
     static func migrate(
         _ connection: SQLiteConnection, path: String, configuration: ModelConfiguration, layouts: [ModelLayout],
-        version: Schema.Version, migration: Migration, dialect: any SQLDialect
+        version: Schema.Version, migration: StoreMigration, dialect: any SQLDialect
     ) throws {
         try connection.execute("BEGIN IMMEDIATE")
         do {
@@ -82,14 +23,14 @@ extension SQLiteStore {
     }
 }
 
-/// One migration of an SQLite store, inside the transaction ``SQLiteStore/migrate`` opened.
+/// One migration of an SQLite store, inside the transaction ``SQLiteEngine/migrate`` opened.
 private struct MigrationRun {
     let connection: SQLiteConnection
     let path: String
     let configuration: ModelConfiguration
     let layouts: [ModelLayout]
     let version: Schema.Version
-    let migration: SQLiteStore.Migration
+    let migration: StoreMigration
     let dialect: any SQLDialect
     /// The description of the tables as they are now.
     var described = ""
@@ -97,7 +38,7 @@ private struct MigrationRun {
 
     init(
         connection: SQLiteConnection, path: String, configuration: ModelConfiguration, layouts: [ModelLayout],
-        version: Schema.Version, migration: SQLiteStore.Migration, dialect: any SQLDialect
+        version: Schema.Version, migration: StoreMigration, dialect: any SQLDialect
     ) {
         self.connection = connection
         self.path = path
@@ -110,12 +51,12 @@ private struct MigrationRun {
 
     mutating func start() throws {
         // Read again under the write lock: another process may have migrated it meanwhile.
-        let metadata = try SQLiteStore.readMetadata(connection)
+        let metadata = try SQLStore.readMetadata(connection, dialect: dialect)
         guard let stored = metadata["fingerprint"], let identifier = metadata["identifier"] else {
             throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
         }
         let fingerprint = StoredSchema.describing(layouts)
-        guard SQLiteStore.needsMigration(metadata: metadata, fingerprint: fingerprint, version: version, migration: migration) else { return }
+        guard migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: version) else { return }
         described = stored
         self.identifier = identifier
         let storedVersion = metadata["version"].flatMap(Schema.Version.init(parsing:))
@@ -152,7 +93,7 @@ private struct MigrationRun {
         if described != fingerprint {
             let current = try StoredSchema(description: described)
             guard current.entityNames.isEmpty || layouts.contains(where: { current.entities[$0.entityName] != nil }) else {
-                throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model, with no entity in common with this one (\(SQLiteStore.describeDifference(stored: described, current: fingerprint))). Open it with the model that wrote it, or use another file; it was left unchanged.")
+                throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model, with no entity in common with this one (\(SQLStore.describeDifference(stored: described, current: fingerprint))). Open it with the model that wrote it, or use another file; it was left unchanged.")
             }
             let from = stages.last?.toVersion.versionIdentifier ?? storedVersion
             let reporter = MigrationReporter(storeName: configuration.name, stage: stageCount, stageCount: stageCount, stageDescription: "\(from?.description ?? "?") → \(version), automatic lightweight")
@@ -173,7 +114,8 @@ private struct MigrationRun {
 
     /// Runs a custom stage's closure with a context on `layouts`, saving what it leaves unsaved.
     private func runStage(_ body: (ModelContext) throws -> Void, layouts: [ModelLayout], version: Schema.Version) throws {
-        let store = SQLiteStore(migrationStageOn: connection, identifier: identifier, configuration: configuration, layouts: layouts)
+        let engine = SQLiteEngine(connection: connection, readers: nil, isMigrationStage: true)
+        let store = SQLStore(engine: engine, identifier: identifier, name: configuration.name, allowsSave: true, layouts: layouts)
         let container = ModelContainer(migrationStage: Schema(layouts.map(\.modelType), version: version), store: store, configuration: configuration)
         let context = ModelContext(container)
         try body(context)
@@ -181,9 +123,6 @@ private struct MigrationRun {
     }
 
     private func writeVersion(_ version: Schema.Version) throws {
-        let statement = try connection.prepare("UPDATE \(dialect.quote(SQLiteStore.metadataTable)) SET \(dialect.quote("Z_VALUE")) = ?1 WHERE \(dialect.quote("Z_KEY")) = 'version'")
-        defer { statement.reset() }
-        try statement.bind([.text(version.description)])
-        while try statement.step() {}
+        try SQLStore.writeMetadata(["version": version.description], on: connection, dialect: dialect)
     }
 }

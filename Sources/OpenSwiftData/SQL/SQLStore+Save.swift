@@ -1,15 +1,14 @@
 import Foundation
 
-extension SQLiteStore: ModelStore {
+extension SQLStore: ModelStore {
     func prepareSave(_ changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
         let connection = try begin()
-        var writer = SQLiteSaveWriter(store: self, connection: connection, changes: changes, schema: schema)
+        var writer = SQLSaveWriter(store: self, connection: connection, changes: changes, schema: schema)
         do {
             try writer.write()
         } catch {
             rollback()
-            if let error = error as? SQLiteError { throw SQLiteStore.translate(error) }
-            throw error
+            throw engine.translate(error)
         }
         return writer.result
     }

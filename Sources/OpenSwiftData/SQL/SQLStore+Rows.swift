@@ -1,8 +1,8 @@
 import Foundation
 
-/// Rows into models: the SQLite store's fast path, reading columns straight into a model's slots
+/// Rows into models: the SQL stores' fast path, reading columns straight into a model's slots
 /// and registering the model in the context's identity map.
-extension SQLiteStore {
+extension SQLStore {
     /// The model for a row read with ``ModelLayout/rowColumns(alias:slots:)`` starting at `offset`: the
     /// registered instance (its unchanged properties refreshed from the row) or a new one, with the
     /// slots not read left to load on first access. Fetches pass the entity's registry, looked up

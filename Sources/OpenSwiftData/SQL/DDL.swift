@@ -5,8 +5,8 @@ enum DDL {
     static func statements(for layouts: [ModelLayout], dialect: any SQLDialect) -> [String] {
         let q = dialect.quote
         var statements = [
-            "CREATE TABLE \(q(SQLiteStore.metadataTable)) (\(q("Z_KEY")) TEXT PRIMARY KEY, \(q("Z_VALUE")) TEXT)",
-            "CREATE TABLE \(q(SQLiteStore.primaryKeyTable)) (\(q("Z_ENTITY")) TEXT PRIMARY KEY, \(q("Z_MAX")) INTEGER NOT NULL)",
+            "CREATE TABLE \(q(SQLStore.metadataTable)) (\(q("Z_KEY")) TEXT PRIMARY KEY, \(q("Z_VALUE")) TEXT)",
+            "CREATE TABLE \(q(SQLStore.primaryKeyTable)) (\(q("Z_ENTITY")) TEXT PRIMARY KEY, \(q("Z_MAX")) \(dialect.storedType(.integer)) NOT NULL)",
         ]
         var joinTables = Set<String>()
         for layout in layouts {
@@ -20,7 +20,7 @@ enum DDL {
     /// The `CREATE TABLE` for an entity's rows, under `table`.
     static func createTable(_ layout: ModelLayout, named table: String, dialect: any SQLDialect) -> String {
         let q = dialect.quote
-        var columns = ["\(q(ModelLayout.primaryKeyColumn)) INTEGER PRIMARY KEY"]
+        var columns = ["\(q(ModelLayout.primaryKeyColumn)) \(dialect.storedType(.integer)) PRIMARY KEY"]
         for slot in layout.storedSlots {
             if let definition = columnDefinition(layout.properties[slot], dialect: dialect) {
                 columns.append("\(q(layout.properties[slot].name)) \(definition)")
@@ -32,13 +32,10 @@ enum DDL {
     /// The column of a stored slot, after its name: type, collation, `NOT NULL`.
     static func columnDefinition(_ property: PropertyLayout, dialect: any SQLDialect) -> String? {
         if let codec = property.codec {
-            // Strings compare as Swift compares them (canonical equivalence), in indexes too.
-            let collate = codec.isSwiftString ? " COLLATE \(SQLiteFunctions.collation)" : ""
-            // Floating-point columns get no type, so no REAL affinity: it would store -0.0 as 0.
-            let type = codec.isFloatingPoint ? "" : dialect.storedType(codec.storedType)
-            return "\(type)\(collate)\(codec.isOptional ? "" : " NOT NULL")".trimmingCharacters(in: .whitespaces)
+            let type = dialect.columnType(codec.storedType, floatingPoint: codec.isFloatingPoint, swiftString: codec.isSwiftString)
+            return "\(type)\(codec.isOptional ? "" : " NOT NULL")".trimmingCharacters(in: .whitespaces)
         }
-        return property.relationship != nil ? "INTEGER" : nil
+        return property.relationship != nil ? dialect.storedType(.integer) : nil
     }
 
     /// An index of an entity's table: its name, its `CREATE INDEX`, and for a unique constraint
@@ -85,8 +82,9 @@ enum DDL {
     /// A table of pairs for a many-to-many (or inverse-less to-many) relationship, indexed both ways.
     static func createJoinTable(_ table: String, dialect: any SQLDialect) -> [String] {
         let q = dialect.quote
+        let integer = dialect.storedType(.integer)
         return [
-            "CREATE TABLE \(q(table)) (\(q("Z_SOURCE")) INTEGER NOT NULL, \(q("Z_TARGET")) INTEGER NOT NULL, PRIMARY KEY (\(q("Z_SOURCE")), \(q("Z_TARGET")))) WITHOUT ROWID",
+            "CREATE TABLE \(q(table)) (\(q("Z_SOURCE")) \(integer) NOT NULL, \(q("Z_TARGET")) \(integer) NOT NULL, PRIMARY KEY (\(q("Z_SOURCE")), \(q("Z_TARGET"))))\(dialect.keyOnlyTableOptions)",
             "CREATE INDEX \(q("\(table)_TARGET")) ON \(q(table)) (\(q("Z_TARGET")))",
         ]
     }

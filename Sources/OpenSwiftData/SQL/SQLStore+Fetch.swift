@@ -2,9 +2,7 @@ import Foundation
 
 /// Fetches in SQL: a descriptor becomes one `SELECT` (``QueryBuilder``), and rows become models
 /// straight from the statement (``materialize(_:row:offset:slots:in:registry:)``).
-extension SQLiteStore {
-    var name: String { configuration.name }
-    var allowsSave: Bool { configuration.allowsSave }
+extension SQLStore {
     var isTransactional: Bool { true }
     var deletesByPredicate: Bool { true }
 

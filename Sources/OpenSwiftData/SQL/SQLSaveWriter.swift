@@ -1,15 +1,15 @@
 import Foundation
 
-/// Writes one store's part of a save inside the transaction ``SQLiteStore/prepareSave(_:schema:)``
+/// Writes one store's part of a save inside the transaction ``SQLStore/prepareSave(_:schema:)``
 /// opened: every statement rendered and prepared once per entity and shape, run per model.
-struct SQLiteSaveWriter {
-    let store: SQLiteStore
-    let connection: SQLiteConnection
+struct SQLSaveWriter {
+    let store: SQLStore
+    let connection: any SQLConnection
     let changes: ChangeSet
     let schema: Schema
     private(set) var result = StoreSaveResult()
 
-    init(store: SQLiteStore, connection: SQLiteConnection, changes: ChangeSet, schema: Schema) {
+    init(store: SQLStore, connection: any SQLConnection, changes: ChangeSet, schema: Schema) {
         self.store = store
         self.connection = connection
         self.changes = changes
@@ -135,7 +135,7 @@ struct SQLiteSaveWriter {
 
     /// Runs `delete(model:where:)` batches: clears references to the rows as their delete rules say,
     /// then deletes the rows, each step one statement over the batch's key query.
-    private mutating func writeBatchDeletes(store: SQLiteStore, connection: SQLiteConnection) throws {
+    private mutating func writeBatchDeletes(store: SQLStore, connection: any SQLConnection) throws {
         for batch in changes.batchDeletes {
             let layout = batch.layout
             let keysSelect = try store.keysSelect(batch)
@@ -179,7 +179,7 @@ struct SQLiteSaveWriter {
     /// Refuses a save that would store a reference to a row that no longer exists: a model this
     /// context read before another context or process deleted it, now related to a written model.
     /// Checked inside the write transaction, so the rows cannot go away before the commit.
-    private func checkReferencedRowsExist(_ groups: [ModelGroup], store: SQLiteStore, connection: SQLiteConnection) throws {
+    private func checkReferencedRowsExist(_ groups: [ModelGroup], store: SQLStore, connection: any SQLConnection) throws {
         var referenced: [ObjectIdentifier: (layout: ModelLayout, keys: Set<Int64>, example: String)] = [:]
         for group in groups {
             let layout = group.layout
@@ -237,17 +237,17 @@ struct SQLiteSaveWriter {
 
     /// Gives each inserted model a primary key. A model whose unique values match an existing row
     /// (or a model inserted earlier in this save) takes that row's key and is returned as an upsert.
-    private mutating func assignPrimaryKeys(_ groups: [ModelGroup], store: SQLiteStore, connection: SQLiteConnection) throws -> Set<ObjectIdentifier> {
+    private mutating func assignPrimaryKeys(_ groups: [ModelGroup], store: SQLStore, connection: any SQLConnection) throws -> Set<ObjectIdentifier> {
         var upserts = Set<ObjectIdentifier>()
         let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
-        let writeMax = "UPDATE \"\(SQLiteStore.primaryKeyTable)\" SET \"Z_MAX\" = ?1 WHERE \"Z_ENTITY\" = ?2"
+        let writeMax = "UPDATE \"\(SQLStore.primaryKeyTable)\" SET \"Z_MAX\" = ?1 WHERE \"Z_ENTITY\" = ?2"
         for group in groups {
             let layout = group.layout
             let key = ObjectIdentifier(layout)
             var maximum: Int64 = 0
             let readMax = SQLSelect(
                 columns: [.column(table: "k", name: "Z_MAX")],
-                from: SQLTableReference(table: SQLiteStore.primaryKeyTable, alias: "k"),
+                from: SQLTableReference(table: SQLStore.primaryKeyTable, alias: "k"),
                 whereClause: .binary(.column(table: "k", name: "Z_ENTITY"), .equal, .bind(.text(layout.entityName))))
             try store.query(readMax, on: connection) { row in maximum = row.int64(at: 0) }
             var seen: [[StoredValue]: Int64] = [:]
@@ -296,7 +296,7 @@ struct SQLiteSaveWriter {
     }
 
     /// Adds and removes join-table rows for to-many relationships that are stored as pairs.
-    private func writeJoinTables(for models: [any PersistentModel], store: SQLiteStore, connection: SQLiteConnection) throws {
+    private func writeJoinTables(for models: [any PersistentModel], store: SQLStore, connection: any SQLConnection) throws {
         let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
         for model in models {
             let data = model.persistentBackingData

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Fulfilling a fault: the values of a model that did not load them yet.
-extension SQLiteStore {
+extension SQLStore {
     func loadValues(of data: BackingData, primaryKey: Int64) throws -> Bool {
         let layout = data.layout
         let select = SQLSelect(

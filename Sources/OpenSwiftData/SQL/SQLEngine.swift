@@ -1,0 +1,60 @@
+import Foundation
+
+/// A database engine under ``SQLStore``: how to get a connection to read on, and how to run a
+/// write transaction. SQLite (`SQLiteEngine`) and PostgreSQL (`OpenSwiftDataPostgres`) implement it;
+/// everything else about storing models in tables — the SQL, the rows, the save — is ``SQLStore``'s
+/// and the same for both.
+package protocol SQLEngine: AnyObject, Sendable {
+    /// How this engine spells SQL.
+    var dialect: any SQLDialect { get }
+    /// Runs `body` with a connection that sees the last committed state.
+    func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R
+    /// Takes the connection a write transaction runs on, for this caller alone until
+    /// ``endWrite(_:)`` (SQLite: the one writer, waiting for it; PostgreSQL: one from the pool).
+    func beginWrite() throws -> any SQLConnection
+    /// Gives back the connection ``beginWrite()`` took, its transaction finished.
+    func endWrite(_ connection: any SQLConnection)
+    /// The statements that start, commit and roll back a write transaction.
+    var transactionStatements: SQLTransactionStatements { get }
+    /// The engine's own error as one a caller of the store understands (already-translated
+    /// errors pass through).
+    func translate(_ error: any Error) -> any Error
+    /// Closes the connections (a store whose container is gone). Calls after this throw.
+    func close()
+}
+
+extension SQLEngine {
+    package func close() {}
+}
+
+/// How an engine starts and ends a write transaction.
+package struct SQLTransactionStatements: Sendable {
+    package var begin: String
+    package var commit: String
+    package var rollback: String
+
+    package init(begin: String, commit: String, rollback: String) {
+        self.begin = begin
+        self.commit = commit
+        self.rollback = rollback
+    }
+}
+
+/// One connection of an ``SQLEngine``, used by one caller at a time.
+package protocol SQLConnection: AnyObject {
+    /// Runs `text` with `bindings`, calling `row` for each result row (valid only during the call).
+    func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws
+    /// Runs `text` with `bindings`; returns the number of rows it changed.
+    func execute(_ text: String, bindings: [StoredValue]) throws -> Int
+    /// `text` made ready to run many times with different values.
+    func prepared(_ text: String) throws -> any SQLPreparedStatement
+}
+
+/// A statement run many times in one transaction (a save's insert for each new model): engines
+/// parse and plan it once.
+package protocol SQLPreparedStatement {
+    /// Runs the statement with `values`; returns the number of rows it changed.
+    func run(_ values: [StoredValue]) throws -> Int
+    /// Lets the engine reuse the statement's resources; called once when the batch is done.
+    func finish()
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The tables every SQL store keeps besides its entities' — `Z_METADATA` (identifier, schema
+/// fingerprint, version, layout format) and `Z_PRIMARYKEY` (the last key given per entity) — in
+/// any engine's dialect.
+extension SQLStore {
+    /// Creates the tables and indexes of `layouts` and fills the metadata of a new store.
+    static func createSchema(
+        on connection: any SQLConnection, layouts: [ModelLayout], dialect: any SQLDialect, identifier: String, version: Schema.Version
+    ) throws {
+        for statement in DDL.statements(for: layouts, dialect: dialect) {
+            _ = try connection.execute(statement, bindings: [])
+        }
+        let insertMetadata = SQLRenderer.render(.insert(table: metadataTable, columns: ["Z_KEY", "Z_VALUE"], orIgnore: false), dialect: dialect).text
+        let metadata = [("identifier", identifier), ("fingerprint", StoredSchema.describing(layouts)), ("version", version.description), ("format", formatVersion)]
+        for (key, value) in metadata {
+            _ = try connection.execute(insertMetadata, bindings: [.text(key), .text(value)])
+        }
+        let insertKey = SQLRenderer.render(.insert(table: primaryKeyTable, columns: ["Z_ENTITY", "Z_MAX"], orIgnore: false), dialect: dialect).text
+        for layout in layouts {
+            _ = try connection.execute(insertKey, bindings: [.text(layout.entityName), .integer(0)])
+        }
+    }
+
+    /// The store's metadata, key by key.
+    static func readMetadata(_ connection: any SQLConnection, dialect: any SQLDialect) throws -> [String: String] {
+        let select = SQLSelect(
+            columns: [.column(table: "m", name: "Z_KEY"), .column(table: "m", name: "Z_VALUE")],
+            from: SQLTableReference(table: metadataTable, alias: "m"))
+        let rendered = SQLRenderer.render(.select(select), dialect: dialect)
+        var result: [String: String] = [:]
+        try connection.query(rendered.text, bindings: rendered.bindings) { row in
+            if case .text(let key) = row.value(at: 0), case .text(let value) = row.value(at: 1) {
+                result[key] = value
+            }
+        }
+        return result
+    }
+
+    /// Replaces metadata values (`version`, `fingerprint`).
+    static func writeMetadata(_ values: [String: String], on connection: any SQLConnection, dialect: any SQLDialect) throws {
+        let update = SQLRenderer.render(.updateByKey(table: metadataTable, columns: ["Z_VALUE"], key: "Z_KEY"), dialect: dialect).text
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            _ = try connection.execute(update, bindings: [.text(value), .text(key)])
+        }
+    }
+
+    /// A short account of how two schema fingerprints differ, for the mismatch error.
+    static func describeDifference(stored: String, current: String) -> String {
+        func entities(_ text: String) -> [String: [String]] {
+            var result: [String: [String]] = [:]
+            var currentEntity = ""
+            for line in text.split(separator: "\n") {
+                if line.hasPrefix("entity ") {
+                    currentEntity = String(line.dropFirst("entity ".count))
+                    result[currentEntity] = []
+                } else {
+                    result[currentEntity, default: []].append(line.trimmingCharacters(in: .whitespaces))
+                }
+            }
+            return result
+        }
+        let old = entities(stored)
+        let new = entities(current)
+        var notes: [String] = []
+        for name in Set(old.keys).union(new.keys).sorted() {
+            switch (old[name], new[name]) {
+            case (nil, _?): notes.append("the model has entity \(name), the store does not")
+            case (_?, nil): notes.append("the store has entity \(name), the model does not")
+            case (let a?, let b?):
+                let removed = Set(a).subtracting(b).sorted()
+                let added = Set(b).subtracting(a).sorted()
+                if !removed.isEmpty { notes.append("\(name) in the store has \(removed.joined(separator: "; "))") }
+                if !added.isEmpty { notes.append("\(name) in the model has \(added.joined(separator: "; "))") }
+            default: break
+            }
+        }
+        return notes.isEmpty ? "the schemas differ" : notes.joined(separator: "; ")
+    }
+}

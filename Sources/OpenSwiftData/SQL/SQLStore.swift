@@ -1,0 +1,211 @@
+import Foundation
+
+/// A store that keeps models in the tables of an SQL database: the SQLite store (the default) and
+/// the PostgreSQL store are this class over different ``SQLEngine``s.
+///
+/// Fetches become one `SELECT` each and rows become models straight from the engine's row
+/// (`+Fetch`, `+Rows`); a save is one transaction written by ``SQLSaveWriter``. The engine opens
+/// connections and transactions; the dialect spells the SQL.
+final class SQLStore: Sendable {
+    let identifier: String
+    let name: String
+    let allowsSave: Bool
+    let layouts: [ModelLayout]
+    let engine: any SQLEngine
+    let dialect: any SQLDialect
+    /// Statements recorded while tracing is on (tests assert the SQL that ran).
+    private let trace = Locked<[RenderedSQL]?>(nil)
+    /// Whether statements are being recorded; read without the lock on the hot path. Tracing is
+    /// for tests, which turn it on and off while only one thread uses the store.
+    private nonisolated(unsafe) var isTracing = false
+
+    static let metadataTable = "Z_METADATA"
+    static let primaryKeyTable = "Z_PRIMARYKEY"
+    /// Bumped when the way OpenSwiftData lays out tables changes.
+    static let formatVersion = "2"
+
+    init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout]) {
+        self.engine = engine
+        self.dialect = engine.dialect
+        self.identifier = identifier
+        self.name = name
+        self.allowsSave = allowsSave
+        self.layouts = layouts
+    }
+
+    deinit { engine.close() }
+
+    // MARK: Access
+
+    /// Runs `body` with a connection for reading, which sees the last committed state.
+    func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
+        do {
+            return try engine.read(body)
+        } catch {
+            throw engine.translate(error)
+        }
+    }
+
+    /// Runs `body` inside one write transaction; rolls back if it throws.
+    func write<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
+        let connection = try begin()
+        let result: R
+        do {
+            result = try body(connection)
+        } catch {
+            rollback()
+            throw engine.translate(error)
+        }
+        try commit()
+        return result
+    }
+
+    /// Starts a write transaction and returns its connection. A save across several stores begins
+    /// and writes every store before it commits any, so a failure while writing leaves them all as
+    /// they were. The transaction belongs to the calling thread until ``commit()`` or
+    /// ``rollback()`` (a save prepares and commits without suspending in between).
+    func begin() throws -> any SQLConnection {
+        guard allowsSave else {
+            throw SwiftDataError(.readOnlyStore, "the store \(name) was opened with allowsSave: false; nothing was written")
+        }
+        let connection: any SQLConnection
+        do {
+            connection = try engine.beginWrite()
+        } catch {
+            throw engine.translate(error)
+        }
+        let begin = engine.transactionStatements.begin
+        do {
+            record(begin, [])
+            _ = try connection.execute(begin, bindings: [])
+        } catch {
+            engine.endWrite(connection)
+            throw engine.translate(error)
+        }
+        writers.withLock { $0[Self.thread] = WriterBox(connection: connection) }
+        return connection
+    }
+
+    /// Commits the transaction ``begin()`` started; if the commit fails, it is rolled back.
+    func commit() throws {
+        guard let connection = takeWriter() else { return }
+        defer { engine.endWrite(connection) }
+        let statements = engine.transactionStatements
+        do {
+            record(statements.commit, [])
+            _ = try connection.execute(statements.commit, bindings: [])
+        } catch {
+            record(statements.rollback, [])
+            _ = try? connection.execute(statements.rollback, bindings: [])
+            throw engine.translate(error)
+        }
+    }
+
+    /// Discards the transaction ``begin()`` started.
+    func rollback() {
+        guard let connection = takeWriter() else { return }
+        let rollback = engine.transactionStatements.rollback
+        record(rollback, [])
+        _ = try? connection.execute(rollback, bindings: [])
+        engine.endWrite(connection)
+    }
+
+    /// The connections of open write transactions, by thread.
+    private let writers = Locked<[ObjectIdentifier: WriterBox]>([:])
+
+    private static var thread: ObjectIdentifier { ObjectIdentifier(Thread.current) }
+
+    private func takeWriter() -> (any SQLConnection)? {
+        writers.withLock { $0.removeValue(forKey: Self.thread)?.connection }
+    }
+
+    // MARK: Running SQL
+
+    /// Renders and runs a query, calling `row` for each result row.
+    func query(_ select: SQLSelect, on connection: any SQLConnection, row: (any SQLRow) throws -> Void) throws {
+        let rendered = SQLRenderer.render(.select(select), dialect: dialect)
+        try query(rendered.text, bindings: rendered.bindings, on: connection, row: row)
+    }
+
+    /// Renders and runs a statement that returns no rows; returns the number of rows changed.
+    @discardableResult
+    func run(_ statement: SQLStatement, on connection: any SQLConnection) throws -> Int {
+        let rendered = SQLRenderer.render(statement, dialect: dialect)
+        return try execute(rendered.text, bindings: rendered.bindings, on: connection)
+    }
+
+    /// Runs the same statement once per item: `bind` fills the values for one item (into a buffer
+    /// reused across items), so the text is rendered and prepared once, not per row.
+    /// `noRowChanged`, if given, is called for an item whose statement changed no row.
+    func executeEach<S: Sequence>(
+        _ text: String, _ items: S, on connection: any SQLConnection, bind: (S.Element, inout [StoredValue]) throws -> Void,
+        noRowChanged: ((S.Element) throws -> Void)? = nil
+    ) throws {
+        let statement = try connection.prepared(text)
+        defer { statement.finish() }
+        var values: [StoredValue] = []
+        for item in items {
+            values.removeAll(keepingCapacity: true)
+            try bind(item, &values)
+            record(text, values)
+            let changed = try statement.run(values)
+            if let noRowChanged, changed == 0 { try noRowChanged(item) }
+        }
+    }
+
+    /// Runs SQL text that returns rows, calling `row` for each.
+    func query(_ text: String, bindings: [StoredValue], on connection: any SQLConnection, row: (any SQLRow) throws -> Void) throws {
+        record(text, bindings)
+        try connection.query(text, bindings: bindings, row: row)
+    }
+
+    /// Runs SQL text with the given bindings; returns the number of rows changed.
+    @discardableResult
+    func execute(_ text: String, bindings: [StoredValue], on connection: any SQLConnection) throws -> Int {
+        record(text, bindings)
+        return try connection.execute(text, bindings: bindings)
+    }
+
+    func render(_ statement: SQLStatement) -> String {
+        SQLRenderer.render(statement, dialect: dialect).text
+    }
+
+    // MARK: Tracing
+
+    /// Starts recording every statement the store runs.
+    func startTracing() {
+        trace.withLock { $0 = [] }
+        isTracing = true
+    }
+
+    /// Stops recording and returns the statements run since ``startTracing()``.
+    @discardableResult
+    func stopTracing() -> [RenderedSQL] {
+        isTracing = false
+        return trace.withLock { recorded in
+            defer { recorded = nil }
+            return recorded ?? []
+        }
+    }
+
+    /// Records a statement about to run (for tracing and the SQL debug log).
+    func record(_ text: String, _ bindings: [StoredValue], log: Bool = true) {
+        if isTracing {
+            trace.withLock { recorded in
+                recorded?.append(RenderedSQL(text: text, bindings: bindings))
+            }
+        }
+        if log && Log.sqlDebugEnabled {
+            if bindings.isEmpty {
+                Log.sql.info("\(text)")
+            } else {
+                Log.sql.info("\(text) -- bindings: \(bindings.map(\.description).joined(separator: ", "))")
+            }
+        }
+    }
+}
+
+/// A connection held in the store's table of open transactions; only its own thread uses it.
+private struct WriterBox: @unchecked Sendable {
+    let connection: any SQLConnection
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Opening a store in a server database (PostgreSQL), where the engine's module finds the tables
+/// and holds the lock, and this shared part creates or checks them.
+extension StoreOpenRequest {
+    /// Inside a write transaction the caller holds — locked against every other process opening
+    /// the same tables — creates the tables of a new store or checks those of an existing one.
+    /// Returns the store's identifier. `tables`: the names already in the store's namespace;
+    /// `place`: where the store is, for messages.
+    package func prepareTables(on connection: any SQLConnection, dialect: any SQLDialect, tables: Set<String>, place: String, allowsSave: Bool) throws -> String {
+        let migration = self.migration.scoped(to: layouts)
+        let version = try migration.version(of: layouts, declared: self.version)
+        let metadataTable = SQLStore.metadataTable
+        if !tables.contains(metadataTable) {
+            guard tables.isEmpty else {
+                throw SwiftDataError(.loadIssueModelContainer, "\(place) holds tables that are not an OpenSwiftData store (\(tables.sorted().prefix(5).joined(separator: ", ")), and no \(metadataTable)); they were left unchanged. Use another namespace (postgresSchema) or database")
+            }
+            guard allowsSave else {
+                throw SwiftDataError(.loadIssueModelContainer, "\(place) has no store yet, and the configuration does not allow saving, so its tables cannot be created")
+            }
+            let identifier = UUID().uuidString
+            try SQLStore.createSchema(on: connection, layouts: layouts, dialect: dialect, identifier: identifier, version: version)
+            return identifier
+        }
+        let metadata = try SQLStore.readMetadata(connection, dialect: dialect)
+        guard let stored = metadata["fingerprint"], let identifier = metadata["identifier"] else {
+            throw SwiftDataError(.loadIssueModelContainer, "the store at \(place) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
+        }
+        let fingerprint = StoredSchema.describing(layouts)
+        if migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: version) {
+            if stored == fingerprint && !allowsSave { return identifier }
+            throw SwiftDataError(.schemaMismatch, "the store at \(place) was written with a different model (\(SQLStore.describeDifference(stored: stored, current: fingerprint))); migrating a PostgreSQL store is not supported yet, so it was left unchanged. Open it with the model that wrote it, or use another namespace (postgresSchema)")
+        }
+        return identifier
+    }
+
+    /// The store over `engine`, once its tables are prepared.
+    package func makeStore(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool) -> OpenedStore {
+        OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts))
+    }
+}

@@ -1,0 +1,103 @@
+import CSQLite
+import Foundation
+
+/// SQLite under the default store (``SQLStore``): one database file (or a private in-memory
+/// database) of one ``ModelConfiguration``.
+///
+/// One writer connection runs every save as one `BEGIN IMMEDIATE … COMMIT` transaction; a pool of
+/// reader connections serves fetches at the same time (WAL lets readers see the last committed
+/// state while a write is in progress). Waits for other writers, in this process or another, are
+/// absorbed by SQLite's busy handler, so `SQLITE_BUSY` does not reach callers under normal contention.
+/// An in-memory store has a single connection for both.
+///
+/// `@unchecked Sendable`: the writer (`connection`) is only used while `lock` is held, and each
+/// reader by one caller at a time (the pool hands it out exclusively).
+final class SQLiteEngine: SQLEngine, @unchecked Sendable {
+    let dialect: any SQLDialect = SQLiteDialect()
+    let connection: SQLiteConnection
+    private let lock = NSRecursiveLock()
+    private let readers: ReaderPool?
+    let transactionStatements: SQLTransactionStatements
+    /// How long a connection waits for another writer before giving up, in milliseconds.
+    static let busyTimeout: Int32 = 30_000
+
+    /// `readers`: the file's reader pool (`nil` for an in-memory database, or a migration stage).
+    /// `isMigrationStage`: the engine of a custom migration stage's context, on the migrating
+    /// connection: its saves are savepoints inside the migration's transaction.
+    init(connection: SQLiteConnection, readers: ReaderPool?, isMigrationStage: Bool = false) {
+        self.connection = connection
+        self.readers = readers
+        transactionStatements = isMigrationStage
+            ? SQLTransactionStatements(begin: "SAVEPOINT Z_STAGE", commit: "RELEASE Z_STAGE", rollback: "ROLLBACK TO Z_STAGE; RELEASE Z_STAGE")
+            : SQLTransactionStatements(begin: "BEGIN IMMEDIATE", commit: "COMMIT", rollback: "ROLLBACK")
+    }
+
+    func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
+        if let readers {
+            return try readers.withConnection(body)
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(connection)
+    }
+
+    func beginWrite() throws -> any SQLConnection {
+        lock.lock()
+        return connection
+    }
+
+    func endWrite(_ connection: any SQLConnection) {
+        lock.unlock()
+    }
+
+    func translate(_ error: any Error) -> any Error {
+        guard let error = error as? SQLiteError else { return error }
+        if error.isConstraintViolation {
+            return SwiftDataError(.constraintViolation, "the save violates a constraint of the store (\(error.message)); nothing was written")
+        }
+        if error.isReadOnly {
+            return SwiftDataError(.readOnlyStore, "the store file cannot be written (\(error.message)); nothing was written")
+        }
+        return SwiftDataError(.storeIO, error.description)
+    }
+}
+
+extension SQLiteConnection: SQLConnection {
+    func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws {
+        let statement = try prepare(text)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        while try statement.step() {
+            try row(statement)
+        }
+    }
+
+    func execute(_ text: String, bindings: [StoredValue]) throws -> Int {
+        if bindings.isEmpty {
+            // Transaction control, DDL, a savepoint's rollback and release (two statements): run
+            // once, not kept in the statement cache.
+            try execute(text)
+            return changes
+        }
+        let statement = try prepare(text)
+        defer { statement.reset() }
+        try statement.bind(bindings)
+        while try statement.step() {}
+        return changes
+    }
+
+    func prepared(_ text: String) throws -> any SQLPreparedStatement {
+        try prepare(text)
+    }
+}
+
+extension SQLiteStatement: SQLPreparedStatement {
+    func run(_ values: [StoredValue]) throws -> Int {
+        try bind(values)
+        while try step() {}
+        reset()
+        return connection.changes
+    }
+
+    func finish() { reset() }
+}
