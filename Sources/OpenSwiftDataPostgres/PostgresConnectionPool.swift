@@ -31,8 +31,13 @@ final class PostgresConnectionPool: @unchecked Sendable {
     private var nextID = 0
     private var isShutDown = false
 
-    init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount) throws {
-        configuration = try url.connectionConfiguration(connectTimeout: connectTimeout)
+    /// `namespace`: the PostgreSQL schema every connection's unqualified names resolve in.
+    init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount, namespace: String? = nil) throws {
+        var configuration = try url.connectionConfiguration(connectTimeout: connectTimeout)
+        if let namespace {
+            configuration.options.additionalStartupParameters = [("search_path", PostgresDialect().quote(namespace))]
+        }
+        self.configuration = configuration
         place = url.place
         self.maximum = max(1, maximum)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -79,7 +84,8 @@ final class PostgresConnectionPool: @unchecked Sendable {
         }
     }
 
-    private func acquire() throws -> PostgresConnection {
+    /// A connection for the caller alone, until ``release(_:)``.
+    func acquire() throws -> PostgresConnection {
         if MultiThreadedEventLoopGroup.currentEventLoop != nil {
             throw SwiftDataError(.storeIO, "a PostgreSQL store was used on a SwiftNIO event-loop thread, where waiting for the server would deadlock; use the model context from your own thread, a Task or an actor")
         }
@@ -119,7 +125,7 @@ final class PostgresConnectionPool: @unchecked Sendable {
         }
     }
 
-    private func release(_ connection: PostgresConnection) {
+    func release(_ connection: PostgresConnection) {
         condition.lock()
         if connection.isClosed || isShutDown {
             open -= 1

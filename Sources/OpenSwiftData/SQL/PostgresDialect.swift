@@ -31,6 +31,10 @@ package struct PostgresDialect: SQLDialect {
     package var isDistinctOperator: String { "IS DISTINCT FROM" }
     package var insertOrIgnore: (verb: String, suffix: String) { ("INSERT INTO", " ON CONFLICT DO NOTHING") }
     package var limitForOffsetOnly: String? { nil }
+    /// Quoted: PostgreSQL folds unquoted names to lower case, and tables are named as entities are.
+    package func qualifier(_ table: String) -> String { quote(table) }
+    package var falseCondition: String { "FALSE" }
+    package var nullOrdering: (ascending: String, descending: String) { (" NULLS FIRST", " NULLS LAST") }
     package func function(_ name: String, _ arguments: [String]) -> String {
         "\(name)(\(arguments.joined(separator: ", ")))"
     }

@@ -20,6 +20,13 @@ package protocol SQLDialect: Sendable {
     var insertOrIgnore: (verb: String, suffix: String) { get }
     /// What an `OFFSET` without a `LIMIT` needs before it (SQLite cannot have one alone).
     var limitForOffsetOnly: String? { get }
+    /// The qualifier of a column (`t0`, or a table's own name in an `UPDATE`), as written before the dot.
+    func qualifier(_ table: String) -> String
+    /// What follows `ASC` and `DESC` in `ORDER BY` so that NULL sorts first ascending and last
+    /// descending, as Swift orders `nil`.
+    var nullOrdering: (ascending: String, descending: String) { get }
+    /// A condition that is never true (an `IN` over an empty list).
+    var falseCondition: String { get }
     /// A call of one of the library's functions (`osd_contains`, `json_extract`…, named as
     /// SQLite knows them), its arguments rendered, in this dialect.
     func function(_ name: String, _ arguments: [String]) -> String
@@ -100,7 +107,8 @@ struct SQLRenderer {
             text += " WHERE " + render(whereClause)
         }
         if !select.orderBy.isEmpty {
-            text += " ORDER BY " + select.orderBy.map { render($0.expression) + ($0.ascending ? " ASC" : " DESC") }.joined(separator: ", ")
+            let nulls = dialect.nullOrdering
+            text += " ORDER BY " + select.orderBy.map { render($0.expression) + ($0.ascending ? " ASC" + nulls.ascending : " DESC" + nulls.descending) }.joined(separator: ", ")
         }
         if let limit = select.limit {
             text += " LIMIT " + render(.bind(.integer(Int64(limit))))
@@ -123,7 +131,7 @@ struct SQLRenderer {
     mutating func render(_ expression: SQLExpression) -> String {
         switch expression {
         case .column(let table, let name):
-            return table.isEmpty ? dialect.quote(name) : "\(table).\(dialect.quote(name))"
+            return table.isEmpty ? dialect.quote(name) : "\(dialect.qualifier(table)).\(dialect.quote(name))"
         case .bind(let value):
             bindings.append(value)
             return dialect.placeholder(bindings.count)
@@ -145,7 +153,7 @@ struct SQLRenderer {
         case .function(let name, let arguments):
             return dialect.function(name, arguments.map { render($0) })
         case .in(let lhs, let list):
-            if list.isEmpty { return "0" }
+            if list.isEmpty { return dialect.falseCondition }
             return "(\(render(lhs)) IN (\(list.map { render($0) }.joined(separator: ", "))))"
         case .inSelect(let lhs, let select):
             return "(\(render(lhs)) IN (\(render(select))))"
@@ -221,6 +229,9 @@ struct SQLiteDialect: SQLDialect {
     var isDistinctOperator: String { "IS NOT" }
     var insertOrIgnore: (verb: String, suffix: String) { ("INSERT OR IGNORE INTO", "") }
     var limitForOffsetOnly: String? { "-1" }
+    func qualifier(_ table: String) -> String { table }
+    var falseCondition: String { "0" }
+    var nullOrdering: (ascending: String, descending: String) { ("", "") }
     func function(_ name: String, _ arguments: [String]) -> String {
         "\(name)(\(arguments.joined(separator: ", ")))"
     }

@@ -237,62 +237,88 @@ struct SQLSaveWriter {
 
     /// Gives each inserted model a primary key. A model whose unique values match an existing row
     /// (or a model inserted earlier in this save) takes that row's key and is returned as an upsert.
+    /// New keys are reserved in one statement per entity that adds to the entity's last key and
+    /// returns it, so transactions on other connections (PostgreSQL) never get the same keys.
     private mutating func assignPrimaryKeys(_ groups: [ModelGroup], store: SQLStore, connection: any SQLConnection) throws -> Set<ObjectIdentifier> {
         var upserts = Set<ObjectIdentifier>()
         let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
-        let writeMax = "UPDATE \"\(SQLStore.primaryKeyTable)\" SET \"Z_MAX\" = ?1 WHERE \"Z_ENTITY\" = ?2"
+        let q = store.dialect.quote, p = store.dialect.placeholder
+        let reserve = "UPDATE \(q(SQLStore.primaryKeyTable)) SET \(q("Z_MAX")) = \(q("Z_MAX")) + \(p(1)) WHERE \(q("Z_ENTITY")) = \(p(2)) RETURNING \(q("Z_MAX"))"
         for group in groups {
             let layout = group.layout
-            let key = ObjectIdentifier(layout)
-            var maximum: Int64 = 0
-            let readMax = SQLSelect(
-                columns: [.column(table: "k", name: "Z_MAX")],
-                from: SQLTableReference(table: SQLStore.primaryKeyTable, alias: "k"),
-                whereClause: .binary(.column(table: "k", name: "Z_ENTITY"), .equal, .bind(.text(layout.entityName))))
-            try store.query(readMax, on: connection) { row in maximum = row.int64(at: 0) }
-            var seen: [[StoredValue]: Int64] = [:]
-            for model in group.models {
+            // Each model's key: an existing row's, an earlier new model's (by position), or new.
+            enum Key { case existing(Int64), sameAs(Int), new }
+            var keys: [Key] = []
+            keys.reserveCapacity(group.models.count)
+            var seen: [[StoredValue]: Int] = [:]
+            var newCount: Int64 = 0
+            for (position, model) in group.models.enumerated() {
                 let data = model.persistentBackingData
-                var existing: Int64?
+                var key = Key.new
+                for constraint in layout.uniquenessConstraints {
+                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
+                    if values.contains(where: \.isNull) { continue }
+                    if let earlier = seen[[.integer(Int64(constraint.first ?? 0))] + values] {
+                        key = .sameAs(earlier)
+                        break
+                    }
+                    if let existing = try existingKey(layout, constraint: constraint, values: values, store: store, connection: connection) {
+                        key = .existing(existing)
+                        break
+                    }
+                }
+                if case .new = key { newCount += 1 }
+                keys.append(key)
                 for constraint in layout.uniquenessConstraints {
                     let values = try constraint.map { try rowValues.value(data, slot: $0) }
                     if values.contains(where: \.isNull) { continue }
                     let lookup = [.integer(Int64(constraint.first ?? 0))] + values
-                    if let key = seen[lookup] {
-                        existing = key
-                    } else {
-                        var condition: SQLExpression?
-                        for (slot, value) in zip(constraint, values) {
-                            let test = SQLExpression.binary(.column(table: "t0", name: layout.properties[slot].name), .equal, .bind(value))
-                            condition = condition.map { .binary($0, .and, test) } ?? test
-                        }
-                        let select = SQLSelect(
-                            columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)],
-                            from: SQLTableReference(table: layout.tableName, alias: "t0"),
-                            whereClause: condition, limit: 1)
-                        try store.query(select, on: connection) { row in existing = row.int64(at: 0) }
-                    }
-                    if existing != nil { break }
+                    if seen[lookup] == nil { seen[lookup] = position }
                 }
-                let primaryKey: Int64
-                if let existing {
-                    primaryKey = existing
-                    upserts.insert(ObjectIdentifier(model))
-                } else {
-                    maximum += 1
-                    primaryKey = maximum
-                }
-                for constraint in layout.uniquenessConstraints {
-                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
-                    if values.contains(where: \.isNull) { continue }
-                    seen[[.integer(Int64(constraint.first ?? 0))] + values] = primaryKey
-                }
-                data.pendingKey = primaryKey
             }
-            result.storeIdentifiers[key] = store.identifier
-            try store.execute(writeMax, bindings: [.integer(maximum), .text(layout.entityName)], on: connection)
+            var next: Int64 = 0
+            if newCount > 0 {
+                var last: Int64?
+                try store.query(reserve, bindings: [.integer(newCount), .text(layout.entityName)], on: connection) { row in last = row.int64(at: 0) }
+                guard let last else {
+                    throw SwiftDataError(.storeIO, "the store \(store.name) has no key counter for \(layout.entityName); it is damaged or was changed by another program")
+                }
+                next = last - newCount + 1
+            }
+            for (position, model) in group.models.enumerated() {
+                let primaryKey: Int64
+                switch keys[position] {
+                case .existing(let key):
+                    primaryKey = key
+                    upserts.insert(ObjectIdentifier(model))
+                case .sameAs(let earlier):
+                    primaryKey = group.models[earlier].persistentBackingData.pendingKey ?? 0
+                    upserts.insert(ObjectIdentifier(model))
+                case .new:
+                    primaryKey = next
+                    next += 1
+                }
+                model.persistentBackingData.pendingKey = primaryKey
+            }
+            result.storeIdentifiers[ObjectIdentifier(layout)] = store.identifier
         }
         return upserts
+    }
+
+    /// The key of the row whose `constraint` columns hold `values`, if there is one.
+    private func existingKey(_ layout: ModelLayout, constraint: [Int], values: [StoredValue], store: SQLStore, connection: any SQLConnection) throws -> Int64? {
+        var condition: SQLExpression?
+        for (slot, value) in zip(constraint, values) {
+            let test = SQLExpression.binary(.column(table: "t0", name: layout.properties[slot].name), .equal, .bind(value))
+            condition = condition.map { .binary($0, .and, test) } ?? test
+        }
+        let select = SQLSelect(
+            columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)],
+            from: SQLTableReference(table: layout.tableName, alias: "t0"),
+            whereClause: condition, limit: 1)
+        var existing: Int64?
+        try store.query(select, on: connection) { row in existing = row.int64(at: 0) }
+        return existing
     }
 
     /// Adds and removes join-table rows for to-many relationships that are stored as pairs.

@@ -1,0 +1,116 @@
+import Foundation
+import NIOCore
+import OpenSwiftData
+
+/// A store in a PostgreSQL database: the same models, contexts, fetches and saves as the SQLite
+/// store, for applications that run on several machines.
+///
+/// ```swift
+/// import OpenSwiftData
+/// import OpenSwiftDataPostgres
+///
+/// let configuration = PostgresConfiguration("Trips", url: URL(string: "postgres://app:secret@db.internal:5432/travel")!)
+/// let container = try ModelContainer(for: Trip.self, configurations: configuration)
+/// let context = ModelContext(container)
+/// context.insert(Trip(name: "Lisbon"))
+/// try context.save()
+/// ```
+///
+/// The tables live in the PostgreSQL schema `postgresSchema` (created if missing), so several
+/// applications or test runs can share one database. The first container on a new namespace
+/// creates the tables; containers on other machines find them.
+public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
+    public typealias Store = PostgresStore
+
+    /// The configuration's name (for messages and ``PostgresStore``).
+    public let name: String
+    /// The server and database: `postgres://user:password@host:port/database`, with
+    /// `?sslmode=disable|prefer|require` (default `disable`).
+    public let url: URL
+    /// The models stored here; `nil` means every model of the container's schema.
+    public var schema: Schema?
+    /// The PostgreSQL schema (namespace) the tables live in.
+    public let postgresSchema: String
+    /// Whether contexts may save.
+    public let allowsSave: Bool
+    /// How many connections this container opens at most: one per concurrent fetch or save.
+    public var maximumConnections: Int
+    /// How long connecting may take before it is an error, in seconds.
+    public var connectTimeout: TimeInterval
+
+    /// A store in the database at `url`, in the namespace `postgresSchema`.
+    public init(_ name: String, url: URL, schema: Schema? = nil, postgresSchema: String = "public", allowsSave: Bool = true) {
+        self.name = name
+        self.url = url
+        self.schema = schema
+        self.postgresSchema = postgresSchema
+        self.allowsSave = allowsSave
+        self.maximumConnections = 8
+        self.connectTimeout = 10
+    }
+
+    /// A store in the database the `DATABASE_URL` environment variable names (as hosting platforms
+    /// set it); throws if it is missing or not a URL.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Trip.self, configurations: try PostgresConfiguration(name: "Trips"))
+    /// ```
+    public init(name: String, schema: Schema? = nil, postgresSchema: String = "public", allowsSave: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard let text = environment["DATABASE_URL"], !text.isEmpty else {
+            throw SwiftDataError(.loadIssueModelContainer, "DATABASE_URL is not set; set it to postgres://user:password@host:port/database")
+        }
+        guard let url = URL(string: text) else {
+            throw SwiftDataError(.loadIssueModelContainer, "DATABASE_URL is not a URL; set it to postgres://user:password@host:port/database")
+        }
+        self.init(name, url: url, schema: schema, postgresSchema: postgresSchema, allowsSave: allowsSave)
+    }
+
+    public func validate() throws {
+        _ = try PostgresURL(url)
+        guard !postgresSchema.isEmpty else {
+            throw SwiftDataError(.loadIssueModelContainer, "the configuration '\(name)' has an empty postgresSchema; name the namespace the tables live in (\"public\" by default)")
+        }
+    }
+}
+
+extension PostgresConfiguration: BuiltInStoreConfiguration {
+    package func openStore(_ request: StoreOpenRequest) throws -> OpenedStore {
+        try validate()
+        let address = try PostgresURL(url)
+        let pool = try PostgresConnectionPool(
+            url: address, maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema)
+        let engine = PostgresEngine(pool: pool)
+        let place = "\(address.place), schema \(postgresSchema)"
+        do {
+            let identifier = try prepareTables(request, engine: engine, place: place)
+            return request.makeStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave)
+        } catch {
+            pool.shutDown()
+            throw error
+        }
+    }
+
+    /// Creates or checks the tables in one transaction, holding a lock on the namespace so that
+    /// containers opening it at once on several machines create it once.
+    private func prepareTables(_ request: StoreOpenRequest, engine: PostgresEngine, place: String) throws -> String {
+        let connection = try engine.beginWrite()
+        defer { engine.endWrite(connection) }
+        _ = try connection.execute("BEGIN", bindings: [])
+        do {
+            _ = try connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", bindings: [.text("OpenSwiftData " + postgresSchema)])
+            if allowsSave {
+                _ = try connection.execute("CREATE SCHEMA IF NOT EXISTS \(engine.dialect.quote(postgresSchema))", bindings: [])
+            }
+            var tables = Set<String>()
+            try connection.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1", bindings: [.text(postgresSchema)]) { row in
+                if case .text(let name) = row.value(at: 0) { tables.insert(name) }
+            }
+            let identifier = try request.prepareTables(on: connection, dialect: engine.dialect, tables: tables, place: place, allowsSave: allowsSave)
+            _ = try connection.execute("COMMIT", bindings: [])
+            return identifier
+        } catch {
+            _ = try? connection.execute("ROLLBACK", bindings: [])
+            throw error
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import NIOCore
+import OpenSwiftData
+import PostgresNIO
+
+/// PostgreSQL under the SQL store: reads on any pooled connection (each sees what was committed
+/// when its statement began), and each write transaction on a pooled connection of its own, so
+/// saves from several contexts, processes and machines run at once.
+final class PostgresEngine: SQLEngine, @unchecked Sendable {
+    // `@unchecked Sendable`: the pool is thread-safe; a connection is used by one caller at a time.
+    let dialect: any SQLDialect = PostgresDialect()
+    let pool: PostgresConnectionPool
+    let transactionStatements = SQLTransactionStatements(begin: "BEGIN", commit: "COMMIT", rollback: "ROLLBACK")
+
+    init(pool: PostgresConnectionPool) {
+        self.pool = pool
+    }
+
+    func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
+        try pool.withConnection { connection in
+            try body(PostgresSQLConnection(pool: pool, connection: connection))
+        }
+    }
+
+    func beginWrite() throws -> any SQLConnection {
+        PostgresSQLConnection(pool: pool, connection: try pool.acquire())
+    }
+
+    func endWrite(_ connection: any SQLConnection) {
+        guard let connection = connection as? PostgresSQLConnection else { return }
+        pool.release(connection.connection)
+    }
+
+    /// The pool's errors already say what failed.
+    func translate(_ error: any Error) -> any Error { error }
+
+    func close() { pool.shutDown() }
+}
+
+/// One pooled connection, running the store's SQL with every value bound.
+final class PostgresSQLConnection: SQLConnection {
+    let pool: PostgresConnectionPool
+    let connection: PostgresConnection
+
+    init(pool: PostgresConnectionPool, connection: PostgresConnection) {
+        self.pool = pool
+        self.connection = connection
+    }
+
+    func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws {
+        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: Self.binds(bindings)), on: connection)
+        for each in result.rows {
+            try row(PostgresRowReader(row: each.makeRandomAccess()))
+        }
+    }
+
+    func execute(_ text: String, bindings: [StoredValue]) throws -> Int {
+        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: Self.binds(bindings)), on: connection)
+        return result.metadata.rows ?? 0
+    }
+
+    func prepared(_ text: String) throws -> any SQLPreparedStatement {
+        PostgresStatement(connection: self, text: text)
+    }
+
+    /// The values as PostgreSQL parameters: integers as `int8`, reals as `float8` (NaN included),
+    /// text as `text`, blobs as `bytea`; NULL with no type, so the server takes the column's.
+    static func binds(_ values: [StoredValue]) -> PostgresBindings {
+        var binds = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .null: binds.appendNull()
+            case .integer(let integer): binds.append(integer)
+            case .real(let real): binds.append(real)
+            case .text(let text): binds.append(text)
+            case .blob(let data): binds.append(ByteBuffer(bytes: data))
+            }
+        }
+        return binds
+    }
+}
+
+/// A statement a save runs once per model. The server parses it each time (postgres-nio's
+/// unnamed statement), in the same transaction.
+struct PostgresStatement: SQLPreparedStatement {
+    let connection: PostgresSQLConnection
+    let text: String
+
+    func run(_ values: [StoredValue]) throws -> Int {
+        try connection.execute(text, bindings: values)
+    }
+
+    func finish() {}
+}
+
+/// A result row, read by column position.
+struct PostgresRowReader: SQLRow {
+    let row: PostgresRandomAccessRow
+
+    func value(at column: Int32) -> StoredValue {
+        let cell = row[Int(column)]
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int8, .int4, .int2:
+            return (try? cell.decode(Int64.self)).map { .integer($0) } ?? .null
+        case .bool:
+            return (try? cell.decode(Bool.self)).map { .integer($0 ? 1 : 0) } ?? .null
+        case .float8, .float4:
+            return (try? cell.decode(Double.self)).map { .real($0) } ?? .null
+        case .bytea:
+            return (try? cell.decode(ByteBuffer.self)).map { .blob(Data(buffer: $0)) } ?? .null
+        default:
+            return (try? cell.decode(String.self)).map { .text($0) } ?? .null
+        }
+    }
+
+    func int64(at column: Int32) -> Int64 {
+        if case .integer(let value) = value(at: column) { return value }
+        return 0
+    }
+
+    func isNull(at column: Int32) -> Bool { row[Int(column)].bytes == nil }
+
+    func storageClass(at column: Int32) -> SQLStorageClass {
+        let cell = row[Int(column)]
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int8, .int4, .int2, .bool: return .integer
+        case .float8, .float4: return .real
+        case .bytea: return .blob
+        default: return .text
+        }
+    }
+
+    func double(at column: Int32) -> Double {
+        if case .real(let value) = value(at: column) { return value }
+        return 0
+    }
+
+    func text(at column: Int32) -> String {
+        if case .text(let value) = value(at: column) { return value }
+        return ""
+    }
+}

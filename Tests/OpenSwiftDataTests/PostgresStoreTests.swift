@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+@testable import OpenSwiftDataPostgres
+
+/// What only the PostgreSQL store has: namespaces, several containers (several servers) on one
+/// database, and errors at container creation. The behaviour every store shares runs against it
+/// in the shared suites (``StoreKind/postgres``).
+@Suite(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
+struct PostgresStoreTests {
+    /// A fresh namespace, dropped when the test ends.
+    private final class Namespace {
+        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        func configuration(_ allowsSave: Bool = true) throws -> PostgresConfiguration {
+            PostgresConfiguration("shop", url: try #require(PostgresServer.url), postgresSchema: name, allowsSave: allowsSave)
+        }
+        deinit { PostgresServer.drop(name) }
+    }
+
+    @Test func namespacesKeepTheirOwnModels() throws {
+        let first = Namespace(), second = Namespace()
+        let one = try ModelContainer(for: Expense.self, Category.self, configurations: try first.configuration())
+        let two = try ModelContainer(for: Expense.self, Category.self, configurations: try second.configuration())
+        let context = ModelContext(one)
+        context.insert(Expense(amount: 12.5, note: "lunch"))
+        try context.save()
+        #expect(try ModelContext(one).fetchCount(FetchDescriptor<Expense>()) == 1)
+        #expect(try ModelContext(two).fetchCount(FetchDescriptor<Expense>()) == 0)
+    }
+
+    @Test func containersOnOneDatabaseSeeEachOthersCommits() throws {
+        let namespace = Namespace()
+        // Two containers stand for two application servers.
+        let serverA = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let serverB = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let writer = ModelContext(serverA)
+        let food = Category(name: "Food")
+        writer.insert(food)
+        writer.insert(Expense(amount: 4.2, note: "bread", category: food))
+        try writer.save()
+
+        let reader = ModelContext(serverB)
+        let expenses = try reader.fetch(FetchDescriptor<Expense>())
+        #expect(expenses.map(\.note) == ["bread"])
+        #expect(expenses.first?.category?.name == "Food")
+        #expect(serverA.stores[0].identifier == serverB.stores[0].identifier)
+    }
+
+    @Test func concurrentSavesFromSeveralContainersGetDistinctKeys() throws {
+        let namespace = Namespace()
+        let containers = try (0..<3).map { _ in try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration()) }
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { worker in
+            let context = ModelContext(containers[worker % containers.count])
+            for round in 0..<5 {
+                for item in 0..<4 { context.insert(Expense(amount: Double(worker * 100 + round * 10 + item))) }
+                do { try context.save() } catch { failures.withLock { $0.append("\(error)") } }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let amounts = try ModelContext(containers[0]).fetch(FetchDescriptor<Expense>()).map(\.amount)
+        #expect(amounts.count == 6 * 5 * 4)
+        #expect(Set(amounts).count == amounts.count)
+    }
+
+    @Test func aReadOnlyConfigurationOfAnEmptyNamespaceIsAClearError() throws {
+        let namespace = Namespace()
+        do {
+            _ = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration(false))
+            Issue.record("a read-only configuration opened a namespace with no store")
+        } catch let error as SwiftDataError {
+            #expect(error == .loadIssueModelContainer)
+            #expect(error.message.contains("has no store yet"), "\(error.message)")
+        }
+    }
+
+    @Test func anotherModelInTheNamespaceIsRefusedAndLeftAlone() throws {
+        let namespace = Namespace()
+        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let context = ModelContext(container)
+        context.insert(Expense(amount: 1))
+        try context.save()
+        do {
+            _ = try ModelContainer(for: Team.self, Member.self, configurations: try namespace.configuration())
+            Issue.record("a container with other models opened the namespace")
+        } catch let error as SwiftDataError {
+            #expect(error == .schemaMismatch)
+            #expect(error.message.contains("the model has entity Team"), "\(error.message)")
+        }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Expense>()) == 1)
+    }
+
+    @Test func wrongPasswordFailsAtContainerCreation() throws {
+        let server = try #require(PostgresServer.url)
+        var components = try #require(URLComponents(url: server, resolvingAgainstBaseURL: false))
+        components.password = "not-the-password"
+        let wrong = try #require(components.url)
+        let configuration = PostgresConfiguration("shop", url: wrong, postgresSchema: "unused")
+        do {
+            _ = try ModelContainer(for: Expense.self, configurations: configuration)
+            Issue.record("a wrong password was accepted")
+        } catch let error as SwiftDataError {
+            #expect(error == .loadIssueModelContainer)
+            #expect(error.message.contains("password authentication failed"), "\(error.message)")
+        }
+    }
+
+    @Test func databaseURLComesFromTheEnvironment() throws {
+        let server = try #require(PostgresServer.url)
+        let configuration = try PostgresConfiguration(name: "shop", postgresSchema: "x", environment: ["DATABASE_URL": server.absoluteString])
+        #expect(configuration.url == server)
+        #expect(configuration.postgresSchema == "x")
+        do {
+            _ = try PostgresConfiguration(name: "shop", environment: [:])
+            Issue.record("a missing DATABASE_URL was accepted")
+        } catch let error as SwiftDataError {
+            #expect(error.message.contains("DATABASE_URL is not set"))
+        }
+    }
+}
