@@ -48,14 +48,14 @@ final class PostgresSQLConnection: SQLConnection {
     }
 
     func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws {
-        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: Self.binds(bindings)), on: connection)
+        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings)), on: connection)
         for each in result.rows {
             try row(PostgresRowReader(row: each.makeRandomAccess()))
         }
     }
 
     func execute(_ text: String, bindings: [StoredValue]) throws -> Int {
-        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: Self.binds(bindings)), on: connection)
+        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings)), on: connection)
         return result.metadata.rows ?? 0
     }
 
@@ -65,14 +65,20 @@ final class PostgresSQLConnection: SQLConnection {
 
     /// The values as PostgreSQL parameters: integers as `int8`, reals as `float8` (NaN included),
     /// text as `text`, blobs as `bytea`; NULL with no type, so the server takes the column's.
-    static func binds(_ values: [StoredValue]) -> PostgresBindings {
+    /// PostgreSQL's text cannot hold the NUL character: such a value is refused before anything
+    /// is sent.
+    static func binds(_ values: [StoredValue]) throws -> PostgresBindings {
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
             case .null: binds.appendNull()
             case .integer(let integer): binds.append(integer)
             case .real(let real): binds.append(real)
-            case .text(let text): binds.append(text)
+            case .text(let text):
+                if text.utf8.contains(0) {
+                    throw SwiftDataError(.unsupportedType, "PostgreSQL cannot store text containing the NUL character (U+0000), as in \(String(text.prefix(40)).debugDescription); nothing was written. Remove it, or store the value as Data")
+                }
+                binds.append(text)
             case .blob(let data): binds.append(ByteBuffer(bytes: data))
             }
         }

@@ -11,7 +11,16 @@ import Testing
 
     @Test(arguments: seeds)
     func randomPredicatesMatchEvaluate(seed: UInt64) throws {
-        let store = try DifferentialPredicateTests.fixture(seed == 42 ? .file : .memory)
+        try check(seed: seed, on: seed == 42 ? .file : .memory)
+    }
+
+    @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason), arguments: seeds)
+    func randomPredicatesMatchEvaluateOnPostgres(seed: UInt64) throws {
+        try check(seed: seed, on: .postgres)
+    }
+
+    private func check(seed: UInt64, on kind: StoreKind) throws {
+        let store = try DifferentialPredicateTests.fixture(kind)
         let context = store.context()
         let all = try context.fetch(FetchDescriptor<QPerson>())
         var generator = RecipeGenerator(seed: seed)

@@ -90,6 +90,22 @@ struct PostgresStoreTests {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Expense>()) == 1)
     }
 
+    @Test func textWithNULIsAClearErrorAndNothingIsWritten() throws {
+        let namespace = Namespace()
+        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let context = ModelContext(container)
+        context.insert(Expense(amount: 1, note: "fine"))
+        context.insert(Expense(amount: 2, note: "nul\u{0}inside"))
+        do {
+            try context.save()
+            Issue.record("text with NUL was saved")
+        } catch let error as SwiftDataError {
+            #expect(error == .unsupportedType)
+            #expect(error.message.contains("NUL character"), "\(error.message)")
+        }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Expense>()) == 0)
+    }
+
     @Test func wrongPasswordFailsAtContainerCreation() throws {
         let server = try #require(PostgresServer.url)
         var components = try #require(URLComponents(url: server, resolvingAgainstBaseURL: false))

@@ -37,7 +37,7 @@ import Testing
         #expect(fetched.count == expected.count, sourceLocation: sourceLocation)
     }
 
-    @Test(arguments: StoreKind.withoutPostgresYet)
+    @Test(arguments: StoreKind.allCases)
     func fetchMatchesEvaluate(_ kind: StoreKind) throws {
         let store = try Self.seeded(kind)
         let limit = 100.0

@@ -71,7 +71,7 @@ final class Measurement {
         #expect(loaded[0].value.sign == .minus)
     }
 
-    @Test(arguments: StoreKind.withoutPostgresYet)
+    @Test(arguments: StoreKind.allCases)
     func predicatesTreatNaNAsSwiftDoes(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Measurement.self])
         let context = store.context()

@@ -34,8 +34,75 @@ package struct PostgresDialect: SQLDialect {
     /// Quoted: PostgreSQL folds unquoted names to lower case, and tables are named as entities are.
     package func qualifier(_ table: String) -> String { quote(table) }
     package var falseCondition: String { "FALSE" }
+    package var collatesBothOperands: Bool { true }
+    package func jsonPath(_ path: JSONPath) -> String { path.text(last: "last") }
+    package func jsonValue(_ json: String, path: String, type: StoredType) -> String {
+        scalar("jsonb_path_query_first(CAST(\(json) AS jsonb), CAST(\(path) AS jsonpath))", type)
+    }
+    package func jsonElement(_ value: String, type: StoredType) -> String { scalar(value, type) }
+    package func jsonElements(_ json: String, alias: String) -> String {
+        "jsonb_array_elements(CAST(\(json) AS jsonb)) AS \(alias)(value)"
+    }
+
+    /// A `jsonb` scalar as SQLite's JSON functions give it: numbers and strings as they are,
+    /// `true`/`false` as 1/0, `null` as NULL.
+    private func scalar(_ json: String, _ type: StoredType) -> String {
+        switch type {
+        case .integer:
+            return "(CASE jsonb_typeof(\(json)) WHEN 'boolean' THEN CAST(CAST(\(json) AS boolean) AS INTEGER) WHEN 'number' THEN CAST(\(json) #>> '{}' AS BIGINT) END)"
+        case .real:
+            return "(CASE jsonb_typeof(\(json)) WHEN 'number' THEN CAST(\(json) #>> '{}' AS DOUBLE PRECISION) END)"
+        case .text, .blob:
+            return "(CASE jsonb_typeof(\(json)) WHEN 'string' THEN \(json) #>> '{}' END)"
+        }
+    }
+    package func truth(_ value: String) -> String { "(\(value) <> 0)" }
+    package func truthValue(_ condition: String) -> String { "CAST(\(condition) AS INTEGER)" }
     package var nullOrdering: (ascending: String, descending: String) { (" NULLS FIRST", " NULLS LAST") }
+    /// The library's string functions, which SQLite runs in Swift, as PostgreSQL expressions with
+    /// the same answers: strings compared in NFC; a match must end on a character boundary (not
+    /// before a combining mark, a joiner or a variation selector) and not start after a joiner,
+    /// as Swift matches whole `Character`s; case folded with ICU's root locale. Each keeps NULL
+    /// for a NULL argument. An argument may appear twice in the text; its placeholder then names
+    /// the same parameter twice.
     package func function(_ name: String, _ arguments: [String]) -> String {
-        "\(name)(\(arguments.joined(separator: ", ")))"
+        switch (name, arguments.count) {
+        case ("osd_contains", 2):
+            return "CAST((\(nfc(arguments[0])) ~ ('(?<!\\u200D)' || \(literalPattern(nfc(arguments[1]))) || '(?!\(Self.extending))')) AS INTEGER)"
+        case ("osd_starts_with", 2):
+            return "CAST((\(nfc(arguments[0])) ~ ('^' || \(literalPattern(nfc(arguments[1]))) || '(?!\(Self.extending))')) AS INTEGER)"
+        case ("osd_localized_standard_contains", 2):
+            return "CAST((\(arguments[1]) <> '' AND strpos(\(folded(arguments[0])), \(folded(arguments[1]))) > 0) AS INTEGER)"
+        case ("osd_case_insensitive_compare", 2):
+            let a = "(lower(\(nfc(arguments[0])) COLLATE \"und-x-icu\") COLLATE \"C\")"
+            let b = "(lower(\(nfc(arguments[1])) COLLATE \"und-x-icu\") COLLATE \"C\")"
+            return "(CASE WHEN \(a) < \(b) THEN -1 WHEN \(a) = \(b) THEN 0 WHEN \(a) > \(b) THEN 1 END)"
+        case ("osd_localized_compare", 2):
+            let a = "(\(nfc(arguments[0])) COLLATE \"und-x-icu\")", b = "(\(nfc(arguments[1])) COLLATE \"und-x-icu\")"
+            return "(CASE WHEN \(a) < \(b) THEN -1 WHEN \(a) > \(b) THEN 1 WHEN \(a) = \(b) THEN 0 END)"
+        case ("osd_count", 1):
+            // Characters: code points in NFC, less those that extend the character before them.
+            return "char_length(regexp_replace(\(nfc(arguments[0])), '\\u200D.|\(Self.extending)', '', 'g'))"
+        case ("json_array_length", 1):
+            return "jsonb_array_length(CAST(\(arguments[0]) AS jsonb))"
+        default:
+            return "\(name)(\(arguments.joined(separator: ", ")))"
+        }
+    }
+
+    /// Code points that belong to the character before them: combining marks of the common
+    /// scripts, joiners, variation selectors, emoji skin tones and tags.
+    private static let extending = "[\\u0300-\\u036F\\u0483-\\u0489\\u0591-\\u05BD\\u05BF\\u05C1\\u05C2\\u05C4\\u05C5\\u05C7\\u0610-\\u061A\\u064B-\\u065F\\u0670\\u06D6-\\u06DC\\u06DF-\\u06E4\\u06E7\\u06E8\\u06EA-\\u06ED\\u0900-\\u0903\\u093A-\\u094F\\u0951-\\u0957\\u0962\\u0963\\u0981-\\u0983\\u09BC-\\u09D7\\u0E31\\u0E34-\\u0E3A\\u0E47-\\u0E4E\\u0EB1\\u0EB4-\\u0EBC\\u0EC8-\\u0ECD\\u1AB0-\\u1AFF\\u1DC0-\\u1DFF\\u200C\\u200D\\u20D0-\\u20FF\\uFE00-\\uFE0F\\uFE20-\\uFE2F\\U0001F3FB-\\U0001F3FF\\U000E0020-\\U000E007F]"
+
+    private func nfc(_ text: String) -> String { "normalize(\(text), NFC)" }
+
+    /// A text value as a regular expression matching it literally (its special characters escaped).
+    private func literalPattern(_ text: String) -> String {
+        "regexp_replace(\(text), '([\\]\\[.*+?^$(){}|\\\\])', '\\\\\\1', 'g')"
+    }
+
+    /// Case- and diacritic-insensitive form, for `localizedStandardContains`.
+    private func folded(_ text: String) -> String {
+        "lower(regexp_replace(normalize(\(text), NFD), '[\\u0300-\\u036F]', '', 'g') COLLATE \"und-x-icu\")"
     }
 }

@@ -26,6 +26,40 @@ indirect enum SQLExpression: Sendable {
     case collate(SQLExpression, SQLCollation)
     /// SQL text written by the library itself (a function or keyword of the dialect), never user data.
     case raw(String)
+    /// A scalar inside JSON text (an array or dictionary attribute), as the stored type of its
+    /// codec: `json_extract` on SQLite, a `jsonb` path query on PostgreSQL.
+    case jsonValue(SQLExpression, JSONPath, StoredType)
+    /// The `value` column of a row of ``SQLTableReference/jsonArray`` elements, as a stored type.
+    case jsonElement(SQLExpression, StoredType)
+    /// A 0/1 value (a stored Bool) used as a condition. SQLite takes either for the other;
+    /// PostgreSQL keeps booleans and integers apart, so the dialect converts.
+    case truth(SQLExpression)
+    /// A condition used as a 0/1 value (compared with a stored Bool); NULL stays NULL.
+    case truthValue(SQLExpression)
+
+    /// Whether the expression is a condition (true, false or NULL) rather than a value.
+    var isCondition: Bool {
+        switch self {
+        case .binary(_, let op, _):
+            switch op {
+            case .add, .subtract, .multiply, .divide, .remainder, .concat: return false
+            default: return true
+            }
+        case .not, .isNull, .isNotNull, .in, .inSelect, .exists, .truth: return true
+        default: return false
+        }
+    }
+
+    var isCollated: Bool {
+        if case .collate = self { return true }
+        return false
+    }
+
+    /// The expression as a condition.
+    var asCondition: SQLExpression { isCondition ? self : .truth(self) }
+
+    /// The expression as a value.
+    var asValue: SQLExpression { isCondition ? .truthValue(self) : self }
 }
 
 enum SQLConstant: Sendable {
@@ -53,12 +87,19 @@ enum SQLBinaryOperator: Sendable {
     case like
 }
 
-/// A table in a FROM or JOIN clause: a named table, or a table-valued function such as
-/// `json_each(column)` when `functionArguments` is set.
+/// A table in a FROM or JOIN clause: a named table, or the elements of a JSON array (one row
+/// per element, its value in the column `value`) when `jsonArray` is set.
 struct SQLTableReference: Sendable {
     var table: String
     var alias: String
-    var functionArguments: [SQLExpression]? = nil
+    var jsonArray: SQLExpression? = nil
+}
+
+/// Where a scalar sits in JSON text.
+package enum JSONPath: Sendable {
+    case index(Int)
+    case last
+    case key(String)
 }
 
 struct SQLJoin: Sendable {

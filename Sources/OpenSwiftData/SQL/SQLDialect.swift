@@ -25,6 +25,22 @@ package protocol SQLDialect: Sendable {
     /// What follows `ASC` and `DESC` in `ORDER BY` so that NULL sorts first ascending and last
     /// descending, as Swift orders `nil`.
     var nullOrdering: (ascending: String, descending: String) { get }
+    /// Whether a collation on one operand of a comparison must be applied to the other too (on
+    /// SQLite, one operand's collation governs the comparison; PostgreSQL's Swift "collation" is a
+    /// normalisation of the operand it wraps).
+    var collatesBothOperands: Bool { get }
+    /// The text of a JSON path, bound as a parameter.
+    func jsonPath(_ path: JSONPath) -> String
+    /// The scalar at `path` (a rendered placeholder) in the JSON text `json`, as `type`.
+    func jsonValue(_ json: String, path: String, type: StoredType) -> String
+    /// A JSON array element's `value` column as `type`.
+    func jsonElement(_ value: String, type: StoredType) -> String
+    /// The FROM item of a JSON array's elements.
+    func jsonElements(_ json: String, alias: String) -> String
+    /// A 0/1 value (rendered) as a condition.
+    func truth(_ value: String) -> String
+    /// A condition (rendered) as a 0/1 value.
+    func truthValue(_ condition: String) -> String
     /// A condition that is never true (an `IN` over an empty list).
     var falseCondition: String { get }
     /// A call of one of the library's functions (`osd_contains`, `json_extract`…, named as
@@ -122,8 +138,8 @@ struct SQLRenderer {
     }
 
     mutating func render(_ table: SQLTableReference) -> String {
-        if let arguments = table.functionArguments {
-            return "\(table.table)(\(arguments.map { render($0) }.joined(separator: ", "))) AS \(table.alias)"
+        if let array = table.jsonArray {
+            return dialect.jsonElements(render(array), alias: table.alias)
         }
         return "\(dialect.quote(table.table)) AS \(table.alias)"
     }
@@ -140,7 +156,11 @@ struct SQLRenderer {
             case .null: return "NULL"
             case .integer(let value): return String(value)
             }
-        case .binary(let lhs, let op, let rhs):
+        case .binary(var lhs, let op, var rhs):
+            if dialect.collatesBothOperands {
+                if case .collate(_, let collation) = rhs, !lhs.isCollated { lhs = .collate(lhs, collation) }
+                if case .collate(_, let collation) = lhs, !rhs.isCollated { rhs = .collate(rhs, collation) }
+            }
             return "(\(render(lhs)) \(operatorText(op)) \(render(rhs)))"
         case .not(let inner):
             return "(NOT \(render(inner)))"
@@ -152,8 +172,11 @@ struct SQLRenderer {
             return "(\(render(inner)) IS NOT NULL)"
         case .function(let name, let arguments):
             return dialect.function(name, arguments.map { render($0) })
-        case .in(let lhs, let list):
+        case .in(let lhs, var list):
             if list.isEmpty { return dialect.falseCondition }
+            if dialect.collatesBothOperands, case .collate(_, let collation) = lhs {
+                list = list.map { $0.isCollated ? $0 : .collate($0, collation) }
+            }
             return "(\(render(lhs)) IN (\(list.map { render($0) }.joined(separator: ", "))))"
         case .inSelect(let lhs, let select):
             return "(\(render(lhs)) IN (\(render(select))))"
@@ -174,6 +197,15 @@ struct SQLRenderer {
             return dialect.collate(render(inner), collation)
         case .raw(let text):
             return text
+        case .jsonValue(let base, let path, let type):
+            let json = render(base)
+            return dialect.jsonValue(json, path: render(.bind(.text(dialect.jsonPath(path)))), type: type)
+        case .jsonElement(let value, let type):
+            return dialect.jsonElement(render(value), type: type)
+        case .truth(let inner):
+            return dialect.truth(render(inner))
+        case .truthValue(let inner):
+            return dialect.truthValue(render(inner))
         }
     }
 
@@ -231,8 +263,27 @@ struct SQLiteDialect: SQLDialect {
     var limitForOffsetOnly: String? { "-1" }
     func qualifier(_ table: String) -> String { table }
     var falseCondition: String { "0" }
+    var collatesBothOperands: Bool { false }
+    func jsonPath(_ path: JSONPath) -> String { path.text(last: "#-1") }
+    func jsonValue(_ json: String, path: String, type: StoredType) -> String { "json_extract(\(json), \(path))" }
+    func jsonElement(_ value: String, type: StoredType) -> String { value }
+    func jsonElements(_ json: String, alias: String) -> String { "json_each(\(json)) AS \(alias)" }
+    func truth(_ value: String) -> String { value }
+    func truthValue(_ condition: String) -> String { condition }
     var nullOrdering: (ascending: String, descending: String) { ("", "") }
     func function(_ name: String, _ arguments: [String]) -> String {
         "\(name)(\(arguments.joined(separator: ", ")))"
+    }
+}
+
+extension JSONPath {
+    /// The path in the syntax SQLite and PostgreSQL share, with `last` spelled as the engine does.
+    func text(last: String) -> String {
+        switch self {
+        case .index(let index): return "$[\(index)]"
+        case .last: return "$[\(last)]"
+        case .key(let key):
+            return "$.\"" + key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }
     }
 }

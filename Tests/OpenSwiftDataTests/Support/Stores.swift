@@ -25,12 +25,6 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         PostgresServer.url == nil ? [.file, .memory, .json, .logged] : [.file, .memory, .json, .logged, .postgres]
     }
 
-    /// Every kind but PostgreSQL, for behaviour the PostgreSQL store does not have yet (issue 12,
-    /// in progress): predicates that use Bool values as conditions, JSON-stored collections,
-    /// Swift's string functions and NaN comparisons are not translated for PostgreSQL yet, and
-    /// PostgreSQL's TEXT cannot hold the NUL character.
-    static let withoutPostgresYet: [StoreKind] = [.file, .memory, .json, .logged]
-
     /// The SQLite store's kinds, for behaviour only it has (SQL, files, concurrency across processes).
     static let sqlite: [StoreKind] = [.file, .memory]
 }

@@ -104,7 +104,7 @@ extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatablePredicate {
             try inner.binding(variable.key, to: source.element) { try $0.condition(test) }
         }
         // No element for which the test is not true (an unknown test counts as not true).
-        let failing = SQLExpression.not(.function("coalesce", [condition, .constant(.integer(0))]))
+        let failing = SQLExpression.not(.truth(.function("coalesce", [condition.asValue, .constant(.integer(0))])))
         return .sql(.not(.exists(source.select([.constant(.integer(1))], extra: [failing], joins: joins))), .boolean)
     }
 }
@@ -212,14 +212,14 @@ extension PredicateExpressions.CollectionIndexSubscript: SQLTranslatablePredicat
               case .constant(let value) = position, let offset = value as? Int else {
             throw PredicateTranslator.unsupported(self, "subscripts translate for array attributes with a constant index only")
         }
-        return .sql(.function("json_extract", [expression, .bind(.text("$[\(offset)]"))]), OperandInfo(codec: element, nullable: false))
+        return .sql(.jsonValue(expression, .index(offset), element.storedType), OperandInfo(codec: element, nullable: false))
     }
 }
 
-/// The JSON path of a dictionary key, as a bound value.
-private func jsonPath(forKey key: Any) -> SQLExpression? {
+/// The JSON path of a dictionary key (only string keys).
+private func jsonPath(forKey key: Any) -> JSONPath? {
     guard let key = key as? String else { return nil }
-    return .bind(.text("$.\"" + key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""))
+    return .key(key)
 }
 
 extension PredicateExpressions.DictionaryKeySubscript: SQLTranslatablePredicate {
@@ -233,7 +233,7 @@ extension PredicateExpressions.DictionaryKeySubscript: SQLTranslatablePredicate 
               case .constant(let value) = keyOperand, let path = jsonPath(forKey: value) else {
             throw PredicateTranslator.unsupported(self, "subscripts translate for dictionary attributes keyed by a constant string only")
         }
-        return .sql(.function("json_extract", [expression, path]), OperandInfo(codec: element, nullable: true))
+        return .sql(.jsonValue(expression, path, element.storedType), OperandInfo(codec: element, nullable: true))
     }
 }
 
@@ -250,7 +250,7 @@ extension PredicateExpressions.DictionaryKeyDefaultValueSubscript: SQLTranslatab
             throw PredicateTranslator.unsupported(self, "subscripts translate for dictionary attributes keyed by a constant string only")
         }
         let other = try translator.value(of: fallback, codec: element, node: self)
-        return .sql(.function("coalesce", [.function("json_extract", [expression, path]), other]), OperandInfo(codec: element, nullable: false))
+        return .sql(.function("coalesce", [.jsonValue(expression, path, element.storedType), other]), OperandInfo(codec: element, nullable: false))
     }
 }
 

@@ -38,7 +38,7 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatablePredicate {
         switch result {
         case .sql(let expression, var info):
             info.nullable = true
-            return .sql(.caseWhen([(.isNull(key), .constant(.null))], else: expression), info)
+            return .sql(.caseWhen([(.isNull(key), .constant(.null))], else: expression.asValue), info)
         case .constant:
             let info = PredicateTranslator.constantInfo(result) ?? OperandInfo(codec: nil, nullable: true)
             let encoded = try translator.value(of: result, codec: info.codec, node: self)

@@ -93,8 +93,8 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
                 return .sql(.binary(.function("json_array_length", [expression]), .equal, .constant(.integer(0))), .boolean)
             }
             if let element = info.json?.element, let first = keyPaths._firstKeyPath, let last = keyPaths._lastKeyPath, anyKeyPath == first || anyKeyPath == last {
-                let path = anyKeyPath == first ? "$[0]" : "$[#-1]"
-                return .sql(.function("json_extract", [expression, .bind(.text(path))]), OperandInfo(codec: element, nullable: true))
+                let path: JSONPath = anyKeyPath == first ? .index(0) : .last
+                return .sql(.jsonValue(expression, path, element.storedType), OperandInfo(codec: element, nullable: true))
             }
         }
         throw PredicateTranslator.unsupported(self, "the key path \(keyPath) on \(name) has no SQL translation")
@@ -125,7 +125,7 @@ private func collated(_ expression: SQLExpression, _ infos: OperandInfo?...) -> 
 func predicateEquality(_ translator: inout PredicateTranslator, _ lhs: PredicateOperand, _ rhs: PredicateOperand, negated: Bool, node: Any) throws -> SQLExpression {
     if PredicateTranslator.isNull(lhs) || PredicateTranslator.isNull(rhs) {
         let other = PredicateTranslator.isNull(lhs) ? rhs : lhs
-        if PredicateTranslator.isNull(other) { return .constant(.integer(negated ? 0 : 1)) }
+        if PredicateTranslator.isNull(other) { return .truth(.constant(.integer(negated ? 0 : 1))) }
         let value = try translator.value(of: other, codec: nil, node: node)
         return negated ? .isNotNull(value) : .isNull(value)
     }
@@ -180,7 +180,7 @@ func predicateComparison(_ translator: inout PredicateTranslator, _ lhs: Predica
     var result = comparison
     for (operand, value) in [(lhs, left), (rhs, right)] {
         if case .constant(let constant) = operand {
-            if let number = constant as? any BinaryFloatingPoint, number.isNaN { return .constant(.integer(0)) }
+            if let number = constant as? any BinaryFloatingPoint, number.isNaN { return .truth(.constant(.integer(0))) }
             continue
         }
         result = .binary(result, .and, .binary(value, .notEqual, .bind(.real(.nan))))

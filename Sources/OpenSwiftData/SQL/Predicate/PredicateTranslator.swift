@@ -201,8 +201,8 @@ struct PredicateTranslator {
         }
         let alias = newAlias()
         return CollectionSource(
-            from: SQLTableReference(table: "json_each", alias: alias, functionArguments: [expression]),
-            element: .sql(.column(table: alias, name: "value"), OperandInfo(codec: element, nullable: element.isOptional)),
+            from: SQLTableReference(table: "", alias: alias, jsonArray: expression),
+            element: .sql(.jsonElement(.column(table: alias, name: "value"), element.storedType), OperandInfo(codec: element, nullable: element.isOptional)),
             name: name)
     }
 
@@ -228,12 +228,12 @@ struct PredicateTranslator {
     func condition(of operand: PredicateOperand, node: Any) throws -> SQLExpression {
         switch operand {
         case .sql(let expression, _):
-            return expression
+            return expression.asCondition
         case .constant(let value):
             guard let flag = value as? Bool else {
                 throw PredicateTranslator.unsupported(node, "expected a Bool condition")
             }
-            return .constant(.integer(flag ? 1 : 0))
+            return .truth(.constant(.integer(flag ? 1 : 0)))
         default:
             throw PredicateTranslator.unsupported(node, "expected a Bool condition")
         }
@@ -244,7 +244,7 @@ struct PredicateTranslator {
     func value(of operand: PredicateOperand, codec: (any AttributeCodec)?, node: Any) throws -> SQLExpression {
         switch operand {
         case .sql(let expression, _):
-            return expression
+            return expression.asValue
         case .null:
             return .constant(.null)
         case .row(let alias, _):
