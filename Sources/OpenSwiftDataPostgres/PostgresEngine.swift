@@ -11,6 +11,7 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
     let dialect: any SQLDialect = PostgresDialect()
     let pool: PostgresConnectionPool
     let transactionStatements = SQLTransactionStatements(begin: "BEGIN", commit: "COMMIT", rollback: "ROLLBACK")
+    var writersRunConcurrently: Bool { true }
 
     init(pool: PostgresConnectionPool) {
         self.pool = pool

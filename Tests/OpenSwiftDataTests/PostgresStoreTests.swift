@@ -63,6 +63,37 @@ struct PostgresStoreTests {
         #expect(Set(amounts).count == amounts.count)
     }
 
+    @Test func uniqueUpsertsRacingFromSeveralServersLeaveOneRowEach() throws {
+        let namespace = Namespace()
+        let servers = try (0..<2).map { _ in try ModelContainer(for: Tag.self, configurations: try namespace.configuration()) }
+        let failures = Locked<[String]>([])
+        // Four workers on two servers insert the same ten names, each in its own saves.
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            let context = ModelContext(servers[worker % 2])
+            for round in 0..<10 {
+                context.insert(Tag(name: "tag \(round)", uses: worker))
+                do { try context.save() } catch { failures.withLock { $0.append("\(error)") } }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let names = try ModelContext(servers[0]).fetch(FetchDescriptor<Tag>()).map(\.name)
+        #expect(names.sorted() == (0..<10).map { "tag \($0)" }.sorted())
+    }
+
+    @Test func canonicallyEqualStringsAreOneUniqueValue() throws {
+        let namespace = Namespace()
+        let container = try ModelContainer(for: Tag.self, configurations: try namespace.configuration())
+        let context = ModelContext(container)
+        context.insert(Tag(name: "Jos\u{e9}", uses: 1))
+        try context.save()
+        let other = ModelContext(container)
+        other.insert(Tag(name: "Jose\u{301}", uses: 2))
+        try other.save()
+        let tags = try ModelContext(container).fetch(FetchDescriptor<Tag>())
+        #expect(tags.count == 1)
+        #expect(tags.first?.uses == 2)
+    }
+
     @Test func aReadOnlyConfigurationOfAnEmptyNamespaceIsAClearError() throws {
         let namespace = Namespace()
         do {

@@ -56,15 +56,19 @@ enum DDL {
         }
         for (number, group) in layout.uniquenessConstraints.enumerated() {
             let name = "Z_\(layout.entityName)_UNIQUE\(number)"
-            let columns = group.map { q(layout.properties[$0].name) }.joined(separator: ", ")
+            let columns = group.map { column(layout.properties[$0], dialect) }.joined(separator: ", ")
             result.append(Index(name: name, sql: "CREATE UNIQUE INDEX \(q(name)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: number))
         }
         for (number, group) in layout.indices.enumerated() {
             let name = "Z_\(layout.entityName)_INDEX\(number)"
-            let columns = group.map { q(layout.properties[$0].name) }.joined(separator: ", ")
+            let columns = group.map { column(layout.properties[$0], dialect) }.joined(separator: ", ")
             result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: nil))
         }
         return result
+    }
+
+    private static func column(_ property: PropertyLayout, _ dialect: any SQLDialect) -> String {
+        dialect.indexedColumn(dialect.quote(property.name), swiftString: property.codec?.isSwiftString == true)
     }
 
     /// The join tables of an entity's many-to-many relationships not in `skipping` (which gets them).

@@ -20,6 +20,9 @@ package struct PostgresDialect: SQLDialect {
         swiftString ? "TEXT COLLATE \"C\"" : storedType(type)
     }
     package var keyOnlyTableOptions: String { "" }
+    package func indexedColumn(_ quotedName: String, swiftString: Bool) -> String {
+        swiftString ? "(normalize(\(quotedName), NFC)) COLLATE \"C\"" : quotedName
+    }
     package func collate(_ inner: String, _ collation: SQLCollation) -> String {
         switch collation {
         case .binary: return "(\(inner) COLLATE \"C\")"

@@ -9,6 +9,9 @@ package protocol SQLDialect: Sendable {
     /// The type of an attribute's column (without `NOT NULL`): floating-point columns must keep
     /// `-0.0`, NaN and infinities; Swift strings compare as Swift compares them, in indexes too.
     func columnType(_ type: StoredType, floatingPoint: Bool, swiftString: Bool) -> String
+    /// A column (its quoted name) in an index's column list: Swift strings are indexed as they
+    /// compare, so that a unique index refuses canonically equal strings.
+    func indexedColumn(_ quotedName: String, swiftString: Bool) -> String
     /// What follows `CREATE TABLE name (…)` for a table that is all key (a join table).
     var keyOnlyTableOptions: String { get }
     /// `inner` (rendered) compared under a neutral collation.
@@ -250,6 +253,8 @@ struct SQLiteDialect: SQLDialect {
         return swiftString ? "\(storedType(type)) COLLATE \(SQLiteFunctions.collation)" : storedType(type)
     }
     var keyOnlyTableOptions: String { " WITHOUT ROWID" }
+    /// The column's own collation (SWIFT) already orders the index.
+    func indexedColumn(_ quotedName: String, swiftString: Bool) -> String { quotedName }
     func collate(_ inner: String, _ collation: SQLCollation) -> String {
         switch collation {
         case .binary: return "(\(inner) COLLATE BINARY)"

@@ -16,6 +16,9 @@ package protocol SQLEngine: AnyObject, Sendable {
     func endWrite(_ connection: any SQLConnection)
     /// The statements that start, commit and roll back a write transaction.
     var transactionStatements: SQLTransactionStatements { get }
+    /// Whether write transactions of several connections run at once (PostgreSQL), so a row may
+    /// appear between a save's lookup and its insert; SQLite has one writer at a time.
+    var writersRunConcurrently: Bool { get }
     /// The engine's own error as one a caller of the store understands (already-translated
     /// errors pass through).
     func translate(_ error: any Error) -> any Error

@@ -309,7 +309,10 @@ struct SQLSaveWriter {
     private func existingKey(_ layout: ModelLayout, constraint: [Int], values: [StoredValue], store: SQLStore, connection: any SQLConnection) throws -> Int64? {
         var condition: SQLExpression?
         for (slot, value) in zip(constraint, values) {
-            let test = SQLExpression.binary(.column(table: "t0", name: layout.properties[slot].name), .equal, .bind(value))
+            // Strings match as Swift compares them (canonically equal ones are the same value).
+            var column = SQLExpression.column(table: "t0", name: layout.properties[slot].name)
+            if layout.properties[slot].codec?.isSwiftString == true { column = .collate(column, .swift) }
+            let test = SQLExpression.binary(column, .equal, .bind(value))
             condition = condition.map { .binary($0, .and, test) } ?? test
         }
         let select = SQLSelect(

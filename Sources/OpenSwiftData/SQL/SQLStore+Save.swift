@@ -2,15 +2,25 @@ import Foundation
 
 extension SQLStore: ModelStore {
     func prepareSave(_ changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
-        let connection = try begin()
-        var writer = SQLSaveWriter(store: self, connection: connection, changes: changes, schema: schema)
-        do {
-            try writer.write()
-        } catch {
-            rollback()
-            throw engine.translate(error)
+        var attempt = 1
+        while true {
+            let connection = try begin()
+            var writer = SQLSaveWriter(store: self, connection: connection, changes: changes, schema: schema)
+            do {
+                try writer.write()
+                return writer.result
+            } catch {
+                rollback()
+                let error = engine.translate(error)
+                // Another server inserted the same unique values after this save looked for them
+                // and before it inserted: once more, the lookup finds that row and updates it.
+                if attempt == 1, engine.writersRunConcurrently, (error as? SwiftDataError) == .constraintViolation {
+                    attempt += 1
+                    continue
+                }
+                throw error
+            }
         }
-        return writer.result
     }
 
     func commitSave() throws { try commit() }

@@ -18,6 +18,7 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
     private let lock = NSRecursiveLock()
     private let readers: ReaderPool?
     let transactionStatements: SQLTransactionStatements
+    var writersRunConcurrently: Bool { false }
     /// How long a connection waits for another writer before giving up, in milliseconds.
     static let busyTimeout: Int32 = 30_000
 
