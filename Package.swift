@@ -60,6 +60,7 @@ let package = Package(
             name: "expenses",
             dependencies: [
                 "OpenSwiftData",
+                "OpenSwiftDataPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/Expenses",

@@ -4,6 +4,7 @@ import Foundation
 import SwiftData
 #else
 import OpenSwiftData
+import OpenSwiftDataPostgres
 #endif
 
 /// The expense tracker of seed 000 ("Thinking in Data"), on the command line.
@@ -19,15 +20,14 @@ struct ExpensesCommand: AsyncParsableCommand {
 
 /// Options every subcommand shares.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: "The store file (default: the application data folder).")
+    @Option(name: .long, help: "The store: a file, or a postgres://user:password@host:port/database URL (default: DATABASE_URL if set, else a file in the application data folder).")
     var store: String?
 
     @MainActor
     func open() throws -> (ModelContext, ExpenseViewModel) {
-        let configuration = store.map { ModelConfiguration(url: URL(fileURLWithPath: $0)) } ?? ModelConfiguration()
         // A store from release 1 migrates to the current version here, once.
         let container = try ModelContainer(
-            for: Expense.self, Category.self, migrationPlan: ExpensesMigrationPlan.self, configurations: configuration)
+            for: Expense.self, Category.self, migrationPlan: ExpensesMigrationPlan.self, configurations: try configuration())
         let context = container.mainContext
         let viewModel = ExpenseViewModel(context: context)
         // As the list view's `.task` does: seed once when the store is empty.
@@ -36,6 +36,21 @@ struct StoreOptions: ParsableArguments {
         viewModel.setupInitialData(categories: categories, expenses: expenses)
         if let message = viewModel.errorMessage { throw ValidationError(message) }
         return (context, viewModel)
+    }
+}
+
+extension StoreOptions {
+    /// The SQLite file given, or the default one; PostgreSQL for a `postgres://` URL (the same
+    /// models and code, on a database several machines can share).
+    func configuration() throws -> any DataStoreConfiguration {
+        let database = store ?? ProcessInfo.processInfo.environment["DATABASE_URL"]
+        #if !canImport(SwiftData)
+        if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+            guard let url = URL(string: database) else { throw ValidationError("'\(database)' is not a URL.") }
+            return PostgresConfiguration("Expenses", url: url, postgresSchema: "expenses")
+        }
+        #endif
+        return store.map { ModelConfiguration(url: URL(fileURLWithPath: $0)) } ?? ModelConfiguration()
     }
 }
 

@@ -35,7 +35,11 @@ final class PostgresConnectionPool: @unchecked Sendable {
     init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount, namespace: String? = nil) throws {
         var configuration = try url.connectionConfiguration(connectTimeout: connectTimeout)
         if let namespace {
-            configuration.options.additionalStartupParameters = [("search_path", PostgresDialect().quote(namespace))]
+            // The name shows in pg_stat_activity, so an operator sees which store a session serves.
+            configuration.options.additionalStartupParameters = [
+                ("search_path", PostgresDialect().quote(namespace)),
+                ("application_name", String("OpenSwiftData \(namespace)".prefix(63))),
+            ]
         }
         self.configuration = configuration
         place = url.place

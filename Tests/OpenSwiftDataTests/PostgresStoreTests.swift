@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import OpenSwiftData
 @testable import OpenSwiftDataPostgres
+import PostgresNIO
+import TestModels
 
 /// What only the PostgreSQL store has: namespaces, several containers (several servers) on one
 /// database, and errors at container creation. The behaviour every store shares runs against it
@@ -92,6 +94,50 @@ struct PostgresStoreTests {
         let tags = try ModelContext(container).fetch(FetchDescriptor<Tag>())
         #expect(tags.count == 1)
         #expect(tags.first?.uses == 2)
+    }
+
+    @Test func modelActorsOutnumberingConnectionsNeverDeadlock() async throws {
+        let namespace = Namespace()
+        var configuration = try namespace.configuration()
+        configuration.maximumConnections = 2
+        let container = try ModelContainer(for: Tick.self, configurations: configuration)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    try await ConcurrencyTests.TickWriter(modelContainer: container).write(writer: writer, count: 30, saveEvery: 10)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let ticks = try ModelContext(container).fetch(FetchDescriptor<Tick>())
+        #expect(Set(ticks.map { [$0.writer, $0.sequence] }).count == 8 * 30)
+    }
+
+    @Test func aServerRestartBetweenSavesCostsOneErrorAtMost() throws {
+        let namespace = Namespace()
+        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let context = ModelContext(container)
+        context.insert(Expense(amount: 1))
+        try context.save()
+        // End every session of this store, as a restart of the server would.
+        let address = try PostgresURL(try #require(PostgresServer.url))
+        let admin = try PostgresConnectionPool(url: address, maximum: 1, connectTimeout: .seconds(5))
+        defer { admin.shutDown() }
+        var binds = PostgresBindings()
+        binds.append("OpenSwiftData \(namespace.name)")
+        let ended = try admin.withConnection { connection in
+            try admin.run(PostgresQuery(unsafeSQL: "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1", binds: binds), on: connection).count
+        }
+        #expect(ended >= 1)
+        var failures: [SwiftDataError] = []
+        for amount in 2...3 {
+            context.insert(Expense(amount: Double(amount)))
+            do { try context.save() } catch let error as SwiftDataError { failures.append(error) }
+        }
+        #expect(failures.count <= 1)
+        #expect(failures.allSatisfy { $0 == .storeIO && $0.message.contains("PostgreSQL") }, "\(failures)")
+        let amounts = try ModelContext(container).fetch(FetchDescriptor<Expense>()).map(\.amount).sorted()
+        #expect(amounts.last == 3)
     }
 
     @Test func aReadOnlyConfigurationOfAnEmptyNamespaceIsAClearError() throws {
