@@ -78,9 +78,11 @@ final class PostgresConnectionPool: @unchecked Sendable {
         do {
             return try connection.query(query, logger: Self.logger).wait()
         } catch {
-            // An error the server answered leaves the connection usable; any other (the server
-            // went away, the network failed) leaves it in doubt: close it, so it is not lent again.
-            if (error as? PSQLError)?.serverInfo == nil, !connection.isClosed {
+            // An error the server answered leaves the connection usable, unless the server ends the
+            // session with it (a restart: FATAL, SQLSTATE 57P01); any other (the server went away,
+            // the network failed) leaves it in doubt. Either way it is closed, so it is not lent
+            // again even before the closing reaches this side.
+            if Self.endsSession(error), !connection.isClosed {
                 let closing: EventLoopFuture<Void> = connection.close()
                 try? closing.wait()
             }
@@ -147,6 +149,14 @@ final class PostgresConnectionPool: @unchecked Sendable {
         } catch {
             throw Self.describe(error, doing: "connect to", at: place)
         }
+    }
+
+    /// Whether `error` leaves the connection unusable.
+    static func endsSession(_ error: any Error) -> Bool {
+        guard let info = (error as? PSQLError)?.serverInfo else { return true }
+        let severity = info[.severity] ?? info[.localizedSeverity] ?? ""
+        let state = info[.sqlState] ?? ""
+        return severity == "FATAL" || severity == "PANIC" || state.hasPrefix("57P") || state.hasPrefix("08")
     }
 
     /// An error that says what failed, with the server's own message when it sent one, and never

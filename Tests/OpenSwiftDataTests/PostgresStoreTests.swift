@@ -65,6 +65,58 @@ struct PostgresStoreTests {
         #expect(Set(amounts).count == amounts.count)
     }
 
+    @Test func theSamePropertyChangedOnTwoServersIsAConflictNotALostUpdate() throws {
+        let namespace = Namespace()
+        let serverA = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let serverB = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let setup = ModelContext(serverA)
+        setup.insert(Expense(amount: 10, note: "first"))
+        try setup.save()
+
+        let a = ModelContext(serverA), b = ModelContext(serverB)
+        let onA = try #require(try a.fetch(FetchDescriptor<Expense>()).first)
+        let onB = try #require(try b.fetch(FetchDescriptor<Expense>()).first)
+        onA.note = "from A"
+        try a.save()
+        onB.note = "from B"
+        do {
+            try b.save()
+            Issue.record("server B overwrote server A's change without an error")
+        } catch let error as SwiftDataError {
+            #expect(error == .mergeConflict)
+            #expect(error.message.contains("note"), "\(error.message)")
+        }
+        #expect(try ModelContext(serverA).fetch(FetchDescriptor<Expense>()).map(\.note) == ["from A"])
+
+        // Starting again from what is stored, the change goes through.
+        b.rollback()
+        let retry = ModelContext(serverB)
+        let again = try #require(try retry.fetch(FetchDescriptor<Expense>()).first)
+        again.note = "from B"
+        try retry.save()
+        #expect(try ModelContext(serverA).fetch(FetchDescriptor<Expense>()).map(\.note) == ["from B"])
+    }
+
+    @Test func changesToDifferentPropertiesOnTwoServersMerge() throws {
+        let namespace = Namespace()
+        let serverA = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let serverB = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let setup = ModelContext(serverA)
+        setup.insert(Expense(amount: 10, note: "first"))
+        try setup.save()
+
+        let a = ModelContext(serverA), b = ModelContext(serverB)
+        let onA = try #require(try a.fetch(FetchDescriptor<Expense>()).first)
+        let onB = try #require(try b.fetch(FetchDescriptor<Expense>()).first)
+        onA.note = "lunch"
+        onB.amount = 12.5
+        try a.save()
+        try b.save()
+        let stored = try ModelContext(serverA).fetch(FetchDescriptor<Expense>())
+        #expect(stored.map(\.note) == ["lunch"])
+        #expect(stored.map(\.amount) == [12.5])
+    }
+
     @Test func uniqueUpsertsRacingFromSeveralServersLeaveOneRowEach() throws {
         let namespace = Namespace()
         let servers = try (0..<2).map { _ in try ModelContainer(for: Tag.self, configurations: try namespace.configuration()) }

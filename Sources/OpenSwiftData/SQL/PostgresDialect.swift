@@ -39,6 +39,9 @@ package struct PostgresDialect: SQLDialect {
     package var falseCondition: String { "FALSE" }
     package var collatesBothOperands: Bool { true }
     package func jsonPath(_ path: JSONPath) -> String { path.text(last: "last") }
+    package func sameValue(_ column: String, _ placeholder: String, json: Bool) -> String {
+        json ? "CAST(\(column) AS jsonb) IS NOT DISTINCT FROM CAST(\(placeholder) AS jsonb)" : "\(column) IS NOT DISTINCT FROM \(placeholder)"
+    }
     package func jsonValue(_ json: String, path: String, type: StoredType) -> String {
         scalar("jsonb_path_query_first(CAST(\(json) AS jsonb), CAST(\(path) AS jsonpath))", type)
     }

@@ -130,8 +130,10 @@ enum SQLStatement: Sendable {
     case select(SQLSelect)
     /// `INSERT INTO table (columns) VALUES (?...)`, bound once per row.
     case insert(table: String, columns: [String], orIgnore: Bool)
-    /// `UPDATE table SET columns = ? ... WHERE key = ?`, bound once per row (values, then the key).
-    case updateByKey(table: String, columns: [String], key: String)
+    /// `UPDATE table SET columns = ? ... WHERE key = ?`, bound once per row (values, then the key),
+    /// and `AND column IS NOT DISTINCT FROM ?` for each of `unchanged` (bound after the key; `json`:
+    /// compared as JSON documents where the dialect can).
+    case updateByKey(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)] = [])
     /// `UPDATE table SET column = ? WHERE condition`.
     case update(table: String, assignments: [(String, SQLExpression)], whereClause: SQLExpression?)
     /// `DELETE FROM table WHERE condition`.

@@ -32,6 +32,9 @@ package protocol SQLDialect: Sendable {
     /// SQLite, one operand's collation governs the comparison; PostgreSQL's Swift "collation" is a
     /// normalisation of the operand it wraps).
     var collatesBothOperands: Bool { get }
+    /// A condition: the column (quoted) holds the value bound at the placeholder, NULL equal to
+    /// NULL; `json`: compared as JSON documents where the engine can.
+    func sameValue(_ column: String, _ placeholder: String, json: Bool) -> String
     /// The text of a JSON path, bound as a parameter.
     func jsonPath(_ path: JSONPath) -> String
     /// The scalar at `path` (a rendered placeholder) in the JSON text `json`, as `type`.
@@ -95,13 +98,19 @@ struct SQLRenderer {
             let verb = orIgnore ? dialect.insertOrIgnore.verb : "INSERT INTO"
             let suffix = orIgnore ? dialect.insertOrIgnore.suffix : ""
             return "\(verb) \(dialect.quote(table)) (\(names)) VALUES (\(marks))\(suffix)"
-        case .updateByKey(let table, let columns, let key):
+        case .updateByKey(let table, let columns, let key, let unchanged):
             var index = 0
             let sets = columns.map { column -> String in
                 index += 1
                 return "\(dialect.quote(column)) = \(dialect.placeholder(index))"
             }.joined(separator: ", ")
-            return "UPDATE \(dialect.quote(table)) SET \(sets) WHERE \(dialect.quote(key)) = \(dialect.placeholder(index + 1))"
+            index += 1
+            var text = "UPDATE \(dialect.quote(table)) SET \(sets) WHERE \(dialect.quote(key)) = \(dialect.placeholder(index))"
+            for (column, json) in unchanged {
+                index += 1
+                text += " AND " + dialect.sameValue(dialect.quote(column), dialect.placeholder(index), json: json)
+            }
+            return text
         case .update(let table, let assignments, let whereClause):
             let sets = assignments.map { "\(dialect.quote($0.0)) = \(render($0.1))" }.joined(separator: ", ")
             var text = "UPDATE \(dialect.quote(table)) SET \(sets)"
@@ -270,6 +279,7 @@ struct SQLiteDialect: SQLDialect {
     var falseCondition: String { "0" }
     var collatesBothOperands: Bool { false }
     func jsonPath(_ path: JSONPath) -> String { path.text(last: "#-1") }
+    func sameValue(_ column: String, _ placeholder: String, json: Bool) -> String { "\(column) IS \(placeholder)" }
     func jsonValue(_ json: String, path: String, type: StoredType) -> String { "json_extract(\(json), \(path))" }
     func jsonElement(_ value: String, type: StoredType) -> String { value }
     func jsonElements(_ json: String, alias: String) -> String { "json_each(\(json)) AS \(alias)" }

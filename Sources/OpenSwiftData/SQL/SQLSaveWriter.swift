@@ -49,44 +49,7 @@ struct SQLSaveWriter {
                 values.append(.integer(data.pendingKey ?? 0))
             }
         }
-        // Changed columns of stored models: one statement per entity and set of changed columns,
-        // rendered and prepared once, run per model.
-        var shapes: [UpdateShape: Int] = [:]
-        var batches: [(layout: ModelLayout, slots: [Int], models: [BackingData])] = []
-        for group in storeChanged {
-            let layout = group.layout
-            var last = -1  // consecutive models mostly change the same properties
-            for model in group.models {
-                let data = model.persistentBackingData
-                guard data.primaryKey != nil else { continue }
-                if last >= 0, batches[last].slots.allSatisfy({ data.originals.contains($0) }),
-                   layout.storedSlots.lazy.filter({ data.originals.contains($0) }).count == batches[last].slots.count {
-                    batches[last].models.append(data)
-                    continue
-                }
-                let slots = layout.storedSlots.filter { data.originals.contains($0) }
-                guard !slots.isEmpty else { continue }
-                let shape = UpdateShape(layout: ObjectIdentifier(layout), slots: slots)
-                if let index = shapes[shape] {
-                    batches[index].models.append(data)
-                    last = index
-                } else {
-                    shapes[shape] = batches.count
-                    last = batches.count
-                    batches.append((layout, slots, [data]))
-                }
-            }
-        }
-        for batch in batches {
-            let text = store.render(.updateByKey(table: batch.layout.tableName, columns: batch.slots.map { batch.layout.properties[$0].name }, key: ModelLayout.primaryKeyColumn))
-            try store.executeEach(text, batch.models, on: connection, bind: { data, values in
-                for slot in batch.slots { values.append(try rowValues.value(data, slot: slot)) }
-                values.append(.integer(data.primaryKey ?? 0))
-            }, noRowChanged: { data in
-                // Another context or process deleted the row after this one read it.
-                throw SwiftDataError(.modelNotFound, "the \(data.layout.entityName) \(data.persistentModelID) was changed here, but its row was deleted by another context or process after it was fetched; nothing was saved. Roll back, or delete it here too.")
-            })
-        }
+        try writeUpdates(storeChanged, store: store, connection: connection, rowValues: rowValues)
         try checkReferencedRowsExist(storeInserted + storeChanged, store: store, connection: connection)
         for group in storeInserted + storeChanged where group.layout.hasPairs {
             try writeJoinTables(for: group.models, store: store, connection: connection)
@@ -373,12 +336,6 @@ struct SQLSaveWriter {
     }
 }
 
-/// An entity and the stored slots an update writes: models with the same shape share a statement.
-private struct UpdateShape: Hashable {
-    let layout: ObjectIdentifier
-    let slots: [Int]
-}
-
 /// The values a save writes for stored slots. Separate from ``SavePlan`` so the closures that
 /// bind a row capture only this, not a copy of the whole plan per row.
 struct StoredValues {
@@ -403,6 +360,23 @@ struct StoredValues {
             return .integer(key)
         case .unloaded:
             return .null
+        }
+    }
+
+    /// The value a stored slot held when this context read it (before its first change since
+    /// the last save); `nil` if the context never read it.
+    func original(_ data: BackingData, slot: Int) -> StoredValue? {
+        let property = data.layout.properties[slot]
+        switch data.originals[slot] {
+        case .value(let value)?:
+            if let codec = property.codec { return try? codec.encode(value) }
+            guard let access = property.relationshipAccess else { return nil }
+            guard let related = access.first(value) else { return .null }
+            return related.persistentBackingData.primaryKey.map { .integer($0) }
+        case .toOneKey(let key)?:
+            return .integer(key)
+        case .unloaded?, nil:
+            return nil
         }
     }
 

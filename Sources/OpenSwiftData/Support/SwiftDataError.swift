@@ -45,6 +45,7 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
         case modelNotFound
         case schemaMismatch
         case unsavedChangesDuringEnumeration
+        case mergeConflict
     }
 
     /// Creates an error of the given kind with a message for the user.
@@ -115,6 +116,10 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     /// `enumerate` found unsaved changes it would have to keep in memory; save first, or pass
     /// `allowEscapingMutations: true`.
     public static let unsavedChangesDuringEnumeration = SwiftDataError(.unsavedChangesDuringEnumeration, "the context has unsaved changes during enumeration")
+    /// Another save changed a property this save changes, after this context read it (a store
+    /// shared by several servers, such as PostgreSQL); nothing was saved. Roll back or fetch the
+    /// model again, then repeat the change.
+    public static let mergeConflict = SwiftDataError(.mergeConflict, "another save changed the same property")
     /// The store was written with a different model than the one opening it.
     public static let schemaMismatch = SwiftDataError(.schemaMismatch, "the store was written with a different model")
 }
