@@ -12,6 +12,8 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
     let pool: PostgresConnectionPool
     let transactionStatements = SQLTransactionStatements(begin: "BEGIN", commit: "COMMIT", rollback: "ROLLBACK")
     var writersRunConcurrently: Bool { true }
+    /// Each statement is a round trip: a save's new rows go up to 1,000 at a time.
+    var rowsPerInsert: Int { 1_000 }
 
     init(pool: PostgresConnectionPool) {
         self.pool = pool

@@ -192,6 +192,24 @@ struct PostgresStoreTests {
         #expect(amounts.last == 3)
     }
 
+    @Test func aLargeSaveGoesUpInMultiRowInsertsAndReadsBackExactly() throws {
+        let namespace = Namespace()
+        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let context = ModelContext(container)
+        let categories = (0..<3).map { Category(name: "c\($0)") }
+        // 2,500 rows: two statements of 1,000 and one of 500, keys and references bound in each.
+        for number in 0..<2_500 {
+            context.insert(Expense(amount: Double(number), note: number.isMultiple(of: 7) ? nil : "n\(number)", category: categories[number % 3]))
+        }
+        try context.save()
+        let fresh = ModelContext(container)
+        let expenses = try fresh.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        #expect(expenses.map(\.amount) == (0..<2_500).map(Double.init))
+        #expect(expenses.map(\.note) == (0..<2_500).map { $0.isMultiple(of: 7) ? nil : "n\($0)" })
+        #expect(expenses.map { $0.category?.name } == (0..<2_500).map { "c\($0 % 3)" })
+        #expect(Set(expenses.map(\.persistentModelID)).count == 2_500)
+    }
+
     @Test func aReadOnlyConfigurationOfAnEmptyNamespaceIsAClearError() throws {
         let namespace = Namespace()
         do {

@@ -128,8 +128,9 @@ struct SQLSelect: Sendable {
 /// The statements the stores run.
 enum SQLStatement: Sendable {
     case select(SQLSelect)
-    /// `INSERT INTO table (columns) VALUES (?...)`, bound once per row.
-    case insert(table: String, columns: [String], orIgnore: Bool)
+    /// `INSERT INTO table (columns) VALUES (?...)`, with `rows` rows of placeholders, bound once
+    /// per statement.
+    case insert(table: String, columns: [String], orIgnore: Bool, rows: Int = 1)
     /// `UPDATE table SET columns = ? ... WHERE key = ?`, bound once per row (values, then the key),
     /// and `AND column IS NOT DISTINCT FROM ?` for each of `unchanged` (bound after the key; `json`:
     /// compared as JSON documents where the dialect can).

@@ -92,12 +92,15 @@ struct SQLRenderer {
         switch statement {
         case .select(let select):
             return render(select)
-        case .insert(let table, let columns, let orIgnore):
+        case .insert(let table, let columns, let orIgnore, let rows):
             let names = columns.map(dialect.quote).joined(separator: ", ")
-            let marks = (1...max(columns.count, 1)).map { dialect.placeholder($0) }.joined(separator: ", ")
+            let width = max(columns.count, 1)
+            let values = (0..<max(rows, 1)).map { row in
+                "(" + (1...width).map { dialect.placeholder(row * width + $0) }.joined(separator: ", ") + ")"
+            }.joined(separator: ", ")
             let verb = orIgnore ? dialect.insertOrIgnore.verb : "INSERT INTO"
             let suffix = orIgnore ? dialect.insertOrIgnore.suffix : ""
-            return "\(verb) \(dialect.quote(table)) (\(names)) VALUES (\(marks))\(suffix)"
+            return "\(verb) \(dialect.quote(table)) (\(names)) VALUES \(values)\(suffix)"
         case .updateByKey(let table, let columns, let key, let unchanged):
             var index = 0
             let sets = columns.map { column -> String in

@@ -16,6 +16,9 @@ package protocol SQLEngine: AnyObject, Sendable {
     func endWrite(_ connection: any SQLConnection)
     /// The statements that start, commit and roll back a write transaction.
     var transactionStatements: SQLTransactionStatements { get }
+    /// How many rows one `INSERT` should carry: 1 where a prepared statement runs per row cheaply
+    /// (SQLite, in process), more where each statement is a round trip to a server.
+    var rowsPerInsert: Int { get }
     /// Whether write transactions of several connections run at once (PostgreSQL), so a row may
     /// appear between a save's lookup and its insert; SQLite has one writer at a time.
     var writersRunConcurrently: Bool { get }

@@ -28,17 +28,18 @@ struct SQLSaveWriter {
         for (layout, models) in storeInserted.map({ ($0.layout, $0.models) }) {
             let stored = layout.storedSlots
             let columns = stored.map { layout.properties[$0].name }
-            // Rows for new models: one INSERT, prepared once, run per model.
-            let insertText = store.render(.insert(table: layout.tableName, columns: [ModelLayout.primaryKeyColumn] + columns, orIgnore: false))
+            // Rows for new models: one INSERT, prepared once, run per model (or per many models
+            // where each statement is a round trip to a server).
+            let insertColumns = [ModelLayout.primaryKeyColumn] + columns
             let insertValues = { (model: any PersistentModel, values: inout [StoredValue]) throws in
                 let data = model.persistentBackingData
                 values.append(.integer(data.pendingKey ?? 0))
                 for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
             }
             if upserts.isEmpty {
-                try store.executeEach(insertText, models, on: connection, bind: insertValues)
+                try store.insertEach(into: layout.tableName, columns: insertColumns, models, on: connection, bind: insertValues)
             } else {
-                try store.executeEach(insertText, models.lazy.filter { !upserts.contains(ObjectIdentifier($0)) }, on: connection, bind: insertValues)
+                try store.insertEach(into: layout.tableName, columns: insertColumns, models.lazy.filter { !upserts.contains(ObjectIdentifier($0)) }, on: connection, bind: insertValues)
             }
         // New models that matched an existing row through a unique constraint update that row.
             guard !upserts.isEmpty, !columns.isEmpty else { continue }

@@ -153,6 +153,41 @@ final class SQLStore: Sendable {
         }
     }
 
+    /// Inserts one row per item into `table`: one prepared statement run per row where the engine
+    /// prefers that (SQLite), or several rows per statement (``SQLEngine/rowsPerInsert``, at most
+    /// 60,000 values) where each statement is a round trip. `bind` appends one row's values.
+    func insertEach<S: Sequence>(
+        into table: String, columns: [String], _ items: S, on connection: any SQLConnection, bind: (S.Element, inout [StoredValue]) throws -> Void
+    ) throws {
+        let perStatement = max(1, min(engine.rowsPerInsert, 60_000 / max(columns.count, 1)))
+        guard perStatement > 1 else {
+            try executeEach(render(.insert(table: table, columns: columns, orIgnore: false)), items, on: connection, bind: bind)
+            return
+        }
+        var values: [StoredValue] = []
+        var rows = 0
+        var fullText: String?
+        func flush() throws {
+            guard rows > 0 else { return }
+            let text: String
+            if rows == perStatement {
+                text = fullText ?? render(.insert(table: table, columns: columns, orIgnore: false, rows: rows))
+                fullText = text
+            } else {
+                text = render(.insert(table: table, columns: columns, orIgnore: false, rows: rows))
+            }
+            _ = try execute(text, bindings: values, on: connection)
+            values.removeAll(keepingCapacity: true)
+            rows = 0
+        }
+        for item in items {
+            try bind(item, &values)
+            rows += 1
+            if rows == perStatement { try flush() }
+        }
+        try flush()
+    }
+
     /// Runs SQL text that returns rows, calling `row` for each.
     func query(_ text: String, bindings: [StoredValue], on connection: any SQLConnection, row: (any SQLRow) throws -> Void) throws {
         record(text, bindings)

@@ -19,6 +19,7 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
     private let readers: ReaderPool?
     let transactionStatements: SQLTransactionStatements
     var writersRunConcurrently: Bool { false }
+    var rowsPerInsert: Int { 1 }
     /// How long a connection waits for another writer before giving up, in milliseconds.
     static let busyTimeout: Int32 = 30_000
 
