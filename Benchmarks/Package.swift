@@ -11,6 +11,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.50.0"),
         .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.8.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         .systemLibrary(name: "BenchCSQLite", path: "Sources/BenchCSQLite"),
@@ -22,6 +24,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "FluentKit", package: "fluent-kit"),
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "OpenSwiftDataPostgres", package: "OpenSwiftData"),
             ],
             path: "Sources/bench",
             swiftSettings: [.swiftLanguageMode(.v5)]

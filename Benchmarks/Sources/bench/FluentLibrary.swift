@@ -1,4 +1,5 @@
 import FluentKit
+import FluentPostgresDriver
 import FluentSQLiteDriver
 import Foundation
 import Logging
@@ -48,9 +49,19 @@ final class FExpense: Model, @unchecked Sendable {
     }
 }
 
-/// Fluent with its SQLite driver, as a Vapor application uses it (async, batched creates).
+/// Fluent with its SQLite or PostgreSQL driver, as a Vapor application uses it (async, batched
+/// creates).
 final class FluentLibrary: BenchLibrary {
-    let name = "Fluent (SQLite)"
+    /// The PostgreSQL server's URL, or `nil` for SQLite.
+    private let postgres: String?
+    let name: String
+    /// The namespace of the PostgreSQL run, dropped on close.
+    private var namespace: String?
+
+    init(postgres: String? = nil) {
+        self.postgres = postgres
+        self.name = postgres == nil ? "Fluent (SQLite)" : "Fluent (PostgreSQL)"
+    }
     private var group: MultiThreadedEventLoopGroup?
     private var threadPool: NIOThreadPool?
     private var databases: Databases?
@@ -63,6 +74,26 @@ final class FluentLibrary: BenchLibrary {
         let threadPool = NIOThreadPool(numberOfThreads: 1)
         threadPool.start()
         let databases = Databases(threadPool: threadPool, on: group)
+        self.group = group
+        self.threadPool = threadPool
+        self.databases = databases
+        if let postgres {
+            let namespace = benchNamespace(path)
+            var configuration = try SQLPostgresConfiguration(url: postgres)
+            configuration.searchPath = [namespace]
+            databases.use(.postgres(configuration: configuration), as: .psql)
+            guard let db = databases.database(.psql, logger: Logger(label: "bench.fluent"), on: group.any()) else { throw BenchError("no database") }
+            let sql = db as! any SQLDatabase
+            try await sql.raw("CREATE SCHEMA \(unsafeRaw: namespace)").run()
+            try await sql.raw("CREATE TABLE item (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, value BIGINT NOT NULL, score DOUBLE PRECISION NOT NULL, created TIMESTAMPTZ NOT NULL)").run()
+            try await sql.raw("CREATE INDEX item_value ON item(value)").run()
+            try await sql.raw("CREATE TABLE category (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL)").run()
+            try await sql.raw("CREATE TABLE expense (id BIGSERIAL PRIMARY KEY, amount DOUBLE PRECISION NOT NULL, note TEXT NOT NULL, category_id BIGINT REFERENCES category(id))").run()
+            try await sql.raw("CREATE INDEX expense_category ON expense(category_id)").run()
+            self.namespace = namespace
+            self.db = db
+            return
+        }
         databases.use(.sqlite(.file(path)), as: .sqlite)
         guard let db = databases.database(.sqlite, logger: Logger(label: "bench.fluent"), on: group.any()) else { throw BenchError("no database") }
         let sql = db as! any SQLDatabase
@@ -73,13 +104,14 @@ final class FluentLibrary: BenchLibrary {
         try await sql.raw("CREATE TABLE IF NOT EXISTS category (id INTEGER PRIMARY KEY, name TEXT NOT NULL)").run()
         try await sql.raw("CREATE TABLE IF NOT EXISTS expense (id INTEGER PRIMARY KEY, amount REAL NOT NULL, note TEXT NOT NULL, category_id INTEGER REFERENCES category(id))").run()
         try await sql.raw("CREATE INDEX IF NOT EXISTS expense_category ON expense(category_id)").run()
-        self.group = group
-        self.threadPool = threadPool
-        self.databases = databases
         self.db = db
     }
 
     func close() async {
+        if let namespace, let sql = db as? any SQLDatabase {
+            try? await sql.raw("DROP SCHEMA \(unsafeRaw: namespace) CASCADE").run()
+        }
+        namespace = nil
         await databases?.shutdownAsync()
         try? await threadPool?.shutdownGracefully()
         try? await group?.shutdownGracefully()

@@ -57,12 +57,12 @@ func removeDatabase(_ path: String) {
 /// Renders results as one Markdown table per workload.
 func markdown(_ results: [WorkloadResult], libraries: [String], floor: String, machine: String, command: String, runs: Int) -> String {
     var lines = ["# OpenSwiftData benchmarks", "", "Produced by `\(command)` on \(machine).", "",
-                 "Each time is the median of \(runs) runs (the import: one run); the ratio is to the SQLite C API measured in the same run (lower is better).", ""]
+                 "Each time is the median of \(runs) runs (the import: one run); the ratio is to \(floor) measured in the same run (lower is better).", ""]
     for result in results {
         lines.append("## \(result.workload) (N = \(result.size.formatted()))")
         lines.append("")
         if let memory = result.peakMegabytes {
-            lines.append("| Library | Seconds | × C API | Peak memory (MB) |")
+            lines.append("| Library | Seconds | × \(floor) | Peak memory (MB) |")
             lines.append("| --- | ---: | ---: | ---: |")
             for library in libraries {
                 guard let seconds = result.seconds[library] else { continue }
@@ -70,7 +70,7 @@ func markdown(_ results: [WorkloadResult], libraries: [String], floor: String, m
                 lines.append("| \(library) | \(String(format: "%.3f", seconds)) | \(String(format: "%.2f", ratio)) | \(memory[library].map { String(format: "%.0f", $0) } ?? "—") |")
             }
         } else {
-            lines.append("| Library | Seconds | × C API |")
+            lines.append("| Library | Seconds | × \(floor) |")
             lines.append("| --- | ---: | ---: |")
             for library in libraries {
                 guard let seconds = result.seconds[library] else { continue }

@@ -1,5 +1,6 @@
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataPostgres
 
 @Model
 final class OItem {
@@ -41,15 +42,31 @@ final class OExpense {
 
 /// OpenSwiftData, used as an application would: models, a context, fetch descriptors, save.
 final class OpenSwiftDataLibrary: BenchLibrary {
-    let name = "OpenSwiftData"
+    let name: String
     private var container: ModelContainer?
+    /// The PostgreSQL server's URL, or `nil` for the SQLite store.
+    private let postgres: String?
+    private var namespace: String?
+
+    init(postgres: String? = nil) {
+        self.postgres = postgres
+        name = postgres == nil ? "OpenSwiftData" : "OpenSwiftData (PostgreSQL)"
+    }
 
     func open(path: String) throws {
+        if let postgres, let url = URL(string: postgres) {
+            let namespace = benchNamespace(path)
+            self.namespace = namespace
+            container = try ModelContainer(for: OItem.self, OCategory.self, configurations: PostgresConfiguration("bench", url: url, postgresSchema: namespace))
+            return
+        }
         container = try ModelContainer(for: OItem.self, OCategory.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
     }
 
-    func close() {
+    func close() async {
         container = nil
+        if let postgres, let namespace { await dropNamespace(postgres, namespace) }
+        namespace = nil
     }
 
     private func context() throws -> ModelContext {

@@ -7,7 +7,25 @@ import Foundation
 // process and one run, on files with the same settings (WAL, synchronous=NORMAL). The 1M-row
 // import runs in a child process per library, so each one's peak memory is its own.
 
+let arguments = CommandLine.arguments
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+}
+
+/// `--postgres URL` (or `--postgres` with OPENSWIFTDATA_POSTGRES_URL set): the PostgreSQL runs.
+let postgresURL: String? = arguments.contains("--postgres")
+    ? (option("--postgres").flatMap { $0.hasPrefix("postgres") ? $0 : nil } ?? ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_URL"])
+    : nil
+
 func makeLibrary(_ name: String) -> (any BenchLibrary)? {
+    if let postgresURL {
+        switch name {
+        case "postgres-nio": return PostgresNIOLibrary(url: postgresURL)
+        case "openswiftdata": return OpenSwiftDataLibrary(postgres: postgresURL)
+        case "fluent": return FluentLibrary(postgres: postgresURL)
+        default: return nil
+        }
+    }
     switch name {
     case "c": return CLibrary()
     case "openswiftdata": return OpenSwiftDataLibrary()
@@ -15,11 +33,6 @@ func makeLibrary(_ name: String) -> (any BenchLibrary)? {
     case "fluent": return FluentLibrary()
     default: return nil
     }
-}
-
-let arguments = CommandLine.arguments
-func option(_ name: String) -> String? {
-    arguments.firstIndex(of: name).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 }
 
 func run() async throws {
@@ -83,9 +96,13 @@ func run() async throws {
     // By default next to the package (Benchmarks/Results), wherever the command is run from.
     let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     let outputFolder = option("--output") ?? packageFolder.appendingPathComponent("Results").path
-    let keys = option("--only").map { $0.split(separator: ",").map(String.init) } ?? ["c", "openswiftdata", "grdb", "fluent"]
+    if arguments.contains("--postgres") && postgresURL == nil {
+        throw BenchError("--postgres needs a URL: --postgres postgres://user:password@host:port/database, or OPENSWIFTDATA_POSTGRES_URL")
+    }
+    let defaultKeys = postgresURL == nil ? ["c", "openswiftdata", "grdb", "fluent"] : ["postgres-nio", "openswiftdata", "fluent"]
+    let keys = option("--only").map { $0.split(separator: ",").map(String.init) } ?? defaultKeys
     let libraries = keys.compactMap(makeLibrary)
-    let floor = "SQLite C API"
+    let floor = postgresURL == nil ? "SQLite C API" : "postgres-nio"
     var results: [WorkloadResult] = []
 
     func record(_ workload: String, _ size: Int, _ seconds: [String: Double]) {
@@ -149,10 +166,10 @@ func run() async throws {
         record("Relationships: total per category", size, relationshipTotals)
     }
 
-    // The import, one child process per library.
+    // The import, one child process per library (SQLite only).
     var importSeconds: [String: Double] = [:]
     var importMemory: [String: Double] = [:]
-    for (key, library) in zip(keys, libraries) {
+    for (key, library) in zip(keys, libraries) where postgresURL == nil {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         process.arguments = ["--child-import", key, "--count", String(importCount)]
@@ -167,16 +184,20 @@ func run() async throws {
             importMemory[library.name] = parts[1]
         }
     }
-    results.append(WorkloadResult(workload: "Import with a save every 10,000 (one run)", size: importCount, seconds: importSeconds, peakMegabytes: importMemory))
-    FileHandle.standardError.write(Data("import: \(importSeconds) peak MB: \(importMemory)\n".utf8))
+    if postgresURL == nil {
+        results.append(WorkloadResult(workload: "Import with a save every 10,000 (one run)", size: importCount, seconds: importSeconds, peakMegabytes: importMemory))
+        FileHandle.standardError.write(Data("import: \(importSeconds) peak MB: \(importMemory)\n".utf8))
+    }
 
-    let command = "swift run -c release --package-path Benchmarks bench" + (quick ? " --quick" : "")
+    var command = "swift run -c release --package-path Benchmarks bench" + (quick ? " --quick" : "")
+    if postgresURL != nil { command += " --postgres URL" }
     let table = markdown(results, libraries: libraries.map(\.name), floor: floor, machine: machineDescription(), command: command, runs: runs)
     try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    try table.write(toFile: outputFolder + "/latest.md", atomically: true, encoding: .utf8)
-    try encoder.encode(results).write(to: URL(fileURLWithPath: outputFolder + "/latest.json"))
+    let file = postgresURL == nil ? "latest" : "postgres"
+    try table.write(toFile: outputFolder + "/\(file).md", atomically: true, encoding: .utf8)
+    try encoder.encode(results).write(to: URL(fileURLWithPath: outputFolder + "/\(file).json"))
     print(table)
 }
 

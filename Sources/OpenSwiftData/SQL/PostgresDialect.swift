@@ -37,6 +37,7 @@ package struct PostgresDialect: SQLDialect {
     /// Quoted: PostgreSQL folds unquoted names to lower case, and tables are named as entities are.
     package func qualifier(_ table: String) -> String { quote(table) }
     package var falseCondition: String { "FALSE" }
+    package var deleteReturnsKeys: Bool { true }
     package var collatesBothOperands: Bool { true }
     package func jsonPath(_ path: JSONPath) -> String { path.text(last: "last") }
     package func sameValue(_ column: String, _ placeholder: String, json: Bool) -> String {

@@ -137,6 +137,6 @@ enum SQLStatement: Sendable {
     case updateByKey(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)] = [])
     /// `UPDATE table SET column = ? WHERE condition`.
     case update(table: String, assignments: [(String, SQLExpression)], whereClause: SQLExpression?)
-    /// `DELETE FROM table WHERE condition`.
-    case delete(table: String, whereClause: SQLExpression?)
+    /// `DELETE FROM table WHERE condition`, `RETURNING` a column if asked.
+    case delete(table: String, whereClause: SQLExpression?, returning: String? = nil)
 }

@@ -47,6 +47,10 @@ package protocol SQLDialect: Sendable {
     func truth(_ value: String) -> String
     /// A condition (rendered) as a 0/1 value.
     func truthValue(_ condition: String) -> String
+    /// Whether a batch delete learns the deleted keys from `DELETE … RETURNING` (one statement, and
+    /// exactly the rows deleted) rather than a `SELECT` before it (SQLite: a delete of every row
+    /// is then a truncation).
+    var deleteReturnsKeys: Bool { get }
     /// A condition that is never true (an `IN` over an empty list).
     var falseCondition: String { get }
     /// A call of one of the library's functions (`osd_contains`, `json_extract`…, named as
@@ -119,9 +123,10 @@ struct SQLRenderer {
             var text = "UPDATE \(dialect.quote(table)) SET \(sets)"
             if let whereClause { text += " WHERE " + render(whereClause) }
             return text
-        case .delete(let table, let whereClause):
+        case .delete(let table, let whereClause, let returning):
             var text = "DELETE FROM \(dialect.quote(table))"
             if let whereClause { text += " WHERE " + render(whereClause) }
+            if let returning { text += " RETURNING " + dialect.quote(returning) }
             return text
         }
     }
@@ -280,6 +285,7 @@ struct SQLiteDialect: SQLDialect {
     var limitForOffsetOnly: String? { "-1" }
     func qualifier(_ table: String) -> String { table }
     var falseCondition: String { "0" }
+    var deleteReturnsKeys: Bool { false }
     var collatesBothOperands: Bool { false }
     func jsonPath(_ path: JSONPath) -> String { path.text(last: "#-1") }
     func sameValue(_ column: String, _ placeholder: String, json: Bool) -> String { "\(column) IS \(placeholder)" }

@@ -104,8 +104,11 @@ struct SQLSaveWriter {
             let layout = batch.layout
             let keysSelect = try store.keysSelect(batch)
             var keys: [Int64] = []
-            try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }
-            guard !keys.isEmpty else { continue }
+            let returnsKeys = store.dialect.deleteReturnsKeys
+            if !returnsKeys {
+                try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }
+                guard !keys.isEmpty else { continue }
+            }
             let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), keysSelect) }
             for slot in layout.relationshipSlots {
                 guard let relationship = layout.properties[slot].relationship else { continue }
@@ -135,7 +138,14 @@ struct SQLSaveWriter {
             }
             // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
             let everyRow = keysSelect.whereClause == nil && keysSelect.joins.isEmpty && keysSelect.limit == nil && keysSelect.offset == nil
-            try store.run(.delete(table: layout.tableName, whereClause: everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)), on: connection)
+            let whereClause = everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)
+            if returnsKeys {
+                let rendered = SQLRenderer.render(.delete(table: layout.tableName, whereClause: whereClause, returning: ModelLayout.primaryKeyColumn), dialect: store.dialect)
+                try store.query(rendered.text, bindings: rendered.bindings, on: connection) { row in keys.append(row.int64(at: 0)) }
+                guard !keys.isEmpty else { continue }
+            } else {
+                try store.run(.delete(table: layout.tableName, whereClause: whereClause), on: connection)
+            }
             result.batchDeletedKeys.append((layout, keys, store.identifier))
         }
     }
