@@ -53,7 +53,7 @@ final class PostgresSQLConnection: SQLConnection {
     func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws {
         let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings)), on: connection)
         for each in result.rows {
-            try row(PostgresRowReader(row: each.makeRandomAccess()))
+            try row(PostgresRowReader(row: each))
         }
     }
 
@@ -102,36 +102,39 @@ struct PostgresStatement: SQLPreparedStatement {
     func finish() {}
 }
 
-/// A result row, read by column position.
+/// A result row, read by column position. Cells in PostgreSQL's binary format (what postgres-nio
+/// asks for) are read straight from their bytes; anything else goes through postgres-nio's
+/// decoding.
 struct PostgresRowReader: SQLRow {
-    let row: PostgresRandomAccessRow
+    let cells: [PostgresCell]
+
+    init(row: PostgresRow) {
+        cells = Array(row)
+    }
 
     func value(at column: Int32) -> StoredValue {
-        let cell = row[Int(column)]
+        let cell = cells[Int(column)]
         guard cell.bytes != nil else { return .null }
-        switch cell.dataType {
-        case .int8, .int4, .int2:
-            return (try? cell.decode(Int64.self)).map { .integer($0) } ?? .null
-        case .bool:
-            return (try? cell.decode(Bool.self)).map { .integer($0 ? 1 : 0) } ?? .null
-        case .float8, .float4:
-            return (try? cell.decode(Double.self)).map { .real($0) } ?? .null
-        case .bytea:
-            return (try? cell.decode(ByteBuffer.self)).map { .blob(Data(buffer: $0)) } ?? .null
-        default:
-            return (try? cell.decode(String.self)).map { .text($0) } ?? .null
+        switch storageClass(of: cell) {
+        case .null: return .null
+        case .integer: return integer(cell).map { .integer($0) } ?? .null
+        case .real: return real(cell).map { .real($0) } ?? .null
+        case .blob: return (try? cell.decode(ByteBuffer.self)).map { .blob(Data(buffer: $0)) } ?? .null
+        case .text: return .text(string(cell))
         }
     }
 
-    func int64(at column: Int32) -> Int64 {
-        if case .integer(let value) = value(at: column) { return value }
-        return 0
-    }
+    func int64(at column: Int32) -> Int64 { integer(cells[Int(column)]) ?? 0 }
 
-    func isNull(at column: Int32) -> Bool { row[Int(column)].bytes == nil }
+    func isNull(at column: Int32) -> Bool { cells[Int(column)].bytes == nil }
 
-    func storageClass(at column: Int32) -> SQLStorageClass {
-        let cell = row[Int(column)]
+    func storageClass(at column: Int32) -> SQLStorageClass { storageClass(of: cells[Int(column)]) }
+
+    func double(at column: Int32) -> Double { real(cells[Int(column)]) ?? 0 }
+
+    func text(at column: Int32) -> String { string(cells[Int(column)]) }
+
+    private func storageClass(of cell: PostgresCell) -> SQLStorageClass {
         guard cell.bytes != nil else { return .null }
         switch cell.dataType {
         case .int8, .int4, .int2, .bool: return .integer
@@ -141,13 +144,39 @@ struct PostgresRowReader: SQLRow {
         }
     }
 
-    func double(at column: Int32) -> Double {
-        if case .real(let value) = value(at: column) { return value }
-        return 0
+    private func integer(_ cell: PostgresCell) -> Int64? {
+        guard let bytes = cell.bytes else { return nil }
+        if cell.format == .binary {
+            switch cell.dataType {
+            case .int8: return bytes.getInteger(at: bytes.readerIndex, as: Int64.self)
+            case .int4: return bytes.getInteger(at: bytes.readerIndex, as: Int32.self).map(Int64.init)
+            case .int2: return bytes.getInteger(at: bytes.readerIndex, as: Int16.self).map(Int64.init)
+            case .bool: return bytes.getInteger(at: bytes.readerIndex, as: UInt8.self).map { $0 == 0 ? 0 : 1 }
+            default: break
+            }
+        }
+        if cell.dataType == .bool { return (try? cell.decode(Bool.self)).map { $0 ? 1 : 0 } }
+        return try? cell.decode(Int64.self)
     }
 
-    func text(at column: Int32) -> String {
-        if case .text(let value) = value(at: column) { return value }
-        return ""
+    private func real(_ cell: PostgresCell) -> Double? {
+        guard let bytes = cell.bytes else { return nil }
+        if cell.format == .binary {
+            switch cell.dataType {
+            case .float8: return bytes.getInteger(at: bytes.readerIndex, as: UInt64.self).map { Double(bitPattern: $0) }
+            case .float4: return bytes.getInteger(at: bytes.readerIndex, as: UInt32.self).map { Double(Float(bitPattern: $0)) }
+            default: break
+            }
+        }
+        return try? cell.decode(Double.self)
+    }
+
+    private func string(_ cell: PostgresCell) -> String {
+        guard let bytes = cell.bytes else { return "" }
+        if cell.dataType == .text || cell.dataType == .varchar || cell.dataType == .name {
+            // Text is sent as its UTF-8 bytes in both formats.
+            return bytes.getString(at: bytes.readerIndex, length: bytes.readableBytes) ?? ""
+        }
+        return (try? cell.decode(String.self)) ?? ""
     }
 }
