@@ -65,14 +65,19 @@ struct PostgresStoreTests {
         #expect(Set(amounts).count == amounts.count)
     }
 
-    @Test func theSamePropertyChangedOnTwoServersIsAConflictNotALostUpdate() throws {
-        let namespace = Namespace()
+    /// Two containers (two application servers) on one namespace holding one expense.
+    private func twoServersWithOneExpense(_ namespace: Namespace) throws -> (ModelContainer, ModelContainer) {
         let serverA = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
         let serverB = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
         let setup = ModelContext(serverA)
         setup.insert(Expense(amount: 10, note: "first"))
         try setup.save()
+        return (serverA, serverB)
+    }
 
+    @Test func theSamePropertyChangedOnTwoServersIsAConflictNotALostUpdate() throws {
+        let namespace = Namespace()
+        let (serverA, serverB) = try twoServersWithOneExpense(namespace)
         let a = ModelContext(serverA), b = ModelContext(serverB)
         let onA = try #require(try a.fetch(FetchDescriptor<Expense>()).first)
         let onB = try #require(try b.fetch(FetchDescriptor<Expense>()).first)
@@ -99,12 +104,7 @@ struct PostgresStoreTests {
 
     @Test func changesToDifferentPropertiesOnTwoServersMerge() throws {
         let namespace = Namespace()
-        let serverA = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
-        let serverB = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
-        let setup = ModelContext(serverA)
-        setup.insert(Expense(amount: 10, note: "first"))
-        try setup.save()
-
+        let (serverA, serverB) = try twoServersWithOneExpense(namespace)
         let a = ModelContext(serverA), b = ModelContext(serverB)
         let onA = try #require(try a.fetch(FetchDescriptor<Expense>()).first)
         let onB = try #require(try b.fetch(FetchDescriptor<Expense>()).first)
