@@ -1,0 +1,47 @@
+/// SQLite's dialect.
+struct SQLiteDialect: SQLDialect {
+    func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
+    func placeholder(_ index: Int) -> String { "?\(index)" }
+    func storedType(_ type: StoredType) -> String {
+        switch type {
+        case .integer: return "INTEGER"
+        case .real: return "REAL"
+        case .text: return "TEXT"
+        case .blob: return "BLOB"
+        }
+    }
+    func columnType(_ type: StoredType, floatingPoint: Bool, swiftString: Bool) -> String {
+        // Floating-point columns get no type, so no REAL affinity: it would store -0.0 as 0.
+        if floatingPoint { return "" }
+        return swiftString ? "\(storedType(type)) COLLATE \(SQLiteFunctions.collation)" : storedType(type)
+    }
+    var keyOnlyTableOptions: String { " WITHOUT ROWID" }
+    /// The column's own collation (SWIFT) already orders the index.
+    func indexedColumn(_ quotedName: String, swiftString: Bool) -> String { quotedName }
+    func collate(_ inner: String, _ collation: SQLCollation) -> String {
+        switch collation {
+        case .binary: return "(\(inner) COLLATE BINARY)"
+        case .caseInsensitive: return "(\(inner) COLLATE NOCASE)"
+        case .swift: return "(\(inner) COLLATE \(SQLiteFunctions.collation))"
+        }
+    }
+    var isNotDistinctOperator: String { "IS" }
+    var isDistinctOperator: String { "IS NOT" }
+    var insertOrIgnore: (verb: String, suffix: String) { ("INSERT OR IGNORE INTO", "") }
+    var limitForOffsetOnly: String? { "-1" }
+    func qualifier(_ table: String) -> String { table }
+    var falseCondition: String { "0" }
+    var deleteReturnsKeys: Bool { false }
+    var collatesBothOperands: Bool { false }
+    func jsonPath(_ path: JSONPath) -> String { path.text(last: "#-1") }
+    func sameValue(_ column: String, _ placeholder: String, json: Bool) -> String { "\(column) IS \(placeholder)" }
+    func jsonValue(_ json: String, path: String, type: StoredType) -> String { "json_extract(\(json), \(path))" }
+    func jsonElement(_ value: String, type: StoredType) -> String { value }
+    func jsonElements(_ json: String, alias: String) -> String { "json_each(\(json)) AS \(alias)" }
+    func truth(_ value: String) -> String { value }
+    func truthValue(_ condition: String) -> String { condition }
+    var nullOrdering: (ascending: String, descending: String) { ("", "") }
+    func function(_ name: String, _ arguments: [String]) -> String {
+        "\(name)(\(arguments.joined(separator: ", ")))"
+    }
+}
