@@ -90,8 +90,8 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         }
     }
 
-    /// Creates or checks the tables in one transaction, holding a lock on the namespace so that
-    /// containers opening it at once on several machines create it once.
+    /// Creates, checks or migrates the tables in one transaction, holding a lock on the namespace
+    /// so that containers opening it at once on several machines create or migrate it once.
     private func prepareTables(_ request: StoreOpenRequest, engine: PostgresEngine, place: String) throws -> String {
         let connection = try engine.beginWrite()
         defer { engine.endWrite(connection) }
@@ -105,7 +105,8 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
             try connection.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1", bindings: [.text(postgresSchema)]) { row in
                 if case .text(let name) = row.value(at: 0) { tables.insert(name) }
             }
-            let identifier = try request.prepareTables(on: connection, dialect: engine.dialect, tables: tables, place: place, allowsSave: allowsSave)
+            let identifier = try request.prepareTables(
+                on: connection, dialect: engine.dialect, tables: tables, place: place, name: name, allowsSave: allowsSave, translate: { $0 })
             _ = try connection.execute("COMMIT", bindings: [])
             return identifier
         } catch {

@@ -5,38 +5,37 @@ import TestModels
 
 /// Schema evolution: a store written by one version of the models opens with the next, through a
 /// SchemaMigrationPlan's stages or, without one, an automatic lightweight migration. Every check
-/// reads values back through a fresh container; every refusal leaves the file as it was.
+/// reads values back through a fresh container; every refusal leaves the store as it was. Each
+/// runs on an SQLite file and, with a server, on PostgreSQL.
 @Suite struct SchemaMigrationTests {
     /// Kills in the killed-migration test: 6 by default (the CI size);
     /// `OPENSWIFTDATA_MIGRATION_KILLS=100 swift test --filter killedMigration` runs a long campaign.
     static let kills = ProcessInfo.processInfo.environment["OPENSWIFTDATA_MIGRATION_KILLS"].flatMap(Int.init) ?? 6
     // MARK: Helpers
 
-    /// A new store file written with `types` (no plan), filled by `fill`.
-    private func store(_ types: [any PersistentModel.Type], version: Schema.Version = Schema.Version(1, 0, 0), fill: (ModelContext) throws -> Void) throws -> URL {
-        let url = TestStore.temporaryURL()
-        let container = try ModelContainer(for: Schema(types, version: version), configurations: [ModelConfiguration(url: url)])
+    /// A new store of `kind` written with `types` (no plan), filled by `fill`.
+    private func store(_ kind: MigrationPlaceKind, _ types: [any PersistentModel.Type], version: Schema.Version = Schema.Version(1, 0, 0), fill: (ModelContext) throws -> Void) throws -> MigrationPlace {
+        let place = MigrationPlace(kind)
+        let container = try ModelContainer(for: Schema(types, version: version), configurations: [try place.configuration()])
         let context = ModelContext(container)
         try fill(context)
         try context.save()
-        return url
+        return place
     }
 
-    /// Opens `url` with `schema`, recording the migration progress it reports.
-    private func open(_ url: URL, _ schema: Schema, plan: (any SchemaMigrationPlan.Type)? = nil) throws -> (container: ModelContainer, stages: [String]) {
+    /// Opens the store at `place` with `schema`, recording the migration progress it reports.
+    private func open(_ place: MigrationPlace, _ schema: Schema, plan: (any SchemaMigrationPlan.Type)? = nil) throws -> (container: ModelContainer, stages: [String]) {
         let events = Locked<[MigrationProgress]>([])
+        let configuration = try place.configuration()
         let container = try MigrationProgress.observe({ progress in events.withLock { $0.append(progress) } }, during: {
-            try ModelContainer(for: schema, migrationPlan: plan, configurations: [ModelConfiguration(url: url)])
+            try ModelContainer(for: schema, migrationPlan: plan, configurations: [configuration])
         })
         let stages = events.withLock { $0.filter { $0.entityName == nil }.map(\.stageDescription) }
         return (container, stages)
     }
 
-    /// The store file's bytes, after every connection to it has closed.
-    private func bytes(_ url: URL) throws -> Data { try Data(contentsOf: url) }
-
-    private func v1Store() throws -> URL {
-        try store(NotesV1.models, version: NotesV1.versionIdentifier) { context in
+    private func v1Store(_ kind: MigrationPlaceKind) throws -> MigrationPlace {
+        try store(kind, NotesV1.models, version: NotesV1.versionIdentifier) { context in
             let work = NotesV1.Folder(name: "Work")
             let workAgain = NotesV1.Folder(name: "Work")
             let home = NotesV1.Folder(name: "Home")
@@ -47,8 +46,8 @@ import TestModels
         }
     }
 
-    private func expectV1Intact(_ url: URL) throws {
-        let (container, stages) = try open(url, Schema(versionedSchema: NotesV1.self))
+    private func expectV1Intact(_ place: MigrationPlace) throws {
+        let (container, stages) = try open(place, Schema(versionedSchema: NotesV1.self))
         #expect(stages.isEmpty)
         let notes = try ModelContext(container).fetch(FetchDescriptor<NotesV1.Note>(sortBy: [SortDescriptor(\.title)]))
         #expect(notes.map(\.title) == ["Budget", "Garden", "Loose", "Plan"])
@@ -58,12 +57,11 @@ import TestModels
 
     // MARK: Plans
 
-    @Test func planRunsEveryStageFromV1ToV3() throws {
-        let url = try v1Store()
-        defer { TestStore.removeFiles(at: url) }
+    @Test(arguments: MigrationPlaceKind.allCases) func planRunsEveryStageFromV1ToV3(_ kind: MigrationPlaceKind) throws {
+        let place = try v1Store(kind)
         let events = Locked<[MigrationProgress]>([])
         let container = try MigrationProgress.observe({ progress in events.withLock { $0.append(progress) } }, during: {
-            try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: NotesPlan.self, configurations: [ModelConfiguration(url: url)])
+            try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: NotesPlan.self, configurations: [try place.configuration()])
         })
         let progress = events.withLock { $0 }
         #expect(progress.filter { $0.entityName == nil }.map(\.stageDescription) == ["1.0.0 → 2.0.0, lightweight", "2.0.0 → 3.0.0, custom"])
@@ -90,12 +88,11 @@ import TestModels
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV3.Folder>()) == 2)
     }
 
-    @Test func reopeningAMigratedStoreRunsNothing() throws {
-        let url = try v1Store()
-        defer { TestStore.removeFiles(at: url) }
-        _ = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
-        let before = try bytes(url)
-        let (container, stages) = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+    @Test(arguments: MigrationPlaceKind.allCases) func reopeningAMigratedStoreRunsNothing(_ kind: MigrationPlaceKind) throws {
+        let place = try v1Store(kind)
+        _ = try open(place, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        let before = try place.contents()
+        let (container, stages) = try open(place, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
         #expect(stages.isEmpty)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV3.Note>()) == 4)
         _ = container
@@ -103,23 +100,22 @@ import TestModels
         // tells which version they are, so nothing runs either.
         let events = Locked<[MigrationProgress]>([])
         let variadic = try MigrationProgress.observe({ progress in events.withLock { $0.append(progress) } }, during: {
-            try ModelContainer(for: NotesV3.Note.self, NotesV3.Folder.self, migrationPlan: NotesPlan.self, configurations: ModelConfiguration(url: url))
+            try ModelContainer(for: NotesV3.Note.self, NotesV3.Folder.self, migrationPlan: NotesPlan.self, configurations: try place.configuration())
         })
         #expect(events.withLock { $0.isEmpty })
         #expect(try ModelContext(variadic).fetchCount(FetchDescriptor<NotesV3.Folder>()) == 2)
         _ = variadic
-        #expect(try bytes(url) == before)
+        #expect(try place.contents() == before)
     }
 
-    @Test func storeAtV2RunsOnlyTheStageFromV2() throws {
-        let url = try store(NotesV2.models, version: NotesV2.versionIdentifier) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func storeAtV2RunsOnlyTheStageFromV2(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, NotesV2.models, version: NotesV2.versionIdentifier) { context in
             let a = NotesV2.Folder(name: "Inbox")
             let b = NotesV2.Folder(name: "Inbox")
             context.insert(NotesV2.Note(heading: "One", priority: 1.5, folder: a))
             context.insert(NotesV2.Note(heading: "Two", folder: b))
         }
-        defer { TestStore.removeFiles(at: url) }
-        let (container, stages) = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        let (container, stages) = try open(place, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
         #expect(stages == ["2.0.0 → 3.0.0, custom"])
         let folders = try ModelContext(container).fetch(FetchDescriptor<NotesV3.Folder>())
         #expect(folders.map(\.name) == ["Inbox"])
@@ -127,57 +123,53 @@ import TestModels
         #expect(folders[0].notes.allSatisfy { $0.pinned })
     }
 
-    @Test func failingCustomStageLeavesTheV1StoreIntact() throws {
-        let url = try v1Store()
-        defer { TestStore.removeFiles(at: url) }
+    @Test(arguments: MigrationPlaceKind.allCases) func failingCustomStageLeavesTheV1StoreIntact(_ kind: MigrationPlaceKind) throws {
+        let place = try v1Store(kind)
         #expect(throws: FailingNotesPlan.Refused.self) {
-            try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: FailingNotesPlan.self, configurations: [ModelConfiguration(url: url)])
+            try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: FailingNotesPlan.self, configurations: [try place.configuration()])
         }
         // The lightweight stage before it and the save inside it were undone with it.
-        try expectV1Intact(url)
+        try expectV1Intact(place)
         // And the right plan still migrates it.
-        let (container, _) = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        let (container, _) = try open(place, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV3.Folder>()) == 2)
     }
 
-    @Test func storeWithNoPathToTheCurrentVersionIsRefusedUnchanged() throws {
-        let url = try v1Store()
-        defer { TestStore.removeFiles(at: url) }
-        let before = try bytes(url)
+    @Test(arguments: MigrationPlaceKind.allCases) func storeWithNoPathToTheCurrentVersionIsRefusedUnchanged(_ kind: MigrationPlaceKind) throws {
+        let place = try v1Store(kind)
+        let before = try place.contents()
         do {
-            _ = try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: GappedNotesPlan.self, configurations: [ModelConfiguration(url: url)])
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: GappedNotesPlan.self, configurations: [try place.configuration()])
             Issue.record("a store with no migration path opened")
         } catch let error as SwiftDataError {
             #expect(error == .unknownSchema)
             #expect(error.message.contains("no stage from it"))
             #expect(error.message.contains("1.0.0"))
         }
-        #expect(try bytes(url) == before)
-        try expectV1Intact(url)
+        #expect(try place.contents() == before)
+        try expectV1Intact(place)
     }
 
-    @Test func storeAtAVersionThePlanDoesNotListIsRefusedUnchanged() throws {
-        let url = try v1Store()
-        defer { TestStore.removeFiles(at: url) }
-        let before = try bytes(url)
+    @Test(arguments: MigrationPlaceKind.allCases) func storeAtAVersionThePlanDoesNotListIsRefusedUnchanged(_ kind: MigrationPlaceKind) throws {
+        let place = try v1Store(kind)
+        let before = try place.contents()
         do {
-            _ = try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: LaterNotesPlan.self, configurations: [ModelConfiguration(url: url)])
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: LaterNotesPlan.self, configurations: [try place.configuration()])
             Issue.record("a store at an unlisted version opened")
         } catch let error as SwiftDataError {
             #expect(error == .unknownSchema)
             #expect(error.message.contains("does not list"))
         }
-        #expect(try bytes(url) == before)
+        #expect(try place.contents() == before)
     }
 
-    @Test func newerStoreIsRefusedUnchanged() throws {
-        let url = try v1Store()
-        defer { TestStore.removeFiles(at: url) }
-        _ = try open(url, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
-        let before = try bytes(url)
+    @Test(arguments: MigrationPlaceKind.allCases) func newerStoreIsRefusedUnchanged(_ kind: MigrationPlaceKind) throws {
+        let place = try v1Store(kind)
+        _ = try open(place, Schema(versionedSchema: NotesV3.self), plan: NotesPlan.self)
+        let before = try place.contents()
         // An older app (its current version is V2) with the same plan.
         do {
-            _ = try ModelContainer(for: Schema(versionedSchema: NotesV2.self), migrationPlan: NotesPlan.self, configurations: [ModelConfiguration(url: url)])
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesV2.self), migrationPlan: NotesPlan.self, configurations: [try place.configuration()])
             Issue.record("an older app opened a newer store")
         } catch let error as SwiftDataError {
             #expect(error == .backwardMigration)
@@ -185,24 +177,20 @@ import TestModels
         }
         // Without a plan, too.
         #expect(throws: SwiftDataError.backwardMigration) {
-            try ModelContainer(for: Schema(versionedSchema: NotesV2.self), configurations: [ModelConfiguration(url: url)])
+            try ModelContainer(for: Schema(versionedSchema: NotesV2.self), configurations: [try place.configuration()])
         }
-        #expect(try bytes(url) == before)
+        #expect(try place.contents() == before)
     }
 
-    @Test func planMigratesTheStoreHoldingItsModelsAndLeavesTheOthersAlone() throws {
-        let notesURL = TestStore.temporaryURL(), codesURL = TestStore.temporaryURL()
-        defer {
-            TestStore.removeFiles(at: notesURL)
-            TestStore.removeFiles(at: codesURL)
-        }
-        // Release 1: notes (with a memo, a model the plan does not name) in one file, codes in another.
+    @Test(arguments: MigrationPlaceKind.allCases) func planMigratesTheStoreHoldingItsModelsAndLeavesTheOthersAlone(_ kind: MigrationPlaceKind) throws {
+        let notes = MigrationPlace(kind), codes = MigrationPlace(kind)
+        // Release 1: notes (with a memo, a model the plan does not name) in one store, codes in another.
         do {
             let container = try ModelContainer(
                 for: Schema(NotesV1.models + [CodesWithMemo.Memo.self, CodesPlain.Code.self], version: NotesV1.versionIdentifier),
                 configurations: [
-                    ModelConfiguration("notes", schema: Schema(NotesV1.models + [CodesWithMemo.Memo.self]), url: notesURL),
-                    ModelConfiguration("codes", schema: Schema([CodesPlain.Code.self]), url: codesURL),
+                    try notes.configuration("notes", schema: Schema(NotesV1.models + [CodesWithMemo.Memo.self])),
+                    try codes.configuration("codes", schema: Schema([CodesPlain.Code.self])),
                 ])
             let context = ModelContext(container)
             context.insert(NotesV1.Note(title: "One", folder: NotesV1.Folder(name: "Inbox")))
@@ -215,8 +203,8 @@ import TestModels
             for: Schema(NotesV3.models + [CodesWithMemo.Memo.self, CodesPlain.Code.self], version: NotesV3.versionIdentifier),
             migrationPlan: NotesPlan.self,
             configurations: [
-                ModelConfiguration("notes", schema: Schema(NotesV3.models + [CodesWithMemo.Memo.self]), url: notesURL),
-                ModelConfiguration("codes", schema: Schema([CodesPlain.Code.self]), url: codesURL),
+                try notes.configuration("notes", schema: Schema(NotesV3.models + [CodesWithMemo.Memo.self])),
+                try codes.configuration("codes", schema: Schema([CodesPlain.Code.self])),
             ])
         let context = ModelContext(container)
         let folders = try context.fetch(FetchDescriptor<NotesV3.Folder>())
@@ -228,8 +216,8 @@ import TestModels
 
     // MARK: Automatic lightweight migrations
 
-    @Test func automaticMigrationRenamesAddsRemovesAndConverts() throws {
-        let url = try store([ShelfA.Item.self, ShelfA.Retired.self]) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func automaticMigrationRenamesAddsRemovesAndConverts(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [ShelfA.Item.self, ShelfA.Retired.self]) { context in
             let shelf = ShelfA.Shelf(name: "Top")
             let red = ShelfA.Label(text: "red")
             let item = ShelfA.Item(name: "Lamp", note: nil, count: 3, rating: 5)
@@ -242,8 +230,7 @@ import TestModels
             context.insert(other)
             context.insert(ShelfA.Retired(value: 1))
         }
-        defer { TestStore.removeFiles(at: url) }
-        let (container, stages) = try open(url, Schema([ShelfB.Item.self, ShelfB.Arrival.self]))
+        let (container, stages) = try open(place, Schema([ShelfB.Item.self, ShelfB.Arrival.self]))
         #expect(stages == ["1.0.0 → 1.0.0, automatic lightweight"])
         let context = ModelContext(container)
         let items = try context.fetch(FetchDescriptor<ShelfB.Item>(sortBy: [SortDescriptor(\.title)]))
@@ -266,18 +253,17 @@ import TestModels
         let shelf = try #require(try context.fetch(FetchDescriptor<ShelfB.Shelf>()).first)
         context.delete(shelf)
         try context.save()
-        let fresh = try ModelContainer(for: ShelfB.Item.self, ShelfB.Arrival.self, configurations: ModelConfiguration(url: url))
+        let fresh = try ModelContainer(for: ShelfB.Item.self, ShelfB.Arrival.self, configurations: try place.configuration())
         #expect(try ModelContext(fresh).fetch(FetchDescriptor<ShelfB.Item>()).map(\.title) == ["Vase"])
         #expect(try ModelContext(fresh).fetchCount(FetchDescriptor<ShelfB.Arrival>()) == 1)
     }
 
-    @Test func rebuiltTableKeepsValuesOfPropertiesThatHaveDefaults() throws {
-        let url = try store([ShelfA.Item.self, ShelfA.Retired.self]) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func rebuiltTableKeepsValuesOfPropertiesThatHaveDefaults(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [ShelfA.Item.self, ShelfA.Retired.self]) { context in
             context.insert(ShelfA.Item(name: "Lamp"))
             context.insert(ShelfA.Item(name: "Vase"))
         }
-        defer { TestStore.removeFiles(at: url) }
-        let (b, _) = try open(url, Schema([ShelfB.Item.self, ShelfB.Arrival.self]))
+        let (b, _) = try open(place, Schema([ShelfB.Item.self, ShelfB.Arrival.self]))
         let context = ModelContext(b)
         let lamp = try #require(try context.fetch(FetchDescriptor<ShelfB.Item>(predicate: #Predicate { $0.title == "Lamp" })).first)
         lamp.added = "set"
@@ -285,7 +271,7 @@ import TestModels
         try context.save()
         _ = b
         // `added` becomes non-optional with a default; `addedWithDefault` is copied as it is.
-        let (c, stages) = try open(url, Schema([ShelfC.Item.self, ShelfC.Arrival.self]))
+        let (c, stages) = try open(place, Schema([ShelfC.Item.self, ShelfC.Arrival.self]))
         #expect(stages.count == 1)
         let items = try ModelContext(c).fetch(FetchDescriptor<ShelfC.Item>(sortBy: [SortDescriptor(\.title)]))
         #expect(items.map(\.added) == ["set", "unset"])
@@ -293,33 +279,31 @@ import TestModels
         #expect(items.map(\.note) == ["none", "none"])
     }
 
-    @Test func removedAttributesAndEntitiesTakeTheirDataWithThem() throws {
-        let url = try store([CodesWithMemo.Code.self, CodesWithMemo.Memo.self]) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func removedAttributesAndEntitiesTakeTheirDataWithThem(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [CodesWithMemo.Code.self, CodesWithMemo.Memo.self]) { context in
             context.insert(CodesWithMemo.Code(value: "A7", memo: "note"))
             context.insert(CodesWithMemo.Memo(text: "gone"))
         }
-        defer { TestStore.removeFiles(at: url) }
-        let (plain, stages) = try open(url, Schema([CodesPlain.Code.self]))
+        let (plain, stages) = try open(place, Schema([CodesPlain.Code.self]))
         #expect(stages.count == 1)
         #expect(try ModelContext(plain).fetch(FetchDescriptor<CodesPlain.Code>()).map(\.value) == ["A7"])
         _ = plain
         // Adding them back gives empty values, not the old ones.
-        let (again, _) = try open(url, Schema([CodesWithMemo.Code.self, CodesWithMemo.Memo.self]))
+        let (again, _) = try open(place, Schema([CodesWithMemo.Code.self, CodesWithMemo.Memo.self]))
         let context = ModelContext(again)
         #expect(try context.fetch(FetchDescriptor<CodesWithMemo.Code>()).map(\.memo) == [nil])
         #expect(try context.fetchCount(FetchDescriptor<CodesWithMemo.Memo>()) == 0)
     }
 
-    @Test func toOneBecomesToManyAndBackWhereTheDataAllows() throws {
-        let url = try store([PetsOneOwner.Pet.self]) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func toOneBecomesToManyAndBackWhereTheDataAllows(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [PetsOneOwner.Pet.self]) { context in
             let ann = PetsOneOwner.Owner(name: "Ann")
             context.insert(PetsOneOwner.Pet(name: "Rex", owner: ann))
             context.insert(PetsOneOwner.Pet(name: "Tom", owner: ann))
             context.insert(PetsOneOwner.Pet(name: "Stray"))
         }
-        defer { TestStore.removeFiles(at: url) }
         // One owner → many owners: each link moves from the key column to the pairs.
-        let (many, _) = try open(url, Schema([PetsManyOwners.Pet.self]))
+        let (many, _) = try open(place, Schema([PetsManyOwners.Pet.self]))
         let context = ModelContext(many)
         let pets = try context.fetch(FetchDescriptor<PetsManyOwners.Pet>(sortBy: [SortDescriptor(\.name)]))
         #expect(pets.map { $0.owners.map(\.name) } == [["Ann"], [], ["Ann"]])
@@ -327,60 +311,57 @@ import TestModels
 
         // Back to one owner works while each pet has at most one.
         _ = many
-        let (one, _) = try open(url, Schema([PetsBackToOne.Pet.self]))
+        let (one, _) = try open(place, Schema([PetsBackToOne.Pet.self]))
         let back = try ModelContext(one).fetch(FetchDescriptor<PetsBackToOne.Pet>(sortBy: [SortDescriptor(\.name)]))
         #expect(back.map { $0.owner?.name } == ["Ann", nil, "Ann"])
         #expect(try ModelContext(one).fetch(FetchDescriptor<PetsBackToOne.Owner>()).first?.pets.count == 2)
     }
 
-    @Test func toManyWithSeveralLinksDoesNotBecomeToOne() throws {
-        let url = try store([PetsManyOwners.Pet.self]) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func toManyWithSeveralLinksDoesNotBecomeToOne(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [PetsManyOwners.Pet.self]) { context in
             let rex = PetsManyOwners.Pet(name: "Rex")
             rex.owners = [PetsManyOwners.Owner(name: "Ann"), PetsManyOwners.Owner(name: "Bob")]
             context.insert(rex)
         }
-        defer { TestStore.removeFiles(at: url) }
-        let before = try bytes(url)
+        let before = try place.contents()
         do {
-            _ = try ModelContainer(for: PetsBackToOne.Pet.self, configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(for: PetsBackToOne.Pet.self, configurations: try place.configuration())
             Issue.record("a pet with two owners became a pet with one")
         } catch let error as SwiftDataError {
             #expect(error == .schemaMismatch)
             #expect(error.message.contains("Pet.owner"))
             #expect(error.message.contains("several"))
         }
-        #expect(try bytes(url) == before)
-        let (container, _) = try open(url, Schema([PetsManyOwners.Pet.self]))
+        #expect(try place.contents() == before)
+        let (container, _) = try open(place, Schema([PetsManyOwners.Pet.self]))
         #expect(try ModelContext(container).fetch(FetchDescriptor<PetsManyOwners.Pet>()).first?.owners.count == 2)
     }
 
-    @Test func uniqueConstraintAddedOverDuplicatesNamesThemAndChangesNothing() throws {
-        let url = try store([CodesPlain.Code.self]) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func uniqueConstraintAddedOverDuplicatesNamesThemAndChangesNothing(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [CodesPlain.Code.self]) { context in
             context.insert(CodesPlain.Code(value: "A7", count: 1))
             context.insert(CodesPlain.Code(value: "B2"))
             context.insert(CodesPlain.Code(value: "A7", count: 2))
         }
-        defer { TestStore.removeFiles(at: url) }
-        let before = try bytes(url)
+        let before = try place.contents()
         do {
-            _ = try ModelContainer(for: CodesUnique.Code.self, configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(for: CodesUnique.Code.self, configurations: try place.configuration())
             Issue.record("a unique constraint over duplicates was added")
         } catch let error as SwiftDataError {
             #expect(error == .constraintViolation)
             #expect(error.message.contains("Code.value"))
             #expect(error.message.contains("A7"))
         }
-        #expect(try bytes(url) == before)
-        let (container, _) = try open(url, Schema([CodesPlain.Code.self]))
+        #expect(try place.contents() == before)
+        let (container, _) = try open(place, Schema([CodesPlain.Code.self]))
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<CodesPlain.Code>()) == 3)
     }
 
-    @Test func uniqueConstraintAddedAndRemoved() throws {
-        let url = try store([CodesPlain.Code.self]) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func uniqueConstraintAddedAndRemoved(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [CodesPlain.Code.self]) { context in
             context.insert(CodesPlain.Code(value: "A7", count: 1))
         }
-        defer { TestStore.removeFiles(at: url) }
-        let (unique, _) = try open(url, Schema([CodesUnique.Code.self]))
+        let (unique, _) = try open(place, Schema([CodesUnique.Code.self]))
         let context = ModelContext(unique)
         context.insert(CodesUnique.Code(value: "A7", count: 9))   // an upsert now
         try context.save()
@@ -388,48 +369,45 @@ import TestModels
         #expect(codes.map(\.count) == [9])
         _ = unique
 
-        let (plain, _) = try open(url, Schema([CodesPlain.Code.self]))
+        let (plain, _) = try open(place, Schema([CodesPlain.Code.self]))
         let again = ModelContext(plain)
         again.insert(CodesPlain.Code(value: "A7", count: 10))      // a second row now
         try again.save()
         #expect(try ModelContext(plain).fetch(FetchDescriptor<CodesPlain.Code>(sortBy: [SortDescriptor(\.count)])).map(\.count) == [9, 10])
     }
 
-    @Test func typeChangeNeedsACustomStage() throws {
-        let url = try store([CodesPlain.Code.self]) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func typeChangeNeedsACustomStage(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [CodesPlain.Code.self]) { context in
             context.insert(CodesPlain.Code(value: "12"))
         }
-        defer { TestStore.removeFiles(at: url) }
-        let before = try bytes(url)
+        let before = try place.contents()
         do {
-            _ = try ModelContainer(for: CodesRetyped.Code.self, configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(for: CodesRetyped.Code.self, configurations: try place.configuration())
             Issue.record("String became Int without a custom stage")
         } catch let error as SwiftDataError {
             #expect(error == .schemaMismatch)
             #expect(error.message.contains("Code.value"))
             #expect(error.message.contains("MigrationStage.custom"))
         }
-        #expect(try bytes(url) == before)
+        #expect(try place.contents() == before)
     }
 
-    @Test func newRequiredValueWithoutDefaultIsRefusedForExistingRows() throws {
-        let url = try store([CodesPlain.Code.self]) { context in
+    @Test(arguments: MigrationPlaceKind.allCases) func newRequiredValueWithoutDefaultIsRefusedForExistingRows(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [CodesPlain.Code.self]) { context in
             context.insert(CodesPlain.Code(value: "12"))
         }
-        defer { TestStore.removeFiles(at: url) }
-        let before = try bytes(url)
+        let before = try place.contents()
         do {
-            _ = try ModelContainer(for: CodesWithRequiredField.Code.self, configurations: ModelConfiguration(url: url))
+            _ = try ModelContainer(for: CodesWithRequiredField.Code.self, configurations: try place.configuration())
             Issue.record("a non-optional value without a default was invented")
         } catch let error as SwiftDataError {
             #expect(error == .schemaMismatch)
             #expect(error.message.contains("Code.owner"))
             #expect(error.message.contains("default"))
         }
-        #expect(try bytes(url) == before)
+        #expect(try place.contents() == before)
         // An empty store takes the same change.
-        let empty = try store([CodesPlain.Code.self]) { _ in }
-        defer { TestStore.removeFiles(at: empty) }
+        let empty = try store(kind, [CodesPlain.Code.self]) { _ in }
         let (container, _) = try open(empty, Schema([CodesWithRequiredField.Code.self]))
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<CodesWithRequiredField.Code>()) == 0)
     }
@@ -438,16 +416,15 @@ import TestModels
     /// first version whole (and opens with it, unmigrated) or the second whole — never in between.
     @Test func killedMigrationLeavesEitherVersionWhole() throws {
         let rows = 50_000
-        let source = try store([ReadingsV1.Reading.self], version: ReadingsV1.version) { context in
+        let source = try store(.file, [ReadingsV1.Reading.self], version: ReadingsV1.version) { context in
             for sensor in 0..<rows { context.insert(ReadingsV1.Reading(sensor: sensor, value: Double(sensor) / 2)) }
         }
-        defer { TestStore.removeFiles(at: source) }
         var interrupted = 0
         for round in 0..<Self.kills {
             let url = TestStore.temporaryURL()
             defer { TestStore.removeFiles(at: url) }
-            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: source.path + suffix) {
-                try FileManager.default.copyItem(atPath: source.path + suffix, toPath: url.path + suffix)
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: source.url.path + suffix) {
+                try FileManager.default.copyItem(atPath: source.url.path + suffix, toPath: url.path + suffix)
             }
             let (process, output, _) = try HelperProcess.start(["migrate", url.path])
             var text = ""

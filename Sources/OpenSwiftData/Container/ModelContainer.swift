@@ -132,9 +132,9 @@ public final class ModelContainer: Sendable {
     }
 
     /// A container on one store that is migrating, for the context a custom stage's closure gets.
-    init(migrationStage schema: Schema, store: any ModelStore, configuration: ModelConfiguration) {
+    init(migrationStage schema: Schema, store: any ModelStore, configuration: ModelConfiguration?) {
         self.schema = schema
-        self.configurations = [configuration]
+        self.configurations = configuration.map { [$0] } ?? []
         self.stores = [store]
         self.storeIndexByEntity = Dictionary(uniqueKeysWithValues: schema.layouts.map { ($0.entityName, 0) })
     }

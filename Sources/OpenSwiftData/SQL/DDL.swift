@@ -11,7 +11,7 @@ enum DDL {
         var joinTables = Set<String>()
         for layout in layouts {
             statements.append(createTable(layout, named: layout.tableName, dialect: dialect))
-            statements.append(contentsOf: indexes(layout, dialect: dialect).map(\.sql))
+            statements.append(contentsOf: indexes(layout, dialect: dialect).flatMap { $0.statements(dialect) })
             statements.append(contentsOf: createJoinTables(layout, dialect: dialect, skipping: &joinTables))
         }
         return statements
@@ -44,6 +44,11 @@ enum DDL {
         let name: String
         let sql: String
         let uniqueConstraint: Int?
+
+        /// Its `CREATE INDEX`, and what keeps that text where the engine would not.
+        func statements(_ dialect: any SQLDialect) -> [String] {
+            [sql] + (dialect.recordIndexDefinition(name, definition: sql).map { [$0] } ?? [])
+        }
     }
 
     /// The indexes of an entity's table: foreign keys, unique constraints, `#Index`es.

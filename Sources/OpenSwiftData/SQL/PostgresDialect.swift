@@ -38,6 +38,21 @@ package struct PostgresDialect: SQLDialect {
     package func qualifier(_ table: String) -> String { quote(table) }
     package var falseCondition: String { "FALSE" }
     package var deleteReturnsKeys: Bool { true }
+    package func literal(_ value: StoredValue) -> String? {
+        guard case .blob(let data) = value else { return standardLiteral(value) }
+        return "'\\x" + data.map { String(format: "%02x", $0) }.joined() + "'::bytea"
+    }
+    package var altersColumnsInPlace: Bool { true }
+    /// The definitions are the comments ``recordIndexDefinition(_:definition:)`` left; primary
+    /// keys are not the store's to change.
+    package var indexListQuery: String {
+        "SELECT i.relname::text, obj_description(i.oid, 'pg_class') FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid WHERE t.relname = $1 AND t.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND NOT x.indisprimary"
+    }
+    /// PostgreSQL keeps an index in its own rewriting (`USING btree`, qualified names), so the
+    /// text it was created with goes in the index's comment, for a migration to compare.
+    package func recordIndexDefinition(_ name: String, definition: String) -> String? {
+        standardLiteral(.text(definition)).map { "COMMENT ON INDEX \(quote(name)) IS \($0)" }
+    }
     package var collatesBothOperands: Bool { true }
     package func jsonPath(_ path: JSONPath) -> String { path.text(last: "last") }
     package func sameValue(_ column: String, _ placeholder: String, json: Bool) -> String {

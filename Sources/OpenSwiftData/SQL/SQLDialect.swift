@@ -53,12 +53,39 @@ package protocol SQLDialect: Sendable {
     var deleteReturnsKeys: Bool { get }
     /// A condition that is never true (an `IN` over an empty list).
     var falseCondition: String { get }
+    /// A value as an SQL literal, for DDL, which takes no parameters (a new column's default);
+    /// `nil` if it has no exact one.
+    func literal(_ value: StoredValue) -> String?
+    /// Whether `ALTER TABLE` can rename and drop columns; a migration rebuilds the table otherwise.
+    var altersColumnsInPlace: Bool { get }
+    /// A query for the indexes the store created on a table (its name bound at placeholder 1): rows
+    /// of the index's name and the `CREATE INDEX` it was made with (`NULL` where not known).
+    var indexListQuery: String { get }
+    /// A statement that keeps an index's `CREATE INDEX` text beside it, for an engine that keeps
+    /// only its own rewriting of it (PostgreSQL); `nil` where the engine keeps the text.
+    func recordIndexDefinition(_ name: String, definition: String) -> String?
     /// A call of one of the library's functions (`osd_contains`, `json_extract`…, named as
     /// SQLite knows them), its arguments rendered, in this dialect.
     func function(_ name: String, _ arguments: [String]) -> String
 }
 
 extension SQLDialect {
+    /// The literal both engines read the same way; blobs in SQLite's `X'…'` form.
+    func standardLiteral(_ value: StoredValue) -> String? {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let number): return String(number)
+        case .real(let number):
+            guard number.isFinite else { return nil }
+            return "\(number)"
+        case .text(let text):
+            guard !text.contains("\0") else { return nil }
+            return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let data):
+            return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+
     /// Doubles the double quotes inside an identifier and wraps it in double quotes.
     func quoteWithDoubleQuotes(_ identifier: String) -> String {
         // Identifiers rarely hold quotes; doubling them by hand avoids Foundation's NSString path.

@@ -1,3 +1,5 @@
+import CSQLite
+
 /// SQLite's dialect.
 struct SQLiteDialect: SQLDialect {
     func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
@@ -32,6 +34,12 @@ struct SQLiteDialect: SQLDialect {
     func qualifier(_ table: String) -> String { table }
     var falseCondition: String { "0" }
     var deleteReturnsKeys: Bool { false }
+    func literal(_ value: StoredValue) -> String? { standardLiteral(value) }
+    /// RENAME COLUMN came with SQLite 3.25, DROP COLUMN with 3.35.
+    var altersColumnsInPlace: Bool { sqlite3_libversion_number() >= 3_035_000 }
+    var indexListQuery: String { "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL" }
+    /// SQLite keeps each index's `CREATE INDEX` as written.
+    func recordIndexDefinition(_ name: String, definition: String) -> String? { nil }
     var collatesBothOperands: Bool { false }
     func jsonPath(_ path: JSONPath) -> String { path.text(last: "#-1") }
     func sameValue(_ column: String, _ placeholder: String, json: Bool) -> String { "\(column) IS \(placeholder)" }

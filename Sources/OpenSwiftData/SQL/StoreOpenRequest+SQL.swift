@@ -4,10 +4,14 @@ import Foundation
 /// and holds the lock, and this shared part creates or checks them.
 extension StoreOpenRequest {
     /// Inside a write transaction the caller holds — locked against every other process opening
-    /// the same tables — creates the tables of a new store or checks those of an existing one.
-    /// Returns the store's identifier. `tables`: the names already in the store's namespace;
-    /// `place`: where the store is, for messages.
-    package func prepareTables(on connection: any SQLConnection, dialect: any SQLDialect, tables: Set<String>, place: String, allowsSave: Bool) throws -> String {
+    /// the same tables — creates the tables of a new store, or checks those of an existing one and
+    /// migrates them (``SQLMigration``) when the model changed. Returns the store's identifier.
+    /// `tables`: the names already in the store's namespace; `place`: where the store is, for
+    /// messages; `name`: the configuration's; `translate`: the engine's error translation.
+    package func prepareTables(
+        on connection: any SQLConnection, dialect: any SQLDialect, tables: Set<String>, place: String, name: String, allowsSave: Bool,
+        translate: @escaping @Sendable (any Error) -> any Error
+    ) throws -> String {
         let migration = self.migration.scoped(to: layouts)
         let version = try migration.version(of: layouts, declared: self.version)
         let metadataTable = SQLStore.metadataTable
@@ -28,8 +32,14 @@ extension StoreOpenRequest {
         }
         let fingerprint = StoredSchema.describing(layouts)
         if migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: version) {
-            if stored == fingerprint && !allowsSave { return identifier }
-            throw SwiftDataError(.schemaMismatch, "the store at \(place) was written with a different model (\(SQLStore.describeDifference(stored: stored, current: fingerprint))); migrating a PostgreSQL store is not supported yet, so it was left unchanged. Open it with the model that wrote it, or use another namespace (postgresSchema)")
+            guard allowsSave else {
+                if stored == fingerprint { return identifier }
+                throw SwiftDataError(.schemaMismatch, "the store at \(place) was written with a different model (\(SQLStore.describeDifference(stored: stored, current: fingerprint))) and needs a migration, but the configuration does not allow saving; open it once with allowsSave: true, or with the model that wrote it")
+            }
+            var run = SQLMigration(
+                connection: connection, dialect: dialect, place: "the store at \(place)", storeName: name, layouts: layouts,
+                version: version, migration: migration, stageConfiguration: nil, translate: translate)
+            try run.run()
         }
         return identifier
     }

@@ -3,7 +3,7 @@ import Foundation
 
 /// Opening the default store's file. On first open it creates the tables; later opens compare the
 /// model with the description of the tables the file keeps in its metadata table, and migrate the
-/// file when they differ (``SQLiteMigrator``, in one transaction) or refuse it with a clear error.
+/// file when they differ (``SQLMigration``, in one `BEGIN IMMEDIATE` transaction) or refuse it with a clear error.
 extension SQLiteEngine {
     /// The store of `configuration` holding `layouts`, its file created, checked or migrated.
     static func openStore(configuration: ModelConfiguration, layouts: [ModelLayout], schemaVersion: Schema.Version, migration: StoreMigration = .none) throws -> SQLStore {
@@ -97,7 +97,17 @@ extension SQLiteEngine {
                 if storedFingerprint == fingerprint { return (connection, storedIdentifier, immutable) }
                 throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model (\(SQLStore.describeDifference(stored: storedFingerprint, current: fingerprint))) and needs a migration, but the configuration does not allow saving; open it once with allowsSave: true, or with the model that wrote it")
             }
-            try migrate(connection, path: path, configuration: configuration, layouts: layouts, version: schemaVersion, migration: migration, dialect: dialect)
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                var run = SQLMigration(
+                    connection: connection, dialect: dialect, place: "the store file \(path)", storeName: configuration.name, layouts: layouts,
+                    version: schemaVersion, migration: migration, stageConfiguration: configuration, translate: { SQLiteEngine.translate($0) })
+                try run.run()
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
         }
         if !configuration.isStoredInMemoryOnly && configuration.allowsSave {
             try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")

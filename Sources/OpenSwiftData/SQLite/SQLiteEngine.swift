@@ -23,15 +23,11 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
     /// How long a connection waits for another writer before giving up, in milliseconds.
     static let busyTimeout: Int32 = 30_000
 
-    /// `readers`: the file's reader pool (`nil` for an in-memory database, or a migration stage).
-    /// `isMigrationStage`: the engine of a custom migration stage's context, on the migrating
-    /// connection: its saves are savepoints inside the migration's transaction.
-    init(connection: SQLiteConnection, readers: ReaderPool?, isMigrationStage: Bool = false) {
+    /// `readers`: the file's reader pool (`nil` for an in-memory database).
+    init(connection: SQLiteConnection, readers: ReaderPool?) {
         self.connection = connection
         self.readers = readers
-        transactionStatements = isMigrationStage
-            ? SQLTransactionStatements(begin: "SAVEPOINT Z_STAGE", commit: "RELEASE Z_STAGE", rollback: "ROLLBACK TO Z_STAGE; RELEASE Z_STAGE")
-            : SQLTransactionStatements(begin: "BEGIN IMMEDIATE", commit: "COMMIT", rollback: "ROLLBACK")
+        transactionStatements = SQLTransactionStatements(begin: "BEGIN IMMEDIATE", commit: "COMMIT", rollback: "ROLLBACK")
     }
 
     func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
@@ -52,7 +48,9 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
         lock.unlock()
     }
 
-    func translate(_ error: any Error) -> any Error {
+    func translate(_ error: any Error) -> any Error { Self.translate(error) }
+
+    static func translate(_ error: any Error) -> any Error {
         guard let error = error as? SQLiteError else { return error }
         if error.isConstraintViolation {
             return SwiftDataError(.constraintViolation, "the save violates a constraint of the store (\(error.message)); nothing was written")

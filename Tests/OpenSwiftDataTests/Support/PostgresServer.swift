@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import OpenSwiftData
 @testable import OpenSwiftDataPostgres
 import PostgresNIO
 
@@ -9,6 +10,34 @@ import PostgresNIO
 enum PostgresServer {
     static let url: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
     static let skipReason: Comment = "no PostgreSQL server: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test`"
+
+    /// A namespace's tables as text: each column with its type, each index, and every row.
+    static func dump(_ namespace: String) throws -> String {
+        let url = try #require(url, "no PostgreSQL server")
+        let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5))
+        defer { pool.shutDown() }
+        return try pool.withConnection { connection in
+            let sql = PostgresSQLConnection(pool: pool, connection: connection)
+            var lines: [String] = []
+            var tables: [String] = []
+            func read(_ text: String, _ bindings: [StoredValue] = []) throws -> [String] {
+                var found: [String] = []
+                try sql.query(text, bindings: bindings) { row in
+                    found.append((0..<3).map { row.value(at: Int32($0)).description }.joined(separator: " "))
+                }
+                return found
+            }
+            try sql.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1", bindings: [.text(namespace)]) { row in
+                tables.append(row.text(at: 0))
+            }
+            lines += try read("SELECT table_name::text, column_name::text, data_type::text || ' ' || is_nullable::text || ' ' || coalesce(column_default, '') FROM information_schema.columns WHERE table_schema = $1 ORDER BY 1, ordinal_position", [.text(namespace)])
+            lines += try read("SELECT indexname::text, indexdef, '' FROM pg_indexes WHERE schemaname = $1 ORDER BY 1", [.text(namespace)])
+            for table in tables {
+                lines += try read("SELECT '\(table)', t::text, '' FROM \"\(namespace)\".\"\(table)\" AS t ORDER BY 2")
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
 
     /// Removes a test's namespace and its tables.
     static func drop(_ namespace: String) {

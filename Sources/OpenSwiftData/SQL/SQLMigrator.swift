@@ -1,11 +1,10 @@
-import CSQLite
 import Foundation
 
-/// Brings an SQLite store's tables from the schema they were written with (read from the store's
+/// Brings an SQL store's tables from the schema they were written with (read from the store's
 /// own description, ``StoredSchema``) to the tables of `layouts` — a lightweight migration.
 ///
-/// It runs inside the caller's transaction: SQLite runs DDL transactionally, so an error, or a
-/// process killed half-way, leaves the store as it was. A table whose columns stay the same is
+/// It runs inside the caller's transaction: SQLite and PostgreSQL run DDL transactionally, so an
+/// error, or a process killed half-way, leaves the store as it was. A table whose columns stay the same is
 /// kept (only its indexes are redone if they changed); a changed table is renamed aside, created
 /// anew, filled with `INSERT … SELECT` in key order (in chunks, so progress can be reported), and
 /// the old one dropped. Keys are kept, so relationships stay valid; links move between key columns
@@ -14,8 +13,8 @@ import Foundation
 /// Everything it cannot do without losing or inventing data — an unconvertible type, a new
 /// non-optional value with no default, a to-one over several links, a unique constraint over
 /// duplicates — throws an error naming the entity and property before anything is committed.
-struct SQLiteMigrator {
-    let connection: SQLiteConnection
+struct SQLMigrator {
+    let connection: any SQLConnection
     let dialect: any SQLDialect
     let old: StoredSchema
     let layouts: [ModelLayout]
@@ -31,7 +30,7 @@ struct SQLiteMigrator {
     /// names: the data checks (counts, duplicate links) already ran on the first.
     private var checking = true
 
-    init(connection: SQLiteConnection, dialect: any SQLDialect, old: StoredSchema, layouts: [ModelLayout], reporter: MigrationReporter) {
+    init(connection: any SQLConnection, dialect: any SQLDialect, old: StoredSchema, layouts: [ModelLayout], reporter: MigrationReporter) {
         self.connection = connection
         self.dialect = dialect
         self.old = old
@@ -40,12 +39,13 @@ struct SQLiteMigrator {
     }
 
     private func q(_ name: String) -> String { dialect.quote(name) }
+    private func p(_ index: Int) -> String { dialect.placeholder(index) }
 
     /// One entity's table in the new schema: how each column is filled from the old table.
     private struct TablePlan {
         let layout: ModelLayout
         let oldEntity: StoredSchema.Entity?
-        /// Column name → SQL expression over the old row (alias `o`); parameters start at ?2.
+        /// Column name → SQL expression over the old row (alias `o`); parameters start at the second.
         var columns: [(name: String, expression: String)] = []
         var bindings: [StoredValue] = []
         var mode = Mode.keep
@@ -101,12 +101,14 @@ struct SQLiteMigrator {
         }
         for entity in old.entityNames.compactMap({ old.entities[$0] }) {
             for table in entity.joinTables where !keptJoinTables.contains(table) && currentName[table] == nil {
+                // Its index names are taken again if a new join table gets the same name.
+                try dropIndexes(of: table)
                 try rename(table, to: "Z_OLD_\(table)")
                 dropAtEnd.append("Z_OLD_\(table)")
             }
             if !newEntityNames.contains(entity.name) {
                 dropAtEnd.append(entity.name)
-                try execute("DELETE FROM \(q(SQLStore.primaryKeyTable)) WHERE \(q("Z_ENTITY")) = ?1", [.text(entity.name)])
+                try execute("DELETE FROM \(q(SQLStore.primaryKeyTable)) WHERE \(q("Z_ENTITY")) = \(p(1))", [.text(entity.name)])
             }
         }
         checking = false
@@ -122,11 +124,12 @@ struct SQLiteMigrator {
         // New tables, filled from the old ones.
         for plan in plans where plan.mode == .rebuild || plan.oldEntity == nil {
             try execute(DDL.createTable(plan.layout, named: plan.layout.tableName, dialect: dialect))
-            try execute("INSERT OR IGNORE INTO \(q(SQLStore.primaryKeyTable)) (\(q("Z_ENTITY")), \(q("Z_MAX"))) VALUES (?1, 0)", [.text(plan.layout.entityName)])
+            let ignore = dialect.insertOrIgnore
+            try execute("\(ignore.verb) \(q(SQLStore.primaryKeyTable)) (\(q("Z_ENTITY")), \(q("Z_MAX"))) VALUES (\(p(1)), 0)\(ignore.suffix)", [.text(plan.layout.entityName)])
             guard plan.mode == .rebuild, let oldEntity = plan.oldEntity else { continue }
             let names = [q(pk)] + plan.columns.map { q($0.name) }
             let values = ["o.\(q(pk))"] + plan.columns.map(\.expression)
-            let insert = "INSERT INTO \(q(plan.layout.tableName)) (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(q(table(oldEntity.name))) AS o WHERE o.\(q(pk)) > ?1 ORDER BY o.\(q(pk)) LIMIT \(Self.chunkSize)"
+            let insert = "INSERT INTO \(q(plan.layout.tableName)) (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(q(table(oldEntity.name))) AS o WHERE o.\(q(pk)) > \(p(1)) ORDER BY o.\(q(pk)) LIMIT \(Self.chunkSize)"
             let total = try rowCount(oldEntity.name)
             var copied = 0
             var last: Int64 = .min
@@ -135,7 +138,7 @@ struct SQLiteMigrator {
                 let changed = try execute(insert, [.integer(last)] + plan.bindings)
                 if changed == 0 { break }
                 copied += changed
-                last = sqlite3_last_insert_rowid(connection.handle)
+                last = Int64(try count("SELECT MAX(\(q(pk))) FROM \(q(plan.layout.tableName))"))
                 reporter.rows(of: oldEntity.name, completed: copied, total: total)
                 if changed < Self.chunkSize { break }
             }
@@ -143,7 +146,8 @@ struct SQLiteMigrator {
         for (table, property, layout) in newJoinTables {
             for statement in DDL.createJoinTable(table, dialect: dialect) { try execute(statement) }
             if let source = oldRelationship(for: property, in: layout) {
-                try execute("INSERT OR IGNORE INTO \(q(table)) (\(q("Z_SOURCE")), \(q("Z_TARGET"))) SELECT l.owner, l.other FROM (\(links(source))) AS l")
+                let ignore = dialect.insertOrIgnore
+                try execute("\(ignore.verb) \(q(table)) (\(q("Z_SOURCE")), \(q("Z_TARGET"))) SELECT l.owner, l.other FROM (\(links(source))) AS l\(ignore.suffix)")
             }
         }
         for plan in plans where plan.mode == .alter {
@@ -163,7 +167,7 @@ struct SQLiteMigrator {
         for table in dropAtEnd {
             try execute("DROP TABLE \(q(table))")
         }
-        try execute("UPDATE \(q(SQLStore.metadataTable)) SET \(q("Z_VALUE")) = ?1 WHERE \(q("Z_KEY")) = 'fingerprint'", [.text(StoredSchema.describing(layouts))])
+        try SQLStore.writeMetadata(["fingerprint": StoredSchema.describing(layouts)], on: connection, dialect: dialect)
     }
 
     // MARK: Planning
@@ -208,9 +212,7 @@ struct SQLiteMigrator {
         // A name that is freed and taken again in one step is left to a rebuild.
         let taken = Set(plan.renames.map(\.new) + plan.additions.map(\.name))
         if !taken.isDisjoint(with: oldColumns) { alterable = false }
-        // DROP COLUMN came with SQLite 3.35, RENAME COLUMN with 3.25.
-        if !plan.drops.isEmpty && sqlite3_libversion_number() < 3_035_000 { alterable = false }
-        if !plan.renames.isEmpty && sqlite3_libversion_number() < 3_025_000 { alterable = false }
+        if !(plan.drops.isEmpty && plan.renames.isEmpty) && !dialect.altersColumnsInPlace { alterable = false }
         if alterable && plan.renames.isEmpty && plan.drops.isEmpty && plan.additions.isEmpty {
             plan.mode = .keep
         } else {
@@ -226,25 +228,9 @@ struct SQLiteMigrator {
             // SQLite cannot add a NOT NULL column without a default, even to an empty table.
             return optional ? definition : nil
         }
-        guard expression.hasPrefix("?"), let position = Int(expression.dropFirst()), position >= 2,
-              position - 2 < bindings.count, let literal = Self.literal(bindings[position - 2]) else { return nil }
+        guard let position = bindings.indices.first(where: { p($0 + 2) == expression }),
+              let literal = dialect.literal(bindings[position]) else { return nil }
         return "\(definition) DEFAULT \(literal)"
-    }
-
-    /// A stored value as an SQL literal (DDL takes no parameters); `nil` if it has no exact one.
-    static func literal(_ value: StoredValue) -> String? {
-        switch value {
-        case .null: return "NULL"
-        case .integer(let number): return String(number)
-        case .real(let number):
-            guard number.isFinite else { return nil }
-            return "\(number)"
-        case .text(let text):
-            guard !text.contains("\0") else { return nil }
-            return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let data):
-            return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
-        }
     }
 
     /// The old name of `property` in `names`: its own name, else its `originalName`.
@@ -266,7 +252,7 @@ struct SQLiteMigrator {
         var defaultParameter: String? {
             guard let defaultValue else { return nil }
             plan.bindings.append(defaultValue)
-            return "?\(plan.bindings.count + 1)"
+            return p(plan.bindings.count + 1)
         }
         guard let name = oldName(of: property, among: { oldEntity.attribute($0) != nil }),
               let oldAttribute = oldEntity.attribute(name) else {
@@ -283,7 +269,7 @@ struct SQLiteMigrator {
             case (.integer?, .integer?), (.floatingPoint?, .floatingPoint?):
                 break
             case (.integer?, .floatingPoint?):
-                expression = "CAST(\(expression) AS REAL)"
+                expression = "CAST(\(expression) AS \(dialect.storedType(.real)))"
             default:
                 throw SwiftDataError(.schemaMismatch, "\(entity).\(property.name) is stored as \(oldAttribute.typeName) and the model now declares \(newType); a lightweight migration (\(reporter.stageDescription)) cannot convert it. Make that step a MigrationStage.custom: keep the old property in the old version, add the new one under another name, and convert the values in didMigrate (or willMigrate); the store was left unchanged.")
             }
@@ -322,7 +308,7 @@ struct SQLiteMigrator {
             return "o.\(q(column))"
         }
         let links = links(source)
-        let crowded = checking ? try count("SELECT COUNT(*) FROM (SELECT l.owner FROM (\(links)) AS l GROUP BY l.owner HAVING COUNT(*) > 1)") : 0
+        let crowded = checking ? try count("SELECT COUNT(*) FROM (SELECT l.owner FROM (\(links)) AS l GROUP BY l.owner HAVING COUNT(*) > 1) AS c") : 0
         if crowded > 0 {
             throw SwiftDataError(.schemaMismatch, "\(entity).\(property.name) is now a to-one relationship, but \(crowded) stored \(entity) models hold several models in it. Reduce each to one in a MigrationStage.custom's willMigrate first; the store was left unchanged.")
         }
@@ -383,20 +369,23 @@ struct SQLiteMigrator {
         }
         for index in wanted where existing[index.name] != index.sql {
             if let constraint = index.uniqueConstraint { try checkUnique(layout, constraint: constraint) }
-            try execute(index.sql)
+            for statement in index.statements(dialect) { try execute(statement) }
         }
     }
 
     /// Throws, naming a duplicated value, if a unique constraint of `layout` does not hold.
     private func checkUnique(_ layout: ModelLayout, constraint: Int) throws {
         let group = layout.uniquenessConstraints[constraint]
-        let columns = group.map { q(layout.properties[$0].name) }
-        let notNull = columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
-        let statement = try connection.prepare("SELECT \(columns.joined(separator: ", ")), COUNT(*) FROM \(q(layout.tableName)) WHERE \(notNull) GROUP BY \(columns.joined(separator: ", ")) HAVING COUNT(*) > 1 LIMIT 1")
-        defer { statement.reset() }
-        guard try statement.step() else { return }
-        let values = group.indices.map { statement.value(at: Int32($0)).description }
-        let copies = statement.value(at: Int32(group.count)).description
+        let notNull = group.map { "\(q(layout.properties[$0].name)) IS NOT NULL" }.joined(separator: " AND ")
+        // Grouped as the index compares them (canonically equal strings are one value).
+        let columns = group.map { layout.properties[$0] }.map {
+            dialect.indexedColumn(q($0.name), swiftString: $0.codec?.isSwiftString == true)
+        }.joined(separator: ", ")
+        var duplicate: (values: [String], copies: String)?
+        try connection.query("SELECT \(columns), COUNT(*) FROM \(q(layout.tableName)) WHERE \(notNull) GROUP BY \(columns) HAVING COUNT(*) > 1 LIMIT 1", bindings: []) { row in
+            duplicate = (group.indices.map { row.value(at: Int32($0)).description }, row.value(at: Int32(group.count)).description)
+        }
+        guard let (values, copies) = duplicate else { return }
         let names = group.map { layout.properties[$0].name }
         throw SwiftDataError(.constraintViolation, "cannot make \(layout.entityName).\(names.joined(separator: " + ")) unique: \(copies) stored \(layout.entityName) models have the value \(values.joined(separator: ", ")). Merge or change the duplicates in a MigrationStage.custom's willMigrate first; the store was left unchanged.")
     }
@@ -414,14 +403,13 @@ struct SQLiteMigrator {
         for name in try indexes(of: table).keys { try execute("DROP INDEX \(q(name))") }
     }
 
-    /// The indexes OpenSwiftData created on `table`, by name, with their `CREATE` statements.
+    /// The indexes OpenSwiftData created on `table`, by name, with their `CREATE` statements
+    /// (empty where the engine does not know it: such an index is made again).
     private func indexes(of table: String) throws -> [String: String] {
         var found: [String: String] = [:]
-        let statement = try connection.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 AND sql IS NOT NULL")
-        defer { statement.reset() }
-        try statement.bind([.text(table)])
-        while try statement.step() {
-            if case .text(let name) = statement.value(at: 0), case .text(let sql) = statement.value(at: 1) { found[name] = sql }
+        try connection.query(dialect.indexListQuery, bindings: [.text(table)]) { row in
+            guard case .text(let name) = row.value(at: 0) else { return }
+            if case .text(let sql) = row.value(at: 1) { found[name] = sql } else { found[name] = "" }
         }
         return found
     }
@@ -433,20 +421,18 @@ struct SQLiteMigrator {
         return counted
     }
 
+    /// The integer a one-value query gives (0 for none, or NULL).
     private func count(_ sql: String) throws -> Int {
-        let statement = try connection.prepare(sql)
-        defer { statement.reset() }
-        guard try statement.step(), case .integer(let value) = statement.value(at: 0) else { return 0 }
-        return Int(value)
+        var value = 0
+        try connection.query(sql, bindings: []) { row in
+            if case .integer(let number) = row.value(at: 0) { value = Int(number) }
+        }
+        return value
     }
 
     @discardableResult
     private func execute(_ sql: String, _ bindings: [StoredValue] = []) throws -> Int {
         if Log.sqlDebugEnabled { Log.sql.info("\(sql)") }
-        let statement = try connection.prepare(sql)
-        defer { statement.reset() }
-        try statement.bind(bindings)
-        while try statement.step() {}
-        return connection.changes
+        return try connection.execute(sql, bindings: bindings)
     }
 }
