@@ -280,4 +280,37 @@ struct PostgresStoreTests {
             #expect(error.message.contains("DATABASE_URL is not set"))
         }
     }
+
+    /// Three servers of the new release start at once on a store of the old one: one migrates,
+    /// the others wait for its transaction and open the migrated store, running nothing.
+    @Test func serversStartingTogetherMigrateTheStoreOnce() throws {
+        let namespace = Namespace()
+        do {
+            let old = try ModelContainer(for: Schema(versionedSchema: NotesV1.self), configurations: try namespace.configuration())
+            let context = ModelContext(old)
+            context.insert(NotesV1.Note(title: "Plan", folder: NotesV1.Folder(name: "Work")))
+            context.insert(NotesV1.Note(title: "Budget", folder: NotesV1.Folder(name: "Work")))
+            try context.save()
+        }
+        let configuration = try namespace.configuration()
+        let stagesRun = Locked<[String]>([])
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 3) { _ in
+            do {
+                let container = try MigrationProgress.observe({ progress in
+                    if progress.entityName == nil { stagesRun.withLock { $0.append(progress.stageDescription) } }
+                }, during: {
+                    try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: NotesPlan.self, configurations: configuration)
+                })
+                let folders = try ModelContext(container).fetch(FetchDescriptor<NotesV3.Folder>())
+                if folders.map(\.name) != ["Work"] || folders.first?.notes.count != 2 {
+                    failures.withLock { $0.append("saw \(folders.map(\.name))") }
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(stagesRun.withLock { $0 } == ["1.0.0 → 2.0.0, lightweight", "2.0.0 → 3.0.0, custom"])
+    }
 }
