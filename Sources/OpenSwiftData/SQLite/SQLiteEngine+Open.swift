@@ -110,9 +110,25 @@ extension SQLiteEngine {
             }
         }
         if !configuration.isStoredInMemoryOnly && configuration.allowsSave {
-            try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+            try switchToWAL(connection)
         }
         return (connection, storedIdentifier, immutable)
+    }
+
+    /// Switches the file to WAL. That needs the file to itself for a moment; when another
+    /// process is writing it meanwhile, SQLite may answer busy without waiting (waiting would
+    /// deadlock, as both hold a lock the other needs), so the switch is tried again, with a short
+    /// random pause, for as long as a busy connection would wait.
+    private static func switchToWAL(_ connection: SQLiteConnection) throws {
+        let deadline = Date().addingTimeInterval(Double(busyTimeout) / 1000)
+        while true {
+            do {
+                try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;")
+                return
+            } catch let error as SQLiteError where error.isBusy && Date() < deadline {
+                usleep(UInt32.random(in: 1_000...10_000))
+            }
+        }
     }
 
     private static func tableNames(_ connection: SQLiteConnection) throws -> Set<String> {

@@ -18,6 +18,7 @@ struct SQLiteError: Error, CustomStringConvertible {
     var isConstraintViolation: Bool { primaryCode == SQLITE_CONSTRAINT }
     var isNotADatabase: Bool { primaryCode == SQLITE_NOTADB || primaryCode == SQLITE_CORRUPT }
     var isReadOnly: Bool { primaryCode == SQLITE_READONLY }
+    var isBusy: Bool { primaryCode == SQLITE_BUSY }
     /// A read-only connection could not create the `-wal`/`-shm` files a WAL database needs.
     var cannotCreateSidecarFiles: Bool { primaryCode == SQLITE_CANTOPEN || primaryCode == SQLITE_READONLY }
 
