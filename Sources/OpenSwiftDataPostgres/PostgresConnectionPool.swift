@@ -75,8 +75,13 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     /// Runs `query` (every value bound) on `connection` and returns its rows.
     func run(_ query: PostgresQuery, on connection: PostgresConnection) throws -> PostgresQueryResult {
+        try wait(for: connection.query(query, logger: Self.logger), on: connection)
+    }
+
+    /// Waits for the answer to a statement sent on `connection`.
+    func wait<Answer: Sendable>(for answer: EventLoopFuture<Answer>, on connection: PostgresConnection) throws -> Answer {
         do {
-            return try connection.query(query, logger: Self.logger).wait()
+            return try answer.wait()
         } catch {
             // An error the server answered leaves the connection usable, unless the server ends the
             // session with it (a restart: FATAL, SQLSTATE 57P01); any other (the server went away,

@@ -50,11 +50,32 @@ final class PostgresSQLConnection: SQLConnection {
         self.connection = connection
     }
 
+    /// Reads the rows as they arrive: the event loop hands them over while the caller turns the
+    /// earlier ones into models, rather than collecting the whole result first.
     func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws {
-        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings)), on: connection)
-        for each in result.rows {
-            try row(PostgresRowReader(row: each))
+        let queue = PostgresRowQueue()
+        let query = PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings))
+        let answer = connection.query(query, logger: PostgresConnectionPool.logger) { queue.append($0) }
+        answer.whenComplete { _ in queue.finish() }
+        var batch: [PostgresRow] = []
+        var reader: PostgresRowReader?
+        var failure: (any Error)?
+        while failure == nil, queue.take(into: &batch) {
+            do {
+                for each in batch {
+                    let current = reader ?? PostgresRowReader(describing: each)
+                    reader = current
+                    current.load(each)
+                    try row(current)
+                }
+            } catch {
+                // The statement still runs to its end before the connection is used again.
+                failure = error
+                queue.discardTheRest()
+            }
         }
+        try pool.wait(for: answer, on: connection)
+        if let failure { throw failure }
     }
 
     func execute(_ text: String, bindings: [StoredValue]) throws -> Int {
@@ -68,8 +89,6 @@ final class PostgresSQLConnection: SQLConnection {
 
     /// The values as PostgreSQL parameters: integers as `int8`, reals as `float8` (NaN included),
     /// text as `text`, blobs as `bytea`; NULL with no type, so the server takes the column's.
-    /// PostgreSQL's text cannot hold the NUL character: such a value is refused before anything
-    /// is sent.
     static func binds(_ values: [StoredValue]) throws -> PostgresBindings {
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
@@ -78,14 +97,20 @@ final class PostgresSQLConnection: SQLConnection {
             case .integer(let integer): binds.append(integer)
             case .real(let real): binds.append(real)
             case .text(let text):
-                if text.utf8.contains(0) {
-                    throw SwiftDataError(.unsupportedType, "PostgreSQL cannot store text containing the NUL character (U+0000), as in \(String(text.prefix(40)).debugDescription); nothing was written. Remove it, or store the value as Data")
-                }
+                try checkText(text)
                 binds.append(text)
             case .blob(let data): binds.append(ByteBuffer(bytes: data))
             }
         }
         return binds
+    }
+
+    /// PostgreSQL's text cannot hold the NUL character: such a value is refused before anything
+    /// is sent.
+    private static func checkText(_ text: String) throws {
+        if text.utf8.contains(0) {
+            throw SwiftDataError(.unsupportedType, "PostgreSQL cannot store text containing the NUL character (U+0000), as in \(String(text.prefix(40)).debugDescription); nothing was written. Remove it, or store the value as Data")
+        }
     }
 }
 
@@ -102,41 +127,58 @@ struct PostgresStatement: SQLPreparedStatement {
     func finish() {}
 }
 
-/// A result row, read by column position. Cells in PostgreSQL's binary format (what postgres-nio
-/// asks for) are read straight from their bytes; anything else goes through postgres-nio's
-/// decoding.
-struct PostgresRowReader: SQLRow {
-    let cells: [PostgresCell]
+/// The rows of one result, read by column position: one reader for the whole result, loaded
+/// with each row's cell bytes in turn (no allocation per row), the columns' types and formats
+/// read once. Binary cells (what postgres-nio asks for) are read straight from their bytes;
+/// anything else goes through postgres-nio's decoding.
+final class PostgresRowReader: SQLRow {
+    // `let`s and a buffer allocated once: class `var`s would cost an exclusivity check per read.
+    private let bytes: UnsafeMutablePointer<ByteBuffer?>
+    private let count: Int
+    private let types: [PostgresDataType]
+    private let binary: [Bool]
+    private let cells: [PostgresCell]
 
-    init(row: PostgresRow) {
-        cells = Array(row)
+    /// A reader for the rows of the result `first` belongs to.
+    init(describing first: PostgresRow) {
+        cells = Array(first)
+        count = cells.count
+        types = cells.map(\.dataType)
+        binary = cells.map { $0.format == .binary }
+        bytes = .allocate(capacity: max(count, 1))
+        bytes.initialize(repeating: nil, count: count)
     }
 
-    func value(at column: Int32) -> StoredValue {
-        let cell = cells[Int(column)]
-        guard cell.bytes != nil else { return .null }
-        switch storageClass(of: cell) {
-        case .null: return .null
-        case .integer: return integer(cell).map { .integer($0) } ?? .null
-        case .real: return real(cell).map { .real($0) } ?? .null
-        case .blob: return (try? cell.decode(ByteBuffer.self)).map { .blob(Data(buffer: $0)) } ?? .null
-        case .text: return .text(string(cell))
+    deinit {
+        bytes.deinitialize(count: count)
+        bytes.deallocate()
+    }
+
+    /// Makes `row` (of the same result) the current row.
+    func load(_ row: PostgresRow) {
+        var index = 0
+        for cell in row where index < count {
+            bytes[index] = cell.bytes
+            index += 1
         }
     }
 
-    func int64(at column: Int32) -> Int64 { integer(cells[Int(column)]) ?? 0 }
+    func value(at column: Int32) -> StoredValue {
+        switch storageClass(at: column) {
+        case .null: return .null
+        case .integer: return .integer(int64(at: column))
+        case .real: return .real(double(at: column))
+        case .blob: return bytes[Int(column)].map { .blob(Data(buffer: $0)) } ?? .null
+        case .text: return .text(text(at: column))
+        }
+    }
 
-    func isNull(at column: Int32) -> Bool { cells[Int(column)].bytes == nil }
+    func isNull(at column: Int32) -> Bool { bytes[Int(column)] == nil }
 
-    func storageClass(at column: Int32) -> SQLStorageClass { storageClass(of: cells[Int(column)]) }
-
-    func double(at column: Int32) -> Double { real(cells[Int(column)]) ?? 0 }
-
-    func text(at column: Int32) -> String { string(cells[Int(column)]) }
-
-    private func storageClass(of cell: PostgresCell) -> SQLStorageClass {
-        guard cell.bytes != nil else { return .null }
-        switch cell.dataType {
+    func storageClass(at column: Int32) -> SQLStorageClass {
+        let index = Int(column)
+        guard bytes[index] != nil else { return .null }
+        switch types[index] {
         case .int8, .int4, .int2, .bool: return .integer
         case .float8, .float4: return .real
         case .bytea: return .blob
@@ -144,39 +186,51 @@ struct PostgresRowReader: SQLRow {
         }
     }
 
-    private func integer(_ cell: PostgresCell) -> Int64? {
-        guard let bytes = cell.bytes else { return nil }
-        if cell.format == .binary {
-            switch cell.dataType {
-            case .int8: return bytes.getInteger(at: bytes.readerIndex, as: Int64.self)
-            case .int4: return bytes.getInteger(at: bytes.readerIndex, as: Int32.self).map(Int64.init)
-            case .int2: return bytes.getInteger(at: bytes.readerIndex, as: Int16.self).map(Int64.init)
-            case .bool: return bytes.getInteger(at: bytes.readerIndex, as: UInt8.self).map { $0 == 0 ? 0 : 1 }
+    func int64(at column: Int32) -> Int64 {
+        let index = Int(column)
+        guard let buffer = bytes[index] else { return 0 }
+        if binary[index] {
+            switch types[index] {
+            case .int8: return buffer.getInteger(at: buffer.readerIndex, as: Int64.self) ?? 0
+            case .int4: return buffer.getInteger(at: buffer.readerIndex, as: Int32.self).map(Int64.init) ?? 0
+            case .int2: return buffer.getInteger(at: buffer.readerIndex, as: Int16.self).map(Int64.init) ?? 0
+            case .bool: return buffer.getInteger(at: buffer.readerIndex, as: UInt8.self).map { $0 == 0 ? 0 : 1 } ?? 0
             default: break
             }
         }
-        if cell.dataType == .bool { return (try? cell.decode(Bool.self)).map { $0 ? 1 : 0 } }
-        return try? cell.decode(Int64.self)
+        let cell = cell(index, buffer)
+        if types[index] == .bool { return (try? cell.decode(Bool.self)).map { $0 ? 1 : 0 } ?? 0 }
+        return (try? cell.decode(Int64.self)) ?? 0
     }
 
-    private func real(_ cell: PostgresCell) -> Double? {
-        guard let bytes = cell.bytes else { return nil }
-        if cell.format == .binary {
-            switch cell.dataType {
-            case .float8: return bytes.getInteger(at: bytes.readerIndex, as: UInt64.self).map { Double(bitPattern: $0) }
-            case .float4: return bytes.getInteger(at: bytes.readerIndex, as: UInt32.self).map { Double(Float(bitPattern: $0)) }
+    func double(at column: Int32) -> Double {
+        let index = Int(column)
+        guard let buffer = bytes[index] else { return 0 }
+        if binary[index] {
+            switch types[index] {
+            case .float8: return buffer.getInteger(at: buffer.readerIndex, as: UInt64.self).map { Double(bitPattern: $0) } ?? 0
+            case .float4: return buffer.getInteger(at: buffer.readerIndex, as: UInt32.self).map { Double(Float(bitPattern: $0)) } ?? 0
             default: break
             }
         }
-        return try? cell.decode(Double.self)
+        return (try? cell(index, buffer).decode(Double.self)) ?? 0
     }
 
-    private func string(_ cell: PostgresCell) -> String {
-        guard let bytes = cell.bytes else { return "" }
-        if cell.dataType == .text || cell.dataType == .varchar || cell.dataType == .name {
+    func text(at column: Int32) -> String {
+        let index = Int(column)
+        guard let buffer = bytes[index] else { return "" }
+        switch types[index] {
+        case .text, .varchar, .name:
             // Text is sent as its UTF-8 bytes in both formats.
-            return bytes.getString(at: bytes.readerIndex, length: bytes.readableBytes) ?? ""
+            return buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
+        default:
+            return (try? cell(index, buffer).decode(String.self)) ?? ""
         }
-        return (try? cell.decode(String.self)) ?? ""
+    }
+
+    /// The current row's cell at `index`, for postgres-nio's own decoding.
+    private func cell(_ index: Int, _ buffer: ByteBuffer) -> PostgresCell {
+        let first = cells[index]
+        return PostgresCell(bytes: buffer, dataType: first.dataType, format: first.format, columnName: first.columnName, columnIndex: index)
     }
 }

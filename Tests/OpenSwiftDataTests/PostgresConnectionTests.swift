@@ -122,4 +122,37 @@ import Testing
         #expect(failures <= 1)
         #expect(second != nil && second != first)
     }
+
+    /// Rows are read as they arrive; a reader that stops half-way gets its error, and the
+    /// connection, after the statement has run to its end, answers the next query correctly.
+    @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
+    func readingRowsStopsCleanlyHalfWay() throws {
+        struct Enough: Error {}
+        let pool = try PostgresConnectionPool(url: try PostgresURL(try server()), maximum: 1, connectTimeout: .seconds(5))
+        defer { pool.shutDown() }
+        try pool.withConnection { connection in
+            let sql = PostgresSQLConnection(pool: pool, connection: connection)
+            var seen: [Int64] = []
+            #expect(throws: Enough.self) {
+                try sql.query("SELECT n, 'row ' || n FROM generate_series(1, 20000) AS n WHERE n > $1", bindings: [.integer(0)]) { row in
+                    seen.append(row.int64(at: 0))
+                    if seen.count == 1_500 { throw Enough() }
+                }
+            }
+            #expect(seen == Array(1...1_500))
+            var all: [String] = []
+            try sql.query("SELECT 'row ' || n FROM generate_series(1, 20000) AS n", bindings: []) { row in
+                all.append(row.text(at: 0))
+            }
+            #expect(all.count == 20_000)
+            #expect(all.last == "row 20000")
+            // A statement the server refuses is its error, and the connection stays usable.
+            #expect(throws: SwiftDataError.self) {
+                try sql.query("SELECT 1 / (n - 7) FROM generate_series(1, 10) AS n", bindings: []) { _ in }
+            }
+            var one: Int64 = 0
+            try sql.query("SELECT $1::bigint + 1", bindings: [.integer(41)]) { row in one = row.int64(at: 0) }
+            #expect(one == 42)
+        }
+    }
 }
