@@ -87,7 +87,3 @@ import Testing
         #expect(merged == expected)
     }
 }
-
-/// `delete(model:where:)` runs in the store when the delete rules allow it.
-@Suite struct BatchDeleteTests {
-}

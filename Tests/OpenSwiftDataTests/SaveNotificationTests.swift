@@ -44,6 +44,31 @@ import Testing
         #expect(try Self.notifications(ModelContext.didSave, from: context) { try context.save() }.isEmpty)
     }
 
+    /// `delete(model:where:)` runs in the store, yet didSave names every model it deleted — and
+    /// only those — so other parts of the app can let go of them.
+    @Test(arguments: StoreKind.allCases)
+    func didSaveNamesTheModelsABatchDeleteRemoved(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let expenses = (1...30).map { Expense(amount: Double($0)) }
+        for expense in expenses { context.insert(expense) }
+        try context.save()
+        let identifiers = expenses.map(\.persistentModelID)
+
+        let deleter = store.context()
+        try deleter.delete(model: Expense.self, where: #Predicate { $0.amount > 12 && $0.amount <= 25 })
+        let some = try Self.notifications(ModelContext.didSave, from: deleter) { try deleter.save() }
+        let someDeleted = try #require(some.first?.userInfo?[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier])
+        #expect(Set(someDeleted) == Set(identifiers[12..<25]))
+        #expect(someDeleted.count == 13)
+
+        try deleter.delete(model: Expense.self)
+        let rest = try Self.notifications(ModelContext.didSave, from: deleter) { try deleter.save() }
+        let restDeleted = try #require(rest.first?.userInfo?[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier])
+        #expect(Set(restDeleted) == Set(identifiers[0..<12] + identifiers[25...]))
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 0)
+    }
+
     @Test func changesMadeInWillSaveAreSaved() throws {
         let store = try TestStore(.memory, [Expense.self])
         let context = store.context()

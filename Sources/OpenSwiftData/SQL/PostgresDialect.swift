@@ -37,7 +37,11 @@ package struct PostgresDialect: SQLDialect {
     /// Quoted: PostgreSQL folds unquoted names to lower case, and tables are named as entities are.
     package func qualifier(_ table: String) -> String { quote(table) }
     package var falseCondition: String { "FALSE" }
-    package var deleteReturnsKeys: Bool { true }
+    /// The keys come back in one row: a row each would cost the server and the client far more
+    /// than the delete itself.
+    package func deleteReturningKeys(_ delete: String, key: String) -> String? {
+        "WITH \"Z_DELETED\" AS (\(delete) RETURNING \(key)) SELECT string_agg(\(key)::text, ',') FROM \"Z_DELETED\""
+    }
     package func literal(_ value: StoredValue) -> String? {
         guard case .blob(let data) = value else { return standardLiteral(value) }
         return "'\\x" + data.map { String(format: "%02x", $0) }.joined() + "'::bytea"

@@ -138,5 +138,5 @@ enum SQLStatement: Sendable {
     /// `UPDATE table SET column = ? WHERE condition`.
     case update(table: String, assignments: [(String, SQLExpression)], whereClause: SQLExpression?)
     /// `DELETE FROM table WHERE condition`, `RETURNING` a column if asked.
-    case delete(table: String, whereClause: SQLExpression?, returning: String? = nil)
+    case delete(table: String, whereClause: SQLExpression?)
 }

@@ -47,10 +47,11 @@ package protocol SQLDialect: Sendable {
     func truth(_ value: String) -> String
     /// A condition (rendered) as a 0/1 value.
     func truthValue(_ condition: String) -> String
-    /// Whether a batch delete learns the deleted keys from `DELETE … RETURNING` (one statement, and
-    /// exactly the rows deleted) rather than a `SELECT` before it (SQLite: a delete of every row
-    /// is then a truncation).
-    var deleteReturnsKeys: Bool { get }
+    /// A statement that runs `delete` (rendered) and gives the keys (`key`, quoted) of the rows it
+    /// deleted as one row holding them as comma-separated text — one statement, and exactly the
+    /// rows deleted; `nil` where a batch delete selects the keys before it instead (SQLite: a
+    /// delete of every row is then a truncation).
+    func deleteReturningKeys(_ delete: String, key: String) -> String?
     /// A condition that is never true (an `IN` over an empty list).
     var falseCondition: String { get }
     /// A value as an SQL literal, for DDL, which takes no parameters (a new column's default);
@@ -150,10 +151,9 @@ struct SQLRenderer {
             var text = "UPDATE \(dialect.quote(table)) SET \(sets)"
             if let whereClause { text += " WHERE " + render(whereClause) }
             return text
-        case .delete(let table, let whereClause, let returning):
+        case .delete(let table, let whereClause):
             var text = "DELETE FROM \(dialect.quote(table))"
             if let whereClause { text += " WHERE " + render(whereClause) }
-            if let returning { text += " RETURNING " + dialect.quote(returning) }
             return text
         }
     }

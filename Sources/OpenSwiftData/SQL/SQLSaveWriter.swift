@@ -103,13 +103,16 @@ struct SQLSaveWriter {
         for batch in changes.batchDeletes {
             let layout = batch.layout
             let keysSelect = try store.keysSelect(batch)
+            let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), keysSelect) }
+            // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
+            let everyRow = keysSelect.whereClause == nil && keysSelect.joins.isEmpty && keysSelect.limit == nil && keysSelect.offset == nil
+            let delete = SQLRenderer.render(.delete(table: layout.tableName, whereClause: everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)), dialect: store.dialect)
+            let deleteReturningKeys = store.dialect.deleteReturningKeys(delete.text, key: store.dialect.quote(ModelLayout.primaryKeyColumn))
             var keys: [Int64] = []
-            let returnsKeys = store.dialect.deleteReturnsKeys
-            if !returnsKeys {
+            if deleteReturningKeys == nil {
                 try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }
                 guard !keys.isEmpty else { continue }
             }
-            let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), keysSelect) }
             for slot in layout.relationshipSlots {
                 guard let relationship = layout.properties[slot].relationship else { continue }
                 switch relationship.storage {
@@ -136,18 +139,40 @@ struct SQLSaveWriter {
                     break
                 }
             }
-            // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
-            let everyRow = keysSelect.whereClause == nil && keysSelect.joins.isEmpty && keysSelect.limit == nil && keysSelect.offset == nil
-            let whereClause = everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)
-            if returnsKeys {
-                let rendered = SQLRenderer.render(.delete(table: layout.tableName, whereClause: whereClause, returning: ModelLayout.primaryKeyColumn), dialect: store.dialect)
-                try store.query(rendered.text, bindings: rendered.bindings, on: connection) { row in keys.append(row.int64(at: 0)) }
+            if let deleteReturningKeys {
+                try store.query(deleteReturningKeys, bindings: delete.bindings, on: connection) { row in
+                    if !row.isNull(at: 0) { keys = Self.keys(inList: row.text(at: 0)) }
+                }
                 guard !keys.isEmpty else { continue }
             } else {
-                try store.run(.delete(table: layout.tableName, whereClause: whereClause), on: connection)
+                try store.execute(delete.text, bindings: delete.bindings, on: connection)
             }
             result.batchDeletedKeys.append((layout, keys, store.identifier))
         }
+    }
+
+    /// The keys in a comma-separated list of decimal integers.
+    static func keys(inList text: String) -> [Int64] {
+        var keys: [Int64] = []
+        var current: Int64 = 0
+        var negative = false
+        var digits = false
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                current = current &* 10 &+ Int64(byte - UInt8(ascii: "0"))
+                digits = true
+            case UInt8(ascii: "-"):
+                negative = true
+            default:
+                if digits { keys.append(negative ? -current : current) }
+                current = 0
+                negative = false
+                digits = false
+            }
+        }
+        if digits { keys.append(negative ? -current : current) }
+        return keys
     }
 
     /// Refuses a save that would store a reference to a row that no longer exists: a model this

@@ -33,7 +33,7 @@ struct SQLiteDialect: SQLDialect {
     var limitForOffsetOnly: String? { "-1" }
     func qualifier(_ table: String) -> String { table }
     var falseCondition: String { "0" }
-    var deleteReturnsKeys: Bool { false }
+    func deleteReturningKeys(_ delete: String, key: String) -> String? { nil }
     func literal(_ value: StoredValue) -> String? { standardLiteral(value) }
     /// RENAME COLUMN came with SQLite 3.25, DROP COLUMN with 3.35.
     var altersColumnsInPlace: Bool { sqlite3_libversion_number() >= 3_035_000 }
