@@ -1,0 +1,78 @@
+import Foundation
+import NIOCore
+import OpenSwiftData
+import PostgresNIO
+
+/// One pooled connection, running the store's SQL with every value bound.
+final class PostgresSQLConnection: SQLConnection {
+    let pool: PostgresConnectionPool
+    let connection: PostgresConnection
+
+    init(pool: PostgresConnectionPool, connection: PostgresConnection) {
+        self.pool = pool
+        self.connection = connection
+    }
+
+    /// Reads the rows as they arrive: the event loop hands them over while the caller turns the
+    /// earlier ones into models, rather than collecting the whole result first.
+    func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws {
+        let queue = PostgresRowQueue()
+        let query = PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings))
+        let answer = connection.query(query, logger: PostgresConnectionPool.logger) { queue.append($0) }
+        answer.whenComplete { _ in queue.finish() }
+        var batch: [PostgresRow] = []
+        var reader: PostgresRowReader?
+        var failure: (any Error)?
+        while failure == nil, queue.take(into: &batch) {
+            do {
+                for each in batch {
+                    let current = reader ?? PostgresRowReader(describing: each)
+                    reader = current
+                    current.load(each)
+                    try row(current)
+                }
+            } catch {
+                // The statement still runs to its end before the connection is used again.
+                failure = error
+                queue.discardTheRest()
+            }
+        }
+        _ = try pool.wait(for: answer, on: connection)
+        if let failure { throw failure }
+    }
+
+    func execute(_ text: String, bindings: [StoredValue]) throws -> Int {
+        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings)), on: connection)
+        return result.metadata.rows ?? 0
+    }
+
+    func prepared(_ text: String) throws -> any SQLPreparedStatement {
+        PostgresStatement(connection: self, text: text)
+    }
+
+    /// The values as PostgreSQL parameters: integers as `int8`, reals as `float8` (NaN included),
+    /// text as `text`, blobs as `bytea`; NULL with no type, so the server takes the column's.
+    static func binds(_ values: [StoredValue]) throws -> PostgresBindings {
+        var binds = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .null: binds.appendNull()
+            case .integer(let integer): binds.append(integer)
+            case .real(let real): binds.append(real)
+            case .text(let text):
+                try checkText(text)
+                binds.append(text)
+            case .blob(let data): binds.append(ByteBuffer(bytes: data))
+            }
+        }
+        return binds
+    }
+
+    /// PostgreSQL's text cannot hold the NUL character: such a value is refused before anything
+    /// is sent.
+    private static func checkText(_ text: String) throws {
+        if text.utf8.contains(0) {
+            throw SwiftDataError(.unsupportedType, "PostgreSQL cannot store text containing the NUL character (U+0000), as in \(String(text.prefix(40)).debugDescription); nothing was written. Remove it, or store the value as Data")
+        }
+    }
+}
