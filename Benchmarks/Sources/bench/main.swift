@@ -191,6 +191,10 @@ func run() async throws {
 
     var command = "swift run -c release --package-path Benchmarks bench" + (quick ? " --quick" : "")
     if postgresURL != nil { command += " --postgres URL" }
+    for name in ["--sizes", "--runs", "--only"] {
+        if let value = option(name) { command += " \(name) \(value)" }
+    }
+    if postgresURL != nil { command += "` against a PostgreSQL server on loopback (`Scripts/postgres-server.sh`" }
     let table = markdown(results, libraries: libraries.map(\.name), floor: floor, machine: machineDescription(), command: command, runs: runs)
     try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
     let encoder = JSONEncoder()
