@@ -4,11 +4,9 @@ import Foundation
 /// migration's transaction, so the stage's saves are savepoints that commit or roll back with
 /// the whole migration.
 ///
-/// `@unchecked Sendable`: the connection is only used while `lock` is held.
-final class MigrationStageEngine: SQLEngine, @unchecked Sendable {
+final class MigrationStageEngine: SQLEngine, Sendable {
     let dialect: any SQLDialect
-    private let connection: any SQLConnection
-    private let lock = NSRecursiveLock()
+    private let connection: ExclusiveConnection
     private let translateError: @Sendable (any Error) -> any Error
     /// A failed save rolls back to its savepoint; the savepoint itself may stay (a later one of
     /// the same name hides it), which keeps each statement single for engines that run one at a time.
@@ -18,25 +16,16 @@ final class MigrationStageEngine: SQLEngine, @unchecked Sendable {
     var rowsPerInsert: Int { 1 }
 
     init(connection: any SQLConnection, dialect: any SQLDialect, translate: @escaping @Sendable (any Error) -> any Error) {
-        self.connection = connection
+        self.connection = ExclusiveConnection(connection)
         self.dialect = dialect
         translateError = translate
     }
 
-    func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(connection)
-    }
+    func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R { try connection.use(body) }
 
-    func beginWrite() throws -> any SQLConnection {
-        lock.lock()
-        return connection
-    }
+    func beginWrite() throws -> any SQLConnection { connection.take() }
 
-    func endWrite(_ connection: any SQLConnection) {
-        lock.unlock()
-    }
+    func endWrite(_ connection: any SQLConnection) { self.connection.giveBack() }
 
     func translate(_ error: any Error) -> any Error { translateError(error) }
 }

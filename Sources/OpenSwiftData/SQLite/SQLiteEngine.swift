@@ -10,12 +10,11 @@ import Foundation
 /// absorbed by SQLite's busy handler, so `SQLITE_BUSY` does not reach callers under normal contention.
 /// An in-memory store has a single connection for both.
 ///
-/// `@unchecked Sendable`: the writer (`connection`) is only used while `lock` is held, and each
-/// reader by one caller at a time (the pool hands it out exclusively).
+/// `@unchecked Sendable`: the writer is lent to one caller at a time (``ExclusiveConnection``), and
+/// each reader too (the pool hands it out exclusively).
 final class SQLiteEngine: SQLEngine, @unchecked Sendable {
     let dialect: any SQLDialect = SQLiteDialect()
-    let connection: SQLiteConnection
-    private let lock = NSRecursiveLock()
+    private let writer: ExclusiveConnection
     private let readers: ReaderPool?
     let transactionStatements: SQLTransactionStatements
     var writersRunConcurrently: Bool { false }
@@ -25,7 +24,7 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
 
     /// `readers`: the file's reader pool (`nil` for an in-memory database).
     init(connection: SQLiteConnection, readers: ReaderPool?) {
-        self.connection = connection
+        writer = ExclusiveConnection(connection)
         self.readers = readers
         transactionStatements = SQLTransactionStatements(begin: "BEGIN IMMEDIATE", commit: "COMMIT", rollback: "ROLLBACK")
     }
@@ -34,19 +33,12 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
         if let readers {
             return try readers.withConnection(body)
         }
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(connection)
+        return try writer.use(body)
     }
 
-    func beginWrite() throws -> any SQLConnection {
-        lock.lock()
-        return connection
-    }
+    func beginWrite() throws -> any SQLConnection { writer.take() }
 
-    func endWrite(_ connection: any SQLConnection) {
-        lock.unlock()
-    }
+    func endWrite(_ connection: any SQLConnection) { writer.giveBack() }
 
     func translate(_ error: any Error) -> any Error { Self.translate(error) }
 
