@@ -4,11 +4,13 @@ import Foundation
 /// own description, ``StoredSchema``) to the tables of `layouts` — a lightweight migration.
 ///
 /// It runs inside the caller's transaction: SQLite and PostgreSQL run DDL transactionally, so an
-/// error, or a process killed half-way, leaves the store as it was. A table whose columns stay the same is
-/// kept (only its indexes are redone if they changed); a changed table is renamed aside, created
-/// anew, filled with `INSERT … SELECT` in key order (in chunks, so progress can be reported), and
-/// the old one dropped. Keys are kept, so relationships stay valid; links move between key columns
-/// and join tables when a relationship changes between to-one and to-many.
+/// error, or a process killed half-way, leaves the store as it was. A table whose columns stay the
+/// same is kept (only its indexes are redone if they changed); columns added with `NULL` or a
+/// constant default, renamed or dropped are changed in place with `ALTER TABLE`; any other changed
+/// table is renamed aside, created anew, filled with `INSERT … SELECT` in key order (in chunks, so
+/// progress can be reported), and the old one dropped. Keys are kept, so relationships stay valid;
+/// links move between key columns and join tables when a relationship changes between to-one and
+/// to-many.
 ///
 /// Everything it cannot do without losing or inventing data — an unconvertible type, a new
 /// non-optional value with no default, a to-one over several links, a unique constraint over
