@@ -12,7 +12,7 @@ import TestModels
 struct PostgresStoreTests {
     /// A fresh namespace, dropped when the test ends.
     private final class Namespace {
-        let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let name = PostgresServer.newNamespace()
         func configuration(_ allowsSave: Bool = true) throws -> PostgresConfiguration {
             PostgresConfiguration("shop", url: try #require(PostgresServer.url), postgresSchema: name, allowsSave: allowsSave)
         }

@@ -24,7 +24,7 @@ final class MigrationPlace {
     init(_ kind: MigrationPlaceKind) {
         self.kind = kind
         url = TestStore.temporaryURL()
-        namespace = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        namespace = PostgresServer.newNamespace()
     }
 
     /// The configuration of the store here, named `name`, holding `schema` (all the container's

@@ -11,6 +11,11 @@ enum PostgresServer {
     static let url: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
     static let skipReason: Comment = "no PostgreSQL server: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test`"
 
+    /// A fresh namespace name for one test (dropped with ``drop(_:)`` when the test is done).
+    static func newNamespace() -> String {
+        "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+
     /// A namespace's tables as text: each column with its type, each index, and every row.
     static func dump(_ namespace: String) throws -> String {
         let url = try #require(url, "no PostgreSQL server")

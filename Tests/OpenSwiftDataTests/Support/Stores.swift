@@ -38,7 +38,7 @@ final class TestStore {
     let namespace: String?
 
     init(_ kind: StoreKind, _ types: [any PersistentModel.Type]) throws {
-        namespace = kind == .postgres ? "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "") : nil
+        namespace = kind == .postgres ? PostgresServer.newNamespace() : nil
         self.kind = kind
         switch kind {
         case .file:
