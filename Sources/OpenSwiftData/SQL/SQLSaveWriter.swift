@@ -67,7 +67,7 @@ struct SQLSaveWriter {
                 on: connection)
         }
 
-        try writeBatchDeletes(store: store, connection: connection)
+        result.batchDeletedKeys += try writeBatchDeletes(store: store, connection: connection)
 
         // Deleted rows, their join rows, and references to them from relationships without inverse.
         for model in changes.deleted {
@@ -95,84 +95,6 @@ struct SQLSaveWriter {
                 }
             }
         }
-    }
-
-    /// Runs `delete(model:where:)` batches: clears references to the rows as their delete rules say,
-    /// then deletes the rows, each step one statement over the batch's key query.
-    private mutating func writeBatchDeletes(store: SQLStore, connection: any SQLConnection) throws {
-        for batch in changes.batchDeletes {
-            let layout = batch.layout
-            let keysSelect = try store.keysSelect(batch)
-            let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), keysSelect) }
-            // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
-            let everyRow = keysSelect.whereClause == nil && keysSelect.joins.isEmpty && keysSelect.limit == nil && keysSelect.offset == nil
-            let delete = SQLRenderer.render(.delete(table: layout.tableName, whereClause: everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)), dialect: store.dialect)
-            let deleteReturningKeys = store.dialect.deleteReturningKeys(delete.text, key: store.dialect.quote(ModelLayout.primaryKeyColumn))
-            var keys: [Int64] = []
-            if deleteReturningKeys == nil {
-                try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }
-                guard !keys.isEmpty else { continue }
-            }
-            for slot in layout.relationshipSlots {
-                guard let relationship = layout.properties[slot].relationship else { continue }
-                switch relationship.storage {
-                case .joinTable(let table, let ownerColumn, _):
-                    try store.run(.delete(table: table, whereClause: doomed(ownerColumn)), on: connection)
-                case .inverseForeignKey(let table, let column) where relationship.deleteRule == .nullify:
-                    try store.run(.update(table: table, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
-                case .foreignKey where relationship.deleteRule == .nullify:
-                    // A one-to-one: the other side's own foreign key points back here.
-                    if let inverse = relationship.inverse, case .foreignKey(let column)? = inverse.relationship?.storage {
-                        try store.run(.update(table: relationship.destination.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
-                    }
-                default:
-                    break
-                }
-            }
-            for incoming in schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
-                switch incoming.property.relationship?.storage {
-                case .joinTable(let table, _, let otherColumn)?:
-                    try store.run(.delete(table: table, whereClause: doomed(otherColumn)), on: connection)
-                case .foreignKey(let column)? where incoming.property.relationship?.isOptional == true:
-                    try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
-                default:
-                    break
-                }
-            }
-            if let deleteReturningKeys {
-                try store.query(deleteReturningKeys, bindings: delete.bindings, on: connection) { row in
-                    if !row.isNull(at: 0) { keys = Self.keys(inList: row.text(at: 0)) }
-                }
-                guard !keys.isEmpty else { continue }
-            } else {
-                try store.execute(delete.text, bindings: delete.bindings, on: connection)
-            }
-            result.batchDeletedKeys.append((layout, keys, store.identifier))
-        }
-    }
-
-    /// The keys in a comma-separated list of decimal integers.
-    static func keys(inList text: String) -> [Int64] {
-        var keys: [Int64] = []
-        var current: Int64 = 0
-        var negative = false
-        var digits = false
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                current = current &* 10 &+ Int64(byte - UInt8(ascii: "0"))
-                digits = true
-            case UInt8(ascii: "-"):
-                negative = true
-            default:
-                if digits { keys.append(negative ? -current : current) }
-                current = 0
-                negative = false
-                digits = false
-            }
-        }
-        if digits { keys.append(negative ? -current : current) }
-        return keys
     }
 
     /// Refuses a save that would store a reference to a row that no longer exists: a model this
