@@ -1,0 +1,83 @@
+import Foundation
+
+/// What a migration runs and checks against the database: indexes, uniqueness, tables moved
+/// aside, counts, and every statement (logged when SQL debugging is on).
+extension SQLMigrator {
+    /// Gives the table of `layout` exactly the indexes it should have: those whose definition
+    /// changed (or that are no longer wanted) are dropped, the missing ones created.
+    func reconcileIndexes(_ layout: ModelLayout) throws {
+        let existing = try indexes(of: layout.tableName)
+        let wanted = DDL.indexes(layout, dialect: dialect)
+        let wantedSQL = Dictionary(uniqueKeysWithValues: wanted.map { ($0.name, $0.sql) })
+        for (name, sql) in existing where wantedSQL[name] != sql {
+            try execute("DROP INDEX \(q(name))")
+        }
+        for index in wanted where existing[index.name] != index.sql {
+            if let constraint = index.uniqueConstraint { try checkUnique(layout, constraint: constraint) }
+            for statement in index.statements(dialect) { try execute(statement) }
+        }
+    }
+
+    /// Throws, naming a duplicated value, if a unique constraint of `layout` does not hold.
+    func checkUnique(_ layout: ModelLayout, constraint: Int) throws {
+        let group = layout.uniquenessConstraints[constraint]
+        let notNull = group.map { "\(q(layout.properties[$0].name)) IS NOT NULL" }.joined(separator: " AND ")
+        // Grouped as the index compares them (canonically equal strings are one value).
+        let columns = group.map { layout.properties[$0] }.map {
+            dialect.indexedColumn(q($0.name), swiftString: $0.codec?.isSwiftString == true)
+        }.joined(separator: ", ")
+        var duplicate: (values: [String], copies: String)?
+        try connection.query("SELECT \(columns), COUNT(*) FROM \(q(layout.tableName)) WHERE \(notNull) GROUP BY \(columns) HAVING COUNT(*) > 1 LIMIT 1", bindings: []) { row in
+            duplicate = (group.indices.map { row.value(at: Int32($0)).description }, row.value(at: Int32(group.count)).description)
+        }
+        guard let (values, copies) = duplicate else { return }
+        let names = group.map { layout.properties[$0].name }
+        throw SwiftDataError(.constraintViolation, "cannot make \(layout.entityName).\(names.joined(separator: " + ")) unique: \(copies) stored \(layout.entityName) models have the value \(values.joined(separator: ", ")). Merge or change the duplicates in a MigrationStage.custom's willMigrate first; the store was left unchanged.")
+    }
+
+    /// The name an old table has now.
+    func table(_ name: String) -> String { currentName[name] ?? name }
+
+    mutating func rename(_ table: String, to newName: String) throws {
+        try execute("ALTER TABLE \(q(table)) RENAME TO \(q(newName))")
+        currentName[table] = newName
+    }
+
+    /// Drops the indexes OpenSwiftData created on `table` (not the automatic ones of its keys).
+    func dropIndexes(of table: String) throws {
+        for name in try indexes(of: table).keys { try execute("DROP INDEX \(q(name))") }
+    }
+
+    /// The indexes OpenSwiftData created on `table`, by name, with their `CREATE` statements
+    /// (empty where the engine does not know it: such an index is made again).
+    func indexes(of table: String) throws -> [String: String] {
+        var found: [String: String] = [:]
+        try connection.query(dialect.indexListQuery, bindings: [.text(table)]) { row in
+            guard case .text(let name) = row.value(at: 0) else { return }
+            if case .text(let sql) = row.value(at: 1) { found[name] = sql } else { found[name] = "" }
+        }
+        return found
+    }
+
+    mutating func rowCount(_ entity: String) throws -> Int {
+        if let known = rowCounts[entity] { return known }
+        let counted = try count("SELECT COUNT(*) FROM \(q(table(entity)))")
+        rowCounts[entity] = counted
+        return counted
+    }
+
+    /// The integer a one-value query gives (0 for none, or NULL).
+    func count(_ sql: String) throws -> Int {
+        var value = 0
+        try connection.query(sql, bindings: []) { row in
+            if case .integer(let number) = row.value(at: 0) { value = Int(number) }
+        }
+        return value
+    }
+
+    @discardableResult
+    func execute(_ sql: String, _ bindings: [StoredValue] = []) throws -> Int {
+        if Log.sqlDebugEnabled { Log.sql.info("\(sql)") }
+        return try connection.execute(sql, bindings: bindings)
+    }
+}
