@@ -82,8 +82,8 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         let engine = PostgresEngine(pool: pool)
         let place = "\(address.place), schema \(postgresSchema)"
         do {
-            let identifier = try prepareTables(request, engine: engine, place: place)
-            return request.makeStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave)
+            let prepared = try prepareTables(request, engine: engine, place: place)
+            return request.makeStore(engine: engine, identifier: prepared.identifier, name: name, allowsSave: allowsSave, keepsHistory: prepared.keepsHistory)
         } catch {
             pool.shutDown()
             throw error
@@ -92,7 +92,7 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
 
     /// Creates, checks or migrates the tables in one transaction, holding a lock on the namespace
     /// so that containers opening it at once on several machines create or migrate it once.
-    private func prepareTables(_ request: StoreOpenRequest, engine: PostgresEngine, place: String) throws -> String {
+    private func prepareTables(_ request: StoreOpenRequest, engine: PostgresEngine, place: String) throws -> (identifier: String, keepsHistory: Bool) {
         let connection = try engine.beginWrite()
         defer { engine.endWrite(connection) }
         _ = try connection.execute("BEGIN", bindings: [])
@@ -105,10 +105,10 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
             try connection.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1", bindings: [.text(postgresSchema)]) { row in
                 if case .text(let name) = row.value(at: 0) { tables.insert(name) }
             }
-            let identifier = try request.prepareTables(
+            let prepared = try request.prepareTables(
                 on: connection, dialect: engine.dialect, tables: tables, place: place, name: name, allowsSave: allowsSave, translate: { $0 })
             _ = try connection.execute("COMMIT", bindings: [])
-            return identifier
+            return prepared
         } catch {
             _ = try? connection.execute("ROLLBACK", bindings: [])
             throw error

@@ -59,3 +59,20 @@ public final class PostgresStore: DataStoreBatching, @unchecked Sendable {
         try core.erase()
     }
 }
+
+extension PostgresStore: HistoryProviding {
+    /// The history transactions `descriptor` selects, oldest first unless it sorts otherwise
+    /// (see `ModelContext.fetchHistory(_:)`).
+    ///
+    /// ```swift
+    /// let changes = try store.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+    /// ```
+    public func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws -> [DefaultHistoryTransaction] {
+        try core.fetchHistory(descriptor)
+    }
+
+    /// Deletes the history transactions `descriptor` selects; model data is not touched.
+    public func deleteHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws {
+        try core.deleteHistory(descriptor)
+    }
+}

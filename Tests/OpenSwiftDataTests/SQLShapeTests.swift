@@ -108,9 +108,33 @@ import Testing
         #expect(statements.texts == [
             "BEGIN IMMEDIATE",
             "UPDATE \"Expense\" SET \"note\" = ?1 WHERE \"Z_PK\" = ?2",
+            // The history transaction, written last, in the same database transaction.
+            "UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \"Z_MAX\" + 1 WHERE \"Z_ENTITY\" = ?1 RETURNING \"Z_MAX\"",
+            "INSERT INTO \"Z_HISTORYTRANSACTION\" (\"Z_PK\", \"Z_TIMESTAMP\", \"Z_AUTHOR\", \"Z_BUNDLE\", \"Z_PROCESS\") VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO \"Z_HISTORYCHANGE\" (\"Z_TRANSACTION\", \"Z_ORDER\", \"Z_KIND\", \"Z_ENTITY\", \"Z_KEYS\", \"Z_PROPERTIES\", \"Z_TOMBSTONES\") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             "COMMIT",
         ])
         #expect(statements[1].bindings == [.text("late lunch"), .integer(1)])
+        #expect(statements[4].bindings == [.integer(2), .integer(0), .integer(1), .text("Expense"), .text("1"), .text("note"), .null])
+    }
+
+    /// However many models a save inserts, updates or deletes, its history is one transaction row
+    /// and one row per group of changes: the keys of a group are kept as runs.
+    @Test func historyOfABigSaveIsAFewRows() throws {
+        let store = try TestStore(.file, [Expense.self])
+        let context = store.context()
+        for amount in 0..<1_000 { context.insert(Expense(amount: Double(amount))) }
+        let inserting = try store.sql { try context.save() }
+        let insertGroups = inserting.starting(with: "INSERT INTO \"Z_HISTORYCHANGE\"")
+        #expect(insertGroups.map(\.bindings) == [[.integer(1), .integer(0), .integer(0), .text("Expense"), .text("1-1000"), .null, .null]])
+
+        let expenses = try context.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        for expense in expenses where expense.amount.truncatingRemainder(dividingBy: 2) == 0 { expense.amount += 0.5 }
+        let updating = try store.sql { try context.save() }
+        let updateGroups = updating.starting(with: "INSERT INTO \"Z_HISTORYCHANGE\"")
+        #expect(updateGroups.count == 1)
+        #expect(updateGroups.first?.bindings[5] == .text("amount"))
+        #expect(updating.starting(with: "INSERT INTO \"Z_HISTORYTRANSACTION\"").count == 1)
     }
 
     @Test func aSaveWithoutChangesWritesNothing() throws {

@@ -9,6 +9,7 @@ import TestModels
 //   read-unprivileged <path>                   drop root, open the store read-only and print how many ticks it has
 //   crash-loop <path>                          save in a loop until killed, printing each save's intent and acknowledgement
 //   migrate <path>                             open a ReadingsV1 store with ReadingsV2, printing each progress report
+//   author <path> <author> <count>             insert <count> ticks in one save as <author>, print this process's identifier
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
@@ -51,8 +52,16 @@ do {
             try ModelContainer(for: schema, configurations: [ModelConfiguration(url: URL(fileURLWithPath: arguments[1]))])
         })
         say("migrated \(try ModelContext(container).fetchCount(FetchDescriptor<ReadingsV2.Reading>()))")
+    case ("author", 4):
+        guard let count = Int(arguments[3]) else { fail("bad count", status: 2) }
+        let container = try ModelContainer(for: Tick.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: arguments[1])))
+        let context = ModelContext(container)
+        context.author = arguments[2]
+        for sequence in 0..<count { context.insert(Tick(writer: Int(getpid()), sequence: sequence)) }
+        try context.save()
+        say("\(getpid())")
     default:
-        fail("usage: openswiftdata-test-writer ticks|open|read-unprivileged|crash-loop|migrate <path> [...]", status: 2)
+        fail("usage: openswiftdata-test-writer ticks|open|read-unprivileged|crash-loop|migrate|author <path> [...]", status: 2)
     }
 } catch {
     fail("\(error)")

@@ -94,3 +94,19 @@ public final class LoggingStore<Base: DataStore>: DataStore, @unchecked Sendable
         }
     }
 }
+
+/// A wrapped store's history passes through, logged like every other call.
+extension LoggingStore: HistoryProviding where Base: HistoryProviding {
+    public typealias HistoryType = Base.HistoryType
+
+    public func fetchHistory(_ descriptor: HistoryDescriptor<Base.HistoryType>) throws -> [Base.HistoryType] {
+        try logged("fetchHistory", details: descriptor.predicate == nil ? "all" : "predicate") {
+            let transactions = try base.fetchHistory(descriptor)
+            return (transactions, "\(transactions.count) transactions")
+        }
+    }
+
+    public func deleteHistory(_ descriptor: HistoryDescriptor<Base.HistoryType>) throws {
+        try logged("deleteHistory", details: descriptor.predicate == nil ? "all" : "predicate") { (try base.deleteHistory(descriptor), "done") }
+    }
+}

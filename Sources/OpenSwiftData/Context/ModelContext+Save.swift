@@ -184,7 +184,8 @@ struct SavePlan {
         }
         let changes = ChangeSet(inserted: inserted, changed: changed, deleted: deleted, deletedIDs: deletedIDs,
                                 nullifications: nullifications, batchDeletes: batchDeletes,
-                                editingState: stores.allSatisfy(\.isTransactional) ? .unused : context.editingState)
+                                editingState: stores.allSatisfy(\.isTransactional) ? .unused : context.editingState,
+                                author: context.author)
         // Stores that save in one step (custom data stores) go after those that can still roll
         // back, so a failure there leaves the others untouched.
         stores = stores.filter(\.isTransactional) + stores.filter { !$0.isTransactional }

@@ -85,6 +85,16 @@ package final class ContainerDataStore: @unchecked Sendable {
         try context.save()
     }
 
+    /// The history transactions `descriptor` selects (see ``ModelContext/fetchHistory(_:)``).
+    package func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws -> [DefaultHistoryTransaction] {
+        try ModelContext(container).fetchHistory(descriptor)
+    }
+
+    /// Deletes the history transactions `descriptor` selects (see ``ModelContext/deleteHistory(_:)``).
+    package func deleteHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws {
+        try ModelContext(container).deleteHistory(descriptor)
+    }
+
     /// Deletes every model in the store.
     package func erase() throws {
         container.deleteAllData()

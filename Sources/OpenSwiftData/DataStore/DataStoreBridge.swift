@@ -27,7 +27,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         self.allowsSave = allowsSave
     }
 
-    private func locked<R>(_ body: () throws -> R) rethrows -> R {
+    func locked<R>(_ body: () throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body()

@@ -199,6 +199,12 @@ public final class BackingData {
             return value
         case .unloaded:
             let property = layout.properties[index]
+            // A model never saved has nothing stored: a property its initializer left unset (an
+            // optional declared without `= nil`, a to-many without `= []`) is empty, as in Swift.
+            if primaryKey == nil, let empty = Self.emptyValue(of: property) {
+                slots[index] = .value(empty)
+                return empty
+            }
             guard let context else {
                 throw SwiftDataError(.missingModelContext, "\(layout.entityName).\(property.name) is not loaded and the model is not in a context")
             }
@@ -216,6 +222,13 @@ public final class BackingData {
                 throw SwiftDataError(.modelNotFound, "\(layout.entityName).\(property.name) has no stored value")
             }
         }
+    }
+
+    /// `nil` for an optional attribute or to-one, no models for a to-many; `nil` for a required
+    /// value, which has no empty form.
+    private static func emptyValue(of property: PropertyLayout) -> Any? {
+        if let relationship = property.relationship { return relationship.access.makeValue([]) }
+        return (property.codec as? any _OptionalCodecProtocol)?.noneValue
     }
 
     /// The models a relationship slot holds, loading them if needed.

@@ -17,6 +17,17 @@ enum DDL {
         return statements
     }
 
+    /// The tables of the store's history: one row per saved transaction, and per transaction one
+    /// row per group of changes (``HistoryChangeGroup``).
+    static func historyTables(dialect: any SQLDialect) -> [String] {
+        let q = dialect.quote
+        let integer = dialect.storedType(.integer), real = dialect.storedType(.real), text = dialect.storedType(.text)
+        return [
+            "CREATE TABLE \(q(SQLStore.historyTransactionTable)) (\(q("Z_PK")) \(integer) PRIMARY KEY, \(q("Z_TIMESTAMP")) \(real) NOT NULL, \(q("Z_AUTHOR")) \(text), \(q("Z_BUNDLE")) \(text) NOT NULL, \(q("Z_PROCESS")) \(text) NOT NULL)",
+            "CREATE TABLE \(q(SQLStore.historyChangeTable)) (\(q("Z_TRANSACTION")) \(integer) NOT NULL, \(q("Z_ORDER")) \(integer) NOT NULL, \(q("Z_KIND")) \(integer) NOT NULL, \(q("Z_ENTITY")) \(text) NOT NULL, \(q("Z_KEYS")) \(text) NOT NULL, \(q("Z_PROPERTIES")) \(text), \(q("Z_TOMBSTONES")) \(text), PRIMARY KEY (\(q("Z_TRANSACTION")), \(q("Z_ORDER"))))",
+        ]
+    }
+
     /// The `CREATE TABLE` for an entity's rows, under `table`.
     static func createTable(_ layout: ModelLayout, named table: String, dialect: any SQLDialect) -> String {
         let q = dialect.quote

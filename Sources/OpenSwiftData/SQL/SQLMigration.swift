@@ -106,7 +106,8 @@ struct SQLMigration {
     /// Runs a custom stage's closure with a context on `layouts`, saving what it leaves unsaved.
     private func runStage(_ body: (ModelContext) throws -> Void, layouts: [ModelLayout], version: Schema.Version) throws {
         let engine = MigrationStageEngine(connection: connection, dialect: dialect, translate: translate)
-        let store = SQLStore(engine: engine, identifier: identifier, name: storeName, allowsSave: true, layouts: layouts)
+        // A stage's saves rewrite data in the old and new shapes; they are not history an app reads.
+        let store = SQLStore(engine: engine, identifier: identifier, name: storeName, allowsSave: true, layouts: layouts, keepsHistory: false)
         let container = ModelContainer(migrationStage: Schema(layouts.map(\.modelType), version: version), store: store, configuration: stageConfiguration)
         let context = ModelContext(container)
         try body(context)

@@ -2,9 +2,10 @@ import Foundation
 
 /// `delete(model:where:)` batches, run in the store.
 extension SQLSaveWriter {
-    /// Runs `delete(model:where:)` batches: clears references to the rows as their delete rules say,
-    /// then deletes the rows, each step one statement over the batch's key query.
-    func writeBatchDeletes(store: SQLStore, connection: any SQLConnection) throws -> [(layout: ModelLayout, keys: [Int64], store: String)] {
+    /// Runs `delete(model:where:)` batches: keeps the rows' preserved values for the history, clears
+    /// references to the rows as their delete rules say, then deletes the rows, each step one
+    /// statement over the batch's key query.
+    mutating func writeBatchDeletes(store: SQLStore, connection: any SQLConnection) throws -> [(layout: ModelLayout, keys: [Int64], store: String)] {
         var deleted: [(layout: ModelLayout, keys: [Int64], store: String)] = []
         for batch in changes.batchDeletes {
             let layout = batch.layout
@@ -19,6 +20,7 @@ extension SQLSaveWriter {
                 try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }
                 guard !keys.isEmpty else { continue }
             }
+            try readTombstones(layout, where: doomed(ModelLayout.primaryKeyColumn))
             for slot in layout.relationshipSlots {
                 guard let relationship = layout.properties[slot].relationship else { continue }
                 switch relationship.storage {

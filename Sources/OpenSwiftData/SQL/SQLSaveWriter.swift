@@ -8,6 +8,8 @@ struct SQLSaveWriter {
     let changes: ChangeSet
     let schema: Schema
     private(set) var result = StoreSaveResult()
+    /// The preserved values of rows about to be deleted, by layout and key, for the history.
+    var tombstones: [ObjectIdentifier: [Int64: [String: SnapshotValue]]] = [:]
 
     init(store: SQLStore, connection: any SQLConnection, changes: ChangeSet, schema: Schema) {
         self.store = store
@@ -17,7 +19,7 @@ struct SQLSaveWriter {
     }
 
     /// Writes the change set: keys for new rows, inserts, updates of changed columns, join-table
-    /// rows, cleared references, batch deletes, deleted rows.
+    /// rows, cleared references, batch deletes, deleted rows, and the history transaction.
     mutating func write() throws {
         let store = self.store, connection = self.connection
         let storeInserted = changes.inserted
@@ -67,8 +69,10 @@ struct SQLSaveWriter {
                 on: connection)
         }
 
-        result.batchDeletedKeys += try writeBatchDeletes(store: store, connection: connection)
+        let batchDeleted = try writeBatchDeletes(store: store, connection: connection)
+        result.batchDeletedKeys += batchDeleted
 
+        try readTombstonesOfDeletedModels()
         // Deleted rows, their join rows, and references to them from relationships without inverse.
         for model in changes.deleted {
             let data = model.persistentBackingData
@@ -95,6 +99,8 @@ struct SQLSaveWriter {
                 }
             }
         }
+
+        try writeHistory(upserts: upserts)
     }
 
     /// Refuses a save that would store a reference to a row that no longer exists: a model this

@@ -37,6 +37,7 @@ extension SQLStore: ModelStore {
                     }
                 }
             }
+            try deleteAllHistory(on: connection)
         }
     }
 }

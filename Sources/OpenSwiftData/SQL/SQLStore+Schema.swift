@@ -1,8 +1,8 @@
 import Foundation
 
 /// The tables every SQL store keeps besides its entities' — `Z_METADATA` (identifier, schema
-/// fingerprint, version, layout format) and `Z_PRIMARYKEY` (the last key given per entity) — in
-/// any engine's dialect.
+/// fingerprint, version, layout format), `Z_PRIMARYKEY` (the last key given per entity) and the
+/// history tables (`+History`) — in any engine's dialect.
 extension SQLStore {
     /// Creates the tables and indexes of `layouts` and fills the metadata of a new store.
     static func createSchema(
@@ -20,6 +20,7 @@ extension SQLStore {
         for layout in layouts {
             _ = try connection.execute(insertKey, bindings: [.text(layout.entityName), .integer(0)])
         }
+        try prepareHistory(on: connection, dialect: dialect, tables: [])
     }
 
     /// The store's metadata, key by key.

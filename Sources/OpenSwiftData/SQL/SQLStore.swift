@@ -13,6 +13,9 @@ final class SQLStore: Sendable {
     let layouts: [ModelLayout]
     let engine: any SQLEngine
     let dialect: any SQLDialect
+    /// Whether saves are recorded in the store's history tables and history can be read: false for
+    /// a read-only store written before history existed, and for a migration stage's saves.
+    let keepsHistory: Bool
     /// Statements recorded while tracing is on (tests assert the SQL that ran).
     private let trace = Locked<[RenderedSQL]?>(nil)
     /// Whether statements are being recorded; read without the lock on the hot path. Tracing is
@@ -24,8 +27,9 @@ final class SQLStore: Sendable {
     /// Bumped when the way OpenSwiftData lays out tables changes.
     static let formatVersion = "2"
 
-    init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout]) {
+    init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout], keepsHistory: Bool) {
         self.engine = engine
+        self.keepsHistory = keepsHistory
         self.dialect = engine.dialect
         self.identifier = identifier
         self.name = name

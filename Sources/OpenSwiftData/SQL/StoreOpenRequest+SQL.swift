@@ -5,13 +5,15 @@ import Foundation
 extension StoreOpenRequest {
     /// Inside a write transaction the caller holds — locked against every other process opening
     /// the same tables — creates the tables of a new store, or checks those of an existing one and
-    /// migrates them (``SQLMigration``) when the model changed. Returns the store's identifier.
+    /// migrates them (``SQLMigration``) when the model changed; adds the history tables to a store
+    /// written before history existed. Returns the store's identifier, and whether it keeps history
+    /// (a read-only store written before history existed does not).
     /// `tables`: the names already in the store's namespace; `place`: where the store is, for
     /// messages; `name`: the configuration's; `translate`: the engine's error translation.
     package func prepareTables(
         on connection: any SQLConnection, dialect: any SQLDialect, tables: Set<String>, place: String, name: String, allowsSave: Bool,
         translate: @escaping @Sendable (any Error) -> any Error
-    ) throws -> String {
+    ) throws -> (identifier: String, keepsHistory: Bool) {
         let migration = self.migration.scoped(to: layouts)
         let version = try migration.version(of: layouts, declared: self.version)
         let metadataTable = SQLStore.metadataTable
@@ -24,16 +26,18 @@ extension StoreOpenRequest {
             }
             let identifier = UUID().uuidString
             try SQLStore.createSchema(on: connection, layouts: layouts, dialect: dialect, identifier: identifier, version: version)
-            return identifier
+            return (identifier, true)
         }
         let metadata = try SQLStore.readMetadata(connection, dialect: dialect)
         guard let stored = metadata["fingerprint"], let identifier = metadata["identifier"] else {
             throw SwiftDataError(.loadIssueModelContainer, "the store at \(place) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
         }
         let fingerprint = StoredSchema.describing(layouts)
+        let keepsHistory = allowsSave || tables.contains(SQLStore.historyTransactionTable)
+        if allowsSave { try SQLStore.prepareHistory(on: connection, dialect: dialect, tables: tables) }
         if migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: version) {
             guard allowsSave else {
-                if stored == fingerprint { return identifier }
+                if stored == fingerprint { return (identifier, keepsHistory) }
                 throw SwiftDataError(.schemaMismatch, "the store at \(place) was written with a different model (\(SQLStore.describeDifference(stored: stored, current: fingerprint))) and needs a migration, but the configuration does not allow saving; open it once with allowsSave: true, or with the model that wrote it")
             }
             var run = SQLMigration(
@@ -41,11 +45,11 @@ extension StoreOpenRequest {
                 version: version, migration: migration, stageConfiguration: nil, translate: translate)
             try run.run()
         }
-        return identifier
+        return (identifier, keepsHistory)
     }
 
     /// The store over `engine`, once its tables are prepared.
-    package func makeStore(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool) -> OpenedStore {
-        OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts))
+    package func makeStore(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, keepsHistory: Bool) -> OpenedStore {
+        OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts, keepsHistory: keepsHistory))
     }
 }

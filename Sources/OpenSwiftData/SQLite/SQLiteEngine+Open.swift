@@ -25,7 +25,7 @@ extension SQLiteEngine {
                 }
             }
         }
-        let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool)
+        let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool)
         let migration = migration.scoped(to: layouts)
         let schemaVersion = try migration.version(of: layouts, declared: schemaVersion)
         do {
@@ -38,7 +38,7 @@ extension SQLiteEngine {
         }
         let readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave, immutable: opened.immutable)
         let engine = SQLiteEngine(connection: opened.connection, readers: readers)
-        return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts)
+        return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts, keepsHistory: opened.keepsHistory)
     }
 
     /// Opens the file, checks it is ours (creating the schema in a new one), and only then switches
@@ -49,7 +49,7 @@ extension SQLiteEngine {
     /// file meanwhile — true of a folder nobody can write to.
     private static func open(
         path: String, configuration: ModelConfiguration, layouts: [ModelLayout], schemaVersion: Schema.Version, migration: StoreMigration
-    ) throws -> (connection: SQLiteConnection, identifier: String, immutable: Bool) {
+    ) throws -> (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool) {
         let dialect = SQLiteDialect()
         let metadataTable = SQLStore.metadataTable
         let fingerprint = StoredSchema.describing(layouts)
@@ -94,7 +94,7 @@ extension SQLiteEngine {
         }
         if migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: schemaVersion) {
             guard configuration.allowsSave else {
-                if storedFingerprint == fingerprint { return (connection, storedIdentifier, immutable) }
+                if storedFingerprint == fingerprint { return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable)) }
                 throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model (\(SQLStore.describeDifference(stored: storedFingerprint, current: fingerprint))) and needs a migration, but the configuration does not allow saving; open it once with allowsSave: true, or with the model that wrote it")
             }
             try connection.execute("BEGIN IMMEDIATE")
@@ -109,10 +109,25 @@ extension SQLiteEngine {
                 throw error
             }
         }
-        if !configuration.isStoredInMemoryOnly && configuration.allowsSave {
+        guard configuration.allowsSave else {
+            return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable))
+        }
+        if !tables.contains(SQLStore.historyTransactionTable) {
+            // A store written before history existed (or just created here: the list is read
+            // again under the write lock).
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                try SQLStore.prepareHistory(on: connection, dialect: dialect, tables: try tableNames(connection))
+                try connection.execute("COMMIT")
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+        if !configuration.isStoredInMemoryOnly {
             try switchToWAL(connection)
         }
-        return (connection, storedIdentifier, immutable)
+        return (connection, storedIdentifier, immutable, true)
     }
 
     /// Switches the file to WAL. That needs the file to itself for a moment; when another

@@ -17,6 +17,8 @@ struct ChangeSet {
     var batchDeletes: [BatchDelete]
     /// The saving context.
     var editingState: EditingState
+    /// The saving context's author, recorded in the store's history.
+    var author: String?
 
     /// A surviving model's relationship `inverse` no longer holds `owner`, which is deleted.
     struct Nullification {
@@ -34,7 +36,7 @@ struct ChangeSet {
             deletedIDs: deletedIDs,
             nullifications: nullifications.filter { belongs($0.model.persistentBackingData.layout) },
             batchDeletes: batchDeletes.filter { belongs($0.layout) },
-            editingState: editingState)
+            editingState: editingState, author: author)
     }
 }
 

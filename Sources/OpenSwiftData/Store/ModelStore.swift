@@ -58,6 +58,21 @@ protocol ModelStore: AnyObject, Sendable {
     /// The models the to-many relationship `property` of `owner`'s models holds for each of
     /// `ownerKeys` (owners holding none are absent), registered in `context`.
     func loadRelated(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]]
+
+    // MARK: History
+
+    /// The history transactions `query` selects, oldest first; none for a store that keeps no
+    /// history. Throws ``SwiftDataError/historyTokenExpired`` when history after one of the
+    /// query's ``HistoryQuery/tokensAfter`` was deleted.
+    func fetchHistory(_ query: HistoryQuery) throws -> [HistoryRecord]
+    /// Deletes the history transactions `query` selects (never model data).
+    func deleteHistory(_ query: HistoryQuery) throws
+    /// For a custom store that provides history of type `T` itself (``HistoryProviding``): what it
+    /// returns for `descriptor`; `nil` for every other store.
+    func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]?
+    /// For a custom store that provides history of type `T`: deletes what `descriptor` selects and
+    /// returns `true`; `false` for every other store.
+    func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool
 }
 
 extension ModelStore {
@@ -68,6 +83,10 @@ extension ModelStore {
         try loadModels(layout, keys: [primaryKey], in: context).first
     }
 
+    func fetchHistory(_ query: HistoryQuery) throws -> [HistoryRecord] { [] }
+    func deleteHistory(_ query: HistoryQuery) throws {}
+    func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]? { nil }
+    func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool { false }
 }
 
 /// A configuration whose store ships with OpenSwiftData and sits behind the seam directly, without

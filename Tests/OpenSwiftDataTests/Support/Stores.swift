@@ -27,6 +27,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// The SQLite store's kinds, for behaviour only it has (SQL, files, concurrency across processes).
     static let sqlite: [StoreKind] = [.file, .memory]
+
+    /// The kinds that keep a history: the built-in stores, and the SQLite store behind the
+    /// logging decorator (whose history passes through `HistoryProviding`). The JSON example
+    /// store keeps none.
+    static var keepingHistory: [StoreKind] { allCases.filter { $0 != .json } }
 }
 
 /// A container over a fresh store, and the file it lives in (removed when the test is done).

@@ -1,0 +1,39 @@
+import Foundation
+
+/// How a group of history changes keeps its models' keys in one text column: ascending runs
+/// as `first-last`, other keys as themselves, comma-separated (`"1-100000,100007"`). A save of
+/// many new models, whose keys are given out in one block, takes a few bytes.
+enum HistoryKeyList {
+    static func encode(_ keys: [Int64]) -> String {
+        var text = ""
+        var index = 0
+        while index < keys.count {
+            var end = index
+            while end + 1 < keys.count, keys[end + 1] == keys[end] + 1 { end += 1 }
+            if !text.isEmpty { text.append(",") }
+            text.append(String(keys[index]))
+            if end > index {
+                text.append("-")
+                text.append(String(keys[end]))
+            }
+            index = end + 1
+        }
+        return text
+    }
+
+    /// The keys of a list ``encode(_:)`` wrote; `nil` if the text is not such a list.
+    static func decode(_ text: String) -> [Int64]? {
+        var keys: [Int64] = []
+        for part in text.split(separator: ",") {
+            // A leading minus is a negative key, a later one separates a run's ends.
+            if let dash = part.dropFirst().firstIndex(of: "-") {
+                guard let first = Int64(part[..<dash]), let last = Int64(part[part.index(after: dash)...]), first <= last else { return nil }
+                keys.append(contentsOf: first...last)
+            } else {
+                guard let key = Int64(part) else { return nil }
+                keys.append(key)
+            }
+        }
+        return keys
+    }
+}
