@@ -5,10 +5,11 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-/// A trip: where and when, what to do there, and where to stay.
+/// A trip: where and when, what to do there, and where to stay. Its name outlives it in history,
+/// so the app can say which trip was removed.
 @Model
 final class Trip {
-    @Attribute(.unique) var name: String
+    @Attribute(.unique, .preserveValueOnDeletion) var name: String
     var destination: String
     var startDate: Date
     var endDate: Date

@@ -62,6 +62,32 @@ func run() async throws {
     }
     print("Enumerated \(walked) trips: \(nights) nights in all")
 
+    // History: what did the importer change since the token the app kept?
+    let history = TripHistory(context: context, tokenFile: folder.appendingPathComponent("HistoryToken.json"))
+    let tripsStore = try context.fetch(first).first?.persistentModelID.storeIdentifier ?? ""
+    let imports = try history.transactions(after: try history.savedToken(), author: TripImporter.author, store: tripsStore)
+    print("History: the importer saved \(imports.count) transactions with \(imports.reduce(0) { $0 + $1.changes.count }) changes")
+    if let last = imports.last?.token { try history.save(last) }
+
+    try await TripImporter(modelContainer: container).refresh()
+    let kept = try history.savedToken()
+    let since = try history.transactions(after: kept, author: TripImporter.author, store: tripsStore)
+    let changed = history.tripChanges(in: since)
+    print("Since my token: \(since.count) transaction; trips added: \(changed.added.joined(separator: ", ")); new place to stay: \(changed.moved.joined(separator: ", ")); removed: \(changed.removed.joined(separator: ", "))")
+    if let newest = since.last?.token {
+        try history.save(newest)
+        try history.deleteHistory(through: newest)
+        print("Purged processed history: \(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.storeIdentifier == tripsStore })).count) transactions left in the trips store")
+    }
+    // A reader still holding the first token has missed what was purged, and is told so.
+    if let kept {
+        do {
+            _ = try history.transactions(after: kept, author: TripImporter.author, store: tripsStore)
+        } catch let error as SwiftDataError where error == .historyTokenExpired {
+            print("An older token has expired: refetch the trips, then keep the newest token")
+        }
+    }
+
     let contacts = try context.fetch(FetchDescriptor<Person>())
     print("Contacts (in their own store): \(contacts.map { "\($0.name), \($0.address?.city ?? "?")" }.joined(separator: "; "))")
 }

@@ -37,6 +37,9 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
     public var maximumConnections: Int
     /// How long connecting may take before it is an error, in seconds.
     public var connectTimeout: TimeInterval
+    /// Whether saves are recorded in the store's history (always). Only the benchmarks turn it
+    /// off, to measure in one run what history costs a save.
+    @_spi(Benchmarking) public var recordsHistory = true
 
     /// A store in the database at `url`, in the namespace `postgresSchema`.
     public init(_ name: String, url: URL, schema: Schema? = nil, postgresSchema: String = "public", allowsSave: Bool = true) {
@@ -83,7 +86,7 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         let place = "\(address.place), schema \(postgresSchema)"
         do {
             let prepared = try prepareTables(request, engine: engine, place: place)
-            return request.makeStore(engine: engine, identifier: prepared.identifier, name: name, allowsSave: allowsSave, keepsHistory: prepared.keepsHistory)
+            return request.makeStore(engine: engine, identifier: prepared.identifier, name: name, allowsSave: allowsSave, keepsHistory: prepared.keepsHistory && recordsHistory)
         } catch {
             pool.shutDown()
             throw error

@@ -282,6 +282,40 @@ import TestModels
         #expect(try Self.history(other).map(\.author) == ["widget", nil])
     }
 
+    /// Two containers saving at once (two processes on a file, two servers on PostgreSQL): every
+    /// save is one transaction, numbered without gaps or repeats, and a reader following tokens
+    /// sees each exactly once.
+    @Test(arguments: [StoreKind.file] + (StoreKind.allCases.contains(.postgres) ? [.postgres] : []))
+    func concurrentSavesAreEachOneTransaction(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, Self.types)
+        let containers = [store.container, try store.reopen(Self.types)]
+        let saves = 20
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { writer in
+            let context = ModelContext(containers[writer])
+            context.author = "writer \(writer)"
+            for number in 0..<saves {
+                context.insert(HistoryTrip(name: "\(writer).\(number)", destination: "x"))
+                do { try context.save() } catch { failures.withLock { $0.append("\(error)") } }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        // Followed in pages of 7, by token, as a reader that keeps up would.
+        var seen: [DefaultHistoryTransaction] = []
+        while true {
+            var descriptor = HistoryDescriptor<DefaultHistoryTransaction>()
+            if let saved = seen.last?.token { descriptor.predicate = #Predicate { $0.token > saved } }
+            descriptor.fetchLimit = 7
+            let page = try ModelContext(store.container).fetchHistory(descriptor)
+            if page.isEmpty { break }
+            seen += page
+        }
+        let numbers = seen.map(\.transactionIdentifier)
+        #expect(numbers == Array(Int64(1)...Int64(2 * saves)))
+        #expect(seen.filter { $0.author == "writer 0" }.count == saves && seen.filter { $0.author == "writer 1" }.count == saves)
+        #expect(Set(seen.flatMap { $0.changes.map(\.changedPersistentIdentifier) }).count == 2 * saves)
+    }
+
     /// A save that fails inside the store writes no history either.
     @Test(arguments: StoreKind.keepingHistory)
     func aFailedSaveRecordsNothing(_ kind: StoreKind) throws {

@@ -1,6 +1,6 @@
 import Foundation
-import OpenSwiftData
-import OpenSwiftDataPostgres
+@_spi(Benchmarking) import OpenSwiftData
+@_spi(Benchmarking) import OpenSwiftDataPostgres
 
 @Model
 final class OItem {
@@ -48,19 +48,27 @@ final class OpenSwiftDataLibrary: BenchLibrary {
     private let postgres: String?
     private var namespace: String?
 
-    init(postgres: String? = nil) {
+    /// Whether saves record history (the library's default); `false` measures what history costs.
+    private let history: Bool
+
+    init(postgres: String? = nil, history: Bool = true) {
         self.postgres = postgres
-        name = postgres == nil ? "OpenSwiftData" : "OpenSwiftData (PostgreSQL)"
+        self.history = history
+        name = (postgres == nil ? "OpenSwiftData" : "OpenSwiftData (PostgreSQL)") + (history ? "" : " without history")
     }
 
     func open(path: String) throws {
         if let postgres, let url = URL(string: postgres) {
             let namespace = benchNamespace(path)
             self.namespace = namespace
-            container = try ModelContainer(for: OItem.self, OCategory.self, configurations: PostgresConfiguration("bench", url: url, postgresSchema: namespace))
+            var configuration = PostgresConfiguration("bench", url: url, postgresSchema: namespace)
+            configuration.recordsHistory = history
+            container = try ModelContainer(for: OItem.self, OCategory.self, configurations: configuration)
             return
         }
-        container = try ModelContainer(for: OItem.self, OCategory.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
+        configuration.recordsHistory = history
+        container = try ModelContainer(for: OItem.self, OCategory.self, configurations: configuration)
     }
 
     func close() async {

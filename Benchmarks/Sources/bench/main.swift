@@ -22,6 +22,7 @@ func makeLibrary(_ name: String) -> (any BenchLibrary)? {
         switch name {
         case "postgres-nio": return PostgresNIOLibrary(url: postgresURL)
         case "openswiftdata": return OpenSwiftDataLibrary(postgres: postgresURL)
+        case "openswiftdata-without-history": return OpenSwiftDataLibrary(postgres: postgresURL, history: false)
         case "fluent": return FluentLibrary(postgres: postgresURL)
         default: return nil
         }
@@ -29,6 +30,8 @@ func makeLibrary(_ name: String) -> (any BenchLibrary)? {
     switch name {
     case "c": return CLibrary()
     case "openswiftdata": return OpenSwiftDataLibrary()
+    // What history costs: the same library with saves recording none (`--only openswiftdata,openswiftdata-without-history`).
+    case "openswiftdata-without-history": return OpenSwiftDataLibrary(history: false)
     case "grdb": return GRDBLibrary()
     case "fluent": return FluentLibrary()
     default: return nil

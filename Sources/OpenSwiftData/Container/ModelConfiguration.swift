@@ -37,6 +37,10 @@ public struct ModelConfiguration: DataStoreConfiguration, Identifiable, Sendable
     /// The app group identifier, if any (accepted for source compatibility).
     public let groupAppContainerIdentifier: String?
 
+    /// Whether saves are recorded in the store's history (always, as SwiftData does). Only the
+    /// benchmarks turn it off, to measure in one run what history costs a save.
+    @_spi(Benchmarking) public var recordsHistory = true
+
     /// The configuration's name identifies it.
     public var id: String { name }
 

@@ -395,6 +395,10 @@ struct SlotOriginals: Sequence {
 
     var isEmpty: Bool { firstIndex < 0 && more.isEmpty }
 
+    /// The changed slots below 64 as bits: all of them for a model with at most 64 properties,
+    /// compared without building ``indices`` (a save's history groups updates by it).
+    var lowSlotMask: UInt64 { mask }
+
     /// Whether slot `index` has an original (it changed since the last save).
     func contains(_ index: Int) -> Bool {
         if index < 64 { return mask & (1 << UInt64(index)) != 0 }

@@ -124,18 +124,26 @@ extension SQLSaveWriter {
 
         for group in changes.changed {
             let layout = group.layout
-            var last: (slots: [Int], index: Int)?
+            // With at most 64 properties a bit mask says which changed, without building a list.
+            let masks = layout.properties.count <= 64
+            var last: (mask: UInt64, index: Int)?
             for model in group.models {
                 let data = model.persistentBackingData
-                guard let key = data.primaryKey, !data.originals.isEmpty else { continue }
-                let slots = data.originals.indices
-                // Consecutive models mostly change the same properties.
-                if let last, last.slots == slots {
-                    updates[last.index].keys.append(key)
-                    continue
+                guard let key = data.primaryKey else { continue }
+                if masks {
+                    let mask = data.originals.lowSlotMask
+                    guard mask != 0 else { continue }
+                    // Consecutive models mostly change the same properties.
+                    if let last, last.mask == mask {
+                        updates[last.index].keys.append(key)
+                        continue
+                    }
+                    let slots = (0..<layout.properties.count).filter { mask & (1 << UInt64($0)) != 0 }
+                    update(layout, slots, key: key)
+                    last = (mask, updateShapes[UpdateKey(layout: ObjectIdentifier(layout), slots: slots)] ?? 0)
+                } else if !data.originals.isEmpty {
+                    update(layout, data.originals.indices, key: key)
                 }
-                update(layout, slots, key: key)
-                last = (slots, updateShapes[UpdateKey(layout: ObjectIdentifier(layout), slots: slots)] ?? 0)
             }
         }
 

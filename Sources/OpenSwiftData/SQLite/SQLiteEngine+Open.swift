@@ -38,7 +38,7 @@ extension SQLiteEngine {
         }
         let readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave, immutable: opened.immutable)
         let engine = SQLiteEngine(connection: opened.connection, readers: readers)
-        return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts, keepsHistory: opened.keepsHistory)
+        return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts, keepsHistory: opened.keepsHistory && configuration.recordsHistory)
     }
 
     /// Opens the file, checks it is ours (creating the schema in a new one), and only then switches
