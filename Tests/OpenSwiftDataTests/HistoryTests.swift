@@ -410,6 +410,18 @@ import TestModels
         #expect(Set(update.updatedAttributes.map { Self.name(of: $0, in: HistoryTrip.self) }).isSuperset(of: ["name", "destination"]))
     }
 
+    /// A store that keeps no history (the JSON example store) answers with none, and purging it
+    /// is not an error.
+    @Test func aStoreWithoutHistoryHasNone() throws {
+        let store = try TestStore(.json, Self.types)
+        let context = store.context()
+        context.insert(HistoryTrip(name: "Rome", destination: "Italy"))
+        try context.save()
+        #expect(try Self.history(store.container).isEmpty)
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(try store.context().fetchCount(FetchDescriptor<HistoryTrip>()) == 1)
+    }
+
     @Test func tokensOfDifferentStoresAreUnordered() {
         let a = DefaultHistoryToken(storeIdentifier: "A", transaction: 5)
         let b = DefaultHistoryToken(storeIdentifier: "B", transaction: 7)
@@ -446,6 +458,11 @@ import TestModels
             _ = try connection.execute("DROP TABLE Z_HISTORYTRANSACTION", bindings: [])
             _ = try connection.execute("DELETE FROM Z_PRIMARYKEY WHERE Z_ENTITY LIKE '(history%'", bindings: [])
         }
+        // Opened read-only it stays as it is, and has no history to show.
+        let url = try #require(store.url)
+        let readOnly = try ModelContainer(for: Schema(Self.types), configurations: [ModelConfiguration(url: url, allowsSave: false)])
+        #expect(try Self.history(readOnly).isEmpty)
+        #expect(try ModelContext(readOnly).fetchCount(FetchDescriptor<HistoryTrip>()) == 1)
         let reopened = try store.reopen(Self.types)
         #expect(try Self.history(reopened).isEmpty)
         let later = ModelContext(reopened)
