@@ -253,6 +253,8 @@ import TestModels
         #expect(try Self.history(store.container, #Predicate { $0.author == "importer" }).map(\.changes.count) == [1, 3, 5])
         #expect(try Self.history(store.container, #Predicate { $0.author != "importer" }).map(\.author) == ["app", nil])
         #expect(try Self.history(store.container, #Predicate { $0.author == nil }).count == 1)
+        #expect(try Self.history(store.container, #Predicate { !($0.author == "importer") }).map(\.author) == ["app", nil])
+        #expect(try Self.history(store.container, #Predicate { !($0.author != "app") || $0.author == nil }).map(\.author) == ["app", nil])
         // Parts only Swift can evaluate: a look into the changes, an optional chain.
         #expect(try Self.history(store.container, #Predicate { $0.changes.count >= 3 && $0.author != "app" }).map(\.changes.count) == [3, 4, 5])
         #expect(try Self.history(store.container, #Predicate { ($0.author?.starts(with: "imp") ?? false) || $0.changes.count == 2 }).map(\.changes.count) == [1, 2, 3, 5])

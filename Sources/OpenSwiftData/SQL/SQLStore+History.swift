@@ -190,7 +190,9 @@ extension SQLStore {
         case .timestamp(let comparison, let date):
             return .binary(.column(table: alias, name: "Z_TIMESTAMP"), comparison.sqlOperator, .bind(.real(date.timeIntervalSinceReferenceDate)))
         case .author(let equal, let author?):
-            return .binary(.column(table: alias, name: "Z_AUTHOR"), equal ? .equal : .isDistinct, .bind(.text(author)))
+            // NULL-safe both ways, as Swift compares optionals: the comparison is never NULL, so
+            // its negation holds for transactions without an author too.
+            return .binary(.column(table: alias, name: "Z_AUTHOR"), equal ? .isNotDistinct : .isDistinct, .bind(.text(author)))
         case .author(let equal, nil):
             return equal ? .isNull(.column(table: alias, name: "Z_AUTHOR")) : .isNotNull(.column(table: alias, name: "Z_AUTHOR"))
         case .transactionIn(let numbers):
