@@ -10,8 +10,6 @@ struct HistoryQuery: Sendable {
     /// Transaction numbers the caller holds tokens for and wants everything after: a store whose
     /// history was deleted past one of them throws ``SwiftDataError/historyTokenExpired``.
     var tokensAfter: [Int64] = []
-
-    static let all = HistoryQuery(condition: .always, limit: nil)
 }
 
 /// A condition on history transactions. `.token` comparisons become `.transaction` comparisons
