@@ -26,6 +26,8 @@ final class ModelLayout: @unchecked Sendable {
     private(set) var slotsWithoutPlaceholder: [Int] = []
     /// The attribute slots (no relationships).
     private(set) var attributeSlots: [Int] = []
+    /// The attributes marked `.preserveValueOnDeletion`, whose values a delete keeps in history.
+    private(set) var preservedSlots: [Int] = []
     /// The relationship slots.
     private(set) var relationshipSlots: [Int] = []
     /// Every slot not loaded: what a new backing data starts from (shared until first written).
@@ -242,6 +244,7 @@ final class ModelLayout: @unchecked Sendable {
                 }
             } else if let codec = property.codec {
                 attributeSlots.append(property.index)
+                if property.attributeOptions.contains(.preserveValueOnDeletion) { preservedSlots.append(property.index) }
                 storedSlots.append(property.index)
                 slotReaders[property.index] = SlotReader(codec: codec)
                 if PlaceholderValue.make(any: property.valueType) == nil { slotsWithoutPlaceholder.append(property.index) }

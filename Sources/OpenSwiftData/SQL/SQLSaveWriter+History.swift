@@ -2,16 +2,10 @@ import Foundation
 
 /// The save's history transaction: what it inserted, updated and deleted, written with the data.
 extension SQLSaveWriter {
-    /// The stored slots of `layout` whose values a delete keeps in history
-    /// (`@Attribute(.preserveValueOnDeletion)`).
-    static func preservedSlots(_ layout: ModelLayout) -> [Int] {
-        layout.attributeSlots.filter { layout.properties[$0].attributeOptions.contains(.preserveValueOnDeletion) }
-    }
-
     /// Reads, before they are deleted, the preserved values of the rows of `layout` that
     /// `condition` (over unqualified columns) selects.
     mutating func readTombstones(_ layout: ModelLayout, where condition: SQLExpression) throws {
-        let slots = Self.preservedSlots(layout)
+        let slots = layout.preservedSlots
         guard store.keepsHistory, !slots.isEmpty else { return }
         let names = slots.map { layout.properties[$0].name }
         let select = SQLSelect(
@@ -35,7 +29,7 @@ extension SQLSaveWriter {
         var keysByLayout: [ObjectIdentifier: (layout: ModelLayout, keys: [Int64])] = [:]
         for model in changes.deleted {
             let data = model.persistentBackingData
-            guard let key = data.primaryKey, !Self.preservedSlots(data.layout).isEmpty else { continue }
+            guard let key = data.primaryKey, !data.layout.preservedSlots.isEmpty else { continue }
             keysByLayout[ObjectIdentifier(data.layout), default: (data.layout, [])].keys.append(key)
         }
         for (_, entry) in keysByLayout {
@@ -56,11 +50,7 @@ extension SQLSaveWriter {
         guard store.keepsHistory else { return }
         let groups = historyGroups(upserts: upserts)
         guard !groups.isEmpty else { return }
-        let q = store.dialect.quote, p = store.dialect.placeholder
-        let next = "UPDATE \(q(SQLStore.primaryKeyTable)) SET \(q("Z_MAX")) = \(q("Z_MAX")) + 1 WHERE \(q("Z_ENTITY")) = \(p(1)) RETURNING \(q("Z_MAX"))"
-        var number: Int64?
-        try store.query(next, bindings: [.text(SQLStore.historyCounter)], on: connection) { row in number = row.int64(at: 0) }
-        guard let number else {
+        guard let number = try reserve(1, from: SQLStore.historyCounter) else {
             throw SwiftDataError(.storeIO, "the store \(store.name) has no history counter; it is damaged or was changed by another program")
         }
         let author = HistoryAuthor.current(changes.author)
