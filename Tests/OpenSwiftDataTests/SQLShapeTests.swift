@@ -109,12 +109,13 @@ import Testing
             "BEGIN IMMEDIATE",
             "UPDATE \"Expense\" SET \"note\" = ?1 WHERE \"Z_PK\" = ?2",
             // The history transaction, written last, in the same database transaction.
-            "UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \"Z_MAX\" + 1 WHERE \"Z_ENTITY\" = ?1 RETURNING \"Z_MAX\"",
+            "UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \"Z_MAX\" + ?1 WHERE \"Z_ENTITY\" = ?2 RETURNING \"Z_MAX\"",
             "INSERT INTO \"Z_HISTORYTRANSACTION\" (\"Z_PK\", \"Z_TIMESTAMP\", \"Z_AUTHOR\", \"Z_BUNDLE\", \"Z_PROCESS\") VALUES (?1, ?2, ?3, ?4, ?5)",
             "INSERT INTO \"Z_HISTORYCHANGE\" (\"Z_TRANSACTION\", \"Z_ORDER\", \"Z_KIND\", \"Z_ENTITY\", \"Z_KEYS\", \"Z_PROPERTIES\", \"Z_TOMBSTONES\") VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             "COMMIT",
         ])
         #expect(statements[1].bindings == [.text("late lunch"), .integer(1)])
+        #expect(statements[2].bindings == [.integer(1), .text("(history)")])
         #expect(statements[4].bindings == [.integer(2), .integer(0), .integer(1), .text("Expense"), .text("1"), .text("note"), .null])
     }
 

@@ -169,8 +169,6 @@ struct SQLSaveWriter {
     private mutating func assignPrimaryKeys(_ groups: [ModelGroup], store: SQLStore, connection: any SQLConnection) throws -> Set<ObjectIdentifier> {
         var upserts = Set<ObjectIdentifier>()
         let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
-        let q = store.dialect.quote, p = store.dialect.placeholder
-        let reserve = "UPDATE \(q(SQLStore.primaryKeyTable)) SET \(q("Z_MAX")) = \(q("Z_MAX")) + \(p(1)) WHERE \(q("Z_ENTITY")) = \(p(2)) RETURNING \(q("Z_MAX"))"
         for group in groups {
             let layout = group.layout
             // Each model's key: an existing row's, an earlier new model's (by position), or new.
@@ -205,9 +203,7 @@ struct SQLSaveWriter {
             }
             var next: Int64 = 0
             if newCount > 0 {
-                var last: Int64?
-                try store.query(reserve, bindings: [.integer(newCount), .text(layout.entityName)], on: connection) { row in last = row.int64(at: 0) }
-                guard let last else {
+                guard let last = try reserve(newCount, from: layout.entityName) else {
                     throw SwiftDataError(.storeIO, "the store \(store.name) has no key counter for \(layout.entityName); it is damaged or was changed by another program")
                 }
                 next = last - newCount + 1
@@ -230,6 +226,17 @@ struct SQLSaveWriter {
             result.storeIdentifiers[ObjectIdentifier(layout)] = store.identifier
         }
         return upserts
+    }
+
+    /// Adds `count` to the counter `name` in `Z_PRIMARYKEY` (an entity's keys, or the history's
+    /// transaction numbers) and returns its new value, the last number reserved; `nil` if there is
+    /// no such counter. Where writers run at once, the row stays locked until the commit.
+    func reserve(_ count: Int64, from name: String) throws -> Int64? {
+        let q = store.dialect.quote, p = store.dialect.placeholder
+        let text = "UPDATE \(q(SQLStore.primaryKeyTable)) SET \(q("Z_MAX")) = \(q("Z_MAX")) + \(p(1)) WHERE \(q("Z_ENTITY")) = \(p(2)) RETURNING \(q("Z_MAX"))"
+        var last: Int64?
+        try store.query(text, bindings: [.integer(count), .text(name)], on: connection) { row in last = row.int64(at: 0) }
+        return last
     }
 
     /// The key of the row whose `constraint` columns hold `values`, if there is one.
