@@ -61,6 +61,8 @@ private struct HistoryChangeMaker {
     /// attribute's type changed since) are left out.
     private func tombstone<Model: PersistentModel>(_ values: [String: SnapshotValue]) -> HistoryTombstone<Model> {
         var entries: [HistoryTombstone<Model>.Element] = []
+        // Most entities preserve nothing: no lookups per property for each of their deletes.
+        guard !values.isEmpty else { return HistoryTombstone(entries) }
         for property in layout.properties {
             guard let stored = values[property.name], let codec = property.codec,
                   let keyPath = sendableKeyPath(property.keyPath, Model.self),
