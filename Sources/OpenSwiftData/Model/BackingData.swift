@@ -201,7 +201,7 @@ public final class BackingData {
             let property = layout.properties[index]
             // A model never saved has nothing stored: a property its initializer left unset (an
             // optional declared without `= nil`, a to-many without `= []`) is empty, as in Swift.
-            if primaryKey == nil, let empty = Self.emptyValue(of: property) {
+            if primaryKey == nil, let empty = Self.unsetValue(of: property) {
                 slots[index] = .value(empty)
                 return empty
             }
@@ -226,7 +226,7 @@ public final class BackingData {
 
     /// `nil` for an optional attribute or to-one, no models for a to-many; `nil` for a required
     /// value, which has no empty form.
-    private static func emptyValue(of property: PropertyLayout) -> Any? {
+    private static func unsetValue(of property: PropertyLayout) -> Any? {
         if let relationship = property.relationship { return relationship.access.makeValue([]) }
         return (property.codec as? any _OptionalCodecProtocol)?.noneValue
     }
