@@ -29,6 +29,9 @@ struct ModelDiagnostic: DiagnosticMessage, Error {
             message: "@Transient property '\(name)' needs a default value, because models loaded from the store are created without running your initializer",
             id: "transientNeedsDefault")
     }
+    static let subclassWithoutSuperclass = ModelDiagnostic(
+        message: "@Model adds the PersistentModel conformance itself; remove it from the class's inheritance list (a @Model class that inherits it must name its @Model superclass first)",
+        id: "subclassWithoutSuperclass")
     static let notAnActor = ModelDiagnostic(
         message: "@ModelActor can only be applied to an actor",
         id: "notAnActor")

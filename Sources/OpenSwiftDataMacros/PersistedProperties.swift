@@ -76,6 +76,21 @@ extension VariableDeclSyntax {
     }
 }
 
+extension ClassDeclSyntax {
+    var isFinal: Bool {
+        modifiers.contains { $0.name.tokenKind == .keyword(.final) }
+    }
+
+    /// Whether the class declares an initialiser that is not `convenience` (a designated one,
+    /// which stops Swift from inheriting the superclass's).
+    var declaresDesignatedInitializer: Bool {
+        memberBlock.members.contains { member in
+            guard let initializer = member.decl.as(InitializerDeclSyntax.self) else { return false }
+            return !initializer.modifiers.contains { $0.name.tokenKind == .keyword(.convenience) }
+        }
+    }
+}
+
 enum ModelScanner {
     /// The persisted properties of a class, in declaration order; that order is the slot order
     /// the generated accessors and the schema metadata share.

@@ -9,6 +9,10 @@ import SwiftSyntaxMacros
 /// the user's initialisers assign the property as usual; it marks an empty peer as initialised
 /// (`_$name`) because Swift's definite initialisation needs something to track, and
 /// `init(backingData:)` initialises the same peers without running the user's code.
+///
+/// The same text serves a subclass of a model, whose `_$backingData` is an
+/// ``_InheritedBackingData`` instead of the backing data itself. With `defaulted: true` (a class
+/// that may inherit its initialisers) the peer has an initial value of its own.
 public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -28,13 +32,13 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
             """,
             """
             get {
-                _$backingData.registrar.access(self, keyPath: \\.\(raw: name))
+                _$backingData._access(self, keyPath: \\.\(raw: name))
                 return _$backingData._value(\(raw: index), of: self)
             }
             """,
             """
             set {
-                _$backingData.registrar.withMutation(of: self, keyPath: \\.\(raw: name)) {
+                _$backingData._withMutation(of: self, keyPath: \\.\(raw: name)) {
                     _$backingData._setValue(\(raw: index), to: newValue, of: self)
                 }
             }
@@ -49,7 +53,15 @@ public struct PersistedPropertyMacro: AccessorMacro, PeerMacro {
     ) throws -> [DeclSyntax] {
         guard let variable = declaration.as(VariableDeclSyntax.self),
               let name = variable.singleIdentifier else { return [] }
+        if isDefaulted(node) {
+            return ["private var _$\(raw: name): OpenSwiftData._PersistedStorage = OpenSwiftData._PersistedStorage()"]
+        }
         return ["private var _$\(raw: name): OpenSwiftData._PersistedStorage"]
+    }
+
+    private static func isDefaulted(_ node: AttributeSyntax) -> Bool {
+        guard let arguments = node.arguments?.as(LabeledExprListSyntax.self) else { return false }
+        return arguments.contains { $0.label?.text == "defaulted" && $0.expression.trimmedDescription == "true" }
     }
 
     private static func slotIndex(_ node: AttributeSyntax) -> Int? {

@@ -13,6 +13,10 @@ import Testing
         "Transient": MacroSpec(type: MarkerMacro.self),
     ]
 
+    /// As the compiler expands `@Model` on a subclass of a model: the conformances are inherited,
+    /// so none is asked for.
+    static let subclassSpecs: [String: MacroSpec] = specs.merging(["Model": MacroSpec(type: ModelMacro.self, conformances: [])]) { $1 }
+
     static func record(_ failure: TestFailureSpec) {
         Issue.record(
             Comment(rawValue: failure.message),
@@ -105,11 +109,11 @@ import Testing
                     _$amount = OpenSwiftData._PersistedStorage()
                 }
                 get {
-                    _$backingData.registrar.access(self, keyPath: \\.amount)
+                    _$backingData._access(self, keyPath: \\.amount)
                     return _$backingData._value(2, of: self)
                 }
                 set {
-                    _$backingData.registrar.withMutation(of: self, keyPath: \\.amount) {
+                    _$backingData._withMutation(of: self, keyPath: \\.amount) {
                         _$backingData._setValue(2, to: newValue, of: self)
                     }
                 }
@@ -125,12 +129,12 @@ import Testing
         assertMacroExpansion(
             """
             @Model
-            class Flag {
+            final class Flag {
                 var on: Bool = false
             }
             """,
             expandedSource: """
-            class Flag {
+            final class Flag {
                 @OpenSwiftData._PersistedProperty(0)
                 var on: Bool = false
 
@@ -164,6 +168,165 @@ import Testing
             }
             """,
             macroSpecs: Self.specs,
+            failureHandler: Self.record)
+    }
+
+    /// A class that may have subclasses lists its properties through a static generic function, so
+    /// that a subclass's metadata holds key paths rooted at the subclass.
+    @Test func nonFinalClassExpansion() {
+        assertMacroExpansion(
+            """
+            @Model
+            class Trip {
+                var name: String
+                init(name: String) {
+                    self.name = name
+                }
+            }
+            """,
+            expandedSource: """
+            class Trip {
+                @OpenSwiftData._PersistedProperty(0)
+                var name: String
+                init(name: String) {
+                    self.name = name
+                }
+
+                private var _$backingData: OpenSwiftData.BackingData = OpenSwiftData.BackingData._make(for: Trip.self)
+
+                public var persistentBackingData: OpenSwiftData.BackingData {
+                    get {
+                        _$backingData
+                    }
+                    set {
+                        _$backingData = newValue
+                    }
+                }
+
+                public class var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                    _$properties(Trip.self)
+                }
+
+                public static func _$properties<Root: Trip>(_: Root.Type) -> [OpenSwiftData.Schema.PropertyMetadata] {
+                    [
+                        OpenSwiftData.Schema.PropertyMetadata._persisted(name: "name", keyPath: \\Root.name, metadata: nil)
+                    ]
+                }
+
+                public required init(backingData: OpenSwiftData.BackingData) {
+                    self._$name = OpenSwiftData._PersistedStorage()
+                    self._$backingData = backingData
+                }
+            }
+
+            extension Trip: OpenSwiftData.PersistentModel, Observation.Observable {
+            }
+            """,
+            macroSpecs: Self.specs,
+            failureHandler: Self.record)
+    }
+
+    /// A subclass (it inherits `PersistentModel`, so the conformance is not asked for) overrides the
+    /// backing data and metadata and keeps its initial values until the backing data is shared.
+    @Test func subclassExpansion() {
+        assertMacroExpansion(
+            """
+            @Model
+            class BusinessTrip: Trip {
+                var purpose: String
+                var budget: Double = 0
+                init(name: String, purpose: String) {
+                    self.purpose = purpose
+                    super.init(name: name)
+                }
+            }
+            """,
+            expandedSource: """
+            class BusinessTrip: Trip {
+                @OpenSwiftData._PersistedProperty(0)
+                var purpose: String
+                @OpenSwiftData._PersistedProperty(1)
+                var budget: Double = 0
+                init(name: String, purpose: String) {
+                    self.purpose = purpose
+                    super.init(name: name)
+                }
+
+                private static let _$inheritedSlots = Trip.schemaMetadata.count
+
+                private var _$backingData = OpenSwiftData._InheritedBackingData(inheritedSlots: BusinessTrip._$inheritedSlots)
+
+                public override var persistentBackingData: OpenSwiftData.BackingData {
+                    get {
+                        _$backingData._adopt(super.persistentBackingData, by: self)
+                    }
+                    set {
+                        super.persistentBackingData = newValue
+                    }
+                }
+
+                public override class var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                    _$properties(BusinessTrip.self)
+                }
+
+                public static func _$properties<Root: BusinessTrip>(_: Root.Type) -> [OpenSwiftData.Schema.PropertyMetadata] {
+                    super._$properties(Root.self) + [
+                    OpenSwiftData.Schema.PropertyMetadata._persisted(name: "purpose", keyPath: \\Root.purpose, metadata: nil),
+                    OpenSwiftData.Schema.PropertyMetadata._persisted(name: "budget", keyPath: \\Root.budget, defaultValue: 0, metadata: nil)
+                    ]
+                }
+
+                public required init(backingData: OpenSwiftData.BackingData) {
+                    self._$purpose = OpenSwiftData._PersistedStorage()
+                    self._$budget = OpenSwiftData._PersistedStorage()
+                    super.init(backingData: backingData)
+                }
+            }
+            """,
+            macroSpecs: Self.subclassSpecs,
+            failureHandler: Self.record)
+    }
+
+    /// A subclass without a designated initialiser inherits its superclass's, `init(backingData:)`
+    /// included: its peers get initial values, and no initialiser is generated.
+    @Test func subclassWithoutInitialiserInheritsThem() {
+        assertMacroExpansion(
+            """
+            @Model
+            class DayTrip: Trip {
+                var hours: Int = 8
+            }
+            """,
+            expandedSource: """
+            class DayTrip: Trip {
+                @OpenSwiftData._PersistedProperty(0, defaulted: true)
+                var hours: Int = 8
+
+                private static let _$inheritedSlots = Trip.schemaMetadata.count
+
+                private var _$backingData = OpenSwiftData._InheritedBackingData(inheritedSlots: DayTrip._$inheritedSlots)
+
+                public override var persistentBackingData: OpenSwiftData.BackingData {
+                    get {
+                        _$backingData._adopt(super.persistentBackingData, by: self)
+                    }
+                    set {
+                        super.persistentBackingData = newValue
+                    }
+                }
+
+                public override class var schemaMetadata: [OpenSwiftData.Schema.PropertyMetadata] {
+                    _$properties(DayTrip.self)
+                }
+
+                public static func _$properties<Root: DayTrip>(_: Root.Type) -> [OpenSwiftData.Schema.PropertyMetadata] {
+                    super._$properties(Root.self) + [
+                    OpenSwiftData.Schema.PropertyMetadata._persisted(name: "hours", keyPath: \\Root.hours, defaultValue: 8, metadata: nil)
+                    ]
+                }
+            }
+            """,
+            macroSpecs: Self.subclassSpecs,
             failureHandler: Self.record)
     }
 

@@ -38,14 +38,25 @@ public final class JSONStore: DataStore, @unchecked Sendable {
         if descriptor.predicate != nil { throw DataStoreError.preferInMemoryFilter }
         if !descriptor.sortBy.isEmpty { throw DataStoreError.preferInMemorySort }
         let all = try read()
-        let entity = Schema.entityName(for: T.self)
+        // The entity and its subentities: a fetch of a model class returns its subclasses' models.
+        let entities = kinds(of: Schema.entityName(for: T.self))
         // Paging without filter or sort: in the file's order, which is insertion order.
-        let matching = all.filter { $0.persistentIdentifier.entityName == entity }
+        let matching = all.filter { entities.contains($0.persistentIdentifier.entityName) }
         let offset = min(descriptor.fetchOffset ?? 0, matching.count)
         let page = Array(matching[offset...].prefix(descriptor.fetchLimit ?? Int.max))
         var related: [PersistentIdentifier: DefaultSnapshot] = [:]
         for snapshot in all { related[snapshot.persistentIdentifier] = snapshot }
         return DataStoreFetchResult(descriptor: descriptor, fetchedSnapshots: page, relatedSnapshots: related)
+    }
+
+    /// The entity's name and the names of its subentities at any depth.
+    private func kinds(of entity: String) -> Set<String> {
+        var names: Set<String> = [entity]
+        var pending = schema.entitiesByName[entity].map { Array($0.subentities) } ?? []
+        while let next = pending.popLast() {
+            if names.insert(next.name).inserted { pending += next.subentities }
+        }
+        return names
     }
 
     public func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {

@@ -308,8 +308,10 @@ public final class ModelContext {
     // MARK: Identity map
 
     /// The identity map of one entity, created on first use. Fetches look it up once per query.
+    /// The models of a class hierarchy share one (their keys are unique across it): a `Trip`
+    /// reference to key 5 finds the `BusinessTrip` registered under 5.
     func entityRegistry(_ layout: ModelLayout) -> EntityRegistry {
-        let key = ObjectIdentifier(layout)
+        let key = ObjectIdentifier(layout.root)
         if let existing = registry[key] { return existing }
         let created = EntityRegistry()
         registry[key] = created
@@ -321,21 +323,22 @@ public final class ModelContext {
     }
 
     func unregister(layout: ModelLayout, primaryKey: Int64) {
-        registry[ObjectIdentifier(layout)]?.remove(primaryKey)
+        registry[ObjectIdentifier(layout.root)]?.remove(primaryKey)
     }
 
     /// How many models of an entity the identity map holds (owners and live unowned entries).
     func registeredCount(of layout: ModelLayout) -> Int {
-        registry[ObjectIdentifier(layout)]?.count ?? 0
+        registry[ObjectIdentifier(layout.root)]?.count ?? 0
     }
 
     func registered(layout: ModelLayout, primaryKey: Int64) -> (any PersistentModel)? {
-        registry[ObjectIdentifier(layout)]?.model(primaryKey)
+        registry[ObjectIdentifier(layout.root)]?.model(primaryKey)
     }
 
-    /// The live registered models of an entity.
+    /// The live registered models of an entity (and of its subclasses).
     func registeredModels(of layout: ModelLayout) -> [any PersistentModel] {
-        registry[ObjectIdentifier(layout)]?.liveModels ?? []
+        let all = registry[ObjectIdentifier(layout.root)]?.liveModels ?? []
+        return layout.root === layout ? all : all.filter { $0.persistentBackingData.layout.isKind(of: layout) }
     }
 
     /// The model for an identifier if it is registered in this context (fetched and still alive,

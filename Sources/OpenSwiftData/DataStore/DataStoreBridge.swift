@@ -15,6 +15,8 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
     var isTransactional: Bool { false }
     var deletesByPredicate: Bool { false }
     private let lock = NSRecursiveLock()
+    /// Snapshots by identifier ``PersistentIdentifier/inHierarchy``: a subclass's model is found
+    /// by an identifier of its superclass (a relationship to `Trip` holding a `BusinessTrip`).
     private let cache = Locked<[PersistentIdentifier: DefaultSnapshot]>([:])
     /// The contexts the store has been told about (`initializeState(for:)`), guarded by `lock`.
     private var contexts = Set<UUID>()
@@ -61,7 +63,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
 
     private func remember(_ snapshots: some Sequence<DefaultSnapshot>) {
         cache.withLock { cache in
-            for snapshot in snapshots { cache[snapshot.persistentIdentifier] = snapshot }
+            for snapshot in snapshots { cache[snapshot.persistentIdentifier.inHierarchy] = snapshot }
         }
     }
 
@@ -145,14 +147,14 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
                 saveResult.storeIdentifiers[ObjectIdentifier(data.layout)] = permanent.storeIdentifier ?? identifier
             }
             cache.withLock { cache in
-                for snapshot in deleted { cache[snapshot.persistentIdentifier] = nil }
+                for snapshot in deleted { cache[snapshot.persistentIdentifier.inHierarchy] = nil }
                 for snapshot in inserted {
                     if let permanent = remapped[snapshot.persistentIdentifier] {
-                        cache[permanent] = snapshot.copy(persistentIdentifier: permanent, remappedIdentifiers: remapped)
+                        cache[permanent.inHierarchy] = snapshot.copy(persistentIdentifier: permanent, remappedIdentifiers: remapped)
                     }
                 }
                 for snapshot in updated {
-                    cache[snapshot.persistentIdentifier] = snapshot.copy(persistentIdentifier: snapshot.persistentIdentifier, remappedIdentifiers: remapped)
+                    cache[snapshot.persistentIdentifier.inHierarchy] = snapshot.copy(persistentIdentifier: snapshot.persistentIdentifier, remappedIdentifiers: remapped)
                 }
             }
             remember(try result.snapshotsToReregister.values.map(fromStore))
@@ -316,7 +318,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         var missing: [PersistentIdentifier] = []
         cache.withLock { cache in
             for id in identifiers {
-                if let snapshot = cache[id] { found.append(snapshot) } else { missing.append(id) }
+                if let snapshot = cache[id.inHierarchy] { found.append(snapshot) } else { missing.append(id) }
             }
         }
         guard !missing.isEmpty else { return found }
@@ -329,8 +331,8 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         }
         guard !missing.isEmpty else { return found }
         let all = try allSnapshots(of: layout, editingState: editingState)
-        let wanted = Set(missing)
-        return found + all.filter { wanted.contains($0.persistentIdentifier) }
+        let wanted = Set(missing.map(\.inHierarchy))
+        return found + all.filter { wanted.contains($0.persistentIdentifier.inHierarchy) }
     }
 
     private func identifier(_ layout: ModelLayout, key: Int64) -> PersistentIdentifier {
@@ -385,11 +387,20 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
             }
             return existing
         }
+        // A snapshot of a subclass (a fetch of `Trip` returns business trips too) makes a model
+        // of that class.
+        let layout = kind(snapshot.persistentIdentifier.entityName, of: layout)
         var slots = layout.unloadedSlots
         for slot in layout.storedSlots {
             slots[slot] = try snapshot.slot(slot, of: layout, storeName: name)
         }
         return StoredModel.make(layout, slots: slots, primaryKey: key, storeIdentifier: identifier, in: context, registry: registry)
+    }
+
+    /// The layout of the store's entity `name` if it is `layout` or one of its subclasses; `layout` otherwise.
+    private func kind(_ name: String, of layout: ModelLayout) -> ModelLayout {
+        guard name != layout.entityName, let kind = layouts.first(where: { $0.entityName == name }), kind.isKind(of: layout) else { return layout }
+        return kind
     }
 
     private func fill(_ data: BackingData, from snapshot: DefaultSnapshot, mode: FillMode) throws {

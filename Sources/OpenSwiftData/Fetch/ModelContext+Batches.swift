@@ -87,13 +87,22 @@ extension ModelContext {
     /// In the SQLite store, when every delete rule of the entity can be applied there (`.nullify` or
     /// `.noAction`, nothing required left empty), the rows are deleted by one statement at save
     /// time, without loading the models; registered and unsaved models that match are marked
-    /// deleted at once. Otherwise (`.cascade`, `.deny`, or a custom ``DataStore``) each matching
-    /// model is loaded and deleted with its rules.
+    /// deleted at once. Otherwise (`.cascade`, `.deny`, a custom ``DataStore``, or a model class
+    /// with a superclass or subclasses) each matching model is loaded and deleted with its rules.
+    ///
+    /// With `includeSubclasses: false`, models of `T`'s subclasses that match are kept:
+    ///
+    /// ```swift
+    /// // Deletes the plain trips, keeps BusinessTrip and PersonalTrip models.
+    /// try context.delete(model: Trip.self, includeSubclasses: false)
+    /// ```
     public func delete<T: PersistentModel>(model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true) throws {
         let layout = try layout(for: T.self)
         let store = try container.store(for: layout)
-        guard layout.canDeleteInStore && store.deletesByPredicate else {
+        let inHierarchy = container.schema.hierarchies.isInHierarchy(layout)
+        guard layout.canDeleteInStore && store.deletesByPredicate && !inHierarchy else {
             for match in try fetch(FetchDescriptor<T>(predicate: predicate)) {
+                if !includeSubclasses && match.persistentBackingData.layout !== layout { continue }
                 deleteModel(match)
             }
             return
@@ -102,7 +111,7 @@ extension ModelContext {
         let descriptor = FetchDescriptor<T>(predicate: predicate)
         try store.checkBatchDelete(descriptor, layout: layout)
         // Models this context holds that match are deleted in memory too.
-        for candidate in registeredModels(of: layout) + insertedSet.all.filter({ $0.persistentBackingData.layout === layout }) {
+        for candidate in registeredModels(of: layout) + insertedSet.all.filter({ $0.persistentBackingData.layout.isKind(of: layout) }) {
             guard let typed = candidate as? T else { continue }
             if try predicate.map({ try $0.evaluate(typed) }) ?? true {
                 deleteModel(typed)

@@ -60,10 +60,10 @@ extension ModelContext {
         return try container.store(for: layout).fetchCount(StoreFetch(descriptor: descriptor, layout: layout), in: self)
     }
 
-    /// Unsaved inserted, changed and deleted models of an entity.
+    /// Unsaved inserted, changed and deleted models of an entity (and of its subclasses).
     func pendingModels(of layout: ModelLayout) -> [any PersistentModel] {
         guard !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty else { return [] }
-        return (insertedSet.all + changedSet.all + deletedSet.all).filter { $0.persistentBackingData.layout === layout }
+        return (insertedSet.all + changedSet.all + deletedSet.all).filter { $0.persistentBackingData.layout.isKind(of: layout) }
     }
 
     /// Applies unsaved changes to stored results: drops deleted models and edited ones that no

@@ -8,7 +8,9 @@ import Observation
 /// value, a not-yet-loaded marker (a fault), or, for a to-one relationship read from the store, the
 /// primary key of the related row until the relationship is first read.
 public final class BackingData {
-    let layout: ModelLayout
+    /// The model's layout. Replaced once, by a subclass's (``adoptSubclassLayout(_:pending:)``),
+    /// when a subclass instance's initialisers ran with the superclass's.
+    @exclusivity(unchecked) private(set) var layout: ModelLayout
     /// Exclusivity of this and the other hot fields is not checked dynamically: a model is used on
     /// its context's thread only, and these are read or written for every property access and load.
     @exclusivity(unchecked) @usableFromInline var slots: ContiguousArray<Slot>
@@ -38,6 +40,9 @@ public final class BackingData {
     @exclusivity(unchecked) var pendingKey: Int64?
     /// The model's row is known not to exist (deleted elsewhere, or never there).
     var isGone = false
+    /// Made by a new instance's initialiser (not handed over for a stored row): the values a
+    /// subclass's initialisers assigned belong in it.
+    var madeByInitializer = false
     /// The context whose `reset()` unregistered this model: a change made afterwards is reported
     /// by that context's next save instead of being silently dropped.
     weak var unregisteredBy: ModelContext?
@@ -83,7 +88,25 @@ public final class BackingData {
     /// discarded one.
     public static func _make(for type: any PersistentModel.Type) -> BackingData {
         if let prepared = BackingDataHandOff.take(for: type) { return prepared }
-        return BackingData(layout: ModelLayout.of(type))
+        let data = BackingData(layout: ModelLayout.of(type))
+        data.madeByInitializer = true
+        return data
+    }
+
+    /// A subclass instance's backing data, made by its superclass's `_$backingData` default with
+    /// the superclass's layout, takes the subclass's layout and the values the subclass's own
+    /// initialisers assigned. A stored model's backing data already has its layout, and the
+    /// pending values are only property defaults then, which the row's values replace.
+    func adoptSubclassLayout(_ subclass: ModelLayout, pending: [(Int, Any)]) {
+        if subclass !== layout, subclass.isKind(of: layout) {
+            slots.append(contentsOf: subclass.unloadedSlots.dropFirst(slots.count))
+            layout = subclass
+        }
+        guard madeByInitializer else { return }
+        for (index, value) in pending where index < slots.count {
+            slots[index] = .value(value)
+            if _isRelationshipSlot(index) { _notedInitialRelationship(index) }
+        }
     }
 
     var persistentModelID: PersistentIdentifier {
@@ -103,6 +126,18 @@ public final class BackingData {
     }
 
     // MARK: Generated accessors
+
+    /// Reports a read to observers. Called by `@Model`'s generated getters.
+    @inlinable
+    public func _access<Owner: PersistentModel, Member>(_ owner: Owner, keyPath: KeyPath<Owner, Member>) {
+        registrar.access(owner, keyPath: keyPath)
+    }
+
+    /// Reports a write to observers around `body`. Called by `@Model`'s generated setters.
+    @inlinable
+    public func _withMutation<Owner: PersistentModel, Member, R>(of owner: Owner, keyPath: KeyPath<Owner, Member>, _ body: () throws -> R) rethrows -> R {
+        try registrar.withMutation(of: owner, keyPath: keyPath, body)
+    }
 
     /// Stores a value assigned in an initialiser. Called by `@Model`'s generated `init` accessors.
     ///

@@ -5,8 +5,9 @@ import Foundation
 /// `@Model`'s `init(backingData:)` first initialises its `_$backingData` property with `_make(for:)`
 /// (a property default) and then replaces it with the argument. Offering the argument here lets
 /// `_make` return it, so no second backing data (with its slot array and observation registrar)
-/// is built and thrown away per loaded model. The offer is taken only by the model type it is for,
-/// and withdrawn after the initialiser returns.
+/// is built and thrown away per loaded model. The offer is taken only by the model type it is for
+/// (or, for a subclass instance, by the superclass whose `_$backingData` it fills), and withdrawn
+/// after the initialiser returns.
 enum BackingDataHandOff {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -25,7 +26,7 @@ enum BackingDataHandOff {
     static func take(for type: any PersistentModel.Type) -> BackingData? {
         guard let raw = pthread_getspecific(key) else { return nil }
         let data = Unmanaged<BackingData>.fromOpaque(raw).takeUnretainedValue()
-        guard ObjectIdentifier(data.layout.modelType) == ObjectIdentifier(type) else { return nil }
+        guard ObjectIdentifier(data.layout.modelType) == ObjectIdentifier(type) || data.layout.isKind(of: type) else { return nil }
         pthread_setspecific(key, nil)
         return data
     }

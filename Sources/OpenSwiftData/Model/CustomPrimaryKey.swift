@@ -75,7 +75,9 @@ final class CustomKeyTable: Sendable {
 
     /// The stand-in for `key`, given on first use.
     func storedKey(for key: CustomPrimaryKey, entityName: String, storeIdentifier: String) -> Int64 {
-        let entry = Entry(storeIdentifier: storeIdentifier, entityName: entityName, key: key)
+        // A class hierarchy's models share keys, so a `Trip` identifier and a `BusinessTrip` one
+        // with the same key stand for the same model.
+        let entry = Entry(storeIdentifier: storeIdentifier, entityName: ModelLayout.rootEntityName(of: entityName), key: key)
         return state.withLock { state in
             if let existing = state.byKey[entry] { return existing }
             let stored = -Int64(state.byKey.count) - 2  // -1 is the key no row has

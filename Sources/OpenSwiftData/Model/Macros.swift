@@ -19,7 +19,7 @@ import Observation
 ///     }
 /// }
 /// ```
-@attached(member, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init(backingData:)), named(init))
+@attached(member, conformances: PersistentModel, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init(backingData:)), named(init), named(_$properties), named(_$inheritedSlots))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observation.Observable)
 public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "ModelMacro")
@@ -27,7 +27,7 @@ public macro Model() = #externalMacro(module: "OpenSwiftDataMacros", type: "Mode
 /// Added by `@Model` to each persisted property; not for direct use.
 @attached(accessor, names: named(init), named(get), named(set))
 @attached(peer, names: prefixed(`_$`))
-public macro _PersistedProperty(_ index: Int) = #externalMacro(module: "OpenSwiftDataMacros", type: "PersistedPropertyMacro")
+public macro _PersistedProperty(_ index: Int, defaulted: Bool = false) = #externalMacro(module: "OpenSwiftDataMacros", type: "PersistedPropertyMacro")
 
 /// Customises how an attribute is stored.
 ///

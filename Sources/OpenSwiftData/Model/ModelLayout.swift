@@ -10,6 +10,9 @@ import Foundation
 final class ModelLayout: @unchecked Sendable {
     let modelType: any PersistentModel.Type
     let entityName: String
+    /// The layout of the model class this one inherits from (`@Model class BusinessTrip: Trip`).
+    /// Its properties are this layout's first slots, in the same order.
+    let superLayout: ModelLayout?
     let properties: [PropertyLayout]
     let slotByKeyPath: [AnyKeyPath: Int]
     let slotByName: [String: Int]
@@ -90,9 +93,10 @@ final class ModelLayout: @unchecked Sendable {
         static let none = SlotReader()
     }
 
-    private init(modelType: any PersistentModel.Type) {
+    private init(modelType: any PersistentModel.Type, superLayout: ModelLayout?) {
         self.modelType = modelType
         self.entityName = String(describing: modelType)
+        self.superLayout = superLayout
         var properties: [PropertyLayout] = []
         var problems: [String] = []
         for (index, metadata) in modelType.schemaMetadata.enumerated() {
@@ -101,7 +105,9 @@ final class ModelLayout: @unchecked Sendable {
             properties.append(property)
         }
         self.properties = properties
-        var byKeyPath: [AnyKeyPath: Int] = [:]
+        // The superclass's key paths (`\Trip.name`) name the same slots as the subclass's own
+        // (`\BusinessTrip.name`): inverses, `#Unique` and `#Index` are declared with them.
+        var byKeyPath: [AnyKeyPath: Int] = superLayout?.slotByKeyPath ?? [:]
         var byName: [String: Int] = [:]
         for property in properties {
             byKeyPath[property.keyPath] = property.index
@@ -112,9 +118,42 @@ final class ModelLayout: @unchecked Sendable {
         }
         self.slotByKeyPath = byKeyPath
         self.slotByName = byName
-        self.problems = problems
         self.unloadedSlots = ContiguousArray(repeating: .unloaded, count: properties.count)
+        if let superLayout {
+            let inherited = superLayout.properties
+            if properties.count < inherited.count || zip(inherited, properties).contains(where: { $0.name != $1.name }) {
+                problems.append("\(entityName): its persisted properties do not begin with those of its superclass \(superLayout.entityName); declare both classes with @Model")
+            }
+        }
+        self.problems = problems
     }
+
+    /// The top of the class hierarchy (the layout itself when it has no superclass). Models of one
+    /// hierarchy share keys and one identity map, so a `Trip` reference can hold a `BusinessTrip`.
+    var root: ModelLayout { superLayout?.root ?? self }
+
+    /// Whether this layout is `other` or one of its subclasses.
+    func isKind(of other: ModelLayout) -> Bool {
+        var layout: ModelLayout? = self
+        while let current = layout {
+            if current === other { return true }
+            layout = current.superLayout
+        }
+        return false
+    }
+
+    /// Whether the model class of this layout is `type` or one of its subclasses.
+    func isKind(of type: any PersistentModel.Type) -> Bool {
+        var layout: ModelLayout? = self
+        while let current = layout {
+            if ObjectIdentifier(current.modelType) == ObjectIdentifier(type) { return true }
+            layout = current.superLayout
+        }
+        return false
+    }
+
+    /// The number of slots inherited from the superclass.
+    var inheritedCount: Int { superLayout?.properties.count ?? 0 }
 
     func property(named name: String) -> PropertyLayout? {
         slotByName[name].map { properties[$0] }
@@ -125,6 +164,16 @@ final class ModelLayout: @unchecked Sendable {
     }
 
     // MARK: Registry
+
+    /// The top entity of each entity that has a superclass, by name, for the life of the process:
+    /// identifiers name a model's own class, but keys are shared across its hierarchy.
+    private static let rootNames = Locked<[String: String]>([:])
+
+    /// The name of the top entity of `entityName`'s class hierarchy (the name itself for an
+    /// entity without a superclass).
+    static func rootEntityName(of entityName: String) -> String {
+        rootNames.withLock { $0[entityName] } ?? entityName
+    }
 
     /// Every layout built, for the life of the process (entries are never removed, which is what
     /// lets `of(_:)` keep unretained pointers to them).
@@ -158,7 +207,14 @@ final class ModelLayout: @unchecked Sendable {
             while let next = queue.popLast() {
                 let key = ObjectIdentifier(next)
                 if layouts[key] != nil { continue }
-                let layout = ModelLayout(modelType: next)
+                // A superclass's layout is built first: the subclass's starts from it.
+                let superType = (next as Any.Type as? AnyClass).flatMap { _getSuperclass($0) } as? any PersistentModel.Type
+                if let superType, layouts[ObjectIdentifier(superType)] == nil {
+                    queue.append(next)
+                    queue.append(superType)
+                    continue
+                }
+                let layout = ModelLayout(modelType: next, superLayout: superType.flatMap { layouts[ObjectIdentifier($0)] })
                 layouts[key] = layout
                 built.append(layout)
                 for property in layout.properties {
@@ -166,14 +222,22 @@ final class ModelLayout: @unchecked Sendable {
                 }
             }
             for layout in built { layout.linkRelationships(in: layouts) }
+            // Superclasses come before their subclasses in `built`.
+            for layout in built { layout.inheritRelationships() }
             for layout in built { layout.finish() }
+            let subclasses = built.filter { $0.superLayout != nil }
+            if !subclasses.isEmpty {
+                rootNames.withLock { names in
+                    for layout in subclasses { names[layout.entityName] = layout.root.entityName }
+                }
+            }
             return layouts[ObjectIdentifier(type)] ?? built[0]
         }
     }
 
     /// Second phase: destinations, inverses and shapes of every relationship.
     private func linkRelationships(in layouts: [ObjectIdentifier: ModelLayout]) {
-        for property in properties {
+        for property in properties.dropFirst(inheritedCount) {
             guard let access = property.relationshipAccess else { continue }
             guard let destination = layouts[ObjectIdentifier(access.destinationType)] else { continue }
             let declared = property.metadata as? Schema.Relationship
@@ -219,6 +283,14 @@ final class ModelLayout: @unchecked Sendable {
                 minimumModelCount: declared?.minimumModelCount ?? 0,
                 maximumModelCount: declared?.maximumModelCount ?? 0,
                 shape: shape)
+        }
+    }
+
+    /// An inherited relationship is the superclass's: same destination, inverse, rule and storage.
+    private func inheritRelationships() {
+        guard let superLayout else { return }
+        for property in properties.prefix(inheritedCount) {
+            property.relationship = superLayout.properties[property.index].relationship
         }
     }
 

@@ -68,6 +68,13 @@ public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, Cus
         return PersistentIdentifier(entityName: entityName, storeIdentifier: storeIdentifier, key: .custom(CustomPrimaryKey(primaryKey)))
     }
 
+    /// The identifier under its class hierarchy's top entity: equal for a model whether it was
+    /// named as a `Trip` or as the `BusinessTrip` it is (their keys are shared).
+    var inHierarchy: PersistentIdentifier {
+        let root = ModelLayout.rootEntityName(of: entityName)
+        return root == entityName ? self : PersistentIdentifier(entityName: root, storeIdentifier: storeIdentifier, key: key)
+    }
+
     /// Whether the identifier is temporary: the model has not been saved yet.
     public var isTemporary: Bool {
         if case .temporary = key { return true }

@@ -9,12 +9,26 @@ enum DDL {
             "CREATE TABLE \(q(SQLStore.primaryKeyTable)) (\(q("Z_ENTITY")) TEXT PRIMARY KEY, \(q("Z_MAX")) \(dialect.storedType(.integer)) NOT NULL)",
         ]
         var joinTables = Set<String>()
-        for layout in layouts {
-            statements.append(createTable(layout, named: layout.tableName, dialect: dialect))
-            statements.append(contentsOf: indexes(layout, dialect: dialect).flatMap { $0.statements(dialect) })
-            statements.append(contentsOf: createJoinTables(layout, dialect: dialect, skipping: &joinTables))
+        let hierarchies = ModelHierarchies(layouts)
+        for layout in layouts where layout.root === layout {
+            let kinds = hierarchies.kinds(of: layout)
+            statements.append(createTable(kinds, named: layout.tableName, dialect: dialect))
+            for kind in kinds {
+                statements.append(contentsOf: indexes(kind, dialect: dialect).flatMap { $0.statements(dialect) })
+                statements.append(contentsOf: createJoinTables(kind, dialect: dialect, skipping: &joinTables))
+            }
+            if kinds.count > 1 {
+                statements.append(contentsOf: entityIndex(layout, dialect: dialect).statements(dialect))
+            }
         }
         return statements
+    }
+
+    /// The index of a class hierarchy's `Z_ENT` column, which fetches of a subclass filter on.
+    static func entityIndex(_ root: ModelLayout, dialect: any SQLDialect) -> Index {
+        let q = dialect.quote
+        let name = "Z_\(root.entityName)_ENT"
+        return Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(root.tableName)) (\(q(ModelLayout.entityColumn)))", uniqueConstraint: nil)
     }
 
     /// The tables of the store's history: one row per saved transaction, and per transaction one
@@ -30,21 +44,35 @@ enum DDL {
 
     /// The `CREATE TABLE` for an entity's rows, under `table`.
     static func createTable(_ layout: ModelLayout, named table: String, dialect: any SQLDialect) -> String {
+        createTable([layout], named: table, dialect: dialect)
+    }
+
+    /// The `CREATE TABLE` for the rows of `kinds` (a class hierarchy's top entity first, then its
+    /// subclasses): a column per stored property of each (a subclass's own ones accept NULL, which
+    /// the other classes' rows hold), and with subclasses, `Z_ENT`.
+    static func createTable(_ kinds: [ModelLayout], named table: String, dialect: any SQLDialect) -> String {
         let q = dialect.quote
         var columns = ["\(q(ModelLayout.primaryKeyColumn)) \(dialect.storedType(.integer)) PRIMARY KEY"]
-        for slot in layout.storedSlots {
-            if let definition = columnDefinition(layout.properties[slot], dialect: dialect) {
-                columns.append("\(q(layout.properties[slot].name)) \(definition)")
+        var seen = Set<String>()
+        for (position, kind) in kinds.enumerated() {
+            for slot in kind.storedSlots where seen.insert(kind.properties[slot].name).inserted {
+                if let definition = columnDefinition(kind.properties[slot], dialect: dialect, nullable: position > 0) {
+                    columns.append("\(q(kind.properties[slot].name)) \(definition)")
+                }
             }
+        }
+        if kinds.count > 1 {
+            columns.append("\(q(ModelLayout.entityColumn)) \(dialect.storedType(.text)) NOT NULL")
         }
         return "CREATE TABLE \(q(table)) (\(columns.joined(separator: ", ")))"
     }
 
-    /// The column of a stored slot, after its name: type, collation, `NOT NULL`.
-    static func columnDefinition(_ property: PropertyLayout, dialect: any SQLDialect) -> String? {
+    /// The column of a stored slot, after its name: type, collation, `NOT NULL` (unless
+    /// `nullable`: a subclass's own column, empty in other classes' rows).
+    static func columnDefinition(_ property: PropertyLayout, dialect: any SQLDialect, nullable: Bool = false) -> String? {
         if let codec = property.codec {
             let type = dialect.columnType(codec.storedType, floatingPoint: codec.isFloatingPoint, swiftString: codec.isSwiftString)
-            return "\(type)\(codec.isOptional ? "" : " NOT NULL")".trimmingCharacters(in: .whitespaces)
+            return "\(type)\(codec.isOptional || nullable ? "" : " NOT NULL")".trimmingCharacters(in: .whitespaces)
         }
         return property.relationship != nil ? dialect.storedType(.integer) : nil
     }
@@ -66,16 +94,18 @@ enum DDL {
     static func indexes(_ layout: ModelLayout, dialect: any SQLDialect) -> [Index] {
         let q = dialect.quote
         var result: [Index] = []
-        for slot in layout.storedSlots where layout.properties[slot].relationship != nil {
+        // A subclass's inherited columns are indexed by its superclass.
+        let own = layout.inheritedCount
+        for slot in layout.storedSlots where slot >= own && layout.properties[slot].relationship != nil {
             let name = "Z_\(layout.entityName)_\(layout.properties[slot].name)"
             result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(q(layout.properties[slot].name)))", uniqueConstraint: nil))
         }
-        for (number, group) in layout.uniquenessConstraints.enumerated() {
+        for (number, group) in layout.uniquenessConstraints.enumerated() where group.contains(where: { $0 >= own }) {
             let name = "Z_\(layout.entityName)_UNIQUE\(number)"
             let columns = group.map { column(layout.properties[$0], dialect) }.joined(separator: ", ")
             result.append(Index(name: name, sql: "CREATE UNIQUE INDEX \(q(name)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: number))
         }
-        for (number, group) in layout.indices.enumerated() {
+        for (number, group) in layout.indices.enumerated() where group.contains(where: { $0 >= own }) {
             let name = "Z_\(layout.entityName)_INDEX\(number)"
             let columns = group.map { column(layout.properties[$0], dialect) }.joined(separator: ", ")
             result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: nil))

@@ -1,11 +1,15 @@
 import Foundation
 
 /// A model in an SQL store: a table per entity named after it, keyed by `Z_PK`, with a column per
-/// stored slot named after the property.
+/// stored slot named after the property. A class hierarchy (`@Model class BusinessTrip: Trip`)
+/// shares its top class's table, which has a column per property of every class in it and
+/// `Z_ENT`, the entity of each row.
 extension ModelLayout {
-    /// The table holding this entity's rows.
-    var tableName: String { entityName }
+    /// The table holding this entity's rows: its hierarchy's top entity's.
+    var tableName: String { root.entityName }
     static let primaryKeyColumn = "Z_PK"
+    /// The column naming each row's entity, in the table of a class hierarchy.
+    static let entityColumn = "Z_ENT"
 
     /// The columns that read a row under `alias`: the primary key, then each of `slots` (by
     /// default every stored slot, in `storedSlots` order).
@@ -18,6 +22,7 @@ extension ModelLayout {
     /// (unchanged since the first version, so existing files keep opening).
     var fingerprintDescription: String {
         var parts = ["entity \(entityName)"]
+        if let superLayout { parts.append("  super \(superLayout.entityName)") }
         for property in properties {
             if let relationship = property.relationship {
                 parts.append("  rel \(property.name) -> \(relationship.destination.entityName) \(relationship.isToMany ? "many" : "one") \(relationship.storage.fingerprint)")

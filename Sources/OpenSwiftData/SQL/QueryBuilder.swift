@@ -5,15 +5,22 @@ import Foundation
 struct QueryBuilder {
     let root: ModelLayout
     private(set) var translator: PredicateTranslator
+    /// For an entity below the top of a class hierarchy: the condition keeping its rows (and its
+    /// subclasses') of the shared table.
+    private let entityCondition: SQLExpression?
 
-    init(root: ModelLayout) {
+    init(root: ModelLayout, hierarchies: ModelHierarchies = ModelHierarchies([]), entityCondition: SQLExpression? = nil) {
         self.root = root
-        self.translator = PredicateTranslator(root: root)
+        self.translator = PredicateTranslator(root: root, hierarchies: hierarchies)
+        self.entityCondition = entityCondition
     }
 
     /// The query for a descriptor, reading `columns` (by default whole rows).
     mutating func select<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
-        let whereClause = try descriptor.predicate.map { try translator.condition(for: $0) }
+        var whereClause = try descriptor.predicate.map { try translator.condition(for: $0) }
+        if let entityCondition {
+            whereClause = whereClause.map { .binary(entityCondition, .and, $0) } ?? entityCondition
+        }
         var orderBy: [SQLOrdering] = []
         for sort in descriptor.sortBy {
             orderBy.append(try ordering(sort))

@@ -32,11 +32,14 @@ struct SQLSaveWriter {
             let columns = stored.map { layout.properties[$0].name }
             // Rows for new models: one INSERT, prepared once, run per model (or per many models
             // where each statement is a round trip to a server).
-            let insertColumns = [ModelLayout.primaryKeyColumn] + columns
+            // A row of a class hierarchy's table says which class it is.
+            let entity: StoredValue? = store.hierarchyRows(layout) != nil ? .text(layout.entityName) : nil
+            let insertColumns = [ModelLayout.primaryKeyColumn] + columns + (entity != nil ? [ModelLayout.entityColumn] : [])
             let insertValues = { (model: any PersistentModel, values: inout [StoredValue]) throws in
                 let data = model.persistentBackingData
                 values.append(.integer(data.pendingKey ?? 0))
                 for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
+                if let entity { values.append(entity) }
             }
             if upserts.isEmpty {
                 try store.insertEach(into: layout.tableName, columns: insertColumns, models, on: connection, bind: insertValues)
@@ -203,8 +206,9 @@ struct SQLSaveWriter {
             }
             var next: Int64 = 0
             if newCount > 0 {
-                guard let last = try reserve(newCount, from: layout.entityName) else {
-                    throw SwiftDataError(.storeIO, "the store \(store.name) has no key counter for \(layout.entityName); it is damaged or was changed by another program")
+                // A class hierarchy's models share their table's keys.
+                guard let last = try reserve(newCount, from: layout.tableName) else {
+                    throw SwiftDataError(.storeIO, "the store \(store.name) has no key counter for \(layout.tableName); it is damaged or was changed by another program")
                 }
                 next = last - newCount + 1
             }

@@ -8,8 +8,8 @@ extension SQLStore {
 
     /// The `SELECT` for a fetch, reading `columns` (by default whole rows of the slots asked for).
     private func select<T>(_ request: StoreFetch<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
-        var builder = QueryBuilder(root: request.layout)
-        var select = try builder.select(request.descriptor, columns: columns ?? request.layout.rowColumns(alias: "t0", slots: request.slots))
+        var builder = queryBuilder(request.layout)
+        var select = try builder.select(request.descriptor, columns: columns ?? rowColumns(request.layout, alias: "t0", slots: request.slots))
         if request.ignoresPaging {
             select.limit = nil
             select.offset = nil
@@ -21,6 +21,12 @@ extension SQLStore {
         return select
     }
 
+    /// The query builder for `layout`'s rows: in a class hierarchy's table, only the rows of the
+    /// entity and its subclasses.
+    func queryBuilder(_ layout: ModelLayout) -> QueryBuilder {
+        QueryBuilder(root: layout, hierarchies: hierarchies, entityCondition: hierarchyRows(layout)?.entityCondition(alias: "t0"))
+    }
+
     func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject] {
         let select = try select(request)
         let layout = request.layout, slots = request.slots
@@ -28,9 +34,10 @@ extension SQLStore {
         // function would look up `Array<T>`'s metadata for every row.
         var loaded: [AnyObject] = []
         let registry = context.entityRegistry(layout)
+        let hierarchy = hierarchyRows(layout)
         try read { connection in
             try query(select, on: connection) { row in
-                loaded.append(try materialize(layout, row: row, slots: slots, in: context, registry: registry))
+                loaded.append(try materialize(layout, row: row, slots: slots, in: context, registry: registry, hierarchy: hierarchy))
             }
         }
         return loaded
@@ -74,7 +81,7 @@ extension SQLStore {
     }
 
     private func keysSelect<D: TypedFetchDescriptor>(_ descriptor: D, layout: ModelLayout) throws -> SQLSelect {
-        var builder = QueryBuilder(root: layout)
+        var builder = queryBuilder(layout)
         var select = try builder.select(descriptor.typed, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
         select.orderBy = []
         return select
@@ -87,15 +94,18 @@ extension SQLStore {
         var loaded: [any PersistentModel] = []
         loaded.reserveCapacity(keys.count)
         let registry = context.entityRegistry(layout)
+        let hierarchy = hierarchyRows(layout)
         for chunk in keys.chunked(Self.keyChunk) {
             let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
+            var whereClause: SQLExpression = chunk.count == 1 ? .binary(key, .equal, .bind(.integer(chunk[chunk.startIndex]))) : .in(key, chunk.map { .bind(.integer($0)) })
+            if let entity = hierarchy?.entityCondition(alias: "t0") { whereClause = .binary(whereClause, .and, entity) }
             let select = SQLSelect(
-                columns: layout.rowColumns(alias: "t0"),
+                columns: rowColumns(layout, alias: "t0"),
                 from: SQLTableReference(table: layout.tableName, alias: "t0"),
-                whereClause: chunk.count == 1 ? .binary(key, .equal, .bind(.integer(chunk[chunk.startIndex]))) : .in(key, chunk.map { .bind(.integer($0)) }))
+                whereClause: whereClause)
             try read { connection in
                 try query(select, on: connection) { row in
-                    loaded.append(try materialize(layout, row: row, in: context, registry: registry))
+                    loaded.append(try materialize(layout, row: row, in: context, registry: registry, hierarchy: hierarchy))
                 }
             }
         }
@@ -106,10 +116,11 @@ extension SQLStore {
         guard let relationship = property.relationship else { return [:] }
         let destination = relationship.destination
         let registry = context.entityRegistry(destination)
+        let hierarchy = hierarchyRows(destination)
         var grouped: [Int64: [any PersistentModel]] = [:]
         for chunk in ownerKeys.chunked(Self.keyChunk) {
             var select = SQLSelect(
-                columns: destination.rowColumns(alias: "t0"),
+                columns: rowColumns(destination, alias: "t0"),
                 from: SQLTableReference(table: destination.tableName, alias: "t0"))
             // Ordered by owner, then primary key (the order a to-many loads in): rows arrive one
             // owner at a time, and with the owner column's index SQLite needs no sort.
@@ -126,6 +137,9 @@ extension SQLStore {
             }
             select.columns.append(owner)
             select.whereClause = chunk.count == 1 ? .binary(owner, .equal, .bind(.integer(chunk[chunk.startIndex]))) : .in(owner, chunk.map { .bind(.integer($0)) })
+            if let entity = hierarchy?.entityCondition(alias: "t0"), let keys = select.whereClause {
+                select.whereClause = .binary(keys, .and, entity)
+            }
             select.orderBy = [SQLOrdering(expression: owner, ascending: true),
                               SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true)]
             let ownerColumn = Int32(select.columns.count - 1)
@@ -133,7 +147,7 @@ extension SQLStore {
             var current: [any PersistentModel] = []
             try read { connection in
                 try query(select, on: connection) { row in
-                    let model = try materialize(destination, row: row, in: context, registry: registry)
+                    let model = try materialize(destination, row: row, in: context, registry: registry, hierarchy: hierarchy)
                     let key = row.int64(at: ownerColumn)
                     if key != currentOwner {
                         if let currentOwner { grouped[currentOwner] = current }

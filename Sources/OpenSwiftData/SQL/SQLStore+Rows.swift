@@ -3,14 +3,15 @@ import Foundation
 /// Rows into models: the SQL stores' fast path, reading columns straight into a model's slots
 /// and registering the model in the context's identity map.
 extension SQLStore {
-    /// The model for a row read with ``ModelLayout/rowColumns(alias:slots:)`` starting at `offset`: the
+    /// The model for a row read with ``rowColumns(_:alias:slots:)`` starting at `offset`: the
     /// registered instance (its unchanged properties refreshed from the row) or a new one, with the
-    /// slots not read left to load on first access. Fetches pass the entity's registry, looked up
-    /// once per query.
+    /// slots not read left to load on first access. Fetches pass the entity's registry and, for an
+    /// entity in a class hierarchy, its ``HierarchyRows``, looked up once per query.
     func materialize(
         _ layout: ModelLayout, row: any SQLRow, offset: Int32 = 0, slots: [Int]? = nil, in context: ModelContext,
-        registry: EntityRegistry? = nil
+        registry: EntityRegistry? = nil, hierarchy: HierarchyRows? = nil
     ) throws -> any PersistentModel {
+        if let hierarchy { return try materializeKind(hierarchy, row: row, offset: offset, slots: slots, in: context, registry: registry) }
         let registry = registry ?? context.entityRegistry(layout)
         let primaryKey = row.int64(at: offset)
         if let existing = registry.model(primaryKey) {
@@ -24,6 +25,42 @@ extension SQLStore {
         // to-many relationships load on first access.
         let values = try readSlots(layout, from: row, offset: offset, slots: slots)
         return StoredModel.make(layout, slots: values, primaryKey: primaryKey, storeIdentifier: identifier, in: context, registry: registry)
+    }
+
+    /// A row of a class hierarchy's table: a model of the class its `Z_ENT` names, with the
+    /// fetched entity's columns and that class's own.
+    private func materializeKind(
+        _ hierarchy: HierarchyRows, row: any SQLRow, offset: Int32, slots: [Int]?, in context: ModelContext, registry: EntityRegistry?
+    ) throws -> any PersistentModel {
+        let layout = hierarchy.layout
+        let registry = registry ?? context.entityRegistry(layout)
+        let primaryKey = row.int64(at: offset)
+        let entity = row.text(at: hierarchy.entityColumn(offset: offset, slots: slots))
+        guard let kind = hierarchy.kinds[entity] else {
+            throw SwiftDataError(.loadIssueModelContainer, "\(layout.tableName) row \(primaryKey) is a '\(entity)', which is not \(layout.entityName) or one of its subclasses in this container's schema; add that model class to the schema")
+        }
+        let extras = slots == nil ? kind.extras : []
+        let firstExtra = hierarchy.firstExtraColumn(offset: offset)
+        if let existing = registry.model(primaryKey) {
+            let data = existing.persistentBackingData
+            if data.state == .managed || data.state == .deleted {
+                try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
+                if data.layout === kind.layout {
+                    for (slot, column) in extras where FillMode.unchanged.takes(slot, of: data) {
+                        data.slots[slot] = try read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
+                    }
+                }
+            }
+            return existing
+        }
+        var values = try readSlots(layout, from: row, offset: offset, slots: slots)
+        if kind.layout !== layout {
+            values.append(contentsOf: kind.layout.unloadedSlots.dropFirst(values.count))
+            for (slot, column) in extras {
+                values[slot] = try read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
+            }
+        }
+        return StoredModel.make(kind.layout, slots: values, primaryKey: primaryKey, storeIdentifier: identifier, in: context, registry: registry)
     }
 
     /// A new model's slots: `slots` (by default every stored slot) read from the row, the others

@@ -17,8 +17,8 @@ extension SQLStore {
             _ = try connection.execute(insertMetadata, bindings: [.text(key), .text(value)])
         }
         let insertKey = SQLRenderer.render(.insert(table: primaryKeyTable, columns: ["Z_ENTITY", "Z_MAX"], orIgnore: false), dialect: dialect).text
-        for layout in layouts {
-            _ = try connection.execute(insertKey, bindings: [.text(layout.entityName), .integer(0)])
+        for table in Set(layouts.map(\.tableName)).sorted() {
+            _ = try connection.execute(insertKey, bindings: [.text(table), .integer(0)])
         }
         try prepareHistory(on: connection, dialect: dialect, tables: [])
     }

@@ -11,6 +11,10 @@ final class SQLStore: Sendable {
     let name: String
     let allowsSave: Bool
     let layouts: [ModelLayout]
+    /// The class hierarchies among `layouts`.
+    let hierarchies: ModelHierarchies
+    /// How rows of the layouts in a class hierarchy are read, by layout.
+    private let hierarchyRowsByLayout: [ObjectIdentifier: HierarchyRows]
     let engine: any SQLEngine
     let dialect: any SQLDialect
     /// Whether saves are recorded in the store's history tables and history can be read: false for
@@ -35,6 +39,23 @@ final class SQLStore: Sendable {
         self.name = name
         self.allowsSave = allowsSave
         self.layouts = layouts
+        let hierarchies = ModelHierarchies(layouts)
+        self.hierarchies = hierarchies
+        var rows: [ObjectIdentifier: HierarchyRows] = [:]
+        for layout in layouts where hierarchies.isInHierarchy(layout) {
+            rows[ObjectIdentifier(layout)] = HierarchyRows(layout: layout, kinds: hierarchies.kinds(of: layout))
+        }
+        self.hierarchyRowsByLayout = rows
+    }
+
+    /// How rows of `layout` are read when it is in a class hierarchy; `nil` for a plain entity.
+    func hierarchyRows(_ layout: ModelLayout) -> HierarchyRows? {
+        hierarchyRowsByLayout.isEmpty ? nil : hierarchyRowsByLayout[ObjectIdentifier(layout)]
+    }
+
+    /// The columns a row of `layout` is read with (see ``materialize(_:row:offset:slots:in:registry:hierarchy:)``).
+    func rowColumns(_ layout: ModelLayout, alias: String, slots: [Int]? = nil) -> [SQLExpression] {
+        hierarchyRows(layout)?.rowColumns(alias: alias, slots: slots) ?? layout.rowColumns(alias: alias, slots: slots)
     }
 
     deinit { engine.close() }

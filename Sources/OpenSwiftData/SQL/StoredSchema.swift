@@ -22,6 +22,8 @@ struct StoredSchema {
 
     struct Entity {
         let name: String
+        /// The entity it inherits from; it shares that entity's table.
+        var superentity: String?
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
 
@@ -49,6 +51,14 @@ struct StoredSchema {
     private(set) var entities: [String: Entity] = [:]
     /// Entity names in the order of the description.
     private(set) var entityNames: [String] = []
+
+    /// The top entity of `name`'s hierarchy, whose table holds its rows.
+    func tableName(of name: String) -> String {
+        var current = name
+        var seen = Set<String>()
+        while let next = entities[current]?.superentity, seen.insert(current).inserted { current = next }
+        return current
+    }
 
     /// Reads a description; throws when it is not one this version of OpenSwiftData wrote.
     init(description: String) throws {
@@ -82,6 +92,8 @@ struct StoredSchema {
             case "rel" where words.count == 6 && words[2] == "->":
                 guard let storage = RelationshipStorage(fingerprint: words[5]) else { throw Self.unreadable(line) }
                 current?.relationships.append(Relationship(name: words[1], destination: words[3], isToMany: words[4] == "many", storage: storage))
+            case "super" where words.count == 2:
+                current?.superentity = words[1]
             case "unique" where words.count == 2, "index" where words.count == 2:
                 // Indexes are compared with the database's own list when a migration reconciles them.
                 break

@@ -9,8 +9,29 @@ extension Schema {
         public let name: String
         /// The Swift class name.
         public let className: String
-        /// The persisted properties, in declaration order.
+        /// The persisted properties, in declaration order: for a subclass, its superclass's first
+        /// (``inheritedProperties``), then its own.
         public let properties: [any SchemaProperty]
+        /// The entity of the model class this one inherits from (`@Model class BusinessTrip: Trip`
+        /// has `Trip`'s), or `nil`.
+        ///
+        /// ```swift
+        /// let schema = Schema([Trip.self, BusinessTrip.self])
+        /// schema.entitiesByName["BusinessTrip"]?.superentity?.name   // "Trip"
+        /// schema.entitiesByName["Trip"]?.subentities.map(\.name)     // ["BusinessTrip"]
+        /// ```
+        public internal(set) weak var superentity: Entity?
+        /// The entities of the schema's model classes that inherit directly from this one.
+        public internal(set) var subentities: Set<Entity> = []
+        /// The name of ``superentity``, or `nil`.
+        public let superentityName: String?
+        /// The properties this entity inherits from its superentity (a prefix of ``properties``).
+        public var inheritedProperties: [any SchemaProperty] { Array(properties.prefix(inheritedCount)) }
+        /// The inherited properties by name.
+        public var inheritedPropertiesByName: [String: any SchemaProperty] {
+            Dictionary(uniqueKeysWithValues: inheritedProperties.map { ($0.name, $0) })
+        }
+        private let inheritedCount: Int
         /// The attributes.
         public let attributes: Set<Attribute>
         /// The relationships.
@@ -33,6 +54,8 @@ extension Schema {
         init(layout: ModelLayout) {
             name = layout.entityName
             className = String(reflecting: layout.modelType)
+            superentityName = layout.superLayout?.entityName
+            inheritedCount = layout.inheritedCount
             var properties: [any SchemaProperty] = []
             var attributes: [Attribute] = []
             var relationships: [Relationship] = []

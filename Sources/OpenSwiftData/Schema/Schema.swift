@@ -24,6 +24,8 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
     public let version: Version
     /// The model classes, in the order of ``entities``.
     let layouts: [ModelLayout]
+    /// The class hierarchies among the schema's models.
+    let hierarchies: ModelHierarchies
     /// Problems found while building (unsupported types, ambiguous inverses); thrown when a container opens.
     let problems: [String]
 
@@ -48,8 +50,12 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
             for property in layout.properties {
                 if let destination = property.relationship?.destination { queue.append(destination) }
             }
+            // A subclass brings its superclasses (SwiftData needs both listed; listing the
+            // subclass is enough here).
+            if let superLayout = layout.superLayout { queue.append(superLayout) }
         }
         self.layouts = layouts
+        self.hierarchies = ModelHierarchies(layouts)
         self.version = version
         let entities = layouts.map(Entity.init(layout:))
         self.entities = entities
@@ -60,6 +66,11 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
                 problems.append("two models are named '\(entity.name)'; entity names must be unique within a schema")
             }
             byName[entity.name] = entity
+        }
+        for (entity, layout) in zip(entities, layouts) {
+            guard let superName = layout.superLayout?.entityName, let superentity = byName[superName] else { continue }
+            entity.superentity = superentity
+            superentity.subentities.insert(entity)
         }
         self.entitiesByName = byName
         self.problems = problems

@@ -25,6 +25,11 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatablePredicate {
             return try nilWhenNull(key, result, &translator)
         case .row, .collection, .range:
             return try translator.binding(variable.key, to: base) { try $0.translate(transform) }
+        case .castRow(_, _, let condition):
+            // No value where the row is not of the subclass.
+            let key = SQLExpression.caseWhen([(condition, .constant(.integer(1)))], else: .constant(.null))
+            let result = try translator.binding(variable.key, to: base) { try $0.translate(transform) }
+            return try nilWhenNull(key, result, &translator)
         case .sql(let expression, var info):
             info.nullable = false
             let result = try translator.binding(variable.key, to: .sql(expression, info)) { try $0.translate(transform) }
@@ -43,7 +48,7 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatablePredicate {
             let info = PredicateTranslator.constantInfo(result) ?? OperandInfo(codec: nil, nullable: true)
             let encoded = try translator.value(of: result, codec: info.codec, node: self)
             return .sql(.caseWhen([(.isNull(key), .constant(.null))], else: encoded), OperandInfo(codec: info.codec, nullable: true, json: info.json))
-        case .reference, .row, .null, .collection, .range:
+        case .reference, .row, .castRow, .null, .collection, .range:
             // Joined rows are NULL when the key is; a collection of a missing row is empty.
             return result
         }

@@ -34,6 +34,14 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
             return .null
         case .row(let alias, let layout):
             return try member(of: alias, layout: layout, &translator)
+        case .castRow(let alias, let layout, let condition):
+            // A property of a row taken as a subclass: no value where the row is another class.
+            let value = try member(of: alias, layout: layout, &translator)
+            guard case .sql(let expression, var info) = value else {
+                throw PredicateTranslator.unsupported(self, "only attributes can be read through 'as?' (\(keyPath) is a relationship); test the type with 'is' and use the relationship on the superclass")
+            }
+            info.nullable = true
+            return .sql(.caseWhen([(condition, expression.asValue)], else: .constant(.null)), info)
         case .reference(let alias, let property):
             guard let destination = property.relationship?.destination else {
                 throw PredicateTranslator.unsupported(self, "\(property.name) is not a relationship")

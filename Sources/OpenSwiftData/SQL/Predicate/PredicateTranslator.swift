@@ -6,6 +6,9 @@ indirect enum PredicateOperand {
     case sql(SQLExpression, OperandInfo)
     /// A whole row of an entity available under an alias: the root model, or a joined one.
     case row(alias: String, layout: ModelLayout)
+    /// A row of an entity in a class hierarchy taken as one of its subclasses (`$0 as? BusinessTrip`):
+    /// the row under `alias` where `condition` (its `Z_ENT` names the subclass) holds, no row otherwise.
+    case castRow(alias: String, layout: ModelLayout, condition: SQLExpression)
     /// A to-one relationship not joined yet: its foreign key is `alias.property`.
     case reference(alias: String, property: PropertyLayout)
     /// A collection the database holds: a to-many relationship, or an array stored as JSON,
@@ -60,6 +63,8 @@ struct CollectionSource {
 /// naming the node. Nothing is ever evaluated by loading rows into memory.
 struct PredicateTranslator {
     let root: ModelLayout
+    /// The class hierarchies of the store's entities, for `is` and `as?`.
+    let hierarchies: ModelHierarchies
     private var variables: [PredicateExpressions.VariableID: PredicateOperand] = [:]
     /// Joins per query level: `scopes[0]` is the outer query, later ones are subqueries.
     private var scopes: [Scope] = [Scope()]
@@ -75,8 +80,9 @@ struct PredicateTranslator {
         var joinAliases: [String: String] = [:]
     }
 
-    init(root: ModelLayout) {
+    init(root: ModelLayout, hierarchies: ModelHierarchies) {
         self.root = root
+        self.hierarchies = hierarchies
     }
 
     /// The joins the outer query needs.
@@ -249,6 +255,8 @@ struct PredicateTranslator {
             return .constant(.null)
         case .row(let alias, _):
             return .column(table: alias, name: ModelLayout.primaryKeyColumn)
+        case .castRow(let alias, _, let condition):
+            return .caseWhen([(condition, .column(table: alias, name: ModelLayout.primaryKeyColumn))], else: .constant(.null))
         case .reference(let alias, let property):
             return .column(table: alias, name: property.name)
         case .constant(let value):
@@ -292,6 +300,7 @@ struct PredicateTranslator {
         switch operand {
         case .sql(_, let info): return info
         case .row(_, let layout): return OperandInfo(codec: IdentifierCodec(entityName: layout.entityName), nullable: false, isIdentifier: true)
+        case .castRow(_, let layout, _): return OperandInfo(codec: IdentifierCodec(entityName: layout.entityName), nullable: true, isIdentifier: true)
         case .reference(_, let property): return OperandInfo(codec: nil, nullable: property.relationship?.isOptional ?? true, isIdentifier: true)
         case .constant, .null, .collection, .range: return nil
         }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// How an SQL store reads rows of an entity in a class hierarchy, whose table holds its
+/// subclasses' rows too: after the entity's own columns come the columns only its subclasses
+/// have (each once; siblings may share one), then `Z_ENT`, which says which class to make.
+///
+/// Built once per layout when the store opens. `@unchecked Sendable`: immutable.
+final class HierarchyRows: @unchecked Sendable {
+    let layout: ModelLayout
+    /// The columns after the layout's own, for its subclasses' own properties.
+    let extraColumns: [String]
+    /// Each kind of row by entity name: its layout, and for each of its stored slots beyond
+    /// `layout`'s, the position of its column in ``extraColumns``.
+    let kinds: [String: Kind]
+    /// The entity names of the layout and its subclasses, for `Z_ENT IN (…)`.
+    let entityNames: [String]
+
+    struct Kind {
+        let layout: ModelLayout
+        let extras: [(slot: Int, column: Int)]
+    }
+
+    init(layout: ModelLayout, kinds: [ModelLayout]) {
+        self.layout = layout
+        var columns: [String] = []
+        var byName: [String: Kind] = [:]
+        for kind in kinds {
+            var extras: [(slot: Int, column: Int)] = []
+            for slot in kind.storedSlots where slot >= layout.properties.count {
+                let name = kind.properties[slot].name
+                if let position = columns.firstIndex(of: name) {
+                    extras.append((slot, position))
+                } else {
+                    columns.append(name)
+                    extras.append((slot, columns.count - 1))
+                }
+            }
+            byName[kind.entityName] = Kind(layout: kind, extras: extras)
+        }
+        self.extraColumns = columns
+        self.kinds = byName
+        self.entityNames = kinds.map(\.entityName)
+    }
+
+    /// The columns a row of this entity is read with under `alias`: the layout's own (`slots`, or
+    /// all of them and the subclasses' columns), then `Z_ENT`.
+    func rowColumns(alias: String, slots: [Int]?) -> [SQLExpression] {
+        var columns = layout.rowColumns(alias: alias, slots: slots)
+        if slots == nil { columns += extraColumns.map { .column(table: alias, name: $0) } }
+        columns.append(.column(table: alias, name: ModelLayout.entityColumn))
+        return columns
+    }
+
+    /// Where the first extra column is, in a row read from `offset`.
+    func firstExtraColumn(offset: Int32) -> Int32 {
+        offset + 1 + Int32(layout.storedSlots.count)
+    }
+
+    /// Where `Z_ENT` is, in a row read from `offset` with `slots`.
+    func entityColumn(offset: Int32, slots: [Int]?) -> Int32 {
+        guard let slots else { return firstExtraColumn(offset: offset) + Int32(extraColumns.count) }
+        return offset + 1 + Int32(slots.count)
+    }
+
+    /// The condition keeping the rows of this entity and its subclasses, when the table holds
+    /// other entities' rows too (the layout is not its hierarchy's top).
+    func entityCondition(alias: String) -> SQLExpression? {
+        guard layout.superLayout != nil else { return nil }
+        let column = SQLExpression.column(table: alias, name: ModelLayout.entityColumn)
+        if entityNames.count == 1 { return .binary(column, .equal, .bind(.text(entityNames[0]))) }
+        return .in(column, entityNames.map { .bind(.text($0)) })
+    }
+}
