@@ -35,4 +35,191 @@ import Testing
         // The same row is the same instance whichever class fetched it.
         #expect(businessOnly[0] === business)
     }
+
+    /// One model of each class, names in alphabetical order of insertion.
+    static func seed(_ context: ModelContext) throws {
+        context.insert(Journey(name: "a plain", code: "J1"))
+        context.insert(BusinessJourney(name: "b sales", purpose: "sales", budget: 1200, code: "J2"))
+        context.insert(ConferenceJourney(name: "c wwdc", conference: "WWDC", talks: 2, code: "J3"))
+        context.insert(PersonalJourney(name: "d beach", reason: "sun", companions: 3, code: "J4"))
+        context.insert(PersonalJourney(name: "e home", reason: nil, companions: 0, code: "J5"))
+        context.insert(DayJourney(name: "f hike", code: "J6"))
+        try context.save()
+    }
+
+    /// What a predicate selects in the store, and what it selects evaluated in memory over every
+    /// journey (Foundation's `Predicate.evaluate`, the oracle): the names, sorted.
+    static func both<T: Journey>(_ context: ModelContext, _ predicate: Predicate<T>) throws -> (store: [String], memory: [String]) {
+        let store = try context.fetch(FetchDescriptor<T>(predicate: predicate)).map(\.name).sorted()
+        let memory = try context.fetch(FetchDescriptor<Journey>()).compactMap { $0 as? T }.filter { try predicate.evaluate($0) }.map(\.name).sorted()
+        return (store, memory)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func predicatesTestAndCastClassesAsEvaluateDoes(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, InheritanceModels.types)
+        try Self.seed(store.context())
+        let context = ModelContext(try store.reopen(InheritanceModels.types))
+
+        let personal = try Self.both(context, #Predicate<Journey> { $0 is PersonalJourney })
+        #expect(personal.store == ["d beach", "e home"] && personal.store == personal.memory)
+        let business = try Self.both(context, #Predicate<Journey> { $0 is BusinessJourney })
+        #expect(business.store == ["b sales", "c wwdc"] && business.store == business.memory)
+        let notBusiness = try Self.both(context, #Predicate<Journey> { !($0 is BusinessJourney) && $0.code != "J1" })
+        #expect(notBusiness.store == ["d beach", "e home", "f hike"] && notBusiness.store == notBusiness.memory)
+        let sunny = try Self.both(context, #Predicate<Journey> { ($0 as? PersonalJourney)?.reason == "sun" })
+        #expect(sunny.store == ["d beach"] && sunny.store == sunny.memory)
+        let noReason = try Self.both(context, #Predicate<Journey> { ($0 as? PersonalJourney)?.reason == nil })
+        #expect(noReason.store == noReason.memory && noReason.store.count == 5)
+        let bigBudget = try Self.both(context, #Predicate<Journey> { ($0 as? BusinessJourney)?.budget ?? 0 > 100 })
+        #expect(bigBudget.store == ["b sales"] && bigBudget.store == bigBudget.memory)
+        let talks = try Self.both(context, #Predicate<Journey> { ($0 as? ConferenceJourney)?.talks == 2 || $0.name == "f hike" })
+        #expect(talks.store == ["c wwdc", "f hike"] && talks.store == talks.memory)
+        // A subclass's fetch over an inherited and an own attribute.
+        let own = try Self.both(context, #Predicate<BusinessJourney> { $0.code == "J3" || $0.budget > 1000 })
+        #expect(own.store == ["b sales", "c wwdc"] && own.store == own.memory)
+        let company = try Self.both(context, #Predicate<PersonalJourney> { $0.companions > 1 && $0.name.starts(with: "d") })
+        #expect(company.store == ["d beach"] && company.store == company.memory)
+        let conference = try Self.both(context, #Predicate<BusinessJourney> { $0 is ConferenceJourney })
+        #expect(conference.store == ["c wwdc"] && conference.store == conference.memory)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func sortingAndPagingSpanTheHierarchy(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, InheritanceModels.types)
+        try Self.seed(store.context())
+        let context = ModelContext(try store.reopen(InheritanceModels.types))
+        var descriptor = FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name, order: .reverse)])
+        descriptor.fetchOffset = 1
+        descriptor.fetchLimit = 3
+        let page = try context.fetch(descriptor)
+        #expect(page.map(\.name) == ["e home", "d beach", "c wwdc"])
+        #expect(page.map { String(describing: type(of: $0)) } == ["PersonalJourney", "PersonalJourney", "ConferenceJourney"])
+        var business = FetchDescriptor<BusinessJourney>(sortBy: [SortDescriptor(\.budget, order: .reverse)])
+        business.fetchLimit = 1
+        #expect(try context.fetch(business).map(\.name) == ["b sales"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func relationshipsHoldModelsOfAnyClassOfTheHierarchy(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, InheritanceModels.types)
+        let context = store.context()
+        let ann = Voyager(name: "Ann")
+        context.insert(ann)
+        let sales = BusinessJourney(name: "sales", purpose: "sales")
+        let beach = PersonalJourney(name: "beach", reason: "sun")
+        ann.journeys = [sales, beach]
+        ann.favourite = beach
+        // A relationship the base class declares, used from a subclass's model.
+        sales.stops = [JourneyStop(place: "Oslo"), JourneyStop(place: "Bergen")]
+        try context.save()
+        #expect(sales.voyager === ann)
+
+        let fresh = ModelContext(try store.reopen(InheritanceModels.types))
+        let voyager = try #require(try fresh.fetch(FetchDescriptor<Voyager>()).first)
+        let journeys = voyager.journeys.sorted { $0.name < $1.name }
+        try #require(journeys.map { String(describing: type(of: $0)) } == ["PersonalJourney", "BusinessJourney"])
+        #expect((journeys[1] as? BusinessJourney)?.purpose == "sales")
+        let favourite = try #require(voyager.favourite as? PersonalJourney)
+        #expect(favourite.reason == "sun" && favourite === journeys[0])
+        #expect(journeys[1].stops.map(\.place).sorted() == ["Bergen", "Oslo"])
+        #expect(journeys[1].voyager === voyager)
+        let stop = try #require(try fresh.fetch(FetchDescriptor<JourneyStop>(predicate: #Predicate { $0.place == "Oslo" })).first)
+        #expect(stop.journey === journeys[1])
+        // model(for:) gives back the subclass's model, with its values.
+        let other = ModelContext(try store.reopen(InheritanceModels.types))
+        let again = try #require(other.model(for: sales.persistentModelID) as? BusinessJourney)
+        #expect(again.purpose == "sales" && again.name == "sales" && !again.isDeleted)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func deleteRulesFollowRelationshipsThroughTheHierarchy(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, InheritanceModels.types)
+        let context = store.context()
+        let ann = Voyager(name: "Ann")
+        context.insert(ann)
+        context.insert(Journey(name: "kept"))
+        let sales = ConferenceJourney(name: "wwdc", conference: "WWDC")
+        sales.stops = [JourneyStop(place: "Cupertino")]
+        let beach = PersonalJourney(name: "beach", reason: nil)
+        beach.stops = [JourneyStop(place: "Nice")]
+        ann.journeys = [sales, beach]
+        try context.save()
+
+        // Voyager.journeys cascades to models of every class, and their stops cascade in turn.
+        context.delete(ann)
+        try context.save()
+        let fresh = ModelContext(try store.reopen(InheritanceModels.types))
+        #expect(try fresh.fetch(FetchDescriptor<Journey>()).map(\.name) == ["kept"])
+        #expect(try fresh.fetchCount(FetchDescriptor<JourneyStop>()) == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func deleteByPredicateHonoursIncludeSubclasses(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, InheritanceModels.types)
+        try Self.seed(store.context())
+        let context = store.context()
+        try context.delete(model: Journey.self, includeSubclasses: false)
+        try context.save()
+        var fresh = ModelContext(try store.reopen(InheritanceModels.types))
+        #expect(try fresh.fetch(FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["b sales", "c wwdc", "d beach", "e home", "f hike"])
+
+        try context.delete(model: BusinessJourney.self, where: #Predicate { $0.budget >= 0 })
+        try context.delete(model: PersonalJourney.self, where: #Predicate { $0.companions == 0 }, includeSubclasses: false)
+        try context.save()
+        fresh = ModelContext(try store.reopen(InheritanceModels.types))
+        #expect(try fresh.fetch(FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["d beach", "f hike"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func uniqueConstraintsOfTheBaseClassSpanTheHierarchy(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, InheritanceModels.types)
+        let context = store.context()
+        context.insert(BusinessJourney(name: "sales", purpose: "sales", code: "X1"))
+        try context.save()
+
+        // Same class: an upsert, as SwiftData does.
+        context.insert(BusinessJourney(name: "sales again", purpose: "pitch", code: "X1"))
+        try context.save()
+        var fresh = ModelContext(try store.reopen(InheritanceModels.types))
+        #expect(try fresh.fetch(FetchDescriptor<Journey>()).map(\.name) == ["sales again"])
+
+        // Another class of the hierarchy with the same code: refused, nothing saved.
+        let other = store.context()
+        other.insert(PersonalJourney(name: "beach", reason: nil, code: "X1"))
+        #expect(throws: SwiftDataError.self) { try other.save() }
+        fresh = ModelContext(try store.reopen(InheritanceModels.types))
+        let kept = try fresh.fetch(FetchDescriptor<Journey>())
+        #expect(kept.map(\.name) == ["sales again"] && kept.first is BusinessJourney)
+    }
+
+    @Test func schemaDescribesTheHierarchy() throws {
+        let schema = Schema([ConferenceJourney.self, PersonalJourney.self, Voyager.self])
+        let journey = try #require(schema.entitiesByName["Journey"])
+        let business = try #require(schema.entitiesByName["BusinessJourney"])
+        let conference = try #require(schema.entitiesByName["ConferenceJourney"])
+        #expect(journey.superentity == nil && journey.superentityName == nil)
+        #expect(Set(journey.subentities.map(\.name)) == ["BusinessJourney", "PersonalJourney"])
+        #expect(business.superentity === journey && business.subentities.map(\.name) == ["ConferenceJourney"])
+        #expect(conference.superentity === business && conference.superentityName == "BusinessJourney")
+        #expect(conference.properties.map(\.name) == ["name", "start", "code", "voyager", "stops", "purpose", "budget", "conference", "talks"])
+        #expect(conference.inheritedProperties.map(\.name) == ["name", "start", "code", "voyager", "stops", "purpose", "budget"])
+        #expect(conference.relationshipsByName["stops"]?.destination == "JourneyStop")
+        #expect(Set(conference.attributesByName.keys) == ["name", "start", "code", "purpose", "budget", "conference", "talks"])
+    }
+
+    @Test func subclassValuesAssignedBeforeInsertAreKept() throws {
+        let journey = ConferenceJourney(name: "wwdc", conference: "WWDC", talks: 1)
+        // Read and written before any context is involved.
+        #expect(journey.name == "wwdc" && journey.purpose == "conference" && journey.conference == "WWDC")
+        journey.talks = 4
+        journey.name = "WWDC 26"
+        #expect(journey.talks == 4 && journey.name == "WWDC 26")
+        let container = try ModelContainer(for: Schema(InheritanceModels.types), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        let context = ModelContext(container)
+        context.insert(journey)
+        try context.save()
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<ConferenceJourney>()).first)
+        #expect(fetched.name == "WWDC 26" && fetched.talks == 4 && fetched.purpose == "conference")
+    }
 }

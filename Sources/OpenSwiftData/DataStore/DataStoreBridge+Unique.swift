@@ -10,7 +10,8 @@ struct UniqueValues: Hashable {
     init?(_ snapshot: DefaultSnapshot, _ constraint: [String]) {
         let values = constraint.map { snapshot.values[$0] ?? .null }
         guard !values.contains(.null) else { return nil }
-        self.entity = snapshot.persistentIdentifier.entityName
+        // Unique constraints of a class hierarchy's top class hold across its subclasses.
+        self.entity = ModelLayout.rootEntityName(of: snapshot.persistentIdentifier.entityName)
         self.constraint = constraint
         self.values = values
     }
@@ -25,12 +26,16 @@ extension DataStoreBridge {
         layout.uniquenessConstraints.map { $0.map { layout.properties[$0].name } }
     }
 
-    /// The stored model whose unique values equal one of `keys`, if any.
+    /// The stored model whose unique values equal one of `keys`, if any. A match of another class
+    /// of the hierarchy cannot be updated into a `layout` model: that is refused.
     func storedMatch(_ keys: [UniqueValues], layout: ModelLayout, editingState: EditingState) throws -> PersistentIdentifier? {
         guard !keys.isEmpty else { return nil }
         let wanted = Set(keys)
-        for snapshot in try allSnapshots(of: layout, editingState: editingState) {
+        for snapshot in try allSnapshots(of: layout.root, editingState: editingState) {
             if unique(layout).contains(where: { UniqueValues(snapshot, $0).map(wanted.contains) == true }) {
+                guard snapshot.persistentIdentifier.entityName == layout.entityName else {
+                    throw SwiftDataError.upsertChangesClass(layout, existing: snapshot.persistentIdentifier.entityName)
+                }
                 return snapshot.persistentIdentifier
             }
         }
@@ -43,10 +48,12 @@ extension DataStoreBridge {
         let written = inserted + updated
         let entities = Set(written.map(\.persistentIdentifier.entityName))
         for layout in layouts where entities.contains(layout.entityName) && !layout.uniquenessConstraints.isEmpty {
+            // Every model of the class hierarchy: its top class's constraints hold across it.
+            let root = layout.root.entityName
             var after: [PersistentIdentifier: DefaultSnapshot] = [:]
-            for snapshot in try allSnapshots(of: layout, editingState: editingState) { after[snapshot.persistentIdentifier] = snapshot }
+            for snapshot in try allSnapshots(of: layout.root, editingState: editingState) { after[snapshot.persistentIdentifier] = snapshot }
             for snapshot in deleted { after[snapshot.persistentIdentifier] = nil }
-            for snapshot in written where snapshot.persistentIdentifier.entityName == layout.entityName {
+            for snapshot in written where ModelLayout.rootEntityName(of: snapshot.persistentIdentifier.entityName) == root {
                 after[snapshot.persistentIdentifier] = snapshot
             }
             let changed = Set(written.map(\.persistentIdentifier))

@@ -326,7 +326,8 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         if !cached.isEmpty {
             let converted = try cached.values.map(fromStore)
             remember(converted)
-            found += converted.filter { missing.contains($0.persistentIdentifier) }
+            let asked = Set(missing.map(\.inHierarchy))
+            found += converted.filter { asked.contains($0.persistentIdentifier.inHierarchy) }
             missing.removeAll { cached[$0] != nil }
         }
         guard !missing.isEmpty else { return found }

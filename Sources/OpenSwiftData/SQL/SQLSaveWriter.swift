@@ -253,12 +253,21 @@ struct SQLSaveWriter {
             let test = SQLExpression.binary(column, .equal, .bind(value))
             condition = condition.map { .binary($0, .and, test) } ?? test
         }
+        // In a class hierarchy's table the row may be of another class, which an upsert cannot change.
+        let hierarchical = store.hierarchyRows(layout) != nil
         let select = SQLSelect(
-            columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)],
+            columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)] + (hierarchical ? [.column(table: "t0", name: ModelLayout.entityColumn)] : []),
             from: SQLTableReference(table: layout.tableName, alias: "t0"),
             whereClause: condition, limit: 1)
         var existing: Int64?
-        try store.query(select, on: connection) { row in existing = row.int64(at: 0) }
+        var entity: String?
+        try store.query(select, on: connection) { row in
+            existing = row.int64(at: 0)
+            if hierarchical { entity = row.text(at: 1) }
+        }
+        if let entity, entity != layout.entityName {
+            throw SwiftDataError.upsertChangesClass(layout, existing: entity)
+        }
         return existing
     }
 

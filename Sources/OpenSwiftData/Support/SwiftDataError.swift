@@ -122,4 +122,10 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     public static let mergeConflict = SwiftDataError(.mergeConflict, "another save changed the same property")
     /// The store was written with a different model than the one opening it.
     public static let schemaMismatch = SwiftDataError(.schemaMismatch, "the store was written with a different model")
+
+    /// A new model's unique values match a stored model of another class of its hierarchy: an
+    /// upsert cannot change a model's class.
+    static func upsertChangesClass(_ layout: ModelLayout, existing: String) -> SwiftDataError {
+        SwiftDataError(.constraintViolation, "a new \(layout.entityName) has the unique values of a stored \(existing); unique constraints of \(layout.root.entityName) hold across its subclasses, and a save cannot turn a \(existing) into a \(layout.entityName). Nothing was saved; delete the \(existing) first, or give the new model other values")
+    }
 }
