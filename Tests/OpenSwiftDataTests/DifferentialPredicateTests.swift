@@ -246,4 +246,27 @@ import Testing
         }
         DifferentialPredicateTests.check(store, castName, expectMatches: true)
     }
+
+    /// In a class hierarchy `is` and `as?` test each row's class: the store's answer equals
+    /// `evaluate` over the models of every class, on every store.
+    @Test(arguments: StoreKind.allCases)
+    func classTestsAndCastsInAHierarchy(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, InheritanceModels.types)
+        try InheritanceTests.seed(store.context())
+        let check = { (predicate: Predicate<Journey>, matches: Bool) in
+            DifferentialPredicateTests.check(store, predicate, expectMatches: matches)
+        }
+        check(#Predicate<Journey> { $0 is PersonalJourney }, true)
+        check(#Predicate<Journey> { $0 is BusinessJourney && $0.name != "" }, true)
+        check(#Predicate<Journey> { !($0 is BusinessJourney) || $0.code == "J3" }, true)
+        check(#Predicate<Journey> { ($0 as? PersonalJourney)?.reason == "sun" }, true)
+        check(#Predicate<Journey> { ($0 as? PersonalJourney)?.reason == nil }, true)
+        check(#Predicate<Journey> { ($0 as? PersonalJourney)?.reason != nil }, true)
+        check(#Predicate<Journey> { ($0 as? BusinessJourney)?.budget ?? 0 > 100 }, true)
+        check(#Predicate<Journey> { ($0 as? ConferenceJourney)?.talks == 2 || $0.name == "f hike" }, true)
+        check(#Predicate<Journey> { ($0 as? DayJourney)?.hours == 9 }, false)
+        DifferentialPredicateTests.check(store, #Predicate<BusinessJourney> { $0.code == "J3" || $0.budget > 1000 }, expectMatches: true)
+        DifferentialPredicateTests.check(store, #Predicate<BusinessJourney> { $0 is ConferenceJourney }, expectMatches: true)
+        DifferentialPredicateTests.check(store, #Predicate<PersonalJourney> { $0.companions > 1 && $0.name.starts(with: "d") }, expectMatches: true)
+    }
 }
