@@ -16,6 +16,23 @@ import Testing
         return try #require(statements.first)
     }
 
+    /// A class hierarchy lives in its top class's table: a subclass's fetch keeps the rows whose
+    /// `Z_ENT` names it or its subclasses, reads their own columns and `Z_ENT` last; `is` and
+    /// `as?` test `Z_ENT`.
+    @Test func classHierarchiesShareATableWithAnEntityColumn() throws {
+        let store = try TestStore(.memory, InheritanceModels.types)
+        let statements = try store.sql {
+            let context = store.context()
+            _ = try context.fetch(FetchDescriptor<BusinessJourney>())
+            _ = try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { ($0 as? PersonalJourney)?.companions == 2 }))
+        }
+        try #require(statements.count == 2)
+        #expect(statements[0].text == "SELECT t0.\"Z_PK\", t0.\"name\", t0.\"start\", t0.\"code\", t0.\"voyager\", t0.\"purpose\", t0.\"budget\", t0.\"conference\", t0.\"talks\", t0.\"Z_ENT\" FROM \"Journey\" AS t0 WHERE (t0.\"Z_ENT\" IN (?1, ?2)) ORDER BY t0.\"Z_PK\" ASC")
+        #expect(statements[0].bindings == [.text("BusinessJourney"), .text("ConferenceJourney")])
+        #expect(statements[1].text.contains("FROM \"Journey\" AS t0 WHERE ((CASE WHEN (t0.\"Z_ENT\" IN (?1)) THEN t0.\"companions\" ELSE NULL END) IS ?2)"))
+        #expect(statements[1].bindings == [.text("PersonalJourney"), .integer(2)])
+    }
+
     @Test func toOnePathsJoin() throws {
         let statement = try sql(#Predicate<QPerson> { $0.mentor?.team?.name == "Lions" })
         #expect(statement.text.contains("LEFT JOIN \"QPerson\" AS t1 ON (t1.\"Z_PK\" = t0.\"mentor\")"))

@@ -25,11 +25,18 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatablePredicate {
             return try nilWhenNull(key, result, &translator)
         case .row, .collection, .range:
             return try translator.binding(variable.key, to: base) { try $0.translate(transform) }
-        case .castRow(_, _, let condition):
-            // No value where the row is not of the subclass.
-            let key = SQLExpression.caseWhen([(condition, .constant(.integer(1)))], else: .constant(.null))
-            let result = try translator.binding(variable.key, to: base) { try $0.translate(transform) }
-            return try nilWhenNull(key, result, &translator)
+        case .castRow(let alias, let layout, let condition):
+            // The transform reads the row as the subclass; its value counts only where the row is one.
+            let result = try translator.binding(variable.key, to: .row(alias: alias, layout: layout)) { try $0.translate(transform) }
+            var info = PredicateTranslator.info(result) ?? PredicateTranslator.constantInfo(result) ?? OperandInfo(codec: nil, nullable: true)
+            switch result {
+            case .sql, .constant, .null:
+                let value = try translator.value(of: result, codec: info.codec, node: self)
+                info.nullable = true
+                return .sql(.caseWhen([(condition, value)], else: .constant(.null)), info)
+            default:
+                throw PredicateTranslator.unsupported(self, "only attributes can be read through 'as?'; test the class with 'is' and use the relationship on the superclass")
+            }
         case .sql(let expression, var info):
             info.nullable = false
             let result = try translator.binding(variable.key, to: .sql(expression, info)) { try $0.translate(transform) }
