@@ -216,6 +216,38 @@ import TestModels
 
     // MARK: Automatic lightweight migrations
 
+    /// Adding a subclass is a lightweight stage: existing rows keep their class, and the new
+    /// class's models are stored beside them; a later stage adds another subclass and an
+    /// attribute of the first.
+    @Test(arguments: MigrationPlaceKind.allCases) func addingSubclassesIsALightweightMigration(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, ExcursionsV1.models, version: ExcursionsV1.versionIdentifier) { context in
+            context.insert(ExcursionsV1.Excursion(name: "Fjords", hours: 5))
+            context.insert(ExcursionsV1.Excursion(name: "Glacier", hours: 7))
+        }
+        let v2 = try open(place, Schema(versionedSchema: ExcursionsV2.self), plan: ExcursionsPlan.self)
+        #expect(v2.stages == ["1.0.0 → 2.0.0, lightweight"])
+        let context = ModelContext(v2.container)
+        let kept = try context.fetch(FetchDescriptor<ExcursionsV2.Excursion>(sortBy: [SortDescriptor(\.name)]))
+        #expect(kept.map(\.name) == ["Fjords", "Glacier"] && kept.map(\.hours) == [5, 7])
+        #expect(kept.allSatisfy { type(of: $0) == ExcursionsV2.Excursion.self })
+        context.insert(ExcursionsV2.GuidedExcursion(name: "Museum", hours: 2, guide: "Ida"))
+        try context.save()
+
+        let v3 = try open(place, Schema(versionedSchema: ExcursionsV3.self), plan: ExcursionsPlan.self)
+        #expect(v3.stages == ["2.0.0 → 3.0.0, lightweight"])
+        let later = ModelContext(v3.container)
+        let all = try later.fetch(FetchDescriptor<ExcursionsV3.Excursion>(sortBy: [SortDescriptor(\.name)]))
+        #expect(all.map { String(describing: type(of: $0)) } == ["Excursion", "Excursion", "GuidedExcursion"])
+        let guided = try #require(all.last as? ExcursionsV3.GuidedExcursion)
+        #expect(guided.guide == "Ida" && guided.language == "en" && guided.hours == 2)
+        later.insert(ExcursionsV3.SelfGuidedExcursion(name: "Walk", hours: 1, app: "Maps"))
+        try later.save()
+
+        let reopened = ModelContext(try open(place, Schema(versionedSchema: ExcursionsV3.self), plan: ExcursionsPlan.self).container)
+        #expect(try reopened.fetch(FetchDescriptor<ExcursionsV3.SelfGuidedExcursion>()).map(\.app) == ["Maps"])
+        #expect(try reopened.fetchCount(FetchDescriptor<ExcursionsV3.Excursion>()) == 4)
+    }
+
     @Test(arguments: MigrationPlaceKind.allCases) func automaticMigrationRenamesAddsRemovesAndConverts(_ kind: MigrationPlaceKind) throws {
         let place = try store(kind, [ShelfA.Item.self, ShelfA.Retired.self]) { context in
             let shelf = ShelfA.Shelf(name: "Top")

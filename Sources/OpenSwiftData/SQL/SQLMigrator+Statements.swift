@@ -3,17 +3,20 @@ import Foundation
 /// What a migration runs and checks against the database: indexes, uniqueness, tables moved
 /// aside, counts, and every statement (logged when SQL debugging is on).
 extension SQLMigrator {
-    /// Gives the table of `layout` exactly the indexes it should have: those whose definition
-    /// changed (or that are no longer wanted) are dropped, the missing ones created.
-    func reconcileIndexes(_ layout: ModelLayout) throws {
-        let existing = try indexes(of: layout.tableName)
-        let wanted = DDL.indexes(layout, dialect: dialect)
-        let wantedSQL = Dictionary(uniqueKeysWithValues: wanted.map { ($0.name, $0.sql) })
+    /// Gives the table of `kinds` (its entity, then its subclasses) exactly the indexes it should
+    /// have: those whose definition changed (or that are no longer wanted) are dropped, the
+    /// missing ones created.
+    func reconcileIndexes(_ kinds: [ModelLayout]) throws {
+        let table = kinds[0].tableName
+        let existing = try indexes(of: table)
+        var wanted = kinds.flatMap { kind in DDL.indexes(kind, dialect: dialect).map { (kind, $0) } }
+        if kinds.count > 1 { wanted.append((kinds[0], DDL.entityIndex(kinds[0], dialect: dialect))) }
+        let wantedSQL = Dictionary(uniqueKeysWithValues: wanted.map { ($0.1.name, $0.1.sql) })
         for (name, sql) in existing where wantedSQL[name] != sql {
             try execute("DROP INDEX \(q(name))")
         }
-        for index in wanted where existing[index.name] != index.sql {
-            if let constraint = index.uniqueConstraint { try checkUnique(layout, constraint: constraint) }
+        for (kind, index) in wanted where existing[index.name] != index.sql {
+            if let constraint = index.uniqueConstraint { try checkUnique(kind, constraint: constraint) }
             for statement in index.statements(dialect) { try execute(statement) }
         }
     }
@@ -59,9 +62,22 @@ extension SQLMigrator {
         return found
     }
 
+    /// The `FROM … WHERE` of an old entity's rows: its table, or for a subclass the rows of its
+    /// hierarchy's table whose `Z_ENT` names it; `condition` is added to the `WHERE`.
+    func rows(of entity: String, where condition: String? = nil) -> String {
+        var conditions = condition.map { [$0] } ?? []
+        if old.entities[entity]?.superentity != nil {
+            conditions.append("\(q(ModelLayout.entityColumn)) = '\(entity.replacingOccurrences(of: "'", with: "''"))'")
+        }
+        let from = "FROM \(q(table(old.tableName(of: entity))))"
+        return conditions.isEmpty ? from : "\(from) WHERE \(conditions.joined(separator: " AND "))"
+    }
+
     mutating func rowCount(_ entity: String) throws -> Int {
         if let known = rowCounts[entity] { return known }
-        let counted = try count("SELECT COUNT(*) FROM \(q(table(entity)))")
+        // A class new to the store has no rows.
+        guard old.entities[entity] != nil else { return 0 }
+        let counted = try count("SELECT COUNT(*) \(rows(of: entity))")
         rowCounts[entity] = counted
         return counted
     }

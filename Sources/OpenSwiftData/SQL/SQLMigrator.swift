@@ -12,6 +12,10 @@ import Foundation
 /// links move between key columns and join tables when a relationship changes between to-one and
 /// to-many.
 ///
+/// A class hierarchy's table is planned as one: its columns are those of every class in it, and
+/// `Z_ENT` is added (every existing row keeps its class) when the first subclass is. A class
+/// removed from a hierarchy loses its rows, as a removed entity loses its table.
+///
 /// Everything it cannot do without losing or inventing data — an unconvertible type, a new
 /// non-optional value with no default, a to-one over several links, a unique constraint over
 /// duplicates — throws an error naming the entity and property before anything is committed.
@@ -43,9 +47,12 @@ struct SQLMigrator {
     func q(_ name: String) -> String { dialect.quote(name) }
     func p(_ index: Int) -> String { dialect.placeholder(index) }
 
-    /// One entity's table in the new schema: how each column is filled from the old table.
+    /// One table in the new schema: how each column is filled from the old table.
     private struct TablePlan {
+        /// The table's entity (a class hierarchy's top one).
         let layout: ModelLayout
+        /// The entities whose rows the table holds: `layout`, then its subclasses.
+        let kinds: [ModelLayout]
         let oldEntity: StoredSchema.Entity?
         /// Column name → SQL expression over the old row (alias `o`); parameters start at the second.
         var columns: [(name: String, expression: String)] = []
@@ -73,12 +80,15 @@ struct SQLMigrator {
         let pk = ModelLayout.primaryKeyColumn
         // Decide (and check) against the tables as they are; then move aside what is replaced,
         // and plan again so every expression reads the old rows under their new names.
+        let hierarchies = ModelHierarchies(layouts)
+        let tables = layouts.filter { $0.root === $0 }
         var plans: [TablePlan] = []
-        for layout in layouts { plans.append(try plan(layout)) }
+        for layout in tables { plans.append(try plan(hierarchies.kinds(of: layout))) }
         var keptJoinTables = Set<String>()
         var newJoinTables: [(table: String, property: PropertyLayout, layout: ModelLayout)] = []
         for layout in layouts {
-            for slot in layout.relationshipSlots {
+            // Inherited relationships are the superclass's.
+            for slot in layout.relationshipSlots where slot >= layout.inheritedCount {
                 let property = layout.properties[slot]
                 guard let relationship = property.relationship,
                       case .joinTable(let table, let ownerColumn, _) = relationship.storage,
@@ -109,13 +119,21 @@ struct SQLMigrator {
                 dropAtEnd.append("Z_OLD_\(table)")
             }
             if !newEntityNames.contains(entity.name) {
+                if entity.superentity != nil {
+                    // A class removed from a hierarchy: its rows go, the table stays.
+                    let table = old.tableName(of: entity.name)
+                    if newEntityNames.contains(table) {
+                        try execute("DELETE FROM \(q(self.table(table))) WHERE \(q(ModelLayout.entityColumn)) = \(p(1))", [.text(entity.name)])
+                    }
+                    continue
+                }
                 dropAtEnd.append(entity.name)
                 try execute("DELETE FROM \(q(SQLStore.primaryKeyTable)) WHERE \(q("Z_ENTITY")) = \(p(1))", [.text(entity.name)])
             }
         }
         checking = false
         plans = []
-        for layout in layouts { plans.append(try plan(layout)) }
+        for layout in tables { plans.append(try plan(hierarchies.kinds(of: layout))) }
         // Tables changed in place get their new columns now, and lose or rename old ones only
         // after every copy below has read them.
         for plan in plans where plan.mode == .alter {
@@ -125,7 +143,7 @@ struct SQLMigrator {
         }
         // New tables, filled from the old ones.
         for plan in plans where plan.mode == .rebuild || plan.oldEntity == nil {
-            try execute(DDL.createTable(plan.layout, named: plan.layout.tableName, dialect: dialect))
+            try execute(DDL.createTable(plan.kinds, named: plan.layout.tableName, dialect: dialect))
             let ignore = dialect.insertOrIgnore
             try execute("\(ignore.verb) \(q(SQLStore.primaryKeyTable)) (\(q("Z_ENTITY")), \(q("Z_MAX"))) VALUES (\(p(1)), 0)\(ignore.suffix)", [.text(plan.layout.entityName)])
             guard plan.mode == .rebuild, let oldEntity = plan.oldEntity else { continue }
@@ -164,7 +182,7 @@ struct SQLMigrator {
         }
         // The indexes each table should have; a new unique one first checks the values it covers.
         for plan in plans {
-            try reconcileIndexes(plan.layout)
+            try reconcileIndexes(plan.kinds)
         }
         for table in dropAtEnd {
             try execute("DROP TABLE \(q(table))")
@@ -174,42 +192,76 @@ struct SQLMigrator {
 
     // MARK: Planning
 
-    /// How the table of `layout` is filled, and whether it can be kept, altered in place, or
-    /// must be rebuilt.
-    private mutating func plan(_ layout: ModelLayout) throws -> TablePlan {
-        var plan = TablePlan(layout: layout, oldEntity: old.entities[layout.entityName])
-        guard let oldEntity = plan.oldEntity else { return plan }
+    /// How the table of `kinds` (a table's entity, then its subclasses) is filled, and whether it
+    /// can be kept, altered in place, or must be rebuilt.
+    private mutating func plan(_ kinds: [ModelLayout]) throws -> TablePlan {
+        let layout = kinds[0]
+        var plan = TablePlan(layout: layout, kinds: kinds, oldEntity: old.entities[layout.entityName])
+        guard let rootEntity = plan.oldEntity else { return plan }
+        // The old classes of this table besides its top one, and whether it had `Z_ENT`.
+        let oldKinds = old.entityNames.compactMap { old.entities[$0] }
+            .filter { $0.superentity != nil && old.tableName(of: $0.name) == layout.entityName }
         var alterable = true
         var used = Set<String>()
-        for slot in layout.storedSlots {
-            let property = layout.properties[slot]
-            let expression: String
-            // The old column it is a plain copy of: same column definition, maybe another name.
-            var copied: String?
-            if let codec = property.codec {
-                expression = try attributeSource(property, codec: codec, layout: layout, oldEntity: oldEntity, plan: &plan)
-                let typeName = codec.typeName.hasSuffix("?") ? String(codec.typeName.dropLast()) : codec.typeName
-                if expression.hasPrefix("o."), let oldAttribute = oldEntity.attributes.first(where: { expression == "o.\(q($0.name))" }),
-                   oldAttribute.typeName == typeName, oldAttribute.storedType == codec.storedType,
-                   oldAttribute.isSwiftString == codec.isSwiftString, oldAttribute.isOptional == codec.isOptional {
-                    copied = oldAttribute.name
+        var planned = Set<String>()
+        for (position, kind) in kinds.enumerated() {
+            // A subclass's own columns are read from its old self, if it had one.
+            let oldEntity = position == 0 ? rootEntity : old.entities[kind.entityName] ?? StoredSchema.Entity(name: kind.entityName)
+            for slot in kind.storedSlots where slot >= (position == 0 ? 0 : layout.properties.count) {
+                let property = kind.properties[slot]
+                guard planned.insert(property.name).inserted else { continue }
+                let expression: String
+                // The old column it is a plain copy of: same column definition, maybe another name.
+                var copied: String?
+                if position > 0 && old.entities[kind.entityName] == nil {
+                    // A new subclass: no stored row is one.
+                    expression = "NULL"
+                } else if let codec = property.codec {
+                    expression = try attributeSource(property, codec: codec, layout: kind, oldEntity: oldEntity, plan: &plan)
+                    let typeName = codec.typeName.hasSuffix("?") ? String(codec.typeName.dropLast()) : codec.typeName
+                    if expression.hasPrefix("o."), let oldAttribute = oldEntity.attributes.first(where: { expression == "o.\(q($0.name))" }),
+                       oldAttribute.typeName == typeName, oldAttribute.storedType == codec.storedType,
+                       oldAttribute.isSwiftString == codec.isSwiftString, oldAttribute.isOptional == codec.isOptional {
+                        copied = oldAttribute.name
+                    }
+                } else {
+                    expression = try keySource(property, layout: kind)
+                    copied = oldEntity.keyColumns.first { expression == "o.\(q($0))" }
                 }
-            } else {
-                expression = try keySource(property, layout: layout)
-                copied = oldEntity.keyColumns.first { expression == "o.\(q($0))" }
-            }
-            plan.columns.append((property.name, expression))
-            if let copied {
-                used.insert(copied)
-                if copied != property.name { plan.renames.append((copied, property.name)) }
-            } else if let definition = DDL.columnDefinition(property, dialect: dialect),
-                      let added = addition(expression, definition: definition, optional: property.codec?.isOptional ?? true, bindings: plan.bindings) {
-                plan.additions.append((property.name, added))
-            } else {
-                alterable = false
+                plan.columns.append((property.name, expression))
+                if let copied {
+                    used.insert(copied)
+                    if copied != property.name { plan.renames.append((copied, property.name)) }
+                } else if let definition = DDL.columnDefinition(property, dialect: dialect, nullable: position > 0),
+                          let added = addition(expression, definition: definition, optional: position > 0 || (property.codec?.isOptional ?? true), bindings: plan.bindings) {
+                    plan.additions.append((property.name, added))
+                } else {
+                    alterable = false
+                }
             }
         }
-        let oldColumns = oldEntity.attributes.map(\.name) + oldEntity.keyColumns
+        // The class of each row: kept, or (for a table gaining its first subclass) the top one's.
+        if kinds.count > 1 {
+            let column = ModelLayout.entityColumn
+            if oldKinds.isEmpty {
+                plan.bindings.append(.text(layout.entityName))
+                let expression = p(plan.bindings.count + 1)
+                plan.columns.append((column, expression))
+                if let added = addition(expression, definition: "\(dialect.storedType(.text)) NOT NULL", optional: false, bindings: plan.bindings) {
+                    plan.additions.append((column, added))
+                } else {
+                    alterable = false
+                }
+            } else {
+                plan.columns.append((column, "o.\(q(column))"))
+                used.insert(column)
+            }
+        }
+        var oldColumns = rootEntity.attributes.map(\.name) + rootEntity.keyColumns
+        for entity in oldKinds {
+            oldColumns += (entity.attributes.map(\.name) + entity.keyColumns).filter { !oldColumns.contains($0) }
+        }
+        if !oldKinds.isEmpty { oldColumns.append(ModelLayout.entityColumn) }
         plan.drops = oldColumns.filter { !used.contains($0) }
         // A name that is freed and taken again in one step is left to a rebuild.
         let taken = Set(plan.renames.map(\.new) + plan.additions.map(\.name))
@@ -278,7 +330,7 @@ struct SQLMigrator {
         }
         if oldAttribute.isOptional && !codec.isOptional {
             if let defaultParameter { return "COALESCE(\(expression), \(defaultParameter))" }
-            let missing = checking ? try count("SELECT COUNT(*) FROM \(q(table(entity))) WHERE \(q(name)) IS NULL") : 0
+            let missing = checking ? try count("SELECT COUNT(*) \(rows(of: entity, where: "\(q(name)) IS NULL"))") : 0
             if missing > 0 {
                 throw SwiftDataError(.schemaMismatch, "\(entity).\(property.name) is now non-optional, but \(missing) stored \(entity) models have no value and the declaration gives no default. Give it a default value, or fill the values in a MigrationStage.custom's willMigrate; the store was left unchanged.")
             }

@@ -22,6 +22,11 @@ struct StoredSchema {
 
     struct Entity {
         let name: String
+
+        init(name: String) {
+            self.name = name
+        }
+
         /// The entity it inherits from; it shares that entity's table.
         var superentity: String?
         var attributes: [Attribute] = []

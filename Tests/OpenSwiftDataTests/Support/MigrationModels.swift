@@ -356,3 +356,81 @@ enum CodesWithRequiredField {
         }
     }
 }
+
+// MARK: Model inheritance: V1 (one class) → V2 (a subclass) → V3 (another subclass, and a new
+// attribute of the first), each a lightweight stage
+
+enum ExcursionsV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Excursion.self] }
+
+    @Model final class Excursion {
+        var name: String
+        var hours: Int
+        init(name: String, hours: Int) {
+            self.name = name
+            self.hours = hours
+        }
+    }
+}
+
+enum ExcursionsV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Excursion.self, GuidedExcursion.self] }
+
+    @Model class Excursion {
+        var name: String
+        var hours: Int
+        init(name: String, hours: Int) {
+            self.name = name
+            self.hours = hours
+        }
+    }
+
+    @Model class GuidedExcursion: Excursion {
+        var guide: String
+        init(name: String, hours: Int, guide: String) {
+            self.guide = guide
+            super.init(name: name, hours: hours)
+        }
+    }
+}
+
+enum ExcursionsV3: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(3, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Excursion.self, GuidedExcursion.self, SelfGuidedExcursion.self] }
+
+    @Model class Excursion {
+        var name: String
+        var hours: Int
+        init(name: String, hours: Int) {
+            self.name = name
+            self.hours = hours
+        }
+    }
+
+    @Model class GuidedExcursion: Excursion {
+        var guide: String
+        var language: String = "en"
+        init(name: String, hours: Int, guide: String) {
+            self.guide = guide
+            super.init(name: name, hours: hours)
+        }
+    }
+
+    @Model class SelfGuidedExcursion: Excursion {
+        var app: String?
+        init(name: String, hours: Int, app: String?) {
+            self.app = app
+            super.init(name: name, hours: hours)
+        }
+    }
+}
+
+enum ExcursionsPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [ExcursionsV1.self, ExcursionsV2.self, ExcursionsV3.self] }
+    static var stages: [MigrationStage] {
+        [.lightweight(fromVersion: ExcursionsV1.self, toVersion: ExcursionsV2.self),
+         .lightweight(fromVersion: ExcursionsV2.self, toVersion: ExcursionsV3.self)]
+    }
+}
