@@ -2,6 +2,31 @@ import Foundation
 import Testing
 @testable import OpenSwiftData
 
+@Model class Gadget {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+@Model class Phone: Gadget {
+    var size: Double
+    var carrier: String?
+    init(name: String, size: Double) {
+        self.size = size
+        super.init(name: name)
+    }
+}
+
+/// A sibling of `Phone` with a property of the same name and another type.
+@Model class Tablet: Gadget {
+    var size: String
+    /// Same name and stored type as `Phone.carrier`: the two share the column.
+    var carrier: String = "none"
+    init(name: String, size: String) {
+        self.size = size
+        super.init(name: name)
+    }
+}
+
 /// Model inheritance: subclasses of a model keep their own and inherited values, fetches of a
 /// class return its subclasses' models as their own class, predicates test and cast classes, and
 /// relationships, delete rules and unique constraints work across the hierarchy. Run on every store.
@@ -219,5 +244,24 @@ import Testing
         try context.save()
         let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<ConferenceJourney>()).first)
         #expect(fetched.name == "WWDC 26" && fetched.talks == 4 && fetched.purpose == "conference")
+    }
+
+    @Test func siblingPropertiesOfOneNameMustBeStoredAlike() throws {
+        let error = try #require(throws: SwiftDataError.self) {
+            try ModelContainer(for: Schema([Phone.self, Tablet.self]), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+        }
+        #expect("\(error)".contains("Tablet.size and Phone.size are stored in the same column of Gadget's table"))
+        // Alike (String? and String): they share the column.
+        #expect(Schema([Phone.self, Tablet.self]).problems.count == 1)
+    }
+
+    @Test func aClassHierarchyLivesInOneStore() throws {
+        let error = try #require(throws: SwiftDataError.self) {
+            try ModelContainer(for: Schema(InheritanceModels.types), configurations: [
+                ModelConfiguration("trips", schema: Schema([Journey.self, Voyager.self, JourneyStop.self]), isStoredInMemoryOnly: true),
+                ModelConfiguration("business", schema: Schema([BusinessJourney.self]), isStoredInMemoryOnly: true),
+            ])
+        }
+        #expect("\(error)".contains("a class hierarchy lives in one store"))
     }
 }

@@ -95,6 +95,11 @@ public final class ModelContainer: Sendable {
                 assignment[layout.entityName] = 0
             }
         }
+        // A class hierarchy shares one table (or one set of snapshots), so one store.
+        for layout in schema.layouts where layout.superLayout != nil {
+            guard let here = assignment[layout.entityName], let there = assignment[layout.root.entityName], here != there else { continue }
+            throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) (configuration '\(configurations[here].name)') is a subclass of \(layout.root.entityName) (configuration '\(configurations[there].name)'); a class hierarchy lives in one store, so put all its models in one configuration")
+        }
         // A relationship's two ends must share a store: one transaction writes both sides.
         for layout in schema.layouts {
             for slot in layout.relationshipSlots {

@@ -67,6 +67,7 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
             }
             byName[entity.name] = entity
         }
+        problems += Schema.columnConflicts(layouts)
         for (entity, layout) in zip(entities, layouts) {
             guard let superName = layout.superLayout?.entityName, let superentity = byName[superName] else { continue }
             entity.superentity = superentity
@@ -88,6 +89,33 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
     /// ```
     public convenience init(versionedSchema: any VersionedSchema.Type) {
         self.init(versionedSchema.models, version: versionedSchema.versionIdentifier)
+    }
+
+    /// Two classes of one hierarchy that each declare a property of the same name share its
+    /// storage (siblings may: each row is one class), so they must store it alike.
+    private static func columnConflicts(_ layouts: [ModelLayout]) -> [String] {
+        var seen: [String: (entity: String, kind: String)] = [:]
+        var problems: [String] = []
+        for layout in layouts where layout.superLayout != nil {
+            for property in layout.properties.dropFirst(layout.inheritedCount) {
+                let kind: String
+                if let codec = property.codec {
+                    // A subclass's column accepts NULL whether or not the property is optional.
+                    let type = codec.typeName.hasSuffix("?") ? String(codec.typeName.dropLast()) : codec.typeName
+                    kind = "\(type) \(codec.storedType.rawValue)"
+                } else if let access = property.relationshipAccess {
+                    kind = access.isToMany ? "to-many" : "to-one \(access.destinationType)"
+                } else {
+                    continue
+                }
+                let key = "\(layout.root.entityName).\(property.name)"
+                if let other = seen[key], other.kind != kind {
+                    problems.append("\(layout.entityName).\(property.name) and \(other.entity).\(property.name) are stored in the same column of \(layout.root.entityName)'s table but have different types; rename one of them")
+                }
+                seen[key] = (layout.entityName, kind)
+            }
+        }
+        return problems
     }
 
     /// Throws if any model could not be described (for example a property of an unsupported type).
