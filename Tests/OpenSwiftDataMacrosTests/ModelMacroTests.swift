@@ -360,6 +360,19 @@ import Testing
         #expect(diagnostics.contains { $0.contains("@Transient property 'cache' needs a default value") })
         #expect(diagnostics.contains { $0.contains("declare each persisted property on its own line") })
         #expect(diagnostics.contains { $0.contains("willSet/didSet") })
+
+        // Conforming by hand looks like a subclass to the macro (no conformance is asked for).
+        var explicit: [String] = []
+        assertMacroExpansion(
+            """
+            @Model
+            class Manual: PersistentModel {
+                var name: String = ""
+            }
+            """,
+            expandedSource: "", macroSpecs: Self.subclassSpecs,
+            failureHandler: { explicit.append($0.message) })
+        #expect(explicit.contains { $0.contains("@Model adds the PersistentModel conformance itself") })
     }
 
     @Test func uniqueAndIndex() {
