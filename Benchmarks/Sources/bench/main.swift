@@ -2,6 +2,7 @@ import Foundation
 
 // swift run -c release --package-path Benchmarks bench [--quick] [--runs N] [--only NAME] [--output DIR]
 // swift run -c release --package-path Benchmarks bench --migration [--rows N] [--runs N]  (see MigrationBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --inheritance [--rows N] [--runs N]  (see InheritanceBenchmark.swift)
 //
 // Measures OpenSwiftData against the SQLite C API (the floor), GRDB records and Fluent, in one
 // process and one run, on files with the same settings (WAL, synchronous=NORMAL). The 1M-row
@@ -55,6 +56,12 @@ func run() async throws {
     // Migration mode: its own workloads and report (Results/migration.md).
     if arguments.contains("--migration") {
         try runMigrationBenchmark()
+        exit(0)
+    }
+
+    // Inheritance mode: a class hierarchy against a flat model (Results/inheritance.md).
+    if arguments.contains("--inheritance") {
+        try runInheritanceBenchmark()
         exit(0)
     }
 

@@ -2,16 +2,18 @@ import Foundation
 
 /// How an SQL store reads rows of an entity in a class hierarchy, whose table holds its
 /// subclasses' rows too: after the entity's own columns come the columns only its subclasses
-/// have (each once; siblings may share one), then `Z_ENT`, which says which class to make.
+/// have (each once; siblings may share one), then which class to make: `Z_ENT` turned into the
+/// class's position in ``kinds`` by the query (comparing names in the engine and reading a number
+/// costs less per row than reading each name into a `String` and looking it up).
 ///
 /// Built once per layout when the store opens. `@unchecked Sendable`: immutable.
 final class HierarchyRows: @unchecked Sendable {
     let layout: ModelLayout
     /// The columns after the layout's own, for its subclasses' own properties.
     let extraColumns: [String]
-    /// Each kind of row by entity name: its layout, and for each of its stored slots beyond
-    /// `layout`'s, the position of its column in ``extraColumns``.
-    let kinds: [String: Kind]
+    /// Each kind of row: its layout, and for each of its stored slots beyond `layout`'s, the
+    /// position of its column in ``extraColumns``. In the order of ``entityNames``.
+    let kinds: [Kind]
     /// The entity names of the layout and its subclasses, for `Z_ENT IN (…)`.
     let entityNames: [String]
 
@@ -23,7 +25,7 @@ final class HierarchyRows: @unchecked Sendable {
     init(layout: ModelLayout, kinds: [ModelLayout]) {
         self.layout = layout
         var columns: [String] = []
-        var byName: [String: Kind] = [:]
+        var found: [Kind] = []
         for kind in kinds {
             var extras: [(slot: Int, column: Int)] = []
             for slot in kind.storedSlots where slot >= layout.properties.count {
@@ -35,10 +37,10 @@ final class HierarchyRows: @unchecked Sendable {
                     extras.append((slot, columns.count - 1))
                 }
             }
-            byName[kind.entityName] = Kind(layout: kind, extras: extras)
+            found.append(Kind(layout: kind, extras: extras))
         }
         self.extraColumns = columns
-        self.kinds = byName
+        self.kinds = found
         self.entityNames = kinds.map(\.entityName)
     }
 
@@ -47,8 +49,17 @@ final class HierarchyRows: @unchecked Sendable {
     func rowColumns(alias: String, slots: [Int]?) -> [SQLExpression] {
         var columns = layout.rowColumns(alias: alias, slots: slots)
         if slots == nil { columns += extraColumns.map { .column(table: alias, name: $0) } }
-        columns.append(.column(table: alias, name: ModelLayout.entityColumn))
+        let entity = SQLExpression.column(table: alias, name: ModelLayout.entityColumn)
+        columns.append(.caseWhen(
+            entityNames.enumerated().map { (.binary(entity, .equal, .bind(.text($1))), .constant(.integer(Int64($0)))) },
+            else: .constant(.integer(-1))))
         return columns
+    }
+
+    /// The kind of a row, from the number ``rowColumns(alias:slots:)`` reads; `nil` for a row of
+    /// a class the store's schema does not have.
+    func kind(_ number: Int64) -> Kind? {
+        number >= 0 && number < kinds.count ? kinds[Int(number)] : nil
     }
 
     /// Where the first extra column is, in a row read from `offset`.

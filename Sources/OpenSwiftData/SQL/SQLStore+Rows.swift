@@ -35,9 +35,8 @@ extension SQLStore {
         let layout = hierarchy.layout
         let registry = registry ?? context.entityRegistry(layout)
         let primaryKey = row.int64(at: offset)
-        let entity = row.text(at: hierarchy.entityColumn(offset: offset, slots: slots))
-        guard let kind = hierarchy.kinds[entity] else {
-            throw SwiftDataError(.loadIssueModelContainer, "\(layout.tableName) row \(primaryKey) is a '\(entity)', which is not \(layout.entityName) or one of its subclasses in this container's schema; add that model class to the schema")
+        guard let kind = hierarchy.kind(row.int64(at: hierarchy.entityColumn(offset: offset, slots: slots))) else {
+            throw SwiftDataError(.loadIssueModelContainer, "\(layout.tableName) row \(primaryKey) is of a class that is not \(layout.entityName) or one of its subclasses in this container's schema (\(hierarchy.entityNames.joined(separator: ", "))); add that model class to the schema")
         }
         let extras = slots == nil ? kind.extras : []
         let firstExtra = hierarchy.firstExtraColumn(offset: offset)
@@ -53,9 +52,10 @@ extension SQLStore {
             }
             return existing
         }
-        var values = try readSlots(layout, from: row, offset: offset, slots: slots)
+        var values = try readSlots(layout, from: row, offset: offset, slots: slots, capacity: kind.layout.properties.count)
         if kind.layout !== layout {
-            values.append(contentsOf: kind.layout.unloadedSlots.dropFirst(values.count))
+            // Appended one by one: `append(contentsOf:)` a slice is unspecialised library code.
+            for _ in values.count..<kind.layout.properties.count { values.append(.unloaded) }
             for (slot, column) in extras {
                 values[slot] = try read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
             }
@@ -65,7 +65,8 @@ extension SQLStore {
 
     /// A new model's slots: `slots` (by default every stored slot) read from the row, the others
     /// not loaded.
-    private func readSlots(_ layout: ModelLayout, from row: any SQLRow, offset: Int32, slots: [Int]?) throws -> ContiguousArray<BackingData.Slot> {
+    /// `capacity`: room for a subclass's slots, added after these.
+    private func readSlots(_ layout: ModelLayout, from row: any SQLRow, offset: Int32, slots: [Int]?, capacity: Int = 0) throws -> ContiguousArray<BackingData.Slot> {
         guard slots == nil else {
             var values = layout.unloadedSlots
             var column = offset + 1
@@ -80,7 +81,7 @@ extension SQLStore {
         // uninitialised-capacity initialiser is generic library code that looks up metadata.)
         let readers = layout.slotReaders
         var values = ContiguousArray<BackingData.Slot>()
-        values.reserveCapacity(readers.count)
+        values.reserveCapacity(max(readers.count, capacity))
         var column = offset + 1
         for slot in 0..<readers.count {
             let reader = readers[slot]
