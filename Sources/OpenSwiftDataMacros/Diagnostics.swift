@@ -32,6 +32,11 @@ struct ModelDiagnostic: DiagnosticMessage, Error {
     static let subclassWithoutSuperclass = ModelDiagnostic(
         message: "@Model adds the PersistentModel conformance itself; remove it from the class's inheritance list (a @Model class that inherits it must name its @Model superclass first)",
         id: "subclassWithoutSuperclass")
+    static func constraintOnSubclass(_ macro: String, _ superclass: String) -> ModelDiagnostic {
+        ModelDiagnostic(
+            message: "#\(macro) cannot be declared on a subclass of a model; declare it on the top class of the hierarchy (\(superclass) or its superclass), or use @Attribute(.unique) on the property",
+            id: "constraintOnSubclass")
+    }
     static let notAnActor = ModelDiagnostic(
         message: "@ModelActor can only be applied to an actor",
         id: "notAnActor")

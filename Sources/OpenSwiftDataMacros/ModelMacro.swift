@@ -57,6 +57,13 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
                 context.diagnose(Diagnostic(node: Syntax(node), message: ModelDiagnostic.subclassWithoutSuperclass))
                 return []
             }
+            // A subclass's `#Unique`/`#Index` would declare static members its superclass's
+            // conformance never reads: refused rather than silently ignored.
+            for member in classDecl.memberBlock.members {
+                guard let expansion = member.decl.as(MacroExpansionDeclSyntax.self),
+                      ["Unique", "Index"].contains(expansion.macroName.text) else { continue }
+                context.diagnose(Diagnostic(node: Syntax(expansion), message: ModelDiagnostic.constraintOnSubclass(expansion.macroName.text, superclass)))
+            }
             return subclassMembers(classDecl, className: className, superclass: superclass, properties: properties)
         }
         // Key paths are rooted at the class itself, or, in a class that may have subclasses, at

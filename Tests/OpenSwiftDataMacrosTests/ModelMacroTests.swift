@@ -373,6 +373,20 @@ import Testing
             expandedSource: "", macroSpecs: Self.subclassSpecs,
             failureHandler: { explicit.append($0.message) })
         #expect(explicit.contains { $0.contains("@Model adds the PersistentModel conformance itself") })
+
+        // A subclass's #Unique would never be read (its superclass's conformance answers).
+        var constrained: [String] = []
+        assertMacroExpansion(
+            """
+            @Model
+            class BusinessTrip: Trip {
+                #Unique<BusinessTrip>([\\.code])
+                var code: String = ""
+            }
+            """,
+            expandedSource: "", macroSpecs: Self.subclassSpecs,
+            failureHandler: { constrained.append($0.message) })
+        #expect(constrained.contains { $0.contains("#Unique cannot be declared on a subclass of a model") })
     }
 
     @Test func uniqueAndIndex() {

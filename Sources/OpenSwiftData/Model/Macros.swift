@@ -19,6 +19,19 @@ import Observation
 ///     }
 /// }
 /// ```
+///
+/// A class that is not `final` can have `@Model` subclasses, which store their own properties
+/// beside the inherited ones (see <doc:Inheritance>):
+///
+/// ```swift
+/// @Model class BusinessExpense: Expense {
+///     var client: String
+///     init(amount: Double, client: String) {
+///         self.client = client
+///         super.init(amount: amount)
+///     }
+/// }
+/// ```
 @attached(member, conformances: PersistentModel, names: named(_$backingData), named(persistentBackingData), named(schemaMetadata), named(init(backingData:)), named(init), named(_$properties), named(_$inheritedSlots))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel, Observation.Observable)
