@@ -216,6 +216,38 @@ import Testing
         #expect(kept.map(\.name) == ["sales again"] && kept.first is BusinessJourney)
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func partialFetchesAndBatchesMakeModelsOfTheirOwnClass(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, InheritanceModels.types)
+        try Self.seed(store.context())
+        let context = ModelContext(try store.reopen(InheritanceModels.types))
+        // Only `name` is read; the rest (a subclass's own properties too) faults in.
+        var partial = FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name)])
+        partial.propertiesToFetch = [\.name]
+        let journeys = try context.fetch(partial)
+        try #require(journeys.count == 6)
+        #expect((journeys[2] as? ConferenceJourney)?.conference == "WWDC")
+        #expect((journeys[3] as? PersonalJourney)?.companions == 3 && journeys[3].code == "J4")
+        // Batches load by key, each model as its class.
+        let batched = try ModelContext(try store.reopen(InheritanceModels.types)).fetch(FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name)]), batchSize: 2)
+        #expect(batched.map { String(describing: type(of: $0)) } == ["Journey", "BusinessJourney", "ConferenceJourney", "PersonalJourney", "PersonalJourney", "DayJourney"])
+        #expect((batched[1] as? BusinessJourney)?.budget == 1200)
+    }
+
+    @Test(arguments: StoreKind.keepingHistory)
+    func historyNamesEachModelsOwnClass(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, InheritanceModels.types)
+        let context = store.context()
+        let sales = BusinessJourney(name: "sales", purpose: "sales")
+        context.insert(sales)
+        context.insert(Journey(name: "plain"))
+        try context.save()
+        let history = try ModelContext(store.container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        let inserted = history.flatMap(\.changes).map(\.changedPersistentIdentifier)
+        #expect(inserted.contains(sales.persistentModelID))
+        #expect(Set(inserted.map(\.entityName)) == ["BusinessJourney", "Journey"])
+    }
+
     @Test func schemaDescribesTheHierarchy() throws {
         let schema = Schema([ConferenceJourney.self, PersonalJourney.self, Voyager.self])
         let journey = try #require(schema.entitiesByName["Journey"])
