@@ -6,9 +6,9 @@ import OpenSwiftData
 #endif
 
 /// A trip: where and when, what to do there, and where to stay. Its name outlives it in history,
-/// so the app can say which trip was removed.
+/// so the app can say which trip was removed. Business and personal trips are subclasses.
 @Model
-final class Trip {
+class Trip {
     @Attribute(.unique, .preserveValueOnDeletion) var name: String
     var destination: String
     var startDate: Date
@@ -23,6 +23,32 @@ final class Trip {
         self.destination = destination
         self.startDate = startDate
         self.endDate = endDate
+    }
+}
+
+/// A trip for work, with the daily allowance it comes with.
+@Model
+class BusinessTrip: Trip {
+    var perdiem: Double = 0
+
+    init(name: String, destination: String, startDate: Date, endDate: Date, perdiem: Double) {
+        self.perdiem = perdiem
+        super.init(name: name, destination: destination, startDate: startDate, endDate: endDate)
+    }
+}
+
+/// A trip for oneself, and why.
+@Model
+class PersonalTrip: Trip {
+    enum Reason: String, Codable, CaseIterable {
+        case family, reunion, wellness
+    }
+
+    var reason: Reason
+
+    init(name: String, destination: String, startDate: Date, endDate: Date, reason: Reason) {
+        self.reason = reason
+        super.init(name: name, destination: destination, startDate: startDate, endDate: endDate)
     }
 }
 

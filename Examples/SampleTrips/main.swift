@@ -14,12 +14,12 @@ func run() async throws {
     defer { try? FileManager.default.removeItem(at: folder) }
 
     // Two configurations: trips in one file, contacts in another.
-    let trips = ModelConfiguration("SampleTrips", schema: Schema([Trip.self, BucketListItem.self, LivingAccommodation.self]),
+    let trips = ModelConfiguration("SampleTrips", schema: Schema([Trip.self, BusinessTrip.self, PersonalTrip.self, BucketListItem.self, LivingAccommodation.self]),
                                    url: folder.appendingPathComponent("SampleTrips.store"))
     let people = ModelConfiguration("People", schema: Schema([Person.self, Address.self]),
                                     url: folder.appendingPathComponent("People.store"))
-    let container = try ModelContainer(for: Schema([Trip.self, Person.self]), configurations: trips, people)
-    print("Schema inferred from Trip and Person: \(container.schema.entities.map(\.name).sorted().joined(separator: ", "))")
+    let container = try ModelContainer(for: Schema([Trip.self, BusinessTrip.self, PersonalTrip.self, Person.self]), configurations: trips, people)
+    print("Schema inferred from the trips and Person: \(container.schema.entities.map(\.name).sorted().joined(separator: ", "))")
 
     // Import off the main actor.
     let imported = try await TripImporter(modelContainer: container).importTrips(count: 20_000, prefix: "Trip")
@@ -87,6 +87,20 @@ func run() async throws {
             print("An older token has expired: refetch the trips, then keep the newest token")
         }
     }
+
+    // Subclasses of Trip: fetched with every trip, or on their own, and told apart in predicates.
+    let day: TimeInterval = 86_400
+    let start = Date(timeIntervalSinceReferenceDate: 800_000_000)
+    context.insert(BusinessTrip(name: "Sales kickoff", destination: "Oslo", startDate: start, endDate: start + 3 * day, perdiem: 80))
+    context.insert(BusinessTrip(name: "Conference", destination: "Cupertino", startDate: start, endDate: start + 5 * day, perdiem: 120))
+    context.insert(PersonalTrip(name: "Grandma's birthday", destination: "Hà Nội", startDate: start, endDate: start + 7 * day, reason: .family))
+    try context.save()
+    let family = PersonalTrip.Reason.family
+    let business = try context.fetch(FetchDescriptor<BusinessTrip>(sortBy: [SortDescriptor(\.perdiem, order: .reverse)]))
+    let familyTrips = try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { ($0 as? PersonalTrip)?.reason == family }))
+    let allTrips = try context.fetchCount(FetchDescriptor<Trip>())
+    let notPlain = try context.fetchCount(FetchDescriptor<Trip>(predicate: #Predicate { $0 is BusinessTrip || $0 is PersonalTrip }))
+    print("Business trips: \(business.map { "\($0.name) (\(Int($0.perdiem))/day)" }.joined(separator: ", ")); family trips: \(familyTrips); \(notPlain) of \(allTrips) trips are business or personal")
 
     let contacts = try context.fetch(FetchDescriptor<Person>())
     print("Contacts (in their own store): \(contacts.map { "\($0.name), \($0.address?.city ?? "?")" }.joined(separator: "; "))")
