@@ -59,6 +59,12 @@ import Testing
         #expect(try fresh.fetchCount(FetchDescriptor<Journey>()) == 5)
         // The same row is the same instance whichever class fetched it.
         #expect(businessOnly[0] === business)
+        // Unsaved models count where their class does.
+        fresh.insert(ConferenceJourney(name: "F unsaved", conference: "SwiftConf"))
+        fresh.insert(Journey(name: "G unsaved"))
+        #expect(try fresh.fetchCount(FetchDescriptor<Journey>()) == 7)
+        #expect(try fresh.fetch(FetchDescriptor<BusinessJourney>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["B sales", "C WWDC", "F unsaved"])
+        #expect(try fresh.fetchCount(FetchDescriptor<PersonalJourney>()) == 1)
     }
 
     /// One model of each class, names in alphabetical order of insertion.
