@@ -2,31 +2,6 @@ import Foundation
 import Testing
 @testable import OpenSwiftData
 
-@Model class Gadget {
-    var name: String
-    init(name: String) { self.name = name }
-}
-
-@Model class Phone: Gadget {
-    var size: Double
-    var carrier: String?
-    init(name: String, size: Double) {
-        self.size = size
-        super.init(name: name)
-    }
-}
-
-/// A sibling of `Phone` with a property of the same name and another type.
-@Model class Tablet: Gadget {
-    var size: String
-    /// Same name and stored type as `Phone.carrier`: the two share the column.
-    var carrier: String = "none"
-    init(name: String, size: String) {
-        self.size = size
-        super.init(name: name)
-    }
-}
-
 /// Model inheritance: subclasses of a model keep their own and inherited values, fetches of a
 /// class return its subclasses' models as their own class, predicates test and cast classes, and
 /// relationships, delete rules and unique constraints work across the hierarchy. Run on every store.
@@ -238,6 +213,10 @@ import Testing
         let batched = try ModelContext(try store.reopen(InheritanceModels.types)).fetch(FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name)]), batchSize: 2)
         #expect(batched.map { String(describing: type(of: $0)) } == ["Journey", "BusinessJourney", "ConferenceJourney", "PersonalJourney", "PersonalJourney", "DayJourney"])
         #expect((batched[1] as? BusinessJourney)?.budget == 1200)
+        // Identifiers name each model's own class, as its persistentModelID does.
+        let identifiers = try context.fetchIdentifiers(FetchDescriptor<Journey>(sortBy: [SortDescriptor(\.name)]))
+        #expect(identifiers == journeys.map(\.persistentModelID))
+        #expect(identifiers.map(\.entityName) == ["Journey", "BusinessJourney", "ConferenceJourney", "PersonalJourney", "PersonalJourney", "DayJourney"])
     }
 
     @Test(arguments: StoreKind.keepingHistory)

@@ -298,6 +298,18 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         }
     }
 
+    func fetchIdentifiers<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [PersistentIdentifier] {
+        do {
+            let identifiers = try locked(for: context.editingState) { try store.fetchIdentifiers(DataStoreFetchRequest(descriptor: request.descriptor, editingState: context.editingState)) }
+            // Under this store's identifier, as the models the context makes for them are.
+            return identifiers.compactMap { id in id.primaryKey.map { PersistentIdentifier(entityName: id.entityName, storeIdentifier: identifier, storedKey: $0) } }
+        } catch DataStoreError.preferInMemoryFilter {
+            return try fetch(request, in: context).compactMap { ($0 as? any PersistentModel)?.persistentModelID }
+        } catch DataStoreError.preferInMemorySort {
+            return try fetch(request, in: context).compactMap { ($0 as? any PersistentModel)?.persistentModelID }
+        }
+    }
+
     func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws {}
 
     // MARK: Loading

@@ -14,9 +14,7 @@ extension ModelContext {
             return try fetch(descriptor).map(\.persistentModelID)
         }
         let store = try container.store(for: layout)
-        return try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout), in: self).map {
-            PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, storedKey: $0)
-        }
+        return try store.fetchIdentifiers(StoreFetch(descriptor: descriptor, layout: layout), in: self)
     }
 
     /// The identifiers of the models matching a descriptor, as a collection.

@@ -49,11 +49,16 @@ final class HierarchyRows: @unchecked Sendable {
     func rowColumns(alias: String, slots: [Int]?) -> [SQLExpression] {
         var columns = layout.rowColumns(alias: alias, slots: slots)
         if slots == nil { columns += extraColumns.map { .column(table: alias, name: $0) } }
-        let entity = SQLExpression.column(table: alias, name: ModelLayout.entityColumn)
-        columns.append(.caseWhen(
-            entityNames.enumerated().map { (.binary(entity, .equal, .bind(.text($1))), .constant(.integer(Int64($0)))) },
-            else: .constant(.integer(-1))))
+        columns.append(kindColumn(alias: alias))
         return columns
+    }
+
+    /// Each row's class as its position in ``kinds`` (-1 for a class the store does not know).
+    func kindColumn(alias: String) -> SQLExpression {
+        let entity = SQLExpression.column(table: alias, name: ModelLayout.entityColumn)
+        return .caseWhen(
+            entityNames.enumerated().map { (.binary(entity, .equal, .bind(.text($1))), .constant(.integer(Int64($0)))) },
+            else: .constant(.integer(-1)))
     }
 
     /// The kind of a row, from the number ``rowColumns(alias:slots:)`` reads; `nil` for a row of

@@ -288,7 +288,7 @@ struct SQLMigrator {
     }
 
     /// The old name of `property` in `names`: its own name, else its `originalName`.
-    private func oldName(of property: PropertyLayout, among names: (String) -> Bool) -> String? {
+    func oldName(of property: PropertyLayout, among names: (String) -> Bool) -> String? {
         if names(property.name) { return property.name }
         if let original = property.originalName, names(original) { return original }
         return nil
@@ -367,46 +367,5 @@ struct SQLMigrator {
             throw SwiftDataError(.schemaMismatch, "\(entity).\(property.name) is now a to-one relationship, but \(crowded) stored \(entity) models hold several models in it. Reduce each to one in a MigrationStage.custom's willMigrate first; the store was left unchanged.")
         }
         return "(SELECT l.other FROM (\(links)) AS l WHERE l.owner = o.\(q(ModelLayout.primaryKeyColumn)))"
-    }
-
-    /// The stored relationship whose links `property` takes over: its own former self, or its
-    /// inverse's (read the other way round).
-    private func oldRelationship(for property: PropertyLayout, in layout: ModelLayout) -> (entity: String, relationship: StoredSchema.Relationship, reversed: Bool)? {
-        guard let relationship = property.relationship else { return nil }
-        let destination = relationship.destination.entityName
-        if let entity = old.entities[layout.entityName], old.entities[destination] != nil,
-           let name = oldName(of: property, among: { entity.relationship($0)?.destination == destination }),
-           let found = entity.relationship(name) {
-            return (layout.entityName, found, false)
-        }
-        if let inverse = relationship.inverse, let entity = old.entities[destination], old.entities[layout.entityName] != nil,
-           let name = oldName(of: inverse, among: { entity.relationship($0)?.destination == layout.entityName }),
-           let found = entity.relationship(name) {
-            return (destination, found, true)
-        }
-        return nil
-    }
-
-    /// A query over the old tables giving each link of `source` as `(owner, other)`.
-    private func links(_ source: (entity: String, relationship: StoredSchema.Relationship, reversed: Bool)) -> String {
-        let pk = q(ModelLayout.primaryKeyColumn)
-        let (owner, other): (String, String)
-        let from: String
-        var condition = ""
-        switch source.relationship.storage {
-        case .foreignKey(let column):
-            (owner, other) = (pk, q(column))
-            from = table(source.entity)
-            condition = " WHERE \(q(column)) IS NOT NULL"
-        case .inverseForeignKey(let destination, let column):
-            (owner, other) = (q(column), pk)
-            from = table(destination)
-            condition = " WHERE \(q(column)) IS NOT NULL"
-        case .joinTable(let joinTable, let ownerColumn, let otherColumn):
-            (owner, other) = (q(ownerColumn), q(otherColumn))
-            from = table(joinTable)
-        }
-        let columns = source.reversed ? "\(other) AS owner, \(owner) AS other" : "\(owner) AS owner, \(other) AS other"
-        return "SELECT \(columns) FROM \(q(from))\(condition)"
     }
 }

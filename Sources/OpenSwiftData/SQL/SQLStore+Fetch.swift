@@ -71,6 +71,23 @@ extension SQLStore {
         return keys
     }
 
+    func fetchIdentifiers<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [PersistentIdentifier] {
+        let layout = request.layout
+        guard let hierarchy = hierarchyRows(layout), hierarchy.kinds.count > 1 else {
+            return try fetchKeys(request, in: context).map { PersistentIdentifier(entityName: layout.entityName, storeIdentifier: identifier, storedKey: $0) }
+        }
+        // Each row's own class, read as ``HierarchyRows`` reads it for a fetch.
+        let select = try select(request, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn), hierarchy.kindColumn(alias: "t0")])
+        var identifiers: [PersistentIdentifier] = []
+        try read { connection in
+            try query(select, on: connection) { row in
+                let entity = hierarchy.kind(row.int64(at: 1))?.layout.entityName ?? layout.entityName
+                identifiers.append(PersistentIdentifier(entityName: entity, storeIdentifier: identifier, storedKey: row.int64(at: 0)))
+            }
+        }
+        return identifiers
+    }
+
     func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws {
         _ = try keysSelect(BatchDelete(layout: layout, descriptor: descriptor))
     }

@@ -41,6 +41,9 @@ protocol ModelStore: AnyObject, Sendable {
     func fetchCount<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> Int
     /// The primary keys of the models a fetch selects, in its order.
     func fetchKeys<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [Int64]
+    /// The identifiers of the models a fetch selects, in its order, each naming the model's own
+    /// class (a fetch of `Trip` can select business trips).
+    func fetchIdentifiers<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [PersistentIdentifier]
     /// Throws now what a ``BatchDelete`` with this descriptor would throw at save time.
     func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws
 
@@ -81,6 +84,13 @@ extension ModelStore {
 
     func loadModel(_ layout: ModelLayout, primaryKey: Int64, in context: ModelContext) throws -> (any PersistentModel)? {
         try loadModels(layout, keys: [primaryKey], in: context).first
+    }
+
+    /// For a store whose fetch of an entity selects only that entity's models.
+    func fetchIdentifiers<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [PersistentIdentifier] {
+        try fetchKeys(request, in: context).map {
+            PersistentIdentifier(entityName: request.layout.entityName, storeIdentifier: identifier, storedKey: $0)
+        }
     }
 
     func fetchHistory(_ query: HistoryQuery) throws -> [HistoryRecord] { [] }

@@ -77,6 +77,34 @@ import Foundation
     }
 }
 
+// Siblings declaring properties of one name: `size` with different types (refused),
+// `carrier` stored alike (shared).
+
+@Model class Gadget {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+@Model class Phone: Gadget {
+    var size: Double
+    var carrier: String?
+    init(name: String, size: Double) {
+        self.size = size
+        super.init(name: name)
+    }
+}
+
+/// A sibling of `Phone` with a property of the same name and another type.
+@Model class Tablet: Gadget {
+    var size: String
+    /// Same name and stored type as `Phone.carrier`: the two share the column.
+    var carrier: String = "none"
+    init(name: String, size: String) {
+        self.size = size
+        super.init(name: name)
+    }
+}
+
 enum InheritanceModels {
     static let types: [any PersistentModel.Type] = [
         Journey.self, BusinessJourney.self, ConferenceJourney.self, PersonalJourney.self, DayJourney.self, Voyager.self, JourneyStop.self,
