@@ -26,9 +26,9 @@ public struct ModelMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // Diagnostics are reported once, by the member expansion.
         let properties = ModelScanner.persistedProperties(of: classDecl.memberBlock.members, diagnose: nil)
         guard let index = properties.firstIndex(where: { $0.name == name }) else { return [] }
-        // A class that may be a subclass and declares no designated initialiser inherits its
-        // superclass's: the peers then need initial values of their own.
-        if !classDecl.isFinal && !classDecl.declaresDesignatedInitializer {
+        // A class that may be a subclass (or have one) and declares no designated initialiser
+        // inherits its superclass's: the peers then need initial values of their own.
+        if !classDecl.declaresDesignatedInitializer && (!classDecl.isFinal || classDecl.inheritanceClause != nil) {
             return ["@OpenSwiftData._PersistedProperty(\(raw: index), defaulted: true)"]
         }
         return ["@OpenSwiftData._PersistedProperty(\(raw: index))"]

@@ -261,6 +261,9 @@ import Testing
         try context.save()
         let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<ConferenceJourney>()).first)
         #expect(fetched.name == "WWDC 26" && fetched.talks == 4 && fetched.purpose == "conference")
+        // A final subclass without an initialiser of its own uses its superclass's.
+        let night = NightJourney(name: "aurora")
+        #expect(night.name == "aurora" && night.lights)
     }
 
     @Test func siblingPropertiesOfOneNameMustBeStoredAlike() throws {

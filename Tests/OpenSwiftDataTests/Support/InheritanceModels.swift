@@ -57,6 +57,11 @@ import Foundation
     var hours: Int = 8
 }
 
+/// A final subclass that declares no initialiser.
+@Model final class NightJourney: Journey {
+    var lights: Bool = true
+}
+
 @Model final class Voyager {
     var name: String
     @Relationship(deleteRule: .cascade, inverse: \Journey.voyager) var journeys: [Journey] = []
