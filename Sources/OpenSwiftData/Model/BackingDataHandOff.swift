@@ -26,7 +26,7 @@ enum BackingDataHandOff {
     static func take(for type: any PersistentModel.Type) -> BackingData? {
         guard let raw = pthread_getspecific(key) else { return nil }
         let data = Unmanaged<BackingData>.fromOpaque(raw).takeUnretainedValue()
-        guard ObjectIdentifier(data.layout.modelType) == ObjectIdentifier(type) || data.layout.isKind(of: type) else { return nil }
+        guard data.layout.isKind(of: type) else { return nil }
         pthread_setspecific(key, nil)
         return data
     }
