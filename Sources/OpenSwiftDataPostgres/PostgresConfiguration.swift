@@ -103,6 +103,8 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
             _ = try connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", bindings: [.text("OpenSwiftData " + postgresSchema)])
             if allowsSave {
                 _ = try connection.execute("CREATE SCHEMA IF NOT EXISTS \(engine.dialect.quote(postgresSchema))", bindings: [])
+                // In the namespace (first on the search path), for sorts with `.localizedStandard`.
+                _ = try connection.execute(PostgresDialect.createLocalizedStandardCollation, bindings: [])
             }
             var tables = Set<String>()
             try connection.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1", bindings: [.text(postgresSchema)]) { row in

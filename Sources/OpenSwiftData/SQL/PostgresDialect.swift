@@ -28,8 +28,17 @@ package struct PostgresDialect: SQLDialect {
         case .binary: return "(\(inner) COLLATE \"C\")"
         case .caseInsensitive: return "(lower(\(inner)) COLLATE \"C\")"
         case .swift: return "(normalize(\(inner), NFC) COLLATE \"C\")"
+        // ICU's root collation, as Foundation's localized comparisons use on Linux; strings it
+        // ranks equal (differing only in width, or in leading zeros for the numeric one) may
+        // come in another order than Swift's tie-break gives.
+        case .localized: return "(normalize(\(inner), NFC) COLLATE \"und-x-icu\")"
+        case .localizedStandard: return "(normalize(\(inner), NFC) COLLATE \(Self.localizedStandardCollation))"
         }
     }
+    /// ICU's root collation with digits compared by value, created in each store's namespace.
+    package static let localizedStandardCollation = "osd_localized_standard"
+    package static let createLocalizedStandardCollation = "CREATE COLLATION IF NOT EXISTS \(localizedStandardCollation) (provider = icu, locale = 'und-u-kn-true')"
+
     package var isNotDistinctOperator: String { "IS NOT DISTINCT FROM" }
     package var isDistinctOperator: String { "IS DISTINCT FROM" }
     package var insertOrIgnore: (verb: String, suffix: String) { ("INSERT INTO", " ON CONFLICT DO NOTHING") }

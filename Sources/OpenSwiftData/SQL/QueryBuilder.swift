@@ -39,18 +39,9 @@ struct QueryBuilder {
 
     /// An `ORDER BY` term for a sort descriptor: a persisted attribute of the model or of a model
     /// reached through to-one relationships, in Swift's order (strings compare as Swift compares them,
-    /// `nil` first when ascending).
+    /// or as the descriptor's localized comparator does; `nil` first when ascending).
     private mutating func ordering<T>(_ sort: SortDescriptor<T>) throws -> SQLOrdering {
-        guard let keyPath = sort.keyPath else {
-            throw SwiftDataError(.unsupportedSortDescriptor, "a SortDescriptor without a key path (made from a comparator) cannot be translated to SQL; sort by a persisted property")
-        }
-        if let comparator = sort.stringComparator {
-            var lexical = String.StandardComparator.lexical
-            lexical.order = comparator.order
-            guard comparator == lexical else {
-                throw SwiftDataError(.unsupportedSortDescriptor, "the sort by \(keyPath) uses a localized or case-insensitive string comparator, which the store cannot order by yet; use the default (lexical) order")
-            }
-        }
+        let (keyPath, stringOrder) = try StringSortOrder.of(sort)
         guard let chain = KeyPathResolver.chain(keyPath, from: root), let last = chain.last else {
             throw SwiftDataError(.unsupportedSortDescriptor, "the sort key path \(keyPath) of \(root.entityName) is not a persisted attribute, or a persisted attribute reached through to-one relationships")
         }
@@ -66,7 +57,13 @@ struct QueryBuilder {
         }
         var expression = SQLExpression.column(table: alias, name: last.name)
         if codec.ordersAsReal { expression = .cast(expression, .real) }
-        if codec.isSwiftString { expression = .collate(expression, .swift) }
+        if codec.isSwiftString {
+            switch stringOrder {
+            case .lexical: expression = .collate(expression, .swift)
+            case .localized: expression = .collate(expression, .localized)
+            case .localizedStandard: expression = .collate(expression, .localizedStandard)
+            }
+        }
         return SQLOrdering(expression: expression, ascending: sort.order == .forward)
     }
 }

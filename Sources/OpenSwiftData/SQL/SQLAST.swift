@@ -72,6 +72,10 @@ package enum SQLCollation: Sendable {
     case caseInsensitive
     /// Swift's own string order and equality (canonical equivalence).
     case swift
+    /// `localizedCompare(_:)`'s order (sorting only).
+    case localized
+    /// `localizedStandardCompare(_:)`'s order (sorting only).
+    case localizedStandard
 }
 
 enum SQLBinaryOperator: Sendable {

@@ -25,6 +25,8 @@ struct SQLiteDialect: SQLDialect {
         case .binary: return "(\(inner) COLLATE BINARY)"
         case .caseInsensitive: return "(\(inner) COLLATE NOCASE)"
         case .swift: return "(\(inner) COLLATE \(SQLiteFunctions.collation))"
+        case .localized: return "(\(inner) COLLATE \(SQLiteFunctions.localizedCollation))"
+        case .localizedStandard: return "(\(inner) COLLATE \(SQLiteFunctions.localizedStandardCollation))"
         }
     }
     var isNotDistinctOperator: String { "IS" }

@@ -10,10 +10,17 @@ import Foundation
 /// functions, which call the same Swift methods `Predicate.evaluate` calls.
 enum SQLiteFunctions {
     static let collation = "SWIFT"
+    /// `localizedCompare(_:)`'s order, for sort descriptors with `.localized`.
+    static let localizedCollation = "SWIFT_LOCALIZED"
+    /// `localizedStandardCompare(_:)`'s order, for sort descriptors with `.localizedStandard`.
+    static let localizedStandardCollation = "SWIFT_LOCALIZED_STANDARD"
 
     static func register(on db: OpaquePointer) throws {
-        var status = sqlite3_create_collation_v2(db, collation, SQLITE_UTF8, nil, swiftCollation, nil)
-        guard status == SQLITE_OK else { throw SQLiteError(code: status, message: "cannot register the SWIFT collation", sql: nil) }
+        var status = SQLITE_OK
+        for (name, function) in [(collation, swiftCollation), (localizedCollation, localizedCollationFunction), (localizedStandardCollation, localizedStandardCollationFunction)] {
+            status = sqlite3_create_collation_v2(db, name, SQLITE_UTF8, nil, function, nil)
+            guard status == SQLITE_OK else { throw SQLiteError(code: status, message: "cannot register the \(name) collation", sql: nil) }
+        }
         let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
         let functions: [(String, Int32, @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void)] = [
             ("osd_contains", 2, containsFunction),
@@ -67,6 +74,20 @@ enum SQLiteFunctions {
 
     private static let swiftCollation: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = { _, aLength, a, bLength, b in
         SQLiteFunctions.compare(UnsafeRawBufferPointer(start: a, count: Int(aLength)), UnsafeRawBufferPointer(start: b, count: Int(bLength)))
+    }
+
+    private static let localizedCollationFunction: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = { _, aLength, a, bLength, b in
+        SQLiteFunctions.compare(UnsafeRawBufferPointer(start: a, count: Int(aLength)), UnsafeRawBufferPointer(start: b, count: Int(bLength)), .localized)
+    }
+
+    private static let localizedStandardCollationFunction: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32 = { _, aLength, a, bLength, b in
+        SQLiteFunctions.compare(UnsafeRawBufferPointer(start: a, count: Int(aLength)), UnsafeRawBufferPointer(start: b, count: Int(bLength)), .localizedStandard)
+    }
+
+    /// Orders two strings as a localized sort order does.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, _ order: StringSortOrder) -> Int32 {
+        let result = order.compare(String(decoding: a, as: UTF8.self), String(decoding: b, as: UTF8.self))
+        return Int32(result.rawValue)
     }
 
     /// The text of argument `index`, or `nil` for NULL.
