@@ -370,6 +370,7 @@ final class JSONCodec<T: Codable>: AttributeCodec {
 protocol _OptionalProtocol {
     static var _wrappedType: Any.Type { get }
     static func _optionalCodec() -> (any AttributeCodec)?
+    static func _transformableCodec(transformer: ValueTransformer, name: String) -> any AttributeCodec
     static var _none: Any { get }
     var _wrapped: Any? { get }
 }

@@ -32,10 +32,20 @@ final class PropertyLayout: @unchecked Sendable {
         self.typed = metadata.typed
         if let typed = metadata.typed {
             self.valueType = typed.valueType
+            let transformable = (metadata.metadata as? Schema.Attribute)?.options.first { $0.transformerName != nil }
             if let access = typed.relationshipAccess {
                 self.relationshipAccess = access
                 self.codec = nil
                 self.problem = nil
+            } else if let transformable, let name = transformable.transformerName {
+                self.relationshipAccess = nil
+                if let transformer = transformable.makeTransformer(), let maker = typed as? any TransformableCodecMaking {
+                    self.codec = maker.transformableCodec(transformer: transformer, name: name)
+                    self.problem = nil
+                } else {
+                    self.codec = nil
+                    self.problem = "\(metadata.name): no ValueTransformer is registered under the name '\(name)'; register it with ValueTransformer.setValueTransformer(_:forName:) before making the container"
+                }
             } else if let codec = AttributeCodecs.make(for: typed.valueType) {
                 self.relationshipAccess = nil
                 self.codec = codec

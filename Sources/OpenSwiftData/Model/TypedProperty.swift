@@ -12,6 +12,11 @@ protocol TypedPropertyInfo: Sendable {
     var relationshipAccess: RelationshipValueAccess? { get }
 }
 
+/// Makes the codec storing a property through a value transformer, where `Value` is known.
+protocol TransformableCodecMaking {
+    func transformableCodec(transformer: ValueTransformer, name: String) -> any AttributeCodec
+}
+
 /// `@unchecked Sendable`: holds only an immutable key path and relationship access.
 @usableFromInline
 struct TypedProperty<Root: PersistentModel, Value>: TypedPropertyInfo, @unchecked Sendable {
@@ -233,4 +238,10 @@ protocol _OptionalModelArrayValue {
 
 extension Optional: _OptionalModelArrayValue where Wrapped: _ModelArrayValue {
     static var _relationshipAccess: RelationshipValueAccess { Wrapped._optionalRelationshipAccess }
+}
+
+extension TypedProperty: TransformableCodecMaking {
+    func transformableCodec(transformer: ValueTransformer, name: String) -> any AttributeCodec {
+        TransformableCodec<Value>.make(for: Value.self, transformer: transformer, name: name)
+    }
 }
