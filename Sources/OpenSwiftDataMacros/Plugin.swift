@@ -9,6 +9,8 @@ struct OpenSwiftDataMacrosPlugin: CompilerPlugin {
         MarkerMacro.self,
         UniqueMacro.self,
         IndexMacro.self,
+        TypedIndexMacro.self,
+        TypedIndexGroupsMacro.self,
         ModelActorMacro.self,
     ]
 }

@@ -414,6 +414,35 @@ import Testing
             """,
             macroSpecs: ["Index": MacroSpec(type: IndexMacro.self)],
             failureHandler: Self.record)
+        // SwiftData's kinds of index, variadic and in arrays: the same list of key-path groups.
+        assertMacroExpansion(
+            """
+            #Index<Place>(.binary([\\.name]), .rtree([\\.x, \\.y]))
+            """,
+            expandedSource: """
+            public static var _$indices: [[AnyKeyPath]] {
+                let indices: [OpenSwiftData.Schema.Index<Place>.Types<Place>] = [.binary([\\.name]), .rtree([\\.x, \\.y])]
+                return indices.map {
+                    $0.keyPaths
+                }
+            }
+            """,
+            macroSpecs: ["Index": MacroSpec(type: TypedIndexMacro.self)],
+            failureHandler: Self.record)
+        assertMacroExpansion(
+            """
+            #Index<Place>([.binary([\\.name])], [.rtree([\\.x, \\.y])])
+            """,
+            expandedSource: """
+            public static var _$indices: [[AnyKeyPath]] {
+                let groups: [[OpenSwiftData.Schema.Index<Place>.Types<Place>]] = [[.binary([\\.name])], [.rtree([\\.x, \\.y])]]
+                return groups.joined().map {
+                    $0.keyPaths
+                }
+            }
+            """,
+            macroSpecs: ["Index": MacroSpec(type: TypedIndexGroupsMacro.self)],
+            failureHandler: Self.record)
     }
 
     /// The messages of the diagnostics `@Model` reports for a source.

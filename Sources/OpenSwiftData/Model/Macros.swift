@@ -97,6 +97,23 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(m
 @freestanding(declaration, names: named(_$indices))
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "IndexMacro")
 
+/// Declares indexes of a kind over one or more properties (see ``Schema/Index`` for what `.rtree`
+/// does here).
+///
+/// ```swift
+/// #Index<Place>(.binary([\.name]), .rtree([\.latitude, \.longitude]))
+/// ```
+@freestanding(declaration, names: named(_$indices))
+public macro Index<T: PersistentModel>(_ indices: Schema.Index<T>.Types<T>...) = #externalMacro(module: "OpenSwiftDataMacros", type: "TypedIndexMacro")
+
+/// Declares indexes of a kind, grouped in arrays (the form some SwiftData code writes).
+///
+/// ```swift
+/// #Index<Place>([.binary([\.name])], [.rtree([\.latitude, \.longitude])])
+/// ```
+@freestanding(declaration, names: named(_$indices))
+public macro Index<T: PersistentModel>(_ indices: [Schema.Index<T>.Types<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "TypedIndexGroupsMacro")
+
 /// Makes an actor a ``ModelActor``: it gets `modelContainer`, `modelExecutor` (a
 /// ``DefaultSerialModelExecutor`` with a new context) and `init(modelContainer:)`.
 ///

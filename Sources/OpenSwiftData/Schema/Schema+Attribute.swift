@@ -16,11 +16,15 @@ extension Schema {
         /// The property's Swift type.
         public private(set) var valueType: any Any.Type
         /// Whether the property may be `nil`.
-        public private(set) var isOptional: Bool
+        public internal(set) var isOptional: Bool
+        /// The value type's name, kept for a decoded schema whose type is not known here.
+        var valueTypeName: String
         /// A string that changes the schema's hash without changing storage, if given.
         public let hashModifier: String?
+        /// The value a new model gets when its initialiser does not set the property, if known.
+        public private(set) var defaultValue: Any?
         /// The entity this attribute belongs to.
-        public private(set) var entityName: String
+        public internal(set) var entityName: String
 
         /// Whether this is an attribute.
         public var isAttribute: Bool { true }
@@ -41,7 +45,28 @@ extension Schema {
             self.originalName = originalName ?? ""
             self.options = options
             self.valueType = Any.self
+            self.valueTypeName = "Any"
             self.isOptional = false
+            self.hashModifier = hashModifier
+            self.entityName = ""
+        }
+
+        /// A complete attribute, for a schema described by hand (see ``Schema/Entity``).
+        ///
+        /// ```swift
+        /// Schema.Attribute(name: "rating", options: [.unique], valueType: Int?.self, defaultValue: nil)
+        /// ```
+        public init(
+            name: String, originalName: String? = nil, options: [Option] = [], valueType: any Any.Type,
+            defaultValue: Any? = nil, hashModifier: String? = nil
+        ) {
+            self.name = name
+            self.originalName = originalName ?? name
+            self.options = options
+            self.valueType = valueType
+            self.valueTypeName = String(describing: valueType)
+            self.isOptional = valueType is any _OptionalProtocol.Type
+            self.defaultValue = defaultValue
             self.hashModifier = hashModifier
             self.entityName = ""
         }
@@ -52,7 +77,9 @@ extension Schema {
             self.originalName = declared.flatMap { $0.originalName.isEmpty ? nil : $0.originalName } ?? layout.name
             self.options = layout.attributeOptions
             self.valueType = layout.valueType
+            self.valueTypeName = String(describing: layout.valueType)
             self.isOptional = layout.codec?.isOptional ?? false
+            self.defaultValue = layout.defaultValue
             self.hashModifier = declared?.hashModifier
             self.entityName = entityName
         }
@@ -67,7 +94,7 @@ extension Schema {
             hasher.combine(name)
         }
         /// A readable description, for logs and debugging.
-        public var description: String { "\(name): \(valueType)" }
+        public var description: String { "\(name): \(valueTypeName)" }
 
         /// Options that change how an attribute is stored.
         ///
@@ -78,10 +105,32 @@ extension Schema {
         public struct Option: Hashable, Sendable, CustomStringConvertible {
             let name: String
             let transformerName: String?
+            let transformerType: TransformerType?
 
-            init(name: String, transformerName: String? = nil) {
+            init(name: String, transformerName: String? = nil, transformerType: TransformerType? = nil) {
                 self.name = name
                 self.transformerName = transformerName
+                self.transformerType = transformerType
+            }
+
+            /// A transformer class, compared by identity. `@unchecked Sendable`: a class object.
+            struct TransformerType: Hashable, @unchecked Sendable {
+                let type: ValueTransformer.Type
+                static func == (lhs: Self, rhs: Self) -> Bool { ObjectIdentifier(lhs.type) == ObjectIdentifier(rhs.type) }
+                func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(type)) }
+            }
+
+            /// The transformer the option names: an instance of its class, or the one registered
+            /// under its name.
+            func makeTransformer() -> ValueTransformer? {
+                if let type = transformerType?.type {
+                    #if canImport(Darwin)
+                    return (type as NSObject.Type).init() as? ValueTransformer
+                    #else
+                    return type.init()
+                    #endif
+                }
+                return transformerName.flatMap { ValueTransformer(forName: NSValueTransformerName($0)) }
             }
 
             /// Values are unique among models of the entity; inserting a duplicate updates the existing row.
@@ -96,7 +145,19 @@ extension Schema {
             public static let ephemeral = Option(name: "ephemeral")
             /// Index the value for Spotlight (a hint; there is no Spotlight off Apple platforms).
             public static let spotlight = Option(name: "spotlight")
-            /// Transform the value with a named transformer before storing it (a hint; values are stored as `Codable`).
+            /// Store the value as the `Data` a transformer makes of it, and read it back through the
+            /// transformer's reverse transformation (see ``ValueTransformer``).
+            ///
+            /// ```swift
+            /// @Attribute(.transformable(by: RGBTransformer.self)) var color: RGB
+            /// ```
+            public static func transformable(by transformerType: ValueTransformer.Type) -> Option {
+                Option(name: "transformable", transformerName: String(describing: transformerType), transformerType: TransformerType(type: transformerType))
+            }
+
+            /// Store the value through the transformer registered under `transformerName` with
+            /// `ValueTransformer.setValueTransformer(_:forName:)` (registered before the first
+            /// container for the model is made).
             public static func transformable(by transformerName: String) -> Option {
                 Option(name: "transformable", transformerName: transformerName)
             }

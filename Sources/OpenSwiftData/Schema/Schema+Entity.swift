@@ -3,7 +3,17 @@ import Foundation
 extension Schema {
     /// One model class in a schema.
     ///
-    /// `@unchecked Sendable`: all stored properties are `let`s set in `init` from an immutable layout.
+    /// A schema made from `@Model` classes describes them; an entity can also be made by hand, to
+    /// describe a schema without its classes (``Schema/init(_:version:)-([Schema.Entity])``):
+    ///
+    /// ```swift
+    /// let trip = Schema.Entity("Trip", properties:
+    ///     Schema.Attribute(name: "name", valueType: String.self),
+    ///     Schema.Attribute(name: "startDate", valueType: Date.self))
+    /// ```
+    ///
+    /// `@unchecked Sendable`: all stored properties are set in `init` and not changed once the
+    /// schema holding the entity is built.
     public final class Entity: Hashable, @unchecked Sendable, CustomStringConvertible {
         /// The entity's name (the class name).
         public let name: String
@@ -24,7 +34,7 @@ extension Schema {
         /// The entities of the schema's model classes that inherit directly from this one.
         public internal(set) var subentities: Set<Entity> = []
         /// The name of ``superentity``, or `nil`.
-        public let superentityName: String?
+        public internal(set) var superentityName: String?
         /// The properties this entity inherits from its superentity (a prefix of ``properties``).
         public var inheritedProperties: [any SchemaProperty] { Array(properties.prefix(inheritedCount)) }
         /// The inherited properties by name.
@@ -51,32 +61,65 @@ extension Schema {
         /// The persisted properties (same as ``properties``).
         public var storedProperties: [any SchemaProperty] { properties }
 
-        init(layout: ModelLayout) {
-            name = layout.entityName
-            className = String(reflecting: layout.modelType)
-            superentityName = layout.superLayout?.entityName
-            inheritedCount = layout.inheritedCount
+        convenience init(layout: ModelLayout) {
             var properties: [any SchemaProperty] = []
-            var attributes: [Attribute] = []
-            var relationships: [Relationship] = []
             for property in layout.properties {
                 if let relationship = property.relationship {
-                    let described = Relationship(layout: property, relationship: relationship, entityName: layout.entityName)
-                    relationships.append(described)
-                    properties.append(described)
+                    properties.append(Relationship(layout: property, relationship: relationship, entityName: layout.entityName))
                 } else {
-                    let described = Attribute(layout: property, entityName: layout.entityName)
-                    attributes.append(described)
-                    properties.append(described)
+                    properties.append(Attribute(layout: property, entityName: layout.entityName))
                 }
             }
+            self.init(
+                name: layout.entityName, className: String(reflecting: layout.modelType), superentityName: layout.superLayout?.entityName,
+                inheritedCount: layout.inheritedCount, properties: properties,
+                uniquenessConstraints: layout.uniquenessConstraints.map { $0.map { layout.properties[$0].name } },
+                indices: layout.indices.map { $0.map { layout.properties[$0].name } })
+        }
+
+        init(
+            name: String, className: String, superentityName: String?, inheritedCount: Int, properties: [any SchemaProperty],
+            uniquenessConstraints: [[String]], indices: [[String]]
+        ) {
+            self.name = name
+            self.className = className
+            self.superentityName = superentityName
+            self.inheritedCount = inheritedCount
             self.properties = properties
+            let attributes = properties.compactMap { $0 as? Attribute }
+            let relationships = properties.compactMap { $0 as? Relationship }
+            for attribute in attributes where attribute.entityName.isEmpty { attribute.entityName = name }
+            for relationship in relationships where relationship.entityName.isEmpty { relationship.entityName = name }
             self.attributes = Set(attributes)
             self.relationships = Set(relationships)
-            self.attributesByName = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
-            self.relationshipsByName = Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0) })
-            self.uniquenessConstraints = layout.uniquenessConstraints.map { $0.map { layout.properties[$0].name } }
-            self.indices = layout.indices.map { $0.map { layout.properties[$0].name } }
+            self.attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            self.relationshipsByName = Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            self.uniquenessConstraints = uniquenessConstraints
+            self.indices = indices
+        }
+
+        /// An entity without properties, described by hand.
+        public convenience init(_ name: String) {
+            self.init(name, subentities: [], properties: [])
+        }
+
+        /// An entity with the given properties, described by hand.
+        public convenience init(_ name: String, properties: any SchemaProperty...) {
+            self.init(name, subentities: [], properties: properties)
+        }
+
+        /// An entity with subentities (which inherit from it) and properties, described by hand.
+        public convenience init(_ name: String, subentities: Entity..., properties: any SchemaProperty...) {
+            self.init(name, subentities: subentities, properties: properties)
+        }
+
+        private convenience init(_ name: String, subentities: [Entity], properties: [any SchemaProperty]) {
+            self.init(name: name, className: name, superentityName: nil, inheritedCount: 0, properties: properties, uniquenessConstraints: [], indices: [])
+            for subentity in subentities {
+                subentity.superentity = self
+                subentity.superentityName = name
+                self.subentities.insert(subentity)
+            }
         }
 
         /// Whether both sides describe the same thing (see the type's documentation for what is compared).

@@ -35,8 +35,10 @@ extension Schema {
         public private(set) var valueType: any Any.Type
         /// Whether the property may be `nil`.
         public private(set) var isOptional: Bool
+        /// The value type's name, kept for a decoded schema whose type is not known here.
+        let valueTypeName: String
         /// The entity this relationship belongs to.
-        public private(set) var entityName: String
+        public internal(set) var entityName: String
 
         /// Whether this is an attribute.
         public var isAttribute: Bool { false }
@@ -70,6 +72,7 @@ extension Schema {
             self.keypath = nil
             self.isToOneRelationship = false
             self.valueType = Any.self
+            self.valueTypeName = "Any"
             self.isOptional = true
             self.entityName = ""
         }
@@ -89,7 +92,28 @@ extension Schema {
             self.keypath = layout.keyPath
             self.isToOneRelationship = !relationship.isToMany
             self.valueType = layout.valueType
+            self.valueTypeName = String(describing: layout.valueType)
             self.isOptional = relationship.isOptional
+            self.entityName = entityName
+        }
+
+        /// A relationship of a decoded schema.
+        init(archived property: SchemaArchive.PropertyArchive, _ archived: SchemaArchive.RelationshipArchive, valueType: any Any.Type, entityName: String) {
+            self.name = property.name
+            self.originalName = property.originalName
+            self.options = property.options.map { Option(name: $0) }
+            self.deleteRule = archived.deleteRule
+            self.minimumModelCount = archived.minimumModelCount
+            self.maximumModelCount = archived.maximumModelCount
+            self.inverseKeyPath = nil
+            self.hashModifier = property.hashModifier
+            self.destination = archived.destination
+            self.inverseName = archived.inverse
+            self.keypath = nil
+            self.isToOneRelationship = archived.isToOne
+            self.valueType = valueType
+            self.valueTypeName = property.valueType
+            self.isOptional = property.isOptional
             self.entityName = entityName
         }
 

@@ -12,9 +12,13 @@ import Foundation
 /// }
 /// ```
 ///
+/// A schema can also be described without its classes, from ``Entity`` values or by decoding
+/// (it is `Codable`); such a schema can be inspected, compared and archived, but a container
+/// needs the classes and refuses it with an error that says so.
+///
 /// `@unchecked Sendable`: every stored property is a `let` set in `init`, and the entity objects it
 /// holds are themselves immutable after the schema is built.
-public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertible {
+public final class Schema: Hashable, Codable, @unchecked Sendable, CustomStringConvertible {
     /// The entities, one per model class, in a stable order (the given types first, then the ones
     /// reached through relationships).
     public let entities: [Entity]
@@ -36,6 +40,15 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
     /// ```
     public static func entityName(for type: any PersistentModel.Type) -> String {
         ModelLayout.of(type).entityName
+    }
+
+    /// The entity of a model type, or `nil` if the schema does not contain it.
+    ///
+    /// ```swift
+    /// Schema([Trip.self]).entity(for: Trip.self)?.attributes.map(\.name)
+    /// ```
+    public func entity<T: PersistentModel>(for type: T.Type) -> Entity? {
+        entitiesByName[Schema.entityName(for: type)]
     }
 
     /// Creates a schema for the given models and every model reachable through their relationships.
@@ -80,6 +93,52 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
     /// Creates a schema for the given models and every model reachable through their relationships.
     public convenience init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) {
         self.init(types, version: version)
+    }
+
+    /// An empty schema.
+    public convenience init() {
+        self.init([any PersistentModel.Type](), version: Version(1, 0, 0))
+    }
+
+    /// A schema described by its entities rather than made from `@Model` classes.
+    ///
+    /// ```swift
+    /// let described = Schema(Schema.Entity("Trip", properties: Schema.Attribute(name: "name", valueType: String.self)))
+    /// described.entitiesByName["Trip"]?.attributesByName["name"]?.valueType   // String.self
+    /// ```
+    ///
+    /// It can be inspected, compared and encoded; a ``ModelContainer`` cannot store it (there are
+    /// no classes to make models of) and throws ``SwiftDataError/unsupportedType`` saying so.
+    public convenience init(_ entities: Entity..., version: Version = Version(1, 0, 0)) {
+        self.init(described: entities, version: version)
+    }
+
+    /// A schema of hand-described or decoded entities: no layouts, so no container can open it.
+    init(described entities: [Entity], version: Version) {
+        self.layouts = []
+        self.hierarchies = ModelHierarchies([])
+        self.version = version
+        // Subentities given only through their superentity are part of the schema too.
+        var all: [Entity] = []
+        var queue = entities
+        while !queue.isEmpty {
+            let entity = queue.removeFirst()
+            guard !all.contains(where: { $0 === entity }) else { continue }
+            all.append(entity)
+            queue += entity.subentities.sorted { $0.name < $1.name }
+        }
+        self.entities = all
+        var byName: [String: Entity] = [:]
+        for entity in all { byName[entity.name] = entity }
+        for entity in all {
+            guard let superName = entity.superentityName, let superentity = byName[superName] else { continue }
+            entity.superentity = superentity
+            superentity.subentities.insert(entity)
+        }
+        self.entitiesByName = byName
+        self.problems = all.isEmpty ? [] : [
+            "the schema describes its entities (\(all.map(\.name).joined(separator: ", "))) without their @Model classes, so no store can hold it; make the schema from the classes: Schema([\(all.map { "\($0.name).self" }.joined(separator: ", "))])"
+        ]
     }
 
     /// Creates the schema of one version of an app's models.
@@ -134,13 +193,41 @@ public final class Schema: Hashable, @unchecked Sendable, CustomStringConvertibl
     }
 
     /// Whether both sides describe the same thing (see the type's documentation for what is compared).
+    ///
+    /// Schemas made from classes compare what their stores hold; when either side was described
+    /// by hand or decoded, their descriptions (``encode(to:)``'s content) are compared.
     public static func == (lhs: Schema, rhs: Schema) -> Bool {
-        lhs.fingerprintDescription == rhs.fingerprintDescription
+        if lhs.layouts.isEmpty || rhs.layouts.isEmpty {
+            return SchemaArchive(lhs) == SchemaArchive(rhs)
+        }
+        return lhs.fingerprintDescription == rhs.fingerprintDescription
     }
 
-    /// Hashes the components `==` compares.
+    /// Hashes the entity names (both kinds of schema agree on them).
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(fingerprintDescription)
+        hasher.combine(entities.map(\.name).sorted())
+    }
+
+    /// Encodes the description of every entity, attribute and relationship, and the version.
+    ///
+    /// ```swift
+    /// let data = try JSONEncoder().encode(container.schema)
+    /// let described = try JSONDecoder().decode(Schema.self, from: data)
+    /// described.entitiesByName.keys   // the same entity names
+    /// ```
+    ///
+    /// Value types are written by name; decoding gives the type back for the standard value types
+    /// (`String`, `Int`, `Date`, `UUID`, … and their optionals) and `Any.self` for others, whose
+    /// name ``Attribute/description`` still shows. A decoded schema has no classes (see
+    /// ``init(_:version:)-([Schema.Entity])``).
+    public func encode(to encoder: any Encoder) throws {
+        try SchemaArchive(self).encode(to: encoder)
+    }
+
+    /// Decodes a schema written by ``encode(to:)``.
+    public convenience init(from decoder: any Decoder) throws {
+        let archive = try SchemaArchive(from: decoder)
+        self.init(described: archive.entities.map { $0.entity() }, version: archive.version)
     }
 
     /// A readable description, for logs and debugging.
