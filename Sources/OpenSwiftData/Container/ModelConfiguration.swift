@@ -36,6 +36,12 @@ public struct ModelConfiguration: DataStoreConfiguration, Identifiable, Sendable
     public let cloudKitContainerIdentifier: String?
     /// The app group identifier, if any (accepted for source compatibility).
     public let groupAppContainerIdentifier: String?
+    /// The app group the store would live in on Apple platforms (accepted for source
+    /// compatibility; there are no app groups here, and the store's place is ``url``).
+    public let groupContainer: GroupContainer
+    /// The CloudKit database the store would sync with on Apple platforms (accepted for source
+    /// compatibility; stores are never synced here).
+    public let cloudKitDatabase: CloudKitDatabase
 
     /// Whether saves are recorded in the store's history (always, as SwiftData does). Only the
     /// benchmarks turn it off, to measure in one run what history costs a save.
@@ -61,6 +67,8 @@ public struct ModelConfiguration: DataStoreConfiguration, Identifiable, Sendable
         self.url = isStoredInMemoryOnly ? URL(fileURLWithPath: "/dev/null") : ModelConfiguration.defaultDirectory.appendingPathComponent("\(name).store")
         self.cloudKitContainerIdentifier = cloudKitDatabase.identifier
         self.groupAppContainerIdentifier = groupContainer.identifier
+        self.groupContainer = groupContainer
+        self.cloudKitDatabase = cloudKitDatabase
     }
 
     /// A configuration whose store is the file at `url`.
@@ -78,6 +86,8 @@ public struct ModelConfiguration: DataStoreConfiguration, Identifiable, Sendable
         self.allowsSave = allowsSave
         self.cloudKitContainerIdentifier = cloudKitDatabase.identifier
         self.groupAppContainerIdentifier = nil
+        self.groupContainer = .automatic
+        self.cloudKitDatabase = cloudKitDatabase
     }
 
     /// A configuration for the given models.
@@ -124,24 +134,26 @@ public struct ModelConfiguration: DataStoreConfiguration, Identifiable, Sendable
 
     /// Where an app-group store would live (accepted for source compatibility).
     public struct GroupContainer: Hashable, Sendable {
+        private let kind: String
         let identifier: String?
         /// The default.
-        public static let automatic = GroupContainer(identifier: nil)
+        public static let automatic = GroupContainer(kind: "automatic", identifier: nil)
         /// No app group.
-        public static let none = GroupContainer(identifier: nil)
+        public static let none = GroupContainer(kind: "none", identifier: nil)
         /// A named app group.
-        public static func identifier(_ groupName: String) -> GroupContainer { GroupContainer(identifier: groupName) }
+        public static func identifier(_ groupName: String) -> GroupContainer { GroupContainer(kind: "identifier", identifier: groupName) }
     }
 
     /// Which CloudKit database would sync the store (accepted for source compatibility; stores are
     /// never synced here).
     public struct CloudKitDatabase: Hashable, Sendable {
+        private let kind: String
         let identifier: String?
         /// The default.
-        public static let automatic = CloudKitDatabase(identifier: nil)
+        public static let automatic = CloudKitDatabase(kind: "automatic", identifier: nil)
         /// No sync.
-        public static let none = CloudKitDatabase(identifier: nil)
+        public static let none = CloudKitDatabase(kind: "none", identifier: nil)
         /// A private CloudKit database.
-        public static func `private`(_ containerIdentifier: String) -> CloudKitDatabase { CloudKitDatabase(identifier: containerIdentifier) }
+        public static func `private`(_ containerIdentifier: String) -> CloudKitDatabase { CloudKitDatabase(kind: "private", identifier: containerIdentifier) }
     }
 }

@@ -13,11 +13,15 @@ import Foundation
 ///
 /// Opening throws ``SwiftDataError`` when a store file is missing (and may not be created),
 /// unreadable, corrupt, or was written with a different model.
-public final class ModelContainer: Sendable {
+///
+/// Containers are equal when they are the same container (`===`), as SwiftData's are.
+public final class ModelContainer: Sendable, Equatable {
     /// The models the container manages.
     public let schema: Schema
     /// The configurations of the SQLite store (``ModelConfiguration``s), one store each.
-    public let configurations: [ModelConfiguration]
+    public let configurations: Set<ModelConfiguration>
+    /// The migration plan given when the container was made, or `nil`.
+    public let migrationPlan: (any SchemaMigrationPlan.Type)?
     let stores: [any ModelStore]
     private let storeIndexByEntity: [String: Int]
     private let mainContextBox = MainContextBox()
@@ -120,7 +124,8 @@ public final class ModelContainer: Sendable {
                 stores.append(try Self.openStore(configuration, layouts: layouts, version: schema.version, migrationPlan: migrationPlan))
             }
         }
-        self.configurations = configurations.compactMap { $0 as? ModelConfiguration }
+        self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration })
+        self.migrationPlan = migrationPlan
         self.stores = stores
         self.storeIndexByEntity = assignment
     }
@@ -140,6 +145,7 @@ public final class ModelContainer: Sendable {
     init(migrationStage schema: Schema, store: any ModelStore, configuration: ModelConfiguration?) {
         self.schema = schema
         self.configurations = configuration.map { [$0] } ?? []
+        self.migrationPlan = nil
         self.stores = [store]
         self.storeIndexByEntity = Dictionary(uniqueKeysWithValues: schema.layouts.map { ($0.entityName, 0) })
     }
@@ -166,6 +172,31 @@ public final class ModelContainer: Sendable {
             }
         }
     }
+
+    /// Erases every store of the container: all models and all history, as a new store has.
+    ///
+    /// ```swift
+    /// try container.erase()
+    /// try ModelContext(container).fetchCount(FetchDescriptor<Trip>())   // 0
+    /// ```
+    ///
+    /// Unlike ``deleteAllData()``, which skips read-only stores and logs failures, this throws:
+    /// ``SwiftDataError/readOnlyStore`` (before anything is erased) if a store does not allow
+    /// saving, or the store's error. The files stay where they are — other containers may have
+    /// them open — and are empty afterwards; contexts holding models of the container should be
+    /// dropped.
+    public func erase() throws {
+        if let readOnly = stores.first(where: { !$0.allowsSave }) {
+            throw SwiftDataError(.readOnlyStore, "the store '\(readOnly.name)' does not allow saving (allowsSave: false), so the container cannot be erased; nothing was erased")
+        }
+        for store in stores {
+            try store.deleteAllData()
+            try store.deleteHistory(HistoryQuery(condition: .always))
+        }
+    }
+
+    /// Whether both are the same container.
+    public static func == (lhs: ModelContainer, rhs: ModelContainer) -> Bool { lhs === rhs }
 
     func store(for layout: ModelLayout) throws -> any ModelStore {
         guard let index = storeIndexByEntity[layout.entityName] else {
