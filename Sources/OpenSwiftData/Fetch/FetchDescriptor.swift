@@ -14,7 +14,12 @@ import Foundation
 /// an expression it cannot translate throws ``SwiftDataError/unsupportedPredicate`` naming it,
 /// rather than loading the whole table. A custom ``DataStore`` may leave them to the context,
 /// which evaluates them in memory (<doc:Stores>).
-public struct FetchDescriptor<T: PersistentModel> {
+///
+/// A descriptor is `Sendable`, as SwiftData's is, so it can be passed to a ``ModelActor``; it
+/// holds a predicate and key paths, which are values. It is `Equatable`: two descriptors are
+/// equal when their sort descriptors, paging, key paths and options are, and their predicates
+/// have the same description (the same expressions over the same captured values).
+public struct FetchDescriptor<T: PersistentModel>: @unchecked Sendable, Equatable {
     /// Which models to fetch; `nil` fetches all.
     public var predicate: Predicate<T>?
     /// The order of the results.
@@ -34,5 +39,14 @@ public struct FetchDescriptor<T: PersistentModel> {
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {
         self.predicate = predicate
         self.sortBy = sortBy
+    }
+
+    /// Whether two descriptors ask for the same fetch (see the type's documentation).
+    public static func == (lhs: FetchDescriptor, rhs: FetchDescriptor) -> Bool {
+        lhs.sortBy == rhs.sortBy && lhs.fetchLimit == rhs.fetchLimit && lhs.fetchOffset == rhs.fetchOffset
+            && lhs.includePendingChanges == rhs.includePendingChanges
+            && lhs.propertiesToFetch == rhs.propertiesToFetch
+            && lhs.relationshipKeyPathsForPrefetching == rhs.relationshipKeyPathsForPrefetching
+            && lhs.predicate.map { String(describing: $0) } == rhs.predicate.map { String(describing: $0) }
     }
 }

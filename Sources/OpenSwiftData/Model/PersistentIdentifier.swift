@@ -15,7 +15,11 @@ import Foundation
 ///
 /// The SQLite store's primary keys are integers. A custom ``DataStore`` chooses its own (a `UUID`,
 /// a `String`, …) and makes identifiers with ``identifier(for:entityName:primaryKey:)``.
-public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable, Sendable, CustomStringConvertible {
+    /// The identifier itself, so lists of identifiers work with `ForEach` and `id:` parameters
+    /// as SwiftData's do: `ids.map(\.id)`.
+    public var id: PersistentIdentifier { self }
+
     /// The name of the model's entity (its class name).
     public let entityName: String
     /// The identifier of the store holding the model, or `nil` while the identifier is temporary.
