@@ -2,11 +2,17 @@
 import CompilerPluginSupport
 import PackageDescription
 
+/// Where Apple's SwiftData does not exist, so the `SwiftData` compatibility module may stand in.
+let nonApplePlatforms: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
+
 let package = Package(
     name: "OpenSwiftData",
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .library(name: "OpenSwiftData", targets: ["OpenSwiftData"]),
+        // `import SwiftData` off Apple platforms: a module of that name re-exporting OpenSwiftData.
+        // Depend on it with a platform condition (README), never on Apple platforms.
+        .library(name: "SwiftData", targets: ["SwiftData"]),
         // The PostgreSQL store, a product of its own so SQLite-only apps never build SwiftNIO.
         .library(name: "OpenSwiftDataPostgres", targets: ["OpenSwiftDataPostgres"]),
         .executable(name: "expenses", targets: ["expenses"]),
@@ -45,6 +51,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(name: "SwiftData", dependencies: ["OpenSwiftData"]),
         .target(
             name: "OpenSwiftDataPostgres",
             dependencies: [
@@ -112,6 +119,11 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
+        ),
+        // SwiftData code, unchanged but for where it runs: `import SwiftData`, Swift 6 mode.
+        .testTarget(
+            name: "SwiftDataCompatibilityTests",
+            dependencies: [.target(name: "SwiftData", condition: .when(platforms: nonApplePlatforms))]
         ),
         .testTarget(
             name: "OpenSwiftDataMacrosTests",
