@@ -21,7 +21,8 @@ public final class ModelContainer: Sendable, Equatable {
     /// The configurations of the SQLite store (``ModelConfiguration``s), one store each.
     public let configurations: Set<ModelConfiguration>
     /// The migration plan given when the container was made, or `nil`.
-    public let migrationPlan: (any SchemaMigrationPlan.Type)?
+    public var migrationPlan: (any SchemaMigrationPlan.Type)? { migrationPlanType.type }
+    private let migrationPlanType: PlanType
     let stores: [any ModelStore]
     private let storeIndexByEntity: [String: Int]
     private let mainContextBox = MainContextBox()
@@ -125,7 +126,7 @@ public final class ModelContainer: Sendable, Equatable {
             }
         }
         self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration })
-        self.migrationPlan = migrationPlan
+        self.migrationPlanType = PlanType(type: migrationPlan)
         self.stores = stores
         self.storeIndexByEntity = assignment
     }
@@ -145,7 +146,7 @@ public final class ModelContainer: Sendable, Equatable {
     init(migrationStage schema: Schema, store: any ModelStore, configuration: ModelConfiguration?) {
         self.schema = schema
         self.configurations = configuration.map { [$0] } ?? []
-        self.migrationPlan = nil
+        self.migrationPlanType = PlanType(type: nil)
         self.stores = [store]
         self.storeIndexByEntity = Dictionary(uniqueKeysWithValues: schema.layouts.map { ($0.entityName, 0) })
     }
@@ -208,6 +209,12 @@ public final class ModelContainer: Sendable, Equatable {
     func store(identifier: String) -> (any ModelStore)? {
         stores.first { $0.identifier == identifier }
     }
+}
+
+/// A migration plan's type. `@unchecked Sendable`: a type is immutable; the protocol does not
+/// say its types are `Sendable` (SwiftData's does not either).
+private struct PlanType: @unchecked Sendable {
+    let type: (any SchemaMigrationPlan.Type)?
 }
 
 /// Holds the main context; main-actor isolated, so the container stays `Sendable`.
