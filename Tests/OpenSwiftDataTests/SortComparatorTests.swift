@@ -18,13 +18,20 @@ import Testing
         try context.save()
     }
 
-    @Test(arguments: StoreKind.allCases)
-    func localizedStandardSortsAsInMemory(_ kind: StoreKind) throws {
+    /// A seeded store, a context of a fresh container on it, and every expense in store order.
+    static func seeded(_ kind: StoreKind) throws -> (store: TestStore, context: ModelContext, all: [Expense]) {
         let store = try TestStore(kind, [Expense.self, Category.self])
-        try Self.seed(store.context())
+        try seed(store.context())
         let fresh = ModelContext(try store.reopen([Expense.self, Category.self]))
         let all = try fresh.fetch(FetchDescriptor<Expense>())
-        try #require(all.count == Self.notes.count)
+        try #require(all.count == notes.count)
+        return (store, fresh, all)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func localizedStandardSortsAsInMemory(_ kind: StoreKind) throws {
+        let (store, fresh, all) = try Self.seeded(kind)
+        defer { withExtendedLifetime(store) {} }
 
         for order in [SortOrder.forward, .reverse] {
             let sort = SortDescriptor(\Expense.note, comparator: .localizedStandard, order: order)
@@ -39,20 +46,16 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func localizedSortsAsInMemory(_ kind: StoreKind) throws {
-        let store = try TestStore(kind, [Expense.self, Category.self])
-        try Self.seed(store.context())
-        let fresh = ModelContext(try store.reopen([Expense.self, Category.self]))
-        let all = try fresh.fetch(FetchDescriptor<Expense>())
+        let (store, fresh, all) = try Self.seeded(kind)
+        defer { withExtendedLifetime(store) {} }
         let sort = SortDescriptor(\Expense.note, comparator: .localized)
         #expect(try fresh.fetch(FetchDescriptor(sortBy: [sort])).map(\.note) == all.sorted(using: sort).map(\.note))
     }
 
     @Test(arguments: StoreKind.allCases)
     func pagesAndRelationshipsKeepTheOrder(_ kind: StoreKind) throws {
-        let store = try TestStore(kind, [Expense.self, Category.self])
-        try Self.seed(store.context())
-        let fresh = ModelContext(try store.reopen([Expense.self, Category.self]))
-        let all = try fresh.fetch(FetchDescriptor<Expense>())
+        let (store, fresh, all) = try Self.seeded(kind)
+        defer { withExtendedLifetime(store) {} }
 
         let byCategory = SortDescriptor(\Expense.category?.name, comparator: .localizedStandard, order: .reverse)
         var descriptor = FetchDescriptor(sortBy: [byCategory])
