@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "SwiftData", targets: ["SwiftData"]),
         // The PostgreSQL store, a product of its own so SQLite-only apps never build SwiftNIO.
         .library(name: "OpenSwiftDataPostgres", targets: ["OpenSwiftDataPostgres"]),
+        // The expense tracker's models and view model, shared by `expenses` and the web app
+        // (Examples/ExpensesWeb, a package of its own). An example, not part of the library.
+        .library(name: "ExpensesCore", targets: ["ExpensesCore"]),
         .executable(name: "expenses", targets: ["expenses"]),
         .executable(name: "school", targets: ["school"]),
         .executable(name: "sampletrips", targets: ["sampletrips"]),
@@ -63,11 +66,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "ExpensesCore",
+            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres"],
+            path: "Examples/ExpensesCore"
+        ),
         .executableTarget(
             name: "expenses",
             dependencies: [
+                "ExpensesCore",
                 "OpenSwiftData",
-                "OpenSwiftDataPostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/Expenses",

@@ -1,4 +1,5 @@
 import Foundation
+import ExpensesCore
 
 /// How one expense is shown in a list (the command-line `ExpenseRowView`).
 enum ExpenseRow {

@@ -1,10 +1,10 @@
 import ArgumentParser
+import ExpensesCore
 import Foundation
 #if canImport(SwiftData)
 import SwiftData
 #else
 import OpenSwiftData
-import OpenSwiftDataPostgres
 #endif
 
 /// The expense tracker of seed 000 ("Thinking in Data"), on the command line.
@@ -24,51 +24,28 @@ struct StoreOptions: ParsableArguments {
     var store: String?
 
     @MainActor
-    func open() throws -> (ModelContext, ExpenseViewModel) {
-        // A store from release 1 migrates to the current version here, once.
-        let container = try ModelContainer(
-            for: Expense.self, Category.self, migrationPlan: ExpensesMigrationPlan.self, configurations: try configuration())
-        let context = container.mainContext
-        let viewModel = ExpenseViewModel(context: context)
+    func open() throws -> ExpenseViewModel {
+        let container = try input { try ExpensesStore.container(try ExpensesStore.configuration(store)) }
+        let viewModel = ExpenseViewModel(context: container.mainContext)
         // As the list view's `.task` does: seed once when the store is empty.
-        let categories = try context.fetch(FetchDescriptor<Category>())
-        let expenses = try context.fetch(FetchDescriptor<Expense>())
-        viewModel.setupInitialData(categories: categories, expenses: expenses)
-        if let message = viewModel.errorMessage { throw ValidationError(message) }
-        return (context, viewModel)
+        try input { try viewModel.seedIfEmpty() }
+        return viewModel
     }
 }
 
-extension StoreOptions {
-    /// The SQLite file given, or the default one; PostgreSQL for a `postgres://` URL (the same
-    /// models and code, on a database several machines can share).
-    func configuration() throws -> any DataStoreConfiguration {
-        let database = store ?? ProcessInfo.processInfo.environment["DATABASE_URL"]
-        #if !canImport(SwiftData)
-        if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-            guard let url = URL(string: database) else { throw ValidationError("'\(database)' is not a URL.") }
-            return PostgresConfiguration("Expenses", url: url, postgresSchema: "expenses")
-        }
-        #endif
-        return store.map { ModelConfiguration(url: URL(fileURLWithPath: $0)) } ?? ModelConfiguration()
+/// Runs `body`, turning the view model's input errors into the command line's.
+func input<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as ExpenseInputError {
+        throw ValidationError(error.message)
     }
-}
-
-/// The start of a `yyyy-MM-dd` day in the local time zone, or a clear error.
-func parseDay(_ text: String) throws -> Date {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.dateFormat = "yyyy-MM-dd"
-    guard let day = formatter.date(from: text) else {
-        throw ValidationError("'\(text)' is not a date; use yyyy-MM-dd.")
-    }
-    return day
 }
 
 /// All expenses, newest first: the list every subcommand numbers rows by.
 @MainActor
-func newestFirst(_ context: ModelContext) throws -> [Expense] {
-    try context.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.date, order: .reverse)]))
+func newestFirst(_ viewModel: ExpenseViewModel) throws -> [Expense] {
+    try viewModel.expenses()
 }
 
 extension ExpensesCommand {
@@ -91,27 +68,14 @@ extension ExpensesCommand {
 
         @MainActor
         func run() async throws {
-            let (context, _) = try options.open()
-            let start = try from.map(parseDay) ?? .distantPast
-            let end = try to.map { try parseDay($0).addingTimeInterval(86_400) } ?? .distantFuture
-            guard start < end else { throw ValidationError("--from must not be after --to.") }
+            let viewModel = try options.open()
+            let start = try from.map { day in try input { try ExpenseInput.day(day, field: "from") } }
+            let end = try to.map { day in try input { try ExpenseInput.day(day, field: "to").addingTimeInterval(86_400) } }
+            if let start, let end, start >= end { throw ValidationError("--from must not be after --to.") }
 
-            if let category { _ = try Lookup.category(named: category, in: context) }
-            // Filtering belongs in the query: one predicate, run in the store. The parts for
-            // options not given are constant `true` and drop out of the SQL.
-            let anyCategory = category == nil
-            let categoryName = category ?? ""
-            let anyText = search == nil
-            let text = search ?? ""
-            let predicate = #Predicate<Expense> { expense in
-                (anyCategory || expense.category?.name == categoryName)
-                    && expense.date >= start && expense.date < end
-                    && (anyText
-                        || (expense.note?.localizedStandardContains(text) ?? false)
-                        || (expense.category?.name.localizedStandardContains(text) ?? false))
-            }
-            let expenses = try context.fetch(FetchDescriptor<Expense>(predicate: predicate, sortBy: [SortDescriptor(\.date, order: .reverse)]))
-            let numbers = Dictionary(uniqueKeysWithValues: try newestFirst(context).enumerated().map { ($1.persistentModelID, $0 + 1) })
+            if let category { _ = try input { try viewModel.category(named: category) } }
+            let expenses = try viewModel.expenses(ExpenseFilter(category: category, from: start, before: end, search: search))
+            let numbers = Dictionary(uniqueKeysWithValues: try newestFirst(viewModel).enumerated().map { ($1.persistentModelID, $0 + 1) })
             print(ExpenseRow.header)
             for expense in expenses {
                 print(ExpenseRow.line(expense, number: numbers[expense.persistentModelID] ?? 0))
@@ -144,13 +108,13 @@ extension ExpensesCommand {
         @MainActor
         func run() async throws {
             // Validate everything before touching the store.
-            guard let value = ExpenseViewModel.parseAmount(amount) else {
-                throw ValidationError("'\(amount)' is not an amount; use a number such as 12.50.")
-            }
-            let day = try date.map(parseDay)
-            let (context, viewModel) = try options.open()
-            let chosen = try category.map { try Lookup.category(named: $0, in: context) }
-            guard viewModel.addExpense(amount: value, note: note, tags: tags, category: chosen, date: day ?? .now) else {
+            let value = try input { try ExpenseInput.amount(amount) }
+            let day = try date.map { day in try input { try ExpenseInput.day(day) } }
+            let checkedNote = try input { try ExpenseInput.note(note) }
+            let checkedTags = try input { try ExpenseInput.tags(tags) }
+            let viewModel = try options.open()
+            let chosen = try category.map { name in try input { try viewModel.category(named: name) } }
+            guard viewModel.addExpense(amount: value, note: checkedNote, tags: checkedTags, category: chosen, date: day ?? .now) != nil else {
                 throw ValidationError(viewModel.errorMessage ?? "The expense could not be saved.")
             }
             print("Added \(ExpenseRow.money(value))\(chosen.map { " in \($0.name)" } ?? "").")
@@ -167,8 +131,8 @@ extension ExpensesCommand {
 
         @MainActor
         func run() async throws {
-            let (context, viewModel) = try options.open()
-            let expenses = try newestFirst(context)
+            let viewModel = try options.open()
+            let expenses = try newestFirst(viewModel)
             guard (1...max(expenses.count, 1)).contains(number), number <= expenses.count else {
                 throw ValidationError("There is no expense #\(number); `expenses list` shows \(expenses.count).")
             }
@@ -188,9 +152,10 @@ extension ExpensesCommand {
 
         @MainActor
         func run() async throws {
-            let (context, _) = try options.open()
-            for category in try context.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])) {
-                print("\(ExpenseRow.pad(category.name, 15)) \(ExpenseRow.pad(category.colour, 8)) \(category.expenses.count) expense\(category.expenses.count == 1 ? "" : "s")")
+            let viewModel = try options.open()
+            for line in try viewModel.categoryTotals() {
+                guard let colour = line.colour else { continue }
+                print("\(ExpenseRow.pad(line.name, 15)) \(ExpenseRow.pad(colour, 8)) \(line.count) expense\(line.count == 1 ? "" : "s")")
             }
         }
     }
@@ -202,33 +167,13 @@ extension ExpensesCommand {
 
         @MainActor
         func run() async throws {
-            let (context, _) = try options.open()
+            let viewModel = try options.open()
             var grand = 0.0
-            for category in try context.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])) {
-                let total = category.expenses.reduce(0) { $0 + $1.amount }
-                grand += total
-                print("\(ExpenseRow.pad(category.name, 15)) \(ExpenseRow.pad(ExpenseRow.money(total), 10, left: true))")
-            }
-            let uncategorised = try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.category == nil }))
-            if !uncategorised.isEmpty {
-                let total = uncategorised.reduce(0) { $0 + $1.amount }
-                grand += total
-                print("\(ExpenseRow.pad("Uncategorised", 15)) \(ExpenseRow.pad(ExpenseRow.money(total), 10, left: true))")
+            for line in try viewModel.categoryTotals() {
+                grand += line.total
+                print("\(ExpenseRow.pad(line.name, 15)) \(ExpenseRow.pad(ExpenseRow.money(line.total), 10, left: true))")
             }
             print("\(ExpenseRow.pad("Total", 15)) \(ExpenseRow.pad(ExpenseRow.money(grand), 10, left: true))")
         }
-    }
-}
-
-/// Finds a category by name, or explains which names exist.
-enum Lookup {
-    @MainActor
-    static func category(named name: String, in context: ModelContext) throws -> Category {
-        let matches = try context.fetch(FetchDescriptor<Category>(predicate: #Predicate { $0.name == name }))
-        guard let category = matches.first else {
-            let known = try context.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])).map(\.name)
-            throw ValidationError("Unknown category '\(name)'. Known categories: \(known.joined(separator: ", ")).")
-        }
-        return category
     }
 }

@@ -11,13 +11,13 @@ extension ExpensesSchemaV2 {
     /// only this row; every expense follows it through the relationship. `colour` is new in
     /// release 2; its default is what categories from release 1 get.
     @Model
-    final class Category {
-        var name: String
-        var colour: String = "grey"
+    public final class Category {
+        public var name: String
+        public var colour: String = "grey"
         @Relationship(deleteRule: .nullify, inverse: \Expense.category)
-        var expenses: [Expense] = []
+        public var expenses: [Expense] = []
 
-        init(name: String, colour: String = "grey") {
+        public init(name: String, colour: String = "grey") {
             self.name = name
             self.colour = colour
         }

@@ -11,14 +11,14 @@ extension ExpensesSchemaV2 {
     /// optional so that expenses from release 1 need no value. The framework gives every expense
     /// its identity (`persistentModelID`); no `id` is declared.
     @Model
-    final class Expense {
-        var amount: Double
-        var date: Date
-        var note: String?
-        var tags: [String]?
-        var category: Category?
+    public final class Expense {
+        public var amount: Double
+        public var date: Date
+        public var note: String?
+        public var tags: [String]?
+        public var category: Category?
 
-        init(amount: Double, date: Date = .now, note: String? = nil, tags: [String]? = nil, category: Category? = nil) {
+        public init(amount: Double, date: Date = .now, note: String? = nil, tags: [String]? = nil, category: Category? = nil) {
             self.amount = amount
             self.date = date
             self.note = note

@@ -7,12 +7,12 @@ import OpenSwiftData
 
 /// The models as the first release shipped them, frozen: stores written by that release are at
 /// this version. Never edit these; change the models in a new version instead.
-enum ExpensesSchemaV1: VersionedSchema {
-    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
-    static var models: [any PersistentModel.Type] { [Expense.self, Category.self] }
+public enum ExpensesSchemaV1: VersionedSchema {
+    public static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    public static var models: [any PersistentModel.Type] { [Expense.self, Category.self] }
 
     @Model
-    final class Expense {
+    public final class Expense {
         var amount: Double
         var date: Date
         var note: String?
@@ -27,7 +27,7 @@ enum ExpensesSchemaV1: VersionedSchema {
     }
 
     @Model
-    final class Category {
+    public final class Category {
         var name: String
         @Relationship(deleteRule: .nullify, inverse: \Expense.category)
         var expenses: [Expense] = []

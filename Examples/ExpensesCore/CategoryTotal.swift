@@ -1,0 +1,13 @@
+import Foundation
+
+/// A category's line in the totals: its name, colour, number of expenses and their sum.
+public struct CategoryTotal: Sendable, Equatable, Codable {
+    /// The name shown for expenses without a category.
+    public static let uncategorised = "Uncategorised"
+
+    public var name: String
+    /// `nil` for the uncategorised line.
+    public var colour: String?
+    public var count: Int
+    public var total: Double
+}

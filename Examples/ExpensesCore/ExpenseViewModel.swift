@@ -1,0 +1,182 @@
+import Foundation
+import Observation
+#if canImport(SwiftData)
+import SwiftData
+#else
+import OpenSwiftData
+#endif
+
+/// The command layer between the views (the command line, the web app) and the data: it
+/// validates input, adds, deletes and seeds expenses, and answers the lists and totals the views
+/// show, all through an injected `ModelContext`. One view model per context: the command line
+/// makes one, the web app one per request.
+@Observable
+public final class ExpenseViewModel {
+    /// True while a save is running; the add form disables Save meanwhile.
+    public var isSaving = false
+    /// The last error, for the UI to show.
+    public var errorMessage: String?
+
+    private let context: ModelContext
+
+    public init(context: ModelContext) {
+        self.context = context
+    }
+
+    public static let defaultCategories = ["Food", "Transport", "Shopping", "Bills", "Entertainment"]
+
+    /// The amount typed in the add form, if it is a positive number of at most a billion;
+    /// Save stays disabled otherwise.
+    public static func parseAmount(_ text: String) -> Double? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let value = Double(trimmed), value.isFinite, value > 0, value <= ExpenseInput.largestAmount else { return nil }
+        return value
+    }
+
+    /// Whether the add form's Save button is enabled.
+    public func canSave(amountText: String) -> Bool {
+        !isSaving && ExpenseViewModel.parseAmount(amountText) != nil
+    }
+
+    /// Records an expense and saves it.
+    @discardableResult
+    public func addExpense(amount: Double, note: String?, tags: [String] = [], category: Category?, date: Date = .now) -> Expense? {
+        isSaving = true
+        defer { isSaving = false }
+        let trimmed = note?.trimmingCharacters(in: .whitespacesAndNewlines)
+        let cleanTags = tags.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        let expense = Expense(
+            amount: amount, date: date, note: trimmed?.isEmpty == false ? trimmed : nil,
+            tags: cleanTags.isEmpty ? nil : cleanTags, category: category)
+        context.insert(expense)
+        return save() ? expense : nil
+    }
+
+    /// Deletes an expense and saves.
+    @discardableResult
+    public func deleteExpense(_ expense: Expense) -> Bool {
+        context.delete(expense)
+        return save()
+    }
+
+    /// Seeds default categories and a few sample expenses when the store is empty, so the app
+    /// never starts blank. Does nothing when data exists, so it runs once however often it is called.
+    public func setupInitialData(categories: [Category], expenses: [Expense]) {
+        guard categories.isEmpty && expenses.isEmpty else { return }
+        var byName: [String: Category] = [:]
+        for name in ExpenseViewModel.defaultCategories {
+            let category = Category(name: name)
+            context.insert(category)
+            byName[name] = category
+        }
+        let day: TimeInterval = 86_400
+        let now = Date.now
+        let samples: [(Double, String, String, TimeInterval)] = [
+            (45.00, "Lunch with the team", "Food", 0),
+            (12.50, "Bus pass top-up", "Transport", 1),
+            (89.99, "Running shoes", "Shopping", 2),
+            (60.00, "Electricity", "Bills", 4),
+            (15.00, "Cinema", "Entertainment", 6),
+            (8.75, "Coffee and pastry", "Food", 7),
+        ]
+        for (amount, note, category, daysAgo) in samples {
+            context.insert(Expense(amount: amount, date: now.addingTimeInterval(-daysAgo * day), note: note, category: byName[category]))
+        }
+        save()
+    }
+
+    /// Seeds the store once, as the list view's `.task` does (see ``setupInitialData(categories:expenses:)``).
+    public func seedIfEmpty() throws {
+        let categories = try context.fetch(FetchDescriptor<Category>())
+        let expenses = try context.fetch(FetchDescriptor<Expense>())
+        setupInitialData(categories: categories, expenses: expenses)
+        if let errorMessage { throw ExpenseInputError(field: "store", message: errorMessage) }
+    }
+
+    // MARK: Reading
+
+    /// The expenses a filter selects, newest first, paged.
+    public func expenses(_ filter: ExpenseFilter = ExpenseFilter(), offset: Int = 0, limit: Int? = nil) throws -> [Expense] {
+        var descriptor = FetchDescriptor<Expense>(predicate: filter.predicate, sortBy: [SortDescriptor(\.date, order: .reverse)])
+        descriptor.fetchOffset = offset
+        descriptor.fetchLimit = limit
+        return try context.fetch(descriptor)
+    }
+
+    /// The expense with this identifier, or `nil` if there is none (any more).
+    public func expense(_ id: PersistentIdentifier) throws -> Expense? {
+        try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.persistentModelID == id })).first
+    }
+
+    /// Changes an expense and saves; `false` (with ``errorMessage``) if the save failed.
+    @discardableResult
+    public func update(_ expense: Expense, amount: Double, note: String?, tags: [String], category: Category?, date: Date) -> Bool {
+        expense.amount = amount
+        let trimmed = note?.trimmingCharacters(in: .whitespacesAndNewlines)
+        expense.note = trimmed?.isEmpty == false ? trimmed : nil
+        let cleanTags = tags.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        expense.tags = cleanTags.isEmpty ? nil : cleanTags
+        expense.category = category
+        expense.date = date
+        return save()
+    }
+
+    /// Adds a category; a name already taken (ignoring case) is refused with
+    /// ``ExpenseInputError`` on the field `name`, so category names stay unique.
+    public func addCategory(name: String, colour: String = "grey") throws -> Category {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= 40 else {
+            throw ExpenseInputError(field: "name", message: "A category name has 1 to 40 characters.")
+        }
+        let taken = try context.fetch(FetchDescriptor<Category>()).contains { $0.name.caseInsensitiveCompare(trimmed) == .orderedSame }
+        guard !taken else { throw ExpenseInputError(field: "name", message: "There is already a category named '\(trimmed)'.", isConflict: true) }
+        let category = Category(name: trimmed, colour: colour)
+        context.insert(category)
+        guard save() else { throw ExpenseInputError(field: "store", message: errorMessage ?? "The category could not be saved.") }
+        return category
+    }
+
+    /// How many expenses a filter selects and what they add up to.
+    public func total(_ filter: ExpenseFilter = ExpenseFilter()) throws -> (count: Int, amount: Double) {
+        var descriptor = FetchDescriptor<Expense>(predicate: filter.predicate)
+        descriptor.propertiesToFetch = [\.amount]
+        let selected = try context.fetch(descriptor)
+        return (selected.count, selected.reduce(0) { $0 + $1.amount })
+    }
+
+    /// Every category by name, with its colour, how many expenses it has and their total;
+    /// expenses without a category last, as "Uncategorised", if there are any.
+    public func categoryTotals() throws -> [CategoryTotal] {
+        var totals = try context.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])).map { category in
+            CategoryTotal(name: category.name, colour: category.colour, count: category.expenses.count, total: category.expenses.reduce(0) { $0 + $1.amount })
+        }
+        let uncategorised = try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.category == nil }))
+        if !uncategorised.isEmpty {
+            totals.append(CategoryTotal(name: CategoryTotal.uncategorised, colour: nil, count: uncategorised.count, total: uncategorised.reduce(0) { $0 + $1.amount }))
+        }
+        return totals
+    }
+
+    /// The category named `name`, or an error that lists the names there are.
+    public func category(named name: String) throws -> Category {
+        let matches = try context.fetch(FetchDescriptor<Category>(predicate: #Predicate { $0.name == name }))
+        guard let category = matches.first else {
+            let known = try context.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+            throw ExpenseInputError(field: "category", message: "Unknown category '\(name)'. Known categories: \(known.joined(separator: ", ")).")
+        }
+        return category
+    }
+
+    @discardableResult
+    private func save() -> Bool {
+        do {
+            try context.save()
+            errorMessage = nil
+            return true
+        } catch {
+            errorMessage = "Could not save: \(error)"
+            context.rollback()
+            return false
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+#if canImport(SwiftData)
+import SwiftData
+#else
+import OpenSwiftData
+import OpenSwiftDataPostgres
+#endif
+
+/// Where the expense tracker keeps its data: a SQLite file (the default one, or one given), or
+/// PostgreSQL for a `postgres://` URL — the same models and code, on a database several machines
+/// can share.
+public enum ExpensesStore {
+    /// The configuration for `store` (a file path or a PostgreSQL URL), else `DATABASE_URL`, else
+    /// the default file. On PostgreSQL the tables live in the namespace `schema`.
+    public static func configuration(
+        _ store: String?, schema: String = "expenses", environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> any DataStoreConfiguration {
+        let database = store ?? environment["DATABASE_URL"]
+        #if !canImport(SwiftData)
+        if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+            guard let url = URL(string: database) else { throw ExpenseInputError(field: "store", message: "'\(database)' is not a URL.") }
+            return PostgresConfiguration("Expenses", url: url, postgresSchema: schema)
+        }
+        #endif
+        return store.map { ModelConfiguration(url: URL(fileURLWithPath: $0)) } ?? ModelConfiguration()
+    }
+
+    /// A container on `configuration`; a store from release 1 migrates to the current version here, once.
+    public static func container(_ configuration: any DataStoreConfiguration) throws -> ModelContainer {
+        try ModelContainer(for: Expense.self, Category.self, migrationPlan: ExpensesMigrationPlan.self, configurations: configuration)
+    }
+}
