@@ -66,6 +66,26 @@ import SwiftData
         }
     }
 
+    @Test func handDescribedEntitiesCanBeChanged() throws {
+        let entity = Schema.Entity("Draft", properties: Schema.Attribute(name: "title", valueType: String.self))
+        entity.name = "Note"
+        let body = Schema.Attribute(name: "body", valueType: String?.self)
+        entity.attributes.insert(body)
+        #expect(entity.properties.map(\.name) == ["title", "body"])
+        #expect(entity.attributesByName["body"]?.isOptional == true)
+        entity.attributes.remove(try #require(entity.attributesByName["title"]))
+        #expect(entity.properties.map(\.name) == ["body"])
+        entity.uniquenessConstraints = [["body"]]
+        entity.indices = [["body"]]
+        let parent = Schema.Entity("Document")
+        entity.superentity = parent
+        parent.subentities = [entity]
+        let schema = Schema(parent, entity)
+        #expect(schema.entitiesByName["Note"]?.superentityName == "Document")
+        #expect(schema.entitiesByName["Note"]?.uniquenessConstraints == [["body"]])
+        #expect(try JSONDecoder().decode(Schema.self, from: JSONEncoder().encode(schema)) == schema)
+    }
+
     @Test func indexAndUniqueDeclarationsAreValues() {
         let indexes = Schema.Index<Book>(.binary([\.title]), .rtree([\.latitude, \.longitude]))
         #expect(indexes.indices.map(\.keyPaths) == [[\Book.title], [\Book.latitude, \Book.longitude]])

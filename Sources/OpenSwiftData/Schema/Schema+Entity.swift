@@ -12,16 +12,21 @@ extension Schema {
     ///     Schema.Attribute(name: "startDate", valueType: Date.self))
     /// ```
     ///
-    /// `@unchecked Sendable`: all stored properties are set in `init` and not changed once the
-    /// schema holding the entity is built.
+    /// As in SwiftData, `name`, `attributes`, `relationships`, `superentity`, `subentities`,
+    /// `uniquenessConstraints` and `indices` can be changed, to build a description by hand;
+    /// changing an entity of a schema made from classes changes the description only — stores
+    /// keep to the classes.
+    ///
+    /// `@unchecked Sendable`: the library never changes an entity once the schema holding it is
+    /// built; code that changes one must not share it across threads meanwhile.
     public final class Entity: Hashable, @unchecked Sendable, CustomStringConvertible {
         /// The entity's name (the class name).
-        public let name: String
+        public var name: String
         /// The Swift class name.
         public let className: String
         /// The persisted properties, in declaration order: for a subclass, its superclass's first
         /// (``inheritedProperties``), then its own.
-        public let properties: [any SchemaProperty]
+        public private(set) var properties: [any SchemaProperty]
         /// The entity of the model class this one inherits from (`@Model class BusinessTrip: Trip`
         /// has `Trip`'s), or `nil`.
         ///
@@ -30,9 +35,11 @@ extension Schema {
         /// schema.entitiesByName["BusinessTrip"]?.superentity?.name   // "Trip"
         /// schema.entitiesByName["Trip"]?.subentities.map(\.name)     // ["BusinessTrip"]
         /// ```
-        public internal(set) weak var superentity: Entity?
+        public weak var superentity: Entity? {
+            didSet { superentityName = superentity?.name }
+        }
         /// The entities of the schema's model classes that inherit directly from this one.
-        public internal(set) var subentities: Set<Entity> = []
+        public var subentities: Set<Entity> = []
         /// The name of ``superentity``, or `nil`.
         public internal(set) var superentityName: String?
         /// The properties this entity inherits from its superentity (a prefix of ``properties``).
@@ -41,19 +48,23 @@ extension Schema {
         public var inheritedPropertiesByName: [String: any SchemaProperty] {
             Dictionary(uniqueKeysWithValues: inheritedProperties.map { ($0.name, $0) })
         }
-        private let inheritedCount: Int
-        /// The attributes.
-        public let attributes: Set<Attribute>
-        /// The relationships.
-        public let relationships: Set<Relationship>
+        private var inheritedCount: Int
+        /// The attributes. Setting them updates ``properties`` and ``attributesByName``.
+        public var attributes: Set<Attribute> {
+            didSet { propertiesChanged() }
+        }
+        /// The relationships. Setting them updates ``properties`` and ``relationshipsByName``.
+        public var relationships: Set<Relationship> {
+            didSet { propertiesChanged() }
+        }
         /// The attributes by name.
-        public let attributesByName: [String: Attribute]
+        public private(set) var attributesByName: [String: Attribute]
         /// The relationships by name.
-        public let relationshipsByName: [String: Relationship]
+        public private(set) var relationshipsByName: [String: Relationship]
         /// The groups of property names whose values are unique together.
-        public let uniquenessConstraints: [[String]]
+        public var uniquenessConstraints: [[String]]
         /// The groups of property names that are indexed together.
-        public let indices: [[String]]
+        public var indices: [[String]]
         /// The persisted properties by name.
         public var storedPropertiesByName: [String: any SchemaProperty] {
             Dictionary(uniqueKeysWithValues: properties.map { ($0.name, $0) })
@@ -120,6 +131,21 @@ extension Schema {
                 subentity.superentityName = name
                 self.subentities.insert(subentity)
             }
+        }
+
+        /// After `attributes` or `relationships` changed: the properties kept stay in their order,
+        /// new ones follow by name.
+        private func propertiesChanged() {
+            let members = Set(attributes.map { ObjectIdentifier($0) } + relationships.map { ObjectIdentifier($0) })
+            inheritedCount = properties.prefix(inheritedCount).filter { members.contains(ObjectIdentifier($0)) }.count
+            let kept = properties.filter { members.contains(ObjectIdentifier($0)) }
+            let known = Set(kept.map { ObjectIdentifier($0) })
+            let all: [any SchemaProperty] = Array(attributes) + Array(relationships)
+            properties = kept + all.filter { !known.contains(ObjectIdentifier($0)) }.sorted { $0.name < $1.name }
+            for attribute in attributes where attribute.entityName.isEmpty { attribute.entityName = name }
+            for relationship in relationships where relationship.entityName.isEmpty { relationship.entityName = name }
+            attributesByName = Dictionary(attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            relationshipsByName = Dictionary(relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         }
 
         /// Whether both sides describe the same thing (see the type's documentation for what is compared).
