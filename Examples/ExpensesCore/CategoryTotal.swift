@@ -10,4 +10,11 @@ public struct CategoryTotal: Sendable, Equatable, Codable {
     public var colour: String?
     public var count: Int
     public var total: Double
+
+    public init(name: String, colour: String?, count: Int, total: Double) {
+        self.name = name
+        self.colour = colour
+        self.count = count
+        self.total = total
+    }
 }

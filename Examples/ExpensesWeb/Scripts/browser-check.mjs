@@ -1,0 +1,112 @@
+// Drives the expenses page in headless Chromium as a person would: loads it, submits the add
+// form with a bad amount (the page must say what is wrong), then with a good one (the expense
+// must appear in the table), and saves a screenshot.
+//
+//   node --experimental-websocket browser-check.mjs http://127.0.0.1:8080 screenshot.png
+//
+// Talks to Chromium over its DevTools protocol; needs Debian's `chromium` and Node 20 or newer.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [base, screenshot] = process.argv.slice(2);
+if (!base || !screenshot) {
+  console.error('usage: browser-check.mjs BASE_URL SCREENSHOT.png');
+  process.exit(2);
+}
+const note = `Team coffee ${new Date().toISOString().slice(11, 19)}`;
+const profile = mkdtempSync(join(tmpdir(), 'expenses-chromium-'));
+const chromium = spawn(process.env.CHROMIUM ?? 'chromium', [
+  '--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--hide-scrollbars',
+  '--remote-debugging-port=0', `--user-data-dir=${profile}`, '--window-size=1280,900', 'about:blank',
+], { stdio: ['ignore', 'ignore', 'pipe'] });
+
+function fail(message) {
+  console.error(`browser check failed: ${message}`);
+  chromium.kill('SIGKILL');
+  rmSync(profile, { recursive: true, force: true });
+  process.exit(1);
+}
+setTimeout(() => fail('timed out after 60 s'), 60_000).unref();
+
+const endpoint = await new Promise((resolve, reject) => {
+  let seen = '';
+  chromium.stderr.on('data', (chunk) => {
+    seen += chunk;
+    const match = seen.match(/DevTools listening on (ws:\/\/\S+)/);
+    if (match) resolve(match[1]);
+  });
+  chromium.on('exit', (code) => reject(new Error(`chromium exited (${code}): ${seen}`)));
+}).catch((error) => fail(error.message));
+
+const socket = new WebSocket(endpoint);
+await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
+let nextId = 1;
+const pending = new Map();
+const waiters = [];
+socket.addEventListener('message', (event) => {
+  const message = JSON.parse(event.data);
+  if (message.id && pending.has(message.id)) {
+    const { resolve, reject } = pending.get(message.id);
+    pending.delete(message.id);
+    message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result);
+  } else if (message.method) {
+    for (const waiter of waiters.filter((w) => w.method === message.method)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(message.params);
+    }
+  }
+});
+function send(method, params = {}, sessionId) {
+  const id = nextId++;
+  socket.send(JSON.stringify({ id, method, params, sessionId }));
+  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
+}
+const event = (method) => new Promise((resolve) => waiters.push({ method, resolve }));
+
+const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
+const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
+const page = (method, params) => send(method, params, sessionId);
+const evaluate = async (expression) => (await page('Runtime.evaluate', { expression, returnByValue: true })).result.value;
+await page('Page.enable');
+await page('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false });
+
+async function load(action) {
+  const loaded = event('Page.loadEventFired');
+  await action();
+  await loaded;
+}
+async function submit(amount) {
+  await load(() => evaluate(`(() => {
+    document.querySelector('#amount').value = ${JSON.stringify(amount)};
+    document.querySelector('#note').value = ${JSON.stringify(note)};
+    document.querySelector('#category').value = 'Food';
+    document.querySelector('#add').requestSubmit();
+  })()`));
+}
+
+await load(() => page('Page.navigate', { url: base }));
+if (!(await evaluate(`document.querySelectorAll('#expenses tbody tr').length > 0`))) fail('the page shows no expense table');
+const before = await evaluate(`document.querySelector('#total').textContent`);
+
+await submit('-12');
+const complaint = await evaluate(`document.querySelector('#amount-error')?.textContent ?? ''`);
+if (!complaint.includes('not an amount')) fail(`a negative amount was not refused with a message (got "${complaint}")`);
+if (await evaluate(`document.querySelector('#expenses').innerText.includes(${JSON.stringify(note)})`)) fail('the refused expense was listed');
+
+await submit('4.20');
+const row = await evaluate(`[...document.querySelectorAll('#expenses tbody tr')].map((r) => r.innerText).find((t) => t.includes(${JSON.stringify(note)})) ?? ''`);
+if (!row.includes('4.20') || !row.includes('Food')) fail(`the added expense is not in the table (row: "${row}")`);
+const after = await evaluate(`document.querySelector('#total').textContent`);
+if (Math.abs(Number(after) - Number(before) - 4.2) > 0.001) fail(`the total went from ${before} to ${after}, not up by 4.20`);
+
+const { data } = await page('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false });
+writeFileSync(screenshot, Buffer.from(data, 'base64'));
+console.log(`browser check passed: refused -12 ("${complaint.trim()}"), added "${note}" (${row.replace(/\s+/g, ' ').trim()}), total ${before} → ${after}; screenshot ${screenshot}`);
+socket.close();
+const exited = new Promise((resolve) => chromium.once('exit', resolve));
+chromium.kill('SIGTERM');
+await exited;
+rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+process.exit(0);

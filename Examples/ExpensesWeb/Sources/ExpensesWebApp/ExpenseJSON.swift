@@ -1,0 +1,84 @@
+import ExpensesCore
+import Foundation
+import OpenSwiftData
+
+/// An expense as the API shows it.
+public struct ExpenseJSON: Codable, Sendable, Equatable {
+    /// Opaque: the expense's `persistentModelID`, as ``ExpenseIdentifier`` writes it.
+    public var id: String
+    public var amount: Double
+    /// The day, `yyyy-MM-dd`, in the server's time zone.
+    public var date: String
+    public var note: String?
+    public var category: String?
+    public var tags: [String]
+
+    init(_ expense: Expense) throws {
+        id = try ExpenseIdentifier.string(expense.persistentModelID)
+        amount = expense.amount
+        date = ExpenseJSON.dayFormatter.string(from: expense.date)
+        note = expense.note
+        category = expense.category?.name
+        tags = expense.tags ?? []
+    }
+
+    static var dayFormatter: DateFormatter {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd"
+        return formatter
+    }
+}
+
+/// What a create or update request sends.
+public struct ExpenseInputJSON: Codable, Sendable {
+    public var amount: Double
+    public var note: String?
+    public var category: String?
+    /// `yyyy-MM-dd`; today when absent.
+    public var date: String?
+    public var tags: [String]?
+
+    public init(amount: Double, note: String? = nil, category: String? = nil, date: String? = nil, tags: [String]? = nil) {
+        self.amount = amount
+        self.note = note
+        self.category = category
+        self.date = date
+        self.tags = tags
+    }
+
+    /// Everything checked before the store is touched (the category's existence is checked
+    /// in the data job).
+    func validated() throws -> (amount: Double, note: String?, date: Date?, tags: [String]) {
+        (try ExpenseInput.amount(amount), try ExpenseInput.note(note), try date.map { try ExpenseInput.day($0) }, try ExpenseInput.tags(tags ?? []))
+    }
+}
+
+/// A page of expenses with the total of everything the filter selects.
+public struct ExpenseListJSON: Codable, Sendable {
+    public var expenses: [ExpenseJSON]
+    /// How many expenses the filter selects, on every page.
+    public var count: Int
+    /// Their sum.
+    public var total: Double
+    public var offset: Int
+    public var limit: Int
+}
+
+/// What a new category request sends.
+public struct CategoryInputJSON: Codable, Sendable {
+    public var name: String
+    public var colour: String?
+
+    public init(name: String, colour: String? = nil) {
+        self.name = name
+        self.colour = colour
+    }
+}
+
+/// Totals per category and overall.
+public struct SummaryJSON: Codable, Sendable {
+    public var categories: [CategoryTotal]
+    public var count: Int
+    public var total: Double
+}

@@ -1,0 +1,44 @@
+import ExpensesCore
+import Foundation
+import Hummingbird
+import Logging
+import Mustache
+import OpenSwiftData
+
+/// Builds the web app: the JSON API, the HTML page, `/health`, request logging.
+///
+/// ```swift
+/// let service = try ExpensesService(container: try ExpensesStore.container(ModelConfiguration()))
+/// let app = try await ExpensesApplication.build(service: service, host: "127.0.0.1", port: 8080)
+/// try await app.runService()   // until SIGINT or SIGTERM; in-flight requests finish first
+/// ```
+public enum ExpensesApplication {
+    public static func build(service: ExpensesService, host: String = "127.0.0.1", port: Int = 8080, logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
+        let router = try router(service: service)
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web"), logger: logger)
+    }
+
+    /// The routes, for tests that drive them without a server.
+    public static func router(service: ExpensesService) throws -> Router<ExpensesRequestContext> {
+        let router = Router(context: ExpensesRequestContext.self)
+        router.add(middleware: LogRequestsMiddleware(.info))
+        router.get("health") { _, _ in
+            // Healthy when the store answers a query.
+            _ = try await service.perform { _, context in try context.fetchCount(FetchDescriptor<Category>()) }
+            return try APIController.json(["status": "ok"])
+        }
+        APIController(service: service).addRoutes(to: router)
+        WebController(service: service, templates: try templates()).addRoutes(to: router)
+        return router
+    }
+
+    /// The page template, from the target's resources.
+    static func templates() throws -> MustacheLibrary {
+        guard let url = Bundle.module.url(forResource: "page", withExtension: "mustache", subdirectory: "Resources") else {
+            throw APIError(.internalServerError, "page.mustache is missing from the app's resources.")
+        }
+        var library = MustacheLibrary()
+        library.register(try MustacheTemplate(string: String(contentsOf: url, encoding: .utf8)), named: "page")
+        return library
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import ExpensesCore
+import ExpensesWebApp
+import Foundation
+import Hummingbird
+import Logging
+
+/// `expenses-web`: the expense tracker as a web app, on the default SQLite store or on
+/// PostgreSQL (`--store postgres://…` or `DATABASE_URL`), where several instances can serve one
+/// database.
+@main
+struct ExpensesWebCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "expenses-web",
+        abstract: "Serve the expense tracker: a JSON API under /api and a page at /.")
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on (default: PORT if set, else 8080).")
+    var port: Int?
+
+    @Option(help: "The store: a file, or a postgres://user:password@host:port/database URL (default: DATABASE_URL if set, else a file in the application data folder).")
+    var store: String?
+
+    @Option(help: "On PostgreSQL, the namespace (schema) the tables live in.")
+    var schema = "expenses"
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let port = try port ?? environment["PORT"].map { text in
+            guard let number = Int(text), (0...65_535).contains(number) else { throw ValidationError("PORT='\(text)' is not a port number.") }
+            return number
+        } ?? 8080
+        var logger = Logger(label: "expenses-web")
+        logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+
+        let service: ExpensesService
+        do {
+            service = try ExpensesService(container: try ExpensesStore.container(try ExpensesStore.configuration(store, schema: schema, environment: environment)))
+        } catch let error as ExpenseInputError {
+            throw ValidationError(error.message)
+        }
+        let app = try await ExpensesApplication.build(service: service, host: host, port: port, logger: logger)
+        // Runs until SIGINT or SIGTERM; in-flight requests finish first. Every request saved its
+        // own changes, so there is nothing left to save; the threads stop, then the store closes.
+        try await app.runService()
+        try await service.shutDown()
+        logger.info("stopped; the store is closed")
+    }
+}

@@ -1,0 +1,73 @@
+import ExpensesCore
+import ExpensesWebApp
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The HTML page: it lists expenses and totals, filters, adds through its form (or shows what is
+/// wrong and writes nothing) and deletes.
+@Suite struct WebPageTests {
+    static let form = "application/x-www-form-urlencoded"
+
+    @Test func thePageListsExpensesAndTotals() async throws {
+        let app = try TestApp(.sqlite)
+        try await app.test { client in
+            let page = try await client.send(.get, "/")
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+            #expect(page.text.contains("<strong id=\"total\">231.24</strong>"))
+            #expect(page.text.contains("Running shoes"))
+            #expect(page.text.components(separatedBy: "action=\"/expenses/").count - 1 == 6)
+
+            let food = try await client.send(.get, "/?category=Food&search=coffee+and")
+            #expect(food.text.contains("Coffee and pastry") && !food.text.contains("Running shoes"))
+            #expect(food.text.contains("<strong id=\"total\">8.75</strong>"))
+
+            let bad = try await client.send(.get, "/?from=yesterday")
+            #expect(bad.status == .ok && bad.text.contains("is not a date"))
+        }
+    }
+
+    @Test func theFormAddsAnExpense() async throws {
+        let app = try TestApp(.sqlite)
+        try await app.test { client in
+            let posted = try await client.send(.post, "/expenses", body: "amount=7.40&note=Th%C3%A9+vert&category=Food&date=2026-04-01", contentType: Self.form)
+            #expect(posted.status == .seeOther)
+            #expect(posted.headers[.location] == "/")
+            let page = try await client.send(.get, "/")
+            #expect(page.text.contains("Thé vert") && page.text.contains("7.40"))
+        }
+        let added = try app.freshViewModel().expenses(ExpenseFilter(search: "Thé vert"))
+        #expect(added.count == 1 && added.first?.amount == 7.4 && added.first?.category?.name == "Food")
+    }
+
+    @Test func aBadFormSaysWhatIsWrongAndWritesNothing() async throws {
+        let app = try TestApp(.sqlite)
+        try await app.test { client in
+            let page = try await client.send(.post, "/expenses", body: "amount=-3&note=Refund&date=soon", contentType: Self.form)
+            #expect(page.status == .badRequest)
+            #expect(page.text.contains("id=\"amount-error\""))
+            #expect(page.text.contains("is not an amount"))
+            #expect(page.text.contains("is not a date"))
+            // What was typed stays in the form.
+            #expect(page.text.contains("value=\"Refund\""))
+
+            let unknown = try await client.send(.post, "/expenses", body: "amount=3&category=Yachts", contentType: Self.form)
+            #expect(unknown.status == .badRequest && unknown.text.contains("Unknown category"))
+        }
+        #expect(try app.freshViewModel().total().count == 6)
+    }
+
+    @Test func theDeleteButtonDeletes() async throws {
+        let app = try TestApp(.sqlite)
+        let id = try #require(try app.freshViewModel().expenses(ExpenseFilter(search: "Cinema")).first?.persistentModelID)
+        let text = try ExpenseIdentifier.string(id)
+        try await app.test { client in
+            let deleted = try await client.send(.post, "/expenses/\(text)/delete", contentType: Self.form)
+            #expect(deleted.status == .seeOther)
+            #expect(!(try await client.send(.get, "/")).text.contains("Cinema"))
+        }
+        #expect(try app.freshViewModel().total().count == 5)
+    }
+}
