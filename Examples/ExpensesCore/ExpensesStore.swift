@@ -3,6 +3,10 @@ import Foundation
 import SwiftData
 #else
 import OpenSwiftData
+#endif
+// Not `!canImport(SwiftData)`: where the package's `SwiftData` compatibility module is built,
+// that test is true on Linux too, depending on build order.
+#if canImport(OpenSwiftDataPostgres)
 import OpenSwiftDataPostgres
 #endif
 
@@ -16,7 +20,7 @@ public enum ExpensesStore {
         _ store: String?, schema: String = "expenses", environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> any DataStoreConfiguration {
         let database = store ?? environment["DATABASE_URL"]
-        #if !canImport(SwiftData)
+        #if canImport(OpenSwiftDataPostgres)
         if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
             guard let url = URL(string: database) else { throw ExpenseInputError(field: "store", message: "'\(database)' is not a URL.") }
             return PostgresConfiguration("Expenses", url: url, postgresSchema: schema)

@@ -30,7 +30,7 @@ struct APIController {
         let filter = try Self.filter(request)
         let offset = try Self.integer(query["offset"], field: "offset", default: 0, range: 0...Int(Int32.max))
         let limit = try Self.integer(query["limit"], field: "limit", default: 50, range: 1...Self.largestPage)
-        let page = try await run {  viewModel, _ in
+        let page = try await run { viewModel, _ in
             if let name = filter.category { _ = try viewModel.category(named: name) }
             let (count, total) = try viewModel.total(filter)
             let expenses = try viewModel.expenses(filter, offset: offset, limit: limit).map(ExpenseJSON.init)

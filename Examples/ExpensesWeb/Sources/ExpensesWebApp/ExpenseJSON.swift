@@ -16,18 +16,14 @@ public struct ExpenseJSON: Codable, Sendable, Equatable {
     init(_ expense: Expense) throws {
         id = try ExpenseIdentifier.string(expense.persistentModelID)
         amount = expense.amount
-        date = ExpenseJSON.dayFormatter.string(from: expense.date)
+        date = ExpenseJSON.day.format(expense.date)
         note = expense.note
         category = expense.category?.name
         tags = expense.tags ?? []
     }
 
-    static var dayFormatter: DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd"
-        return formatter
-    }
+    /// `yyyy-MM-dd` in the server's time zone (a value, shared by every request).
+    static let day = Date.ISO8601FormatStyle(timeZone: .current).year().month().day()
 }
 
 /// What a create or update request sends.

@@ -107,7 +107,7 @@ struct WebController {
             return PageData(expenses: expenses, count: count, total: total, totals: try viewModel.categoryTotals())
         }
         let names = data.totals.compactMap { $0.colour == nil ? nil : $0.name }
-        let today = ExpenseJSON.dayFormatter.string(from: .now)
+        let today = ExpenseJSON.day.format(.now)
         let values: [String: Any] = [
             "count": data.count,
             "single": data.count == 1,
