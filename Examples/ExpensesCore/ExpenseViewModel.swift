@@ -29,8 +29,7 @@ public final class ExpenseViewModel {
     /// Save stays disabled otherwise.
     public static func parseAmount(_ text: String) -> Double? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let value = Double(trimmed), value.isFinite, value > 0, value <= ExpenseInput.largestAmount else { return nil }
-        return value
+        return Double(trimmed).flatMap { try? ExpenseInput.amount($0) }
     }
 
     /// Whether the add form's Save button is enabled.
@@ -43,13 +42,21 @@ public final class ExpenseViewModel {
     public func addExpense(amount: Double, note: String?, tags: [String] = [], category: Category?, date: Date = .now) -> Expense? {
         isSaving = true
         defer { isSaving = false }
-        let trimmed = note?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let cleanTags = tags.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        let expense = Expense(
-            amount: amount, date: date, note: trimmed?.isEmpty == false ? trimmed : nil,
-            tags: cleanTags.isEmpty ? nil : cleanTags, category: category)
+        let expense = Expense(amount: amount, date: date, note: Self.stored(note), tags: Self.stored(tags), category: category)
         context.insert(expense)
         return save() ? expense : nil
+    }
+
+    /// A note as stored: trimmed, `nil` when nothing is left.
+    private static func stored(_ note: String?) -> String? {
+        let trimmed = note?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed?.isEmpty == false ? trimmed : nil
+    }
+
+    /// Tags as stored: trimmed, empty ones dropped, `nil` when none are left.
+    private static func stored(_ tags: [String]) -> [String]? {
+        let kept = tags.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        return kept.isEmpty ? nil : kept
     }
 
     /// Deletes an expense and saves.
@@ -112,10 +119,8 @@ public final class ExpenseViewModel {
     @discardableResult
     public func update(_ expense: Expense, amount: Double, note: String?, tags: [String], category: Category?, date: Date) -> Bool {
         expense.amount = amount
-        let trimmed = note?.trimmingCharacters(in: .whitespacesAndNewlines)
-        expense.note = trimmed?.isEmpty == false ? trimmed : nil
-        let cleanTags = tags.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
-        expense.tags = cleanTags.isEmpty ? nil : cleanTags
+        expense.note = Self.stored(note)
+        expense.tags = Self.stored(tags)
         expense.category = category
         expense.date = date
         return save()
