@@ -14,15 +14,18 @@ final class HierarchyRows: @unchecked Sendable {
     /// Each kind of row: its layout, and for each of its stored slots beyond `layout`'s, the
     /// position of its column in ``extraColumns``. In the order of ``entityNames``.
     let kinds: [Kind]
-    /// The entity names of the layout and its subclasses, for `Z_ENT IN (…)`.
+    /// The entity names of the layout and its subclasses, for messages.
     let entityNames: [String]
+    /// What `Z_ENT` holds for the layout and each subclass (``SQLTableFormat/entityValue(_:)``),
+    /// in the order of ``entityNames``, for `Z_ENT IN (…)`.
+    let entityValues: [StoredValue]
 
     struct Kind {
         let layout: ModelLayout
         let extras: [(slot: Int, column: Int)]
     }
 
-    init(layout: ModelLayout, kinds: [ModelLayout]) {
+    init(layout: ModelLayout, kinds: [ModelLayout], format: SQLTableFormat) {
         self.layout = layout
         var columns: [String] = []
         var found: [Kind] = []
@@ -42,6 +45,7 @@ final class HierarchyRows: @unchecked Sendable {
         self.extraColumns = columns
         self.kinds = found
         self.entityNames = kinds.map(\.entityName)
+        self.entityValues = kinds.map(format.entityValue)
     }
 
     /// The columns a row of this entity is read with under `alias`: the layout's own (`slots`, or
@@ -57,7 +61,7 @@ final class HierarchyRows: @unchecked Sendable {
     func kindColumn(alias: String) -> SQLExpression {
         let entity = SQLExpression.column(table: alias, name: ModelLayout.entityColumn)
         return .caseWhen(
-            entityNames.enumerated().map { (.binary(entity, .equal, .bind(.text($1))), .constant(.integer(Int64($0)))) },
+            entityValues.enumerated().map { (.binary(entity, .equal, .bind($1)), .constant(.integer(Int64($0)))) },
             else: .constant(.integer(-1)))
     }
 
@@ -83,7 +87,7 @@ final class HierarchyRows: @unchecked Sendable {
     func entityCondition(alias: String) -> SQLExpression? {
         guard layout.superLayout != nil else { return nil }
         let column = SQLExpression.column(table: alias, name: ModelLayout.entityColumn)
-        if entityNames.count == 1 { return .binary(column, .equal, .bind(.text(entityNames[0]))) }
-        return .in(column, entityNames.map { .bind(.text($0)) })
+        if entityValues.count == 1 { return .binary(column, .equal, .bind(entityValues[0])) }
+        return .in(column, entityValues.map { .bind($0) })
     }
 }

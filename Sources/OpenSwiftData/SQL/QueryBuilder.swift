@@ -9,9 +9,9 @@ struct QueryBuilder {
     /// subclasses') of the shared table.
     private let entityCondition: SQLExpression?
 
-    init(root: ModelLayout, hierarchies: ModelHierarchies = ModelHierarchies([]), entityCondition: SQLExpression? = nil) {
+    init(root: ModelLayout, hierarchies: ModelHierarchies = ModelHierarchies([]), format: SQLTableFormat = .openSwiftData, entityCondition: SQLExpression? = nil) {
         self.root = root
-        self.translator = PredicateTranslator(root: root, hierarchies: hierarchies)
+        self.translator = PredicateTranslator(root: root, hierarchies: hierarchies, format: format)
         self.entityCondition = entityCondition
     }
 

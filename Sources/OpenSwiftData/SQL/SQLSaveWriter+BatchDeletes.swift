@@ -23,14 +23,14 @@ extension SQLSaveWriter {
             try readTombstones(layout, where: doomed(ModelLayout.primaryKeyColumn))
             for slot in layout.relationshipSlots {
                 guard let relationship = layout.properties[slot].relationship else { continue }
-                switch relationship.storage {
+                switch store.format.storage(relationship) {
                 case .joinTable(let table, let ownerColumn, _):
                     try store.run(.delete(table: table, whereClause: doomed(ownerColumn)), on: connection)
                 case .inverseForeignKey(let table, let column) where relationship.deleteRule == .nullify:
                     try store.run(.update(table: table, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
                 case .foreignKey where relationship.deleteRule == .nullify:
                     // A one-to-one: the other side's own foreign key points back here.
-                    if let inverse = relationship.inverse, case .foreignKey(let column)? = inverse.relationship?.storage {
+                    if let inverse = relationship.inverse, case .foreignKey(let column)? = inverse.relationship.map(store.format.storage) {
                         try store.run(.update(table: relationship.destination.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
                     }
                 default:
@@ -38,7 +38,7 @@ extension SQLSaveWriter {
                 }
             }
             for incoming in schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
-                switch incoming.property.relationship?.storage {
+                switch incoming.property.relationship.map(store.format.storage) {
                 case .joinTable(let table, _, let otherColumn)?:
                     try store.run(.delete(table: table, whereClause: doomed(otherColumn)), on: connection)
                 case .foreignKey(let column)? where incoming.property.relationship?.isOptional == true:

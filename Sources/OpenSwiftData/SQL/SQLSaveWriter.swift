@@ -63,7 +63,7 @@ struct SQLSaveWriter {
 
         // References cleared by nullify rules, for foreign keys held by surviving models.
         for item in changes.nullifications where !changes.deletedIDs.contains(ObjectIdentifier(item.model)) {
-            guard case .foreignKey(let column)? = item.inverse.relationship?.storage,
+            guard case .foreignKey(let column)? = item.inverse.relationship.map(store.format.storage),
                   let primaryKey = item.model.persistentBackingData.primaryKey else { continue }
             let layout = item.model.persistentBackingData.layout
             try store.run(.update(
@@ -84,12 +84,12 @@ struct SQLSaveWriter {
             let key = SQLExpression.bind(.integer(primaryKey))
             try store.run(.delete(table: layout.tableName, whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, key)), on: connection)
             for slot in layout.relationshipSlots {
-                if case .joinTable(let table, let ownerColumn, _)? = layout.properties[slot].relationship?.storage {
+                if case .joinTable(let table, let ownerColumn, _)? = layout.properties[slot].relationship.map(store.format.storage) {
                     try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, key)), on: connection)
                 }
             }
             for incoming in schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
-                switch incoming.property.relationship?.storage {
+                switch incoming.property.relationship.map(store.format.storage) {
                 case .joinTable(let table, _, let otherColumn)?:
                     try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: otherColumn), .equal, key)), on: connection)
                 case .foreignKey(let column)?:
@@ -117,7 +117,7 @@ struct SQLSaveWriter {
                 let property = layout.properties[slot]
                 guard let relationship = property.relationship, let access = property.relationshipAccess else { continue }
                 let isToOne: Bool
-                switch relationship.storage {
+                switch store.format.storage(relationship) {
                 case .foreignKey: isToOne = true
                 case .joinTable: isToOne = false
                 case .inverseForeignKey: continue  // written, and checked, on the other side
@@ -282,7 +282,7 @@ struct SQLSaveWriter {
             for slot in data.layout.relationshipSlots {
                 let property = data.layout.properties[slot]
                 guard let relationship = property.relationship,
-                      case .joinTable(let table, let ownerColumn, let otherColumn) = relationship.storage,
+                      case .joinTable(let table, let ownerColumn, let otherColumn) = store.format.storage(relationship),
                       isNew || data.originals.contains(slot),
                       case .value(let value) = data.slots[slot] else { continue }
                 let current = relationship.access.models(value)

@@ -24,7 +24,7 @@ extension SQLStore {
     /// The query builder for `layout`'s rows: in a class hierarchy's table, only the rows of the
     /// entity and its subclasses.
     func queryBuilder(_ layout: ModelLayout) -> QueryBuilder {
-        QueryBuilder(root: layout, hierarchies: hierarchies, entityCondition: hierarchyRows(layout)?.entityCondition(alias: "t0"))
+        QueryBuilder(root: layout, hierarchies: hierarchies, format: format, entityCondition: hierarchyRows(layout)?.entityCondition(alias: "t0"))
     }
 
     func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject] {
@@ -105,7 +105,7 @@ extension SQLStore {
     }
 
     /// Keys are bound in chunks well under SQLite's limit on bound values.
-    private static let keyChunk = 5_000
+    static let keyChunk = 5_000
 
     func loadModels(_ layout: ModelLayout, keys: [Int64], in context: ModelContext) throws -> [any PersistentModel] {
         var loaded: [any PersistentModel] = []
@@ -142,7 +142,7 @@ extension SQLStore {
             // Ordered by owner, then primary key (the order a to-many loads in): rows arrive one
             // owner at a time, and with the owner column's index SQLite needs no sort.
             let owner: SQLExpression
-            switch relationship.storage {
+            switch format.storage(relationship) {
             case .inverseForeignKey(_, let column):
                 owner = .column(table: "t0", name: column)
             case .joinTable(let table, let ownerColumn, let otherColumn):

@@ -29,6 +29,7 @@ extension SQLStore {
 
     func fetchHistory(_ query: HistoryQuery) throws -> [HistoryRecord] {
         guard keepsHistory else { return [] }
+        if case .coreData(let map) = format { return try fetchCoreDataHistory(query, map: map) }
         return try read { connection in
             let t = "t"
             let select = SQLSelect(
@@ -177,6 +178,20 @@ extension SQLStore {
 
     // MARK: Conditions
 
+    /// A transaction's value that history conditions compare.
+    enum HistoryColumn {
+        case timestamp, author
+    }
+
+    /// A column of the transactions table under `alias`, in the store's layout.
+    func historyColumn(_ column: HistoryColumn, alias: String) -> SQLExpression {
+        if case .coreData = format { return Self.coreDataHistoryColumn(column, alias: alias) }
+        switch column {
+        case .timestamp: return .column(table: alias, name: "Z_TIMESTAMP")
+        case .author: return .column(table: alias, name: "Z_AUTHOR")
+        }
+    }
+
     /// A history condition as SQL over the transactions table under `alias`; `nil` for all rows.
     func historyCondition(_ condition: HistoryCondition, alias: String) -> SQLExpression? {
         let never = SQLExpression.in(.constant(.integer(1)), [])
@@ -188,13 +203,13 @@ extension SQLStore {
         case .transaction(let comparison, let number):
             return .binary(.column(table: alias, name: "Z_PK"), comparison.sqlOperator, .bind(.integer(number)))
         case .timestamp(let comparison, let date):
-            return .binary(.column(table: alias, name: "Z_TIMESTAMP"), comparison.sqlOperator, .bind(.real(date.timeIntervalSinceReferenceDate)))
+            return .binary(historyColumn(.timestamp, alias: alias), comparison.sqlOperator, .bind(.real(date.timeIntervalSinceReferenceDate)))
         case .author(let equal, let author?):
             // NULL-safe both ways, as Swift compares optionals: the comparison is never NULL, so
             // its negation holds for transactions without an author too.
-            return .binary(.column(table: alias, name: "Z_AUTHOR"), equal ? .isNotDistinct : .isDistinct, .bind(.text(author)))
+            return .binary(historyColumn(.author, alias: alias), equal ? .isNotDistinct : .isDistinct, .bind(.text(author)))
         case .author(let equal, nil):
-            return equal ? .isNull(.column(table: alias, name: "Z_AUTHOR")) : .isNotNull(.column(table: alias, name: "Z_AUTHOR"))
+            return equal ? .isNull(historyColumn(.author, alias: alias)) : .isNotNull(historyColumn(.author, alias: alias))
         case .transactionIn(let numbers):
             return .in(.column(table: alias, name: "Z_PK"), numbers.map { .bind(.integer($0)) })
         case .and(let lhs, let rhs):

@@ -32,7 +32,7 @@ extension SQLStore: ModelStore {
             for layout in layouts {
                 try run(.delete(table: layout.tableName, whereClause: nil), on: connection)
                 for slot in layout.relationshipSlots {
-                    if case .joinTable(let table, _, _)? = layout.properties[slot].relationship?.storage {
+                    if case .joinTable(let table, _, _)? = layout.properties[slot].relationship.map(format.storage) {
                         try run(.delete(table: table, whereClause: nil), on: connection)
                     }
                 }

@@ -17,6 +17,8 @@ final class SQLStore: Sendable {
     private let hierarchyRowsByLayout: [ObjectIdentifier: HierarchyRows]
     let engine: any SQLEngine
     let dialect: any SQLDialect
+    /// Whose layout the tables follow: OpenSwiftData's, or a Core Data file's.
+    let format: SQLTableFormat
     /// Whether saves are recorded in the store's history tables and history can be read: false for
     /// a read-only store written before history existed, and for a migration stage's saves.
     let keepsHistory: Bool
@@ -31,8 +33,10 @@ final class SQLStore: Sendable {
     /// Bumped when the way OpenSwiftData lays out tables changes.
     static let formatVersion = "2"
 
-    init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout], keepsHistory: Bool) {
+    init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout], keepsHistory: Bool,
+         format: SQLTableFormat = .openSwiftData) {
         self.engine = engine
+        self.format = format
         self.keepsHistory = keepsHistory
         self.dialect = engine.dialect
         self.identifier = identifier
@@ -43,7 +47,7 @@ final class SQLStore: Sendable {
         self.hierarchies = hierarchies
         var rows: [ObjectIdentifier: HierarchyRows] = [:]
         for layout in layouts where hierarchies.isInHierarchy(layout) {
-            rows[ObjectIdentifier(layout)] = HierarchyRows(layout: layout, kinds: hierarchies.kinds(of: layout))
+            rows[ObjectIdentifier(layout)] = HierarchyRows(layout: layout, kinds: hierarchies.kinds(of: layout), format: format)
         }
         self.hierarchyRowsByLayout = rows
     }

@@ -2,7 +2,16 @@ import CSQLite
 
 /// SQLite's dialect.
 struct SQLiteDialect: SQLDialect {
-    func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
+    /// Table and column names as the file spells them, by the name the store's queries use (for a
+    /// Core Data file, ``CoreDataModelMap/renames``: `Item` → `ZITEM`, `name` → `ZNAME`). Empty for
+    /// OpenSwiftData's own files. Renaming where names are quoted keeps one query builder, one
+    /// predicate translator and one save writer for both layouts.
+    var renames: [String: String] = [:]
+
+    func quote(_ identifier: String) -> String {
+        if !renames.isEmpty, let renamed = renames[identifier] { return quoteWithDoubleQuotes(renamed) }
+        return quoteWithDoubleQuotes(identifier)
+    }
     func placeholder(_ index: Int) -> String { "?\(index)" }
     func storedType(_ type: StoredType) -> String {
         switch type {

@@ -25,6 +25,9 @@ extension SQLiteEngine {
                 }
             }
         }
+        if !configuration.isStoredInMemoryOnly && isCoreDataFile(path: path) {
+            return try openCoreDataStore(path: path, configuration: configuration, layouts: layouts)
+        }
         let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool)
         let migration = migration.scoped(to: layouts)
         let schemaVersion = try migration.version(of: layouts, declared: schemaVersion)

@@ -13,7 +13,7 @@ import Foundation
 /// `@unchecked Sendable`: the writer is lent to one caller at a time (``ExclusiveConnection``), and
 /// each reader too (the pool hands it out exclusively).
 final class SQLiteEngine: SQLEngine, @unchecked Sendable {
-    let dialect: any SQLDialect = SQLiteDialect()
+    let dialect: any SQLDialect
     private let writer: ExclusiveConnection
     private let readers: ReaderPool?
     let transactionStatements: SQLTransactionStatements
@@ -22,8 +22,10 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
     /// How long a connection waits for another writer before giving up, in milliseconds.
     static let busyTimeout: Int32 = 30_000
 
-    /// `readers`: the file's reader pool (`nil` for an in-memory database).
-    init(connection: SQLiteConnection, readers: ReaderPool?) {
+    /// `readers`: the file's reader pool (`nil` for an in-memory database); `dialect`: SQLite's,
+    /// with the file's names (a Core Data file's).
+    init(connection: SQLiteConnection, readers: ReaderPool?, dialect: SQLiteDialect = SQLiteDialect()) {
+        self.dialect = dialect
         writer = ExclusiveConnection(connection)
         self.readers = readers
         transactionStatements = SQLTransactionStatements(begin: "BEGIN IMMEDIATE", commit: "COMMIT", rollback: "ROLLBACK")

@@ -36,7 +36,7 @@ private func entityTest<Desired>(alias: String, layout: ModelLayout, desired: De
     if layout.modelType is Desired.Type { return .constant(true) }
     let kinds = translator.hierarchies.kinds(of: layout).filter { $0.modelType is Desired.Type }
     guard !kinds.isEmpty else { return .constant(false) }
-    return .sql(.in(.column(table: alias, name: ModelLayout.entityColumn), kinds.map { .bind(.text($0.entityName)) }), .boolean)
+    return .sql(.in(.column(table: alias, name: ModelLayout.entityColumn), kinds.map { .bind(translator.format.entityValue($0)) }), .boolean)
 }
 
 /// The layout of the store's subclass `Desired` of `layout`, if there is one.

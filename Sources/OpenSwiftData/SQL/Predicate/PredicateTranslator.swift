@@ -65,6 +65,8 @@ struct PredicateTranslator {
     let root: ModelLayout
     /// The class hierarchies of the store's entities, for `is` and `as?`.
     let hierarchies: ModelHierarchies
+    /// Whose layout the tables follow (what `Z_ENT` holds, where pairs live).
+    let format: SQLTableFormat
     private var variables: [PredicateExpressions.VariableID: PredicateOperand] = [:]
     /// Joins per query level: `scopes[0]` is the outer query, later ones are subqueries.
     private var scopes: [Scope] = [Scope()]
@@ -80,9 +82,10 @@ struct PredicateTranslator {
         var joinAliases: [String: String] = [:]
     }
 
-    init(root: ModelLayout, hierarchies: ModelHierarchies) {
+    init(root: ModelLayout, hierarchies: ModelHierarchies, format: SQLTableFormat = .openSwiftData) {
         self.root = root
         self.hierarchies = hierarchies
+        self.format = format
     }
 
     /// The joins the outer query needs.
@@ -186,7 +189,7 @@ struct PredicateTranslator {
             from: SQLTableReference(table: destination.tableName, alias: element),
             element: .row(alias: element, layout: destination),
             name: "\(ownerLayout.entityName).\(property.name)")
-        switch relationship.storage {
+        switch format.storage(relationship) {
         case .inverseForeignKey(_, let column):
             source.conditions = [.binary(.column(table: element, name: column), .equal, owner)]
         case .joinTable(let table, let ownerColumn, let otherColumn):

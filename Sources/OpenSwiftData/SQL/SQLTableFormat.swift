@@ -1,0 +1,38 @@
+import Foundation
+
+/// Which layout an SQL store's tables follow: OpenSwiftData's own, or Core Data's (a store file
+/// SwiftData or Core Data wrote on an Apple platform, ``CoreDataModelMap``).
+///
+/// The two share their shape — a table per class hierarchy keyed by `Z_PK`, a column per stored
+/// slot, to-ones as key columns, pairs in join tables, `Z_ENT` telling a row's entity — and differ
+/// in spelling (the dialect renames tables and columns), in what `Z_ENT` holds (an entity's name
+/// here, its number in `Z_PRIMARYKEY` there), where pairs live, and in the key, version and history
+/// bookkeeping around the rows.
+enum SQLTableFormat: Sendable {
+    case openSwiftData
+    case coreData(CoreDataModelMap)
+
+    /// The value of `Z_ENT` in the rows of `layout`.
+    func entityValue(_ layout: ModelLayout) -> StoredValue {
+        switch self {
+        case .openSwiftData: return .text(layout.entityName)
+        case .coreData(let map): return .integer(map.entityNumber(layout))
+        }
+    }
+
+    /// Where a relationship's links live.
+    func storage(_ relationship: RelationshipLayout) -> RelationshipStorage {
+        if case .coreData(let map) = self, case .pairs(let name, let isFirst) = relationship.shape, let table = map.joinTables[name] {
+            return .joinTable(table: table.name, ownerColumn: isFirst ? table.firstColumn : table.secondColumn,
+                              otherColumn: isFirst ? table.secondColumn : table.firstColumn)
+        }
+        return relationship.storage
+    }
+
+    /// Whether every row is written with `Z_ENT`, and with `Z_OPT` counting its saves (Core
+    /// Data's layout), rather than `Z_ENT` only in tables a class hierarchy shares.
+    var isCoreData: Bool {
+        if case .coreData = self { return true }
+        return false
+    }
+}
