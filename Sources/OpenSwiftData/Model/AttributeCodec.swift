@@ -208,7 +208,9 @@ extension Decimal: StoredScalar {
             guard let decimal = Decimal(string: raw, locale: Locale(identifier: "en_US_POSIX")) else { throw failure(value) }
             return decimal
         case .integer(let raw): return Decimal(raw)
-        case .real(let raw): return Decimal(raw)
+        // Core Data keeps decimals as numbers: the shortest text that reads back as the same
+        // Double is the decimal that was written (19.99, not 19.989999999999998).
+        case .real(let raw): return Decimal(string: "\(raw)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(raw)
         default: throw failure(value)
         }
     }
@@ -339,6 +341,8 @@ final class JSONCodec<T: Codable>: AttributeCodec {
         return element
     }
     var storesJSON: Bool { true }
+    /// The first bytes of a binary property list.
+    private static var binaryPropertyList: Data { Data("bplist".utf8) }
     /// Whether the JSON is an object keyed by strings (a dictionary) rather than an array.
     var isDictionary: Bool { (T.self as? any _JSONContainer.Type)?._isDictionary ?? false }
     var jsonShape: JSONShape? {
@@ -352,6 +356,9 @@ final class JSONCodec<T: Codable>: AttributeCodec {
         let data: Data
         switch value {
         case .text(let text): data = Data(text.utf8)
+        case .blob(let blob) where blob.starts(with: Self.binaryPropertyList):
+            // How SwiftData stores arrays and other Codable values in Core Data's layout.
+            return try PropertyListDecoder().decode(T.self, from: blob)
         case .blob(let blob): data = blob
         default: throw DecodingFailure(expected: typeName, found: value)
         }

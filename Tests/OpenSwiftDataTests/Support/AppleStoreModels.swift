@@ -86,3 +86,67 @@ enum ResourcesManager {
         return copy
     }
 }
+
+/// Models for the stores the tests build in Core Data's documented layout, for what the SwiftData
+/// fixture lacks: many-to-many relationships, an entity hierarchy, and more kinds of values.
+enum CoreDataLayoutModels {
+    enum Status: String, Codable {
+        case draft, published
+    }
+
+    @Model final class Article {
+        var title: String
+        var subtitle: String?
+        var published: Date
+        var revised: Date?
+        var rating: Double
+        var isFeatured: Bool
+        var price: Decimal
+        var status: Status
+        var reference: UUID
+        var keywords: [String] = []
+        @Relationship(inverse: \Tag.articles) var tags: [Tag] = []
+
+        init(title: String, published: Date, rating: Double, isFeatured: Bool, price: Decimal, status: Status, reference: UUID) {
+            self.title = title
+            self.published = published
+            self.rating = rating
+            self.isFeatured = isFeatured
+            self.price = price
+            self.status = status
+            self.reference = reference
+        }
+    }
+
+    @Model final class Tag {
+        var name: String
+        var articles: [Article] = []
+
+        init(name: String) {
+            self.name = name
+        }
+    }
+
+    @Model class Vehicle {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Car: Vehicle {
+        var doors: Int
+        init(name: String, doors: Int) {
+            self.doors = doors
+            super.init(name: name)
+        }
+    }
+
+    @Model final class Bike: Vehicle {
+        var gears: Int
+        init(name: String, gears: Int) {
+            self.gears = gears
+            super.init(name: name)
+        }
+    }
+
+    static let types: [any PersistentModel.Type] = [Article.self, Tag.self, Vehicle.self, Car.self, Bike.self]
+}

@@ -62,6 +62,9 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
         if let property = layout.property(for: keyPath) {
             translator.currentKeyPath = "\(layout.entityName).\(property.name)"
             if let codec = property.codec {
+                if codec.storesJSON && translator.format.isCoreData {
+                    throw PredicateTranslator.unsupported(self, "\(layout.entityName).\(property.name) is kept as a binary property list in a Core Data store file, which SQL cannot look into; fetch without it and filter the results")
+                }
                 return .sql(.column(table: alias, name: property.name),
                             OperandInfo(codec: codec, nullable: codec.isOptional, json: codec.jsonShape))
             }

@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+private typealias Article = CoreDataLayoutModels.Article
+private typealias ArticleTag = CoreDataLayoutModels.Tag
+private typealias Vehicle = CoreDataLayoutModels.Vehicle
+private typealias Car = CoreDataLayoutModels.Car
+private typealias Bike = CoreDataLayoutModels.Bike
+
+/// Stores in Core Data's documented SQLite layout for what the SwiftData fixture lacks —
+/// many-to-many relationships, an entity hierarchy in one table, dates, booleans, decimals, enums,
+/// UUIDs, optionals and arrays — each built here by hand-written SQL that follows the layout
+/// (not by OpenSwiftData), then read with the models' declarations.
+@Suite struct CoreDataLayoutTests {
+    static let storeUUID = "6F1C1A52-9B1E-4C55-8E1A-3D1E2B4C5A60"
+    static let reference = UUID(uuidString: "0F8B2C1D-7E6A-4B3C-9D2E-1A0B9C8D7E6F")!
+
+    /// A file in Core Data's layout holding two articles, three tags and three vehicles.
+    static func buildStore() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-coredata-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("Library.sqlite")
+        let connection = try SQLiteConnection(path: url.path, readOnly: false, create: true)
+        try connection.execute("""
+            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+            INSERT INTO Z_PRIMARYKEY VALUES (1, 'Article', 0, 2), (2, 'Bike', 5, 0), (3, 'Car', 5, 0), (4, 'Tag', 0, 3), (5, 'Vehicle', 0, 3);
+            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+            INSERT INTO Z_METADATA VALUES (1, '\(storeUUID)', NULL);
+            CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB);
+            CREATE TABLE ZARTICLE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZISFEATURED INTEGER, ZRATING FLOAT,
+                ZPUBLISHED TIMESTAMP, ZREVISED TIMESTAMP, ZPRICE DECIMAL, ZREFERENCE BLOB, ZSTATUS VARCHAR, ZSUBTITLE VARCHAR,
+                ZTITLE VARCHAR, ZKEYWORDS BLOB );
+            CREATE TABLE ZTAG ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
+            CREATE TABLE Z_1TAGS ( Z_1ARTICLES INTEGER, Z_4TAGS INTEGER, PRIMARY KEY (Z_1ARTICLES, Z_4TAGS) );
+            CREATE INDEX Z_1TAGS_Z_4TAGS_INDEX ON Z_1TAGS (Z_4TAGS, Z_1ARTICLES);
+            CREATE TABLE ZVEHICLE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZGEARS INTEGER, ZDOORS INTEGER );
+            INSERT INTO ZTAG VALUES (1, 4, 1, 'swift'), (2, 4, 1, 'linux'), (3, 4, 1, 'unused');
+            INSERT INTO Z_1TAGS VALUES (1, 1), (1, 2), (2, 1);
+            INSERT INTO ZVEHICLE VALUES (1, 3, 1, 'Beetle', NULL, 2), (2, 2, 1, 'Brompton', 6, NULL), (3, 5, 1, 'Cart', NULL, NULL);
+            """)
+        let keywords = PropertyListEncoder()
+        keywords.outputFormat = .binary
+        let insert = "INSERT INTO ZARTICLE VALUES (?1, 1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+        _ = try connection.execute(insert, bindings: [
+            .integer(1), .integer(1), .real(4.5), .real(700_000_000.5), .null, .real(12.5), .blob(withUnsafeBytes(of: reference.uuid) { Data($0) }),
+            .text("published"), .null, .text("Swift on Linux"), .blob(try keywords.encode(["swift", "linux"])),
+        ])
+        _ = try connection.execute(insert, bindings: [
+            .integer(2), .integer(0), .real(3), .real(710_000_000), .real(710_000_100.25), .real(19.99), .blob(Data(repeating: 7, count: 16)),
+            .text("draft"), .text("the layout"), .text("Core Data inside"), .blob(try keywords.encode([String]())),
+        ])
+        return url
+    }
+
+    private static func open() throws -> (ModelContainer, URL) {
+        let url = try buildStore()
+        return (try ModelContainer(for: Schema(CoreDataLayoutModels.types), configurations: ModelConfiguration(url: url, allowsSave: false)), url)
+    }
+
+    private static func cleanUp(_ url: URL) {
+        try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+    }
+
+    @Test func valuesReadBackAsCoreDataStoresThem() throws {
+        let (container, url) = try Self.open()
+        defer { Self.cleanUp(url) }
+        let articles = try ModelContext(container).fetch(FetchDescriptor<Article>(sortBy: [SortDescriptor(\.published)]))
+        #expect(articles.count == 2)
+        let first = try #require(articles.first), second = try #require(articles.last)
+        #expect(first.title == "Swift on Linux")
+        #expect(first.subtitle == nil)
+        #expect(first.published == Date(timeIntervalSinceReferenceDate: 700_000_000.5))
+        #expect(first.revised == nil)
+        #expect(first.rating == 4.5)
+        #expect(first.isFeatured)
+        #expect(first.price == Decimal(string: "12.5"))
+        #expect(first.status == .published)
+        #expect(first.reference == Self.reference)
+        #expect(first.keywords == ["swift", "linux"])
+        #expect(second.subtitle == "the layout")
+        #expect(second.revised == Date(timeIntervalSinceReferenceDate: 710_000_100.25))
+        #expect(second.isFeatured == false)
+        #expect(second.price == Decimal(string: "19.99"))
+        #expect(second.status == .draft)
+        #expect(second.keywords.isEmpty)
+        #expect(first.persistentModelID.storeIdentifier == Self.storeUUID)
+    }
+
+    @Test func manyToManyReadsBothWays() throws {
+        let (container, url) = try Self.open()
+        defer { Self.cleanUp(url) }
+        let context = ModelContext(container)
+        let articles = try context.fetch(FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)]))
+        #expect(articles.map { $0.tags.map(\.name).sorted() } == [["swift"], ["linux", "swift"]])
+        let tags = try context.fetch(FetchDescriptor<ArticleTag>(sortBy: [SortDescriptor(\.name)]))
+        #expect(tags.map { $0.articles.map(\.title).sorted() } == [["Swift on Linux"], ["Core Data inside", "Swift on Linux"], []])
+    }
+
+    @Test func anEntityHierarchyReadsFromOneTable() throws {
+        let (container, url) = try Self.open()
+        defer { Self.cleanUp(url) }
+        let context = ModelContext(container)
+        let vehicles = try context.fetch(FetchDescriptor<Vehicle>(sortBy: [SortDescriptor(\.name)]))
+        #expect(vehicles.map { String(describing: type(of: $0)) } == ["Car", "Bike", "Vehicle"])
+        #expect((vehicles[0] as? Car)?.doors == 2)
+        #expect((vehicles[1] as? Bike)?.gears == 6)
+        #expect(try context.fetch(FetchDescriptor<Car>()).map(\.name) == ["Beetle"])
+        #expect(try context.fetchCount(FetchDescriptor<Bike>()) == 1)
+        let cars = try context.fetch(FetchDescriptor<Vehicle>(predicate: #Predicate { $0 is Car }))
+        #expect(cars.map(\.name) == ["Beetle"])
+    }
+
+    @Test func predicatesSelectWhatEvaluatingThemSelects() throws {
+        let (container, url) = try Self.open()
+        defer { Self.cleanUp(url) }
+        let context = ModelContext(container)
+        let all = try context.fetch(FetchDescriptor<Article>())
+        let day = Date(timeIntervalSinceReferenceDate: 705_000_000)
+        let limit = Decimal(15)
+        let predicates: [Predicate<Article>] = [
+            #Predicate { $0.published > day },
+            #Predicate { $0.isFeatured },
+            #Predicate { $0.price > limit },
+            #Predicate { $0.rating >= 4 },
+            #Predicate { $0.subtitle == nil },
+            #Predicate { $0.revised != nil },
+            #Predicate { $0.tags.contains { $0.name == "linux" } },
+            #Predicate { $0.title.localizedStandardContains("core") },
+        ]
+        for predicate in predicates {
+            let fetched = try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.title)])).map(\.title)
+            let evaluated = try all.filter { try predicate.evaluate($0) }.map(\.title).sorted()
+            #expect(fetched == evaluated, "\(predicate)")
+        }
+        let reference = Self.reference
+        #expect(try context.fetch(FetchDescriptor<Article>(predicate: #Predicate { $0.reference == reference })).map(\.title) == ["Swift on Linux"])
+        #expect(try context.fetchCount(FetchDescriptor<ArticleTag>(predicate: #Predicate { $0.articles.isEmpty })) == 1)
+    }
+
+    @Test func aPredicateInsideAPropertyListIsRefusedByName() throws {
+        let (container, url) = try Self.open()
+        defer { Self.cleanUp(url) }
+        let error = #expect(throws: SwiftDataError.self) {
+            try ModelContext(container).fetch(FetchDescriptor<Article>(predicate: #Predicate { $0.keywords.contains("swift") }))
+        }
+        #expect(error?.description.contains("Article.keywords is kept as a binary property list") == true, "\(String(describing: error))")
+    }
+}
