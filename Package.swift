@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "school", targets: ["school"]),
         .executable(name: "sampletrips", targets: ["sampletrips"]),
         .executable(name: "jsonstore", targets: ["jsonstore"]),
+        .executable(name: "inspect-store", targets: ["inspect-store"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
@@ -107,6 +108,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/JSONStore/App"
+        ),
+        // Reads any SwiftData / Core Data store file without its app's models.
+        .executableTarget(
+            name: "inspect-store",
+            dependencies: ["OpenSwiftData", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Examples/InspectStore"
         ),
         // Test support: a model shared with a second process, and that process.
         .target(

@@ -159,6 +159,22 @@ struct AppleStoreFileTests {
         #expect(late.map(\.transactionIdentifier) == [10, 11, 12, 13])
     }
 
+    @Test func theFileCanBeInspectedWithoutTheModels() throws {
+        let url = try ResourcesManager.copyOfFixture()
+        defer { Self.cleanUp(url) }
+        let before = try Data(contentsOf: url)
+        let file = try CoreDataStoreFile(contentsOf: url, latestTransactions: 2)
+        #expect(file.storeIdentifier == "1D070E6D-145B-4367-8928-974368B60AC7")
+        #expect(file.entities.map { "\($0.name) \($0.count) \($0.table) \($0.lastKey)" } == ["Component 1 ZCOMPONENT 2", "CraftingRecipe 2 ZCRAFTINGRECIPE 2", "Item 4 ZITEM 5"])
+        #expect(file.entities.last?.columns == ["ZCRAFTINGRECIPE INTEGER", "ZNAME VARCHAR"])
+        #expect(file.transactionCount == 13)
+        #expect(file.latestTransactions.map(\.number) == [13, 12])
+        #expect(file.latestTransactions.first?.changes.map(\.description) == ["insert Item 5"])
+        #expect(file.latestTransactions.last?.changes.map(\.description) == ["update CraftingRecipe 2 [40]"])
+        #expect(file.latestTransactions.first?.bundleIdentifier == "com.sdsoftware.ResourcesManager")
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     @Test func readingLeavesTheFileAndItsFolderUnchanged() throws {
         let url = try ResourcesManager.copyOfFixture()
         defer { Self.cleanUp(url) }

@@ -146,4 +146,21 @@ private typealias Bike = CoreDataLayoutModels.Bike
         }
         #expect(error?.description.contains("Article.keywords is kept as a binary property list") == true, "\(String(describing: error))")
     }
+
+    @Test func theInspectionCountsEachEntityOfAHierarchy() throws {
+        let url = try Self.buildStore()
+        defer { Self.cleanUp(url) }
+        let file = try CoreDataStoreFile(contentsOf: url)
+        #expect(file.entities.map { "\($0.name) \($0.count) \($0.table) \($0.superentity ?? "-")" }
+            == ["Article 2 ZARTICLE -", "Bike 1 ZVEHICLE Vehicle", "Car 1 ZVEHICLE Vehicle", "Tag 3 ZTAG -", "Vehicle 1 ZVEHICLE -"])
+        #expect(file.transactionCount == 0)
+        // An OpenSwiftData store is not in Core Data's layout.
+        let own = TestStore.temporaryURL()
+        defer { TestStore.removeFiles(at: own) }
+        _ = try ModelContainer(for: Schema([ArticleTag.self]), configurations: ModelConfiguration(url: own))
+        let error = #expect(throws: SwiftDataError.self) { try CoreDataStoreFile(contentsOf: own) }
+        #expect(error?.description.contains("not in Core Data's layout") == true, "\(String(describing: error))")
+        let missing = #expect(throws: SwiftDataError.self) { try CoreDataStoreFile(contentsOf: own.appendingPathExtension("missing")) }
+        #expect(missing?.description.contains("there is no file") == true)
+    }
 }
