@@ -163,4 +163,34 @@ private typealias Bike = CoreDataLayoutModels.Bike
         let missing = #expect(throws: SwiftDataError.self) { try CoreDataStoreFile(contentsOf: own.appendingPathExtension("missing")) }
         #expect(missing?.description.contains("there is no file") == true)
     }
+
+    @Test func externalStorageIsRefusedRatherThanReadWrongly() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-coredata-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("Photos.sqlite")
+        try SQLiteConnection(path: url.path, readOnly: false, create: true).execute("""
+            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+            INSERT INTO Z_PRIMARYKEY VALUES (1, 'Photo', 0, 1);
+            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+            INSERT INTO Z_METADATA VALUES (1, '\(Self.storeUUID)', NULL);
+            CREATE TABLE ZPHOTO ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZIMAGE BLOB );
+            INSERT INTO ZPHOTO VALUES (1, 1, 1, x'01FFD8FFE0');
+            """)
+        let error = #expect(throws: SwiftDataError.self) {
+            try ModelContainer(for: ExternalStorageModels.Photo.self, configurations: ModelConfiguration(url: url, allowsSave: false))
+        }
+        #expect(error?.description.contains("Photo.image is declared with .externalStorage") == true, "\(String(describing: error))")
+    }
+
+    @Test func openingForSavingIsRefusedBeforeAnythingIsWritten() throws {
+        let url = try Self.buildStore()
+        defer { Self.cleanUp(url) }
+        let before = try Data(contentsOf: url)
+        let error = #expect(throws: SwiftDataError.self) {
+            try ModelContainer(for: Schema(CoreDataLayoutModels.types), configurations: ModelConfiguration(url: url))
+        }
+        #expect(error?.description.contains("opens such files for reading only") == true, "\(String(describing: error))")
+        #expect(try Data(contentsOf: url) == before)
+    }
 }

@@ -150,3 +150,11 @@ enum CoreDataLayoutModels {
 
     static let types: [any PersistentModel.Type] = [Article.self, Tag.self, Vehicle.self, Car.self, Bike.self]
 }
+
+/// A model with data Core Data may keep outside the file.
+enum ExternalStorageModels {
+    @Model final class Photo {
+        @Attribute(.externalStorage) var image: Data
+        init(image: Data) { self.image = image }
+    }
+}

@@ -105,6 +105,11 @@ struct CoreDataModelMap: Sendable {
                 guard let type = columns[column] else {
                     throw mismatch("\(layout.entityName).\(property.name) has no column \(column) in \(table)")
                 }
+                if (property.metadata as? Schema.Attribute)?.isExternalStorage == true {
+                    // Core Data marks such values (inline or a file in the store's support folder)
+                    // in a form not read yet: refused rather than read wrongly.
+                    throw SwiftDataError(.unsupportedType, "\(layout.entityName).\(property.name) is declared with .externalStorage; OpenSwiftData cannot read Core Data's external-storage values from \(place) yet (the file was not changed)")
+                }
                 let expected = Self.columnTypes(property)
                 if !expected.contains(type) {
                     throw mismatch("\(layout.entityName).\(property.name) is declared as \(property.codec?.typeName ?? "a to-one relationship"), stored in a column of type \(expected.joined(separator: " or ")), but the file's \(table).\(column) is \(type)")
