@@ -29,8 +29,8 @@ enum SQLTableFormat: Sendable {
         return relationship.storage
     }
 
-    /// Whether every row is written with `Z_ENT`, and with `Z_OPT` counting its saves (Core
-    /// Data's layout), rather than `Z_ENT` only in tables a class hierarchy shares.
+    /// Whether the tables are a Core Data file's (values SwiftData keeps as property lists
+    /// there cannot be looked into by SQL).
     var isCoreData: Bool {
         if case .coreData = self { return true }
         return false
