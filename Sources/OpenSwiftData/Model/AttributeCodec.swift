@@ -341,8 +341,6 @@ final class JSONCodec<T: Codable>: AttributeCodec {
         return element
     }
     var storesJSON: Bool { true }
-    /// The first bytes of a binary property list.
-    private static var binaryPropertyList: Data { Data("bplist".utf8) }
     /// Whether the JSON is an object keyed by strings (a dictionary) rather than an array.
     var isDictionary: Bool { (T.self as? any _JSONContainer.Type)?._isDictionary ?? false }
     var jsonShape: JSONShape? {
@@ -356,7 +354,7 @@ final class JSONCodec<T: Codable>: AttributeCodec {
         let data: Data
         switch value {
         case .text(let text): data = Data(text.utf8)
-        case .blob(let blob) where blob.starts(with: Self.binaryPropertyList):
+        case .blob(let blob) where blob.starts(with: "bplist".utf8):
             // How SwiftData stores arrays and other Codable values in Core Data's layout.
             return try PropertyListDecoder().decode(T.self, from: blob)
         case .blob(let blob): data = blob

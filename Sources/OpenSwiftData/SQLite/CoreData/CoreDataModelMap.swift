@@ -51,6 +51,23 @@ struct CoreDataModelMap: Sendable {
         try columns(of: "Z_METADATA", connection).keys.contains("Z_UUID")
     }
 
+    /// Opens the Core Data file at `path` for reading: immutable when no `-wal` file is beside it
+    /// (no locks, no `-wal`/`-shm` created, so the folder stays as it was), otherwise read-only the
+    /// ordinary way so the changes in the `-wal` file are read too.
+    static func openForReading(path: String) throws -> (connection: SQLiteConnection, immutable: Bool) {
+        let immutable = !FileManager.default.fileExists(atPath: path + "-wal")
+        return (try SQLiteConnection(path: path, readOnly: true, create: false, immutable: immutable), immutable)
+    }
+
+    /// The store's UUID in `Z_METADATA` (`nil` if it has none).
+    static func storeUUID(_ connection: SQLiteConnection) throws -> String? {
+        var uuid: String?
+        try connection.query("SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION DESC LIMIT 1", bindings: []) { row in
+            if case .text(let text) = row.value(at: 0) { uuid = text }
+        }
+        return uuid
+    }
+
     /// Reads the file's entities and tables and checks them against `layouts`, the models the
     /// container routes to this store. Throws ``SwiftDataError/schemaMismatch`` naming the first
     /// entity, attribute or relationship that differs, and what the file has instead.
@@ -70,11 +87,7 @@ struct CoreDataModelMap: Sendable {
                 superNumbers[name] = row.int64(at: 2)
             }
         }
-        var metadataUUID: String?
-        try connection.query("SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION DESC LIMIT 1", bindings: []) { row in
-            if case .text(let uuid) = row.value(at: 0) { metadataUUID = uuid }
-        }
-        guard let metadataUUID else {
+        guard let metadataUUID = try Self.storeUUID(connection) else {
             throw SwiftDataError(.loadIssueModelContainer, "\(place) has Core Data's metadata table but no store UUID in it; the file is damaged")
         }
         let declared = Dictionary(layouts.map { ($0.entityName, $0) }, uniquingKeysWith: { first, _ in first })

@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 
 /// What a store file in Core Data's SQLite layout holds — the files SwiftData and Core Data write
@@ -82,15 +81,13 @@ public struct CoreDataStoreFile: Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw SwiftDataError(.loadIssueModelContainer, "there is no file at \(path)")
         }
-        let immutable = !FileManager.default.fileExists(atPath: path + "-wal")
-        let connection: SQLiteConnection
         do {
-            connection = try SQLiteConnection(path: path, readOnly: true, create: false, immutable: immutable)
+            let connection = try CoreDataModelMap.openForReading(path: path).connection
             guard try CoreDataModelMap.isCoreDataFile(connection) else {
                 throw SwiftDataError(.loadIssueModelContainer, "\(path) is an SQLite database but not in Core Data's layout (it has no Core Data Z_METADATA table)")
             }
             self.url = url
-            self.storeIdentifier = try Self.storeIdentifier(connection)
+            self.storeIdentifier = try CoreDataModelMap.storeUUID(connection) ?? ""
             self.entities = try Self.entities(connection)
             let names = Dictionary(try Self.entityNames(connection), uniquingKeysWith: { first, _ in first })
             let hasHistory = try !CoreDataModelMap.columns(of: SQLStore.coreDataTransactionTable, connection).isEmpty
@@ -105,14 +102,6 @@ public struct CoreDataStoreFile: Sendable {
         var value: Int64 = 0
         try connection.query(sql, bindings: []) { row in value = row.int64(at: 0) }
         return value
-    }
-
-    private static func storeIdentifier(_ connection: SQLiteConnection) throws -> String {
-        var identifier = ""
-        try connection.query("SELECT Z_UUID FROM Z_METADATA ORDER BY Z_VERSION DESC LIMIT 1", bindings: []) { row in
-            if row.storageClass(at: 0) == .text { identifier = row.text(at: 0) }
-        }
-        return identifier
     }
 
     private static func entityNames(_ connection: SQLiteConnection) throws -> [(Int64, String)] {

@@ -23,11 +23,11 @@ extension SQLiteEngine {
         if configuration.allowsSave {
             throw SwiftDataError(.readOnlyStore, "\(place) is in Core Data's layout (written by SwiftData or Core Data on an Apple platform); OpenSwiftData opens such files for reading only so far: use ModelConfiguration(url:allowsSave: false)")
         }
-        let immutable = !FileManager.default.fileExists(atPath: path + "-wal")
         let connection: SQLiteConnection
+        let immutable: Bool
         let map: CoreDataModelMap
         do {
-            connection = try SQLiteConnection(path: path, readOnly: true, create: false, immutable: immutable)
+            (connection, immutable) = try CoreDataModelMap.openForReading(path: path)
             sqlite3_busy_timeout(connection.handle, busyTimeout)
             map = try CoreDataModelMap(reading: connection, layouts: layouts, place: place)
         } catch let error as SQLiteError {
