@@ -183,14 +183,49 @@ private typealias Bike = CoreDataLayoutModels.Bike
         #expect(error?.description.contains("Photo.image is declared with .externalStorage") == true, "\(String(describing: error))")
     }
 
-    @Test func openingForSavingIsRefusedBeforeAnythingIsWritten() throws {
+    @Test func savesAreWrittenInTheLayoutAndReadBack() throws {
         let url = try Self.buildStore()
         defer { Self.cleanUp(url) }
-        let before = try Data(contentsOf: url)
-        let error = #expect(throws: SwiftDataError.self) {
-            try ModelContainer(for: Schema(CoreDataLayoutModels.types), configurations: ModelConfiguration(url: url))
+        let published = Date(timeIntervalSinceReferenceDate: 720_000_000.25)
+        do {
+            let context = ModelContext(try ModelContainer(for: Schema(CoreDataLayoutModels.types), configurations: ModelConfiguration(url: url)))
+            let tags = try context.fetch(FetchDescriptor<ArticleTag>(sortBy: [SortDescriptor(\.name)]))
+            let linux = tags[0], swift = tags[1]
+            let article = Article(title: "Servers", published: published, rating: 5, isFeatured: true, price: Decimal(string: "9.95") ?? 0, status: .draft, reference: Self.reference)
+            article.keywords = ["server", "linux"]
+            let server = ArticleTag(name: "server")
+            context.insert(article)
+            article.tags = [linux, server]
+            context.insert(Car(name: "Van", doors: 4))
+            let first = try #require(try context.fetch(FetchDescriptor<Article>(predicate: #Predicate { $0.title == "Swift on Linux" })).first)
+            first.tags.removeAll { $0 === swift }
+            first.subtitle = "revised"
+            first.keywords.append("sqlite")
+            try context.delete(model: Bike.self)
+            try context.save()
         }
-        #expect(error?.description.contains("opens such files for reading only") == true, "\(String(describing: error))")
-        #expect(try Data(contentsOf: url) == before)
+        let context = ModelContext(try ModelContainer(for: Schema(CoreDataLayoutModels.types), configurations: ModelConfiguration(url: url, allowsSave: false)))
+        let articles = try context.fetch(FetchDescriptor<Article>(sortBy: [SortDescriptor(\.title)]))
+        #expect(articles.map(\.title) == ["Core Data inside", "Servers", "Swift on Linux"])
+        let servers = articles[1], first = articles[2]
+        #expect(servers.published == published)
+        #expect(servers.price == Decimal(string: "9.95"))
+        #expect(servers.keywords == ["server", "linux"])
+        #expect(servers.status == .draft && servers.isFeatured && servers.subtitle == nil && servers.reference == Self.reference)
+        #expect(servers.tags.map(\.name).sorted() == ["linux", "server"])
+        #expect(first.tags.map(\.name) == ["linux"])
+        #expect(first.subtitle == "revised")
+        #expect(first.keywords == ["swift", "linux", "sqlite"])
+        #expect(try context.fetch(FetchDescriptor<Vehicle>(sortBy: [SortDescriptor(\.name)])).map { "\(type(of: $0)) \($0.name)" } == ["Car Beetle", "Vehicle Cart", "Car Van"])
+
+        // Keys from the top entity's counter (a car's from Vehicle's), the entity number in every
+        // row, saves counted, pairs in the join table, values as Core Data stores them.
+        #expect(try CoreDataFileRows.read(url, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["Article|3", "Bike|0", "Car|0", "Tag|4", "Vehicle|4"])
+        #expect(try CoreDataFileRows.read(url, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, ZDOORS FROM ZVEHICLE ORDER BY Z_PK") == ["1|3|1|Beetle|2", "3|5|1|Cart|NULL", "4|3|1|Van|4"])
+        #expect(try CoreDataFileRows.read(url, "SELECT Z_1ARTICLES, Z_4TAGS FROM Z_1TAGS ORDER BY 1, 2") == ["1|2", "2|1", "3|2", "3|4"])
+        #expect(try CoreDataFileRows.read(url, "SELECT Z_PK, Z_ENT, Z_OPT FROM ZARTICLE ORDER BY Z_PK") == ["1|1|2", "2|1|1", "3|1|1"])
+        #expect(try CoreDataFileRows.read(url, "SELECT typeof(ZPUBLISHED), ZPUBLISHED, typeof(ZPRICE), typeof(ZREFERENCE), ZISFEATURED, substr(ZKEYWORDS, 1, 6) FROM ZARTICLE WHERE Z_PK = 3")
+            == ["real|720000000.25|real|blob|1|62706C697374"])
+        #expect(try CoreDataFileRows.read(url, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME FROM ZTAG WHERE Z_PK = 4") == ["4|4|1|server"])
     }
 }

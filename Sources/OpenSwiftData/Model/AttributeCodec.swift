@@ -29,6 +29,10 @@ protocol AttributeCodec: AnyObject, Sendable {
     var isFloatingPoint: Bool { get }
     func decode(_ value: StoredValue) throws -> Any
     func encode(_ value: Any) throws -> StoredValue
+    /// The stored value as Core Data's layout keeps it: values stored as JSON here are binary
+    /// property lists there (how SwiftData writes `Codable` values on Apple platforms); every
+    /// other value is stored alike.
+    func encodeForPropertyListStore(_ value: Any) throws -> StoredValue
 }
 
 /// What is inside an array or dictionary attribute stored as JSON, for stores that reach into it.
@@ -226,6 +230,7 @@ extension AttributeCodec {
     var jsonShape: JSONShape? { nil }
     var storesJSON: Bool { false }
     var isFloatingPoint: Bool { false }
+    func encodeForPropertyListStore(_ value: Any) throws -> StoredValue { try encode(value) }
 }
 
 final class ScalarCodec<T: StoredScalar>: AttributeCodec {
@@ -304,6 +309,12 @@ final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unc
         guard let inner = optional else { return .null }
         return try wrapped.encode(inner)
     }
+    func encodeForPropertyListStore(_ value: Any) throws -> StoredValue {
+        if Swift.type(of: value) != optionalType { return try wrapped.encodeForPropertyListStore(value) }
+        guard let optional = value as? Wrapped? else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
+        guard let inner = optional else { return .null }
+        return try wrapped.encodeForPropertyListStore(inner)
+    }
 }
 
 final class RawValueCodec<T: RawRepresentable>: AttributeCodec {
@@ -368,6 +379,12 @@ final class JSONCodec<T: Codable>: AttributeCodec {
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(typed)
         return .text(String(decoding: data, as: UTF8.self))
+    }
+    func encodeForPropertyListStore(_ value: Any) throws -> StoredValue {
+        guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
+        let encoder = PropertyListEncoder()
+        encoder.outputFormat = .binary
+        return .blob(try encoder.encode(typed))
     }
 }
 

@@ -138,7 +138,8 @@ enum SQLStatement: Sendable {
     /// `UPDATE table SET columns = ? ... WHERE key = ?`, bound once per row (values, then the key),
     /// and `AND column IS NOT DISTINCT FROM ?` for each of `unchanged` (bound after the key; `json`:
     /// compared as JSON documents where the dialect can).
-    case updateByKey(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)] = [])
+    /// A `counting` column is set to one more than it was (a row's save count, ``SQLTableFormat/versionColumn``).
+    case updateByKey(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)] = [], counting: String? = nil)
     /// `UPDATE table SET column = ? WHERE condition`.
     case update(table: String, assignments: [(String, SQLExpression)], whereClause: SQLExpression?)
     /// `DELETE FROM table WHERE condition`, `RETURNING` a column if asked.

@@ -133,14 +133,15 @@ struct SQLRenderer {
             let verb = orIgnore ? dialect.insertOrIgnore.verb : "INSERT INTO"
             let suffix = orIgnore ? dialect.insertOrIgnore.suffix : ""
             return "\(verb) \(dialect.quote(table)) (\(names)) VALUES \(values)\(suffix)"
-        case .updateByKey(let table, let columns, let key, let unchanged):
+        case .updateByKey(let table, let columns, let key, let unchanged, let counting):
             var index = 0
-            let sets = columns.map { column -> String in
+            var sets = columns.map { column -> String in
                 index += 1
                 return "\(dialect.quote(column)) = \(dialect.placeholder(index))"
-            }.joined(separator: ", ")
+            }
+            if let counting { sets.append("\(dialect.quote(counting)) = \(dialect.quote(counting)) + 1") }
             index += 1
-            var text = "UPDATE \(dialect.quote(table)) SET \(sets) WHERE \(dialect.quote(key)) = \(dialect.placeholder(index))"
+            var text = "UPDATE \(dialect.quote(table)) SET \(sets.joined(separator: ", ")) WHERE \(dialect.quote(key)) = \(dialect.placeholder(index))"
             for (column, json) in unchanged {
                 index += 1
                 text += " AND " + dialect.sameValue(dialect.quote(column), dialect.placeholder(index), json: json)

@@ -27,11 +27,11 @@ extension SQLSaveWriter {
                 case .joinTable(let table, let ownerColumn, _):
                     try store.run(.delete(table: table, whereClause: doomed(ownerColumn)), on: connection)
                 case .inverseForeignKey(let table, let column) where relationship.deleteRule == .nullify:
-                    try store.run(.update(table: table, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
+                    try store.run(.update(table: table, assignments: [(column, .constant(.null))] + store.format.versionBump, whereClause: doomed(column)), on: connection)
                 case .foreignKey where relationship.deleteRule == .nullify:
                     // A one-to-one: the other side's own foreign key points back here.
                     if let inverse = relationship.inverse, case .foreignKey(let column)? = inverse.relationship.map(store.format.storage) {
-                        try store.run(.update(table: relationship.destination.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
+                        try store.run(.update(table: relationship.destination.tableName, assignments: [(column, .constant(.null))] + store.format.versionBump, whereClause: doomed(column)), on: connection)
                     }
                 default:
                     break
@@ -42,7 +42,7 @@ extension SQLSaveWriter {
                 case .joinTable(let table, _, let otherColumn)?:
                     try store.run(.delete(table: table, whereClause: doomed(otherColumn)), on: connection)
                 case .foreignKey(let column)? where incoming.property.relationship?.isOptional == true:
-                    try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))], whereClause: doomed(column)), on: connection)
+                    try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))] + store.format.versionBump, whereClause: doomed(column)), on: connection)
                 default:
                     break
                 }

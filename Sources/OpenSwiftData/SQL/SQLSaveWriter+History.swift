@@ -50,6 +50,10 @@ extension SQLSaveWriter {
         guard store.keepsHistory else { return }
         let groups = historyGroups(upserts: upserts)
         guard !groups.isEmpty else { return }
+        if case .coreData(let map) = store.format {
+            try writeCoreDataHistory(groups, map: map)
+            return
+        }
         guard let number = try reserve(1, from: SQLStore.historyCounter) else {
             throw SwiftDataError(.storeIO, "the store \(store.name) has no history counter; it is damaged or was changed by another program")
         }
@@ -79,7 +83,7 @@ extension SQLSaveWriter {
 
     /// The save's changes in groups: inserts, then updates (by entity and changed properties),
     /// then deletes (one by one, then by predicate).
-    private func historyGroups(upserts: Set<ObjectIdentifier>) -> [HistoryChangeGroup] {
+    func historyGroups(upserts: Set<ObjectIdentifier>) -> [HistoryChangeGroup] {
         var groups: [HistoryChangeGroup] = []
         var updates: [HistoryChangeGroup] = []
         var updateShapes: [UpdateKey: Int] = [:]

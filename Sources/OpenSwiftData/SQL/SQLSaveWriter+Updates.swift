@@ -12,6 +12,9 @@ extension SQLSaveWriter {
     /// has one writer at a time and keeps SwiftData's rule: the saving context's changes win.)
     func writeUpdates(_ groups: [ModelGroup], store: SQLStore, connection: any SQLConnection, rowValues: StoredValues) throws {
         let checks = store.engine.writersRunConcurrently
+        // Where rows count their saves, a model whose only change is a to-many relationship
+        // (stored in other rows) still counts one: an update of the count alone.
+        let counting = store.format.versionColumn
         var shapes: [UpdateShape: Int] = [:]
         var batches: [(layout: ModelLayout, shape: UpdateShape, models: [BackingData])] = []
         for group in groups {
@@ -20,13 +23,13 @@ extension SQLSaveWriter {
             for model in group.models {
                 let data = model.persistentBackingData
                 guard data.primaryKey != nil else { continue }
-                if !checks, last >= 0, batches[last].shape.slots.allSatisfy({ data.originals.contains($0) }),
+                if !checks, last >= 0, !data.originals.isEmpty, batches[last].shape.slots.allSatisfy({ data.originals.contains($0) }),
                    layout.storedSlots.lazy.filter({ data.originals.contains($0) }).count == batches[last].shape.slots.count {
                     batches[last].models.append(data)
                     continue
                 }
                 let slots = layout.storedSlots.filter { data.originals.contains($0) }
-                guard !slots.isEmpty else { continue }
+                guard !slots.isEmpty || (counting != nil && !data.originals.isEmpty) else { continue }
                 // A value assigned before it was ever read has no known original to check.
                 let checked = checks ? slots.filter { rowValues.original(data, slot: $0) != nil } : []
                 let shape = UpdateShape(layout: ObjectIdentifier(layout), slots: slots, checked: checked)
@@ -44,7 +47,7 @@ extension SQLSaveWriter {
             let properties = batch.layout.properties
             let text = store.render(.updateByKey(
                 table: batch.layout.tableName, columns: batch.shape.slots.map { properties[$0].name }, key: ModelLayout.primaryKeyColumn,
-                unchanged: batch.shape.checked.map { (properties[$0].name, properties[$0].codec?.storesJSON == true) }))
+                unchanged: batch.shape.checked.map { (properties[$0].name, properties[$0].codec?.storesJSON == true) }, counting: counting))
             try store.executeEach(text, batch.models, on: connection, bind: { data, values in
                 for slot in batch.shape.slots { values.append(try rowValues.value(data, slot: slot)) }
                 values.append(.integer(data.primaryKey ?? 0))

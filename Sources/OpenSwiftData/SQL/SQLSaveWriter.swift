@@ -25,7 +25,7 @@ struct SQLSaveWriter {
         let storeInserted = changes.inserted
         let storeChanged = changes.changed
         let upserts = try assignPrimaryKeys(storeInserted, store: store, connection: connection)
-        let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
+        let rowValues = StoredValues(deletedIDs: changes.deletedIDs, format: store.format)
 
         for (layout, models) in storeInserted.map({ ($0.layout, $0.models) }) {
             let stored = layout.storedSlots
@@ -33,13 +33,17 @@ struct SQLSaveWriter {
             // Rows for new models: one INSERT, prepared once, run per model (or per many models
             // where each statement is a round trip to a server).
             // A row of a class hierarchy's table says which class it is.
-            let entity: StoredValue? = store.hierarchyRows(layout) != nil ? .text(layout.entityName) : nil
-            let insertColumns = [ModelLayout.primaryKeyColumn] + columns + (entity != nil ? [ModelLayout.entityColumn] : [])
+            // (Every row of a Core Data file does, and counts its saves from 1.)
+            let format = store.format
+            let entity: StoredValue? = format.isCoreData || store.hierarchyRows(layout) != nil ? format.entityValue(layout) : nil
+            let version = format.versionColumn
+            let insertColumns = [ModelLayout.primaryKeyColumn] + columns + (entity != nil ? [ModelLayout.entityColumn] : []) + (version.map { [$0] } ?? [])
             let insertValues = { (model: any PersistentModel, values: inout [StoredValue]) throws in
                 let data = model.persistentBackingData
                 values.append(.integer(data.pendingKey ?? 0))
                 for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
                 if let entity { values.append(entity) }
+                if version != nil { values.append(.integer(1)) }
             }
             if upserts.isEmpty {
                 try store.insertEach(into: layout.tableName, columns: insertColumns, models, on: connection, bind: insertValues)
@@ -48,7 +52,7 @@ struct SQLSaveWriter {
             }
         // New models that matched an existing row through a unique constraint update that row.
             guard !upserts.isEmpty, !columns.isEmpty else { continue }
-            let updateText = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn))
+            let updateText = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn, counting: format.versionColumn))
             try store.executeEach(updateText, models.lazy.filter { upserts.contains(ObjectIdentifier($0)) }, on: connection) { model, values in
                 let data = model.persistentBackingData
                 for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
@@ -67,7 +71,7 @@ struct SQLSaveWriter {
                   let primaryKey = item.model.persistentBackingData.primaryKey else { continue }
             let layout = item.model.persistentBackingData.layout
             try store.run(.update(
-                table: layout.tableName, assignments: [(column, .constant(.null))],
+                table: layout.tableName, assignments: [(column, .constant(.null))] + store.format.versionBump,
                 whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(primaryKey)))),
                 on: connection)
         }
@@ -94,7 +98,7 @@ struct SQLSaveWriter {
                     try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: otherColumn), .equal, key)), on: connection)
                 case .foreignKey(let column)?:
                     if incoming.property.relationship?.isOptional == true {
-                        try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))],
+                        try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))] + store.format.versionBump,
                                               whereClause: .binary(.column(table: incoming.source.tableName, name: column), .equal, key)), on: connection)
                     }
                 default:
@@ -171,7 +175,7 @@ struct SQLSaveWriter {
     /// returns it, so transactions on other connections (PostgreSQL) never get the same keys.
     private mutating func assignPrimaryKeys(_ groups: [ModelGroup], store: SQLStore, connection: any SQLConnection) throws -> Set<ObjectIdentifier> {
         var upserts = Set<ObjectIdentifier>()
-        let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
+        let rowValues = StoredValues(deletedIDs: changes.deletedIDs, format: store.format)
         for group in groups {
             let layout = group.layout
             // Each model's key: an existing row's, an earlier new model's (by position), or new.
@@ -207,7 +211,7 @@ struct SQLSaveWriter {
             var next: Int64 = 0
             if newCount > 0 {
                 // A class hierarchy's models share their table's keys.
-                guard let last = try reserve(newCount, from: layout.tableName) else {
+                guard let last = try reserveKeys(newCount, for: layout) else {
                     throw SwiftDataError(.storeIO, "the store \(store.name) has no key counter for \(layout.tableName); it is damaged or was changed by another program")
                 }
                 next = last - newCount + 1
@@ -230,6 +234,13 @@ struct SQLSaveWriter {
             result.storeIdentifiers[ObjectIdentifier(layout)] = store.identifier
         }
         return upserts
+    }
+
+    /// Reserves `count` new keys in the table of `layout` and returns the last; `nil` if the
+    /// store has no counter for it.
+    func reserveKeys(_ count: Int64, for layout: ModelLayout) throws -> Int64? {
+        if case .coreData(let map) = store.format { return try reserveCoreDataKeys(count, for: layout, map: map) }
+        return try reserve(count, from: layout.tableName)
     }
 
     /// Adds `count` to the counter `name` in `Z_PRIMARYKEY` (an entity's keys, or the history's
@@ -260,20 +271,20 @@ struct SQLSaveWriter {
             from: SQLTableReference(table: layout.tableName, alias: "t0"),
             whereClause: condition, limit: 1)
         var existing: Int64?
-        var entity: String?
+        var entity: StoredValue?
         try store.query(select, on: connection) { row in
             existing = row.int64(at: 0)
-            if hierarchical { entity = row.text(at: 1) }
+            if hierarchical { entity = row.value(at: 1) }
         }
-        if let entity, entity != layout.entityName {
-            throw SwiftDataError.upsertChangesClass(layout, existing: entity)
+        if let entity, entity != store.format.entityValue(layout) {
+            throw SwiftDataError.upsertChangesClass(layout, existing: store.format.entityName(of: entity) ?? "\(entity)")
         }
         return existing
     }
 
     /// Adds and removes join-table rows for to-many relationships that are stored as pairs.
     private func writeJoinTables(for models: [any PersistentModel], store: SQLStore, connection: any SQLConnection) throws {
-        let rowValues = StoredValues(deletedIDs: changes.deletedIDs)
+        let rowValues = StoredValues(deletedIDs: changes.deletedIDs, format: store.format)
         for model in models {
             let data = model.persistentBackingData
             let isNew = data.state == .inserted
@@ -325,6 +336,13 @@ struct SQLSaveWriter {
 struct StoredValues {
     /// Models deleted in this save: references to them are written as NULL.
     let deletedIDs: Set<ObjectIdentifier>
+    /// Whether values stored as JSON are written as property lists (a Core Data file).
+    let propertyLists: Bool
+
+    init(deletedIDs: Set<ObjectIdentifier>, format: SQLTableFormat) {
+        self.deletedIDs = deletedIDs
+        propertyLists = format.isCoreData
+    }
 
     /// The value a stored slot writes: the encoded attribute, or the related row's key.
     func value(_ data: BackingData, slot: Int) throws -> StoredValue {
@@ -333,7 +351,7 @@ struct StoredValues {
         case .value(let value):
             if let codec = property.codec {
                 do {
-                    return try codec.encode(value)
+                    return try propertyLists ? codec.encodeForPropertyListStore(value) : codec.encode(value)
                 } catch {
                     throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
                 }
@@ -353,7 +371,7 @@ struct StoredValues {
         let property = data.layout.properties[slot]
         switch data.originals[slot] {
         case .value(let value)?:
-            if let codec = property.codec { return try? codec.encode(value) }
+            if let codec = property.codec { return try? propertyLists ? codec.encodeForPropertyListStore(value) : codec.encode(value) }
             guard let access = property.relationshipAccess else { return nil }
             guard let related = access.first(value) else { return .null }
             return related.persistentBackingData.primaryKey.map { .integer($0) }

@@ -134,7 +134,7 @@ extension SQLStore {
         let t = "t"
         return SQLSelect(
             columns: [.column(table: t, name: "Z_PK")],
-            from: SQLTableReference(table: Self.historyTransactionTable, alias: t),
+            from: SQLTableReference(table: format.isCoreData ? Self.coreDataTransactionTable : Self.historyTransactionTable, alias: t),
             whereClause: historyCondition(query.condition, alias: t),
             orderBy: [SQLOrdering(expression: .column(table: t, name: "Z_PK"), ascending: true)],
             limit: query.limit)
@@ -142,6 +142,7 @@ extension SQLStore {
 
     /// Deletes the transactions whose row meets `condition` (unqualified columns), and their changes.
     private func deleteHistory(where condition: SQLExpression?, on connection: any SQLConnection) throws {
+        if format.isCoreData { return try deleteCoreDataHistory(where: condition, on: connection) }
         let transactions = SQLTableReference(table: Self.historyTransactionTable, alias: "h")
         var highest: Int64 = 0
         try query(SQLSelect(columns: [.function("MAX", [.column(table: "", name: "Z_PK")])], from: transactions, whereClause: condition), on: connection) { row in
@@ -167,6 +168,7 @@ extension SQLStore {
     /// deleted, so that a token of the last transaction stands before deleted history.
     func deleteAllHistory(on connection: any SQLConnection) throws {
         guard keepsHistory else { return }
+        if format.isCoreData { return try deleteCoreDataHistory(where: nil, on: connection) }
         let skipped = try counter(Self.historyCounter, on: connection) + 1
         try run(.delete(table: Self.historyChangeTable, whereClause: nil), on: connection)
         try run(.delete(table: Self.historyTransactionTable, whereClause: nil), on: connection)

@@ -20,6 +20,26 @@ enum SQLTableFormat: Sendable {
         }
     }
 
+    /// The entity a row's `Z_ENT` value names (`nil` for a value no entity has).
+    func entityName(of value: StoredValue) -> String? {
+        switch (self, value) {
+        case (.openSwiftData, .text(let name)): return name
+        case (.coreData(let map), .integer(let number)): return map.entityNames[number]
+        default: return nil
+        }
+    }
+
+    /// The column that counts a row's saves (Core Data's `Z_OPT`, which its optimistic locking
+    /// compares); `nil` where rows have none. New rows start at 1; every save that changes a row,
+    /// its relationships included, adds one.
+    var versionColumn: String? { isCoreData ? "Z_OPT" : nil }
+
+    /// The assignments that count one more save of a row, for an UPDATE (none where rows keep no count).
+    var versionBump: [(String, SQLExpression)] {
+        guard let column = versionColumn else { return [] }
+        return [(column, .binary(.column(table: "", name: column), .add, .constant(.integer(1))))]
+    }
+
     /// Where a relationship's links live.
     func storage(_ relationship: RelationshipLayout) -> RelationshipStorage {
         if case .coreData(let map) = self, case .pairs(let name, let isFirst) = relationship.shape, let table = map.joinTables[name] {

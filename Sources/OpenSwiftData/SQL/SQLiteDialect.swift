@@ -7,6 +7,9 @@ struct SQLiteDialect: SQLDialect {
     /// OpenSwiftData's own files. Renaming where names are quoted keeps one query builder, one
     /// predicate translator and one save writer for both layouts.
     var renames: [String: String] = [:]
+    /// Which of `renames` are tables, which queries also write as column qualifiers
+    /// (`UPDATE "ZITEM" … WHERE ZITEM."Z_PK" = ?`); aliases such as `t0` are never renamed.
+    var renamedTables: Set<String> = []
 
     func quote(_ identifier: String) -> String {
         if !renames.isEmpty, let renamed = renames[identifier] { return quoteWithDoubleQuotes(renamed) }
@@ -42,7 +45,9 @@ struct SQLiteDialect: SQLDialect {
     var isDistinctOperator: String { "IS NOT" }
     var insertOrIgnore: (verb: String, suffix: String) { ("INSERT OR IGNORE INTO", "") }
     var limitForOffsetOnly: String? { "-1" }
-    func qualifier(_ table: String) -> String { table }
+    func qualifier(_ table: String) -> String {
+        renamedTables.contains(table) ? quote(table) : table
+    }
     var falseCondition: String { "0" }
     func deleteReturningKeys(_ delete: String, key: String) -> String? { nil }
     func literal(_ value: StoredValue) -> String? { standardLiteral(value) }

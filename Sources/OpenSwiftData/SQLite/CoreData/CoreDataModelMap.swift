@@ -26,6 +26,9 @@ struct CoreDataModelMap: Sendable {
     let entityNumbers: [String: Int64]
     /// Each entity's name, by number (the model's entities and the history's own).
     let entityNames: [Int64: String]
+    /// The numbers of the entities that share a table, by the name of its top entity: new rows of
+    /// any of them take their keys from the top entity's counter in `Z_PRIMARYKEY`.
+    let tableEntityNumbers: [String: [Int64]]
     /// The tables of many-to-many relationships, by the shape's pair name.
     let joinTables: [String: JoinTable]
     /// Each entity's properties in the order the bits of a history change's `ZCOLUMNS` name them.
@@ -38,6 +41,12 @@ struct CoreDataModelMap: Sendable {
     /// The number of `layout`'s entity (0 for an entity the file does not have, which
     /// ``init(reading:layouts:place:)`` refuses).
     func entityNumber(_ layout: ModelLayout) -> Int64 { entityNumbers[layout.entityName] ?? 0 }
+
+    /// The number of one of Core Data's own entities (`TRANSACTION`, `CHANGE`,
+    /// `TRANSACTIONSTRING`), whose counters in `Z_PRIMARYKEY` number the history's rows.
+    func internalEntityNumber(_ name: String) -> Int64? {
+        entityNames.first { $0.key >= Self.firstInternalEntity && $0.value == name }?.key
+    }
 
     /// The table name Core Data gives an entity's or a property's column.
     static func storedName(_ name: String) -> String { "Z" + name.uppercased() }
@@ -98,6 +107,7 @@ struct CoreDataModelMap: Sendable {
         var historyProperties: [String: [String]] = [:]
         var tableColumns: [String: [String: String]] = [:]
         var declaredColumns: [String: Set<String>] = [:]
+        var tableEntityNumbers: [String: [Int64]] = [:]
         for layout in layouts.sorted(by: { $0.entityName < $1.entityName }) {
             guard numbers[layout.entityName] != nil else {
                 throw mismatch("the model declares entity \(layout.entityName), which the file does not have (it has \(numbers.keys.sorted().joined(separator: ", ")))")
@@ -108,6 +118,7 @@ struct CoreDataModelMap: Sendable {
             }
             let table = Self.storedName(layout.root.entityName)
             renames[layout.root.entityName] = table
+            tableEntityNumbers[layout.root.entityName, default: []].append(numbers[layout.entityName] ?? 0)
             if tableColumns[table] == nil { tableColumns[table] = try Self.columns(of: table, connection) }
             let columns = tableColumns[table] ?? [:]
             if columns.isEmpty { throw mismatch("the file has no table \(table) for \(layout.entityName)") }
@@ -151,6 +162,7 @@ struct CoreDataModelMap: Sendable {
         self.renames = renames
         self.entityNumbers = numbers
         self.entityNames = names
+        self.tableEntityNumbers = tableEntityNumbers
         self.joinTables = joinTables
         self.historyProperties = historyProperties
         self.storeIdentifier = metadataUUID

@@ -64,6 +64,15 @@ extension SQLStore {
         }
     }
 
+    /// Deletes the transactions whose `ATRANSACTION` row meets `condition` (unqualified columns)
+    /// and their `ACHANGE` rows. Core Data keeps no record of deleted history: a token before the
+    /// oldest remaining transaction is found expired by that gap (``fetchCoreDataHistory(_:map:)``).
+    func deleteCoreDataHistory(where condition: SQLExpression?, on connection: any SQLConnection) throws {
+        let numbers = SQLSelect(columns: [.column(table: "", name: "Z_PK")], from: SQLTableReference(table: Self.coreDataTransactionTable, alias: "h"), whereClause: condition)
+        try run(.delete(table: Self.coreDataChangeTable, whereClause: condition == nil ? nil : .inSelect(.column(table: "", name: "ZTRANSACTIONID"), numbers)), on: connection)
+        try run(.delete(table: Self.coreDataTransactionTable, whereClause: condition), on: connection)
+    }
+
     /// Adds their changes to `records` (ascending by number), one group per run of changes of one
     /// kind, entity and set of properties.
     private func readCoreDataChanges(into records: inout [HistoryRecord], map: CoreDataModelMap, on connection: any SQLConnection) throws {

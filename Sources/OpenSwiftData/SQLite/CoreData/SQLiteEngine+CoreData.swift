@@ -7,7 +7,9 @@ import Foundation
 /// opened with `allowsSave: false` and no `-wal` file beside it is opened immutable (no locks, no
 /// `-wal`/`-shm` files created), so its bytes and its folder stay exactly as they were; with a
 /// `-wal` file beside it (changes not yet checkpointed into the file), it is opened read-only the
-/// ordinary way, so those changes are read too.
+/// ordinary way, so those changes are read too. With `allowsSave: true` it is opened for writing
+/// in the journal mode the file already has (Core Data's files are in WAL mode), and saves are
+/// written in Core Data's layout (``SQLSaveWriter`` through ``SQLTableFormat/coreData(_:)``).
 extension SQLiteEngine {
     /// Whether the existing file at `path` is in Core Data's layout, peeked at without creating
     /// or changing anything.
@@ -20,23 +22,30 @@ extension SQLiteEngine {
     /// The store of the Core Data file at `path`, checked against `layouts`.
     static func openCoreDataStore(path: String, configuration: ModelConfiguration, layouts: [ModelLayout]) throws -> SQLStore {
         let place = "the store file \(path)"
-        if configuration.allowsSave {
-            throw SwiftDataError(.readOnlyStore, "\(place) is in Core Data's layout (written by SwiftData or Core Data on an Apple platform); OpenSwiftData opens such files for reading only so far: use ModelConfiguration(url:allowsSave: false)")
-        }
         let connection: SQLiteConnection
         let immutable: Bool
         let map: CoreDataModelMap
         do {
-            (connection, immutable) = try CoreDataModelMap.openForReading(path: path)
+            if configuration.allowsSave {
+                connection = try SQLiteConnection(path: path, readOnly: false, create: false)
+                immutable = false
+            } else {
+                (connection, immutable) = try CoreDataModelMap.openForReading(path: path)
+            }
             sqlite3_busy_timeout(connection.handle, busyTimeout)
             map = try CoreDataModelMap(reading: connection, layouts: layouts, place: place)
         } catch let error as SQLiteError {
             throw SwiftDataError(.loadIssueModelContainer, "cannot read \(place) (\(error.description)); if it has a -wal file beside it, the folder must be writable so SQLite can read it, or copy the three files somewhere writable")
         }
+        // SQLite opens a file it may not write read-only without saying so: refused here rather
+        // than at the first save.
+        if configuration.allowsSave && sqlite3_db_readonly(connection.handle, "main") == 1 {
+            throw SwiftDataError(.readOnlyStore, "\(place) cannot be written (its permissions or its folder's do not allow it); open it with ModelConfiguration(url:allowsSave: false) to read it, or copy it somewhere writable")
+        }
         let readers = ReaderPool(path: path, maximum: 4, readOnly: true, immutable: immutable)
-        let engine = SQLiteEngine(connection: connection, readers: readers, dialect: SQLiteDialect(renames: map.renames))
+        let engine = SQLiteEngine(connection: connection, readers: readers, dialect: SQLiteDialect(renames: map.renames, renamedTables: Set(map.tableEntityNumbers.keys)))
         return SQLStore(
-            engine: engine, identifier: map.storeIdentifier, name: configuration.name, allowsSave: false, layouts: layouts,
+            engine: engine, identifier: map.storeIdentifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts,
             keepsHistory: map.hasHistory, format: .coreData(map))
     }
 }
