@@ -51,10 +51,14 @@ final class OpenSwiftDataLibrary: BenchLibrary {
     /// Whether saves record history (the library's default); `false` measures what history costs.
     private let history: Bool
 
-    init(postgres: String? = nil, history: Bool = true) {
+    /// Whether the file is in Core Data's layout (``CoreDataLayoutFile``) rather than OpenSwiftData's own.
+    private let coreDataLayout: Bool
+
+    init(postgres: String? = nil, history: Bool = true, coreDataLayout: Bool = false) {
         self.postgres = postgres
         self.history = history
-        name = (postgres == nil ? "OpenSwiftData" : "OpenSwiftData (PostgreSQL)") + (history ? "" : " without history")
+        self.coreDataLayout = coreDataLayout
+        name = (postgres == nil ? "OpenSwiftData" : "OpenSwiftData (PostgreSQL)") + (history ? "" : " without history") + (coreDataLayout ? " (Core Data layout)" : "")
     }
 
     func open(path: String) throws {
@@ -66,6 +70,7 @@ final class OpenSwiftDataLibrary: BenchLibrary {
             container = try ModelContainer(for: OItem.self, OCategory.self, configurations: configuration)
             return
         }
+        if coreDataLayout { try CoreDataLayoutFile.create(at: path) }
         var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
         configuration.recordsHistory = history
         container = try ModelContainer(for: OItem.self, OCategory.self, configurations: configuration)

@@ -42,6 +42,14 @@ extension SQLiteEngine {
         if configuration.allowsSave && sqlite3_db_readonly(connection.handle, "main") == 1 {
             throw SwiftDataError(.readOnlyStore, "\(place) cannot be written (its permissions or its folder's do not allow it); open it with ModelConfiguration(url:allowsSave: false) to read it, or copy it somewhere writable")
         }
+        if configuration.allowsSave {
+            // As for OpenSwiftData's own files: in WAL mode, commits need not wait for the disk
+            // (a per-connection setting; the file is not changed). A file in rollback-journal
+            // mode keeps SQLite's full syncing, which that mode needs to survive a power loss.
+            var mode = ""
+            try connection.query("PRAGMA journal_mode", bindings: []) { row in mode = row.text(at: 0) }
+            if mode.lowercased() == "wal" { try connection.execute("PRAGMA synchronous=NORMAL") }
+        }
         let readers = ReaderPool(path: path, maximum: 4, readOnly: true, immutable: immutable)
         let engine = SQLiteEngine(connection: connection, readers: readers, dialect: SQLiteDialect(renames: map.renames, renamedTables: Set(map.tableEntityNumbers.keys)))
         return SQLStore(
