@@ -183,6 +183,28 @@ private typealias Bike = CoreDataLayoutModels.Bike
         #expect(error?.description.contains("Photo.image is declared with .externalStorage") == true, "\(String(describing: error))")
     }
 
+    @Test func aCodableStructKeptAsACompositeAttributeIsRefusedByName() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-coredata-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = folder.appendingPathComponent("Places.sqlite")
+        try SQLiteConnection(path: url.path, readOnly: false, create: true).execute("""
+            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+            INSERT INTO Z_PRIMARYKEY VALUES (1, 'Place', 0, 1);
+            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+            INSERT INTO Z_METADATA VALUES (1, '\(Self.storeUUID)', NULL);
+            CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZSTREET VARCHAR, ZCITY VARCHAR );
+            INSERT INTO ZPLACE VALUES (1, 1, 1, 'Office', 'Main Street 1', 'Springfield');
+            """)
+        let before = try Data(contentsOf: url)
+        let error = #expect(throws: SwiftDataError.self) {
+            try ModelContainer(for: CompositeModels.Place.self, configurations: ModelConfiguration(url: url))
+        }
+        #expect(error == .unsupportedType)
+        #expect(error?.description.contains("Place.address is a Codable struct with no column ZADDRESS") == true, "\(String(describing: error))")
+        #expect(try Data(contentsOf: url) == before)
+    }
+
     @Test func savesAreWrittenInTheLayoutAndReadBack() throws {
         let url = try Self.buildStore()
         defer { Self.cleanUp(url) }

@@ -8,7 +8,9 @@ import Foundation
 /// tables, WAL mode. OpenSwiftData then opens it as it opens a file from an Apple device, so the
 /// same workloads measure what saving and fetching in that layout costs against its own.
 enum CoreDataLayoutFile {
-    static func create(at path: String) throws {
+    /// `history: false` leaves out the history tables (a Core Data file without persistent
+    /// history tracking), to tell the layout's cost from its history's.
+    static func create(at path: String, history: Bool = true) throws {
         var db: OpaquePointer?
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else { throw BenchError("cannot create \(path)") }
         defer { sqlite3_close(db) }
@@ -25,6 +27,17 @@ enum CoreDataLayoutFile {
             CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
             INSERT INTO Z_METADATA VALUES (1, '\(UUID().uuidString)', NULL);
             CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB);
+            \(history ? historyTables : "")
+            """
+        var error: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &error) == SQLITE_OK else {
+            let message = error.map { String(cString: $0) } ?? "unknown"
+            sqlite3_free(error)
+            throw BenchError("cannot create the Core Data layout: \(message)")
+        }
+    }
+
+    private static let historyTables = """
             CREATE TABLE ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB );
             CREATE TABLE ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB );
             CREATE TABLE ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
@@ -37,11 +50,4 @@ enum CoreDataLayoutFile {
             CREATE INDEX Z_TRANSACTION_TransactionTimestampIndex ON ATRANSACTION (ZTIMESTAMP COLLATE BINARY ASC);
             CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC);
             """
-        var error: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(db, sql, nil, nil, &error) == SQLITE_OK else {
-            let message = error.map { String(cString: $0) } ?? "unknown"
-            sqlite3_free(error)
-            throw BenchError("cannot create the Core Data layout: \(message)")
-        }
-    }
 }

@@ -70,7 +70,7 @@ final class OpenSwiftDataLibrary: BenchLibrary {
             container = try ModelContainer(for: OItem.self, OCategory.self, configurations: configuration)
             return
         }
-        if coreDataLayout { try CoreDataLayoutFile.create(at: path) }
+        if coreDataLayout { try CoreDataLayoutFile.create(at: path, history: history) }
         var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
         configuration.recordsHistory = history
         container = try ModelContainer(for: OItem.self, OCategory.self, configurations: configuration)

@@ -33,8 +33,9 @@ func makeLibrary(_ name: String) -> (any BenchLibrary)? {
     case "openswiftdata": return OpenSwiftDataLibrary()
     // What history costs: the same library with saves recording none (`--only openswiftdata,openswiftdata-without-history`).
     case "openswiftdata-without-history": return OpenSwiftDataLibrary(history: false)
-    // What Core Data's layout costs (`--only c,openswiftdata,openswiftdata-coredata-layout`, Results/core-data-layout.md).
+    // What Core Data's layout costs, with and without its history tables (Results/core-data-layout.md).
     case "openswiftdata-coredata-layout": return OpenSwiftDataLibrary(coreDataLayout: true)
+    case "openswiftdata-coredata-layout-without-history": return OpenSwiftDataLibrary(history: false, coreDataLayout: true)
     case "grdb": return GRDBLibrary()
     case "fluent": return FluentLibrary()
     default: return nil

@@ -158,3 +158,20 @@ enum ExternalStorageModels {
         init(image: Data) { self.image = image }
     }
 }
+
+/// A model with a `Codable` struct, which SwiftData keeps as a composite attribute on Apple platforms.
+enum CompositeModels {
+    struct Address: Codable, Hashable {
+        var street: String
+        var city: String
+    }
+
+    @Model final class Place {
+        var name: String
+        var address: Address
+        init(name: String, address: Address) {
+            self.name = name
+            self.address = address
+        }
+    }
+}

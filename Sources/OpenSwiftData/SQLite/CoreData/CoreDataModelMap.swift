@@ -127,6 +127,11 @@ struct CoreDataModelMap: Sendable {
                 let column = Self.storedName(property.name)
                 renames[property.name] = column
                 guard let type = columns[column] else {
+                    if let codec = property.codec, codec.storesJSON, codec.jsonShape == nil {
+                        // SwiftData keeps a Codable struct as a composite attribute, a column per
+                        // field, whose naming Apple does not document.
+                        throw SwiftDataError(.unsupportedType, "\(layout.entityName).\(property.name) is a Codable struct with no column \(column) in \(table) of \(place): SwiftData keeps such values as composite attributes (a column per field), which OpenSwiftData does not read yet (the file was not changed)")
+                    }
                     throw mismatch("\(layout.entityName).\(property.name) has no column \(column) in \(table)")
                 }
                 if (property.metadata as? Schema.Attribute)?.isExternalStorage == true {
