@@ -110,26 +110,6 @@ struct AppleStoreFileTests {
         #expect(enumerated == ["Stone Axe", "Stone", "Shot Wooden Stick", "Rope"])
     }
 
-    /// A change as `kind Entity key [properties]`.
-    private static func describe(_ change: HistoryChange) -> String {
-        let id = change.changedPersistentIdentifier
-        let key = id.primaryKey.map(String.init) ?? "?"
-        switch change {
-        case .insert: return "insert \(id.entityName) \(key)"
-        case .delete: return "delete \(id.entityName) \(key)"
-        case .update(let update as any HistoryUpdate<CraftingRecipe>):
-            return "update \(id.entityName) \(key) " + update.updatedAttributes.map { name(of: $0) }.joined(separator: ",")
-        case .update(let update as any HistoryUpdate<Item>):
-            return "update \(id.entityName) \(key) " + update.updatedAttributes.map { name(of: $0) }.joined(separator: ",")
-        case .update:
-            return "update \(id.entityName) \(key)"
-        }
-    }
-
-    private static func name<Model: PersistentModel>(of keyPath: any PartialKeyPath<Model> & Sendable) -> String {
-        Model.schemaMetadata.first { $0.keypath == keyPath as AnyKeyPath }?.name ?? "?"
-    }
-
     @Test func historyTransactionsAndChangesReadBack() throws {
         let (container, url) = try Self.open()
         defer { Self.cleanUp(url) }
@@ -142,11 +122,11 @@ struct AppleStoreFileTests {
         #expect(first.processIdentifier == "ResourcesManager")
         #expect(first.author == nil)
         #expect(first.storeIdentifier == "1D070E6D-145B-4367-8928-974368B60AC7")
-        #expect(history[0].changes.map(Self.describe) == ["insert Item 1"])
-        #expect(history[2].changes.map(Self.describe) == ["insert CraftingRecipe 1", "update Item 1 craftingRecipe"])
-        #expect(history[3].changes.map(Self.describe) == ["insert Component 1", "update CraftingRecipe 1 requiredComponents"])
-        #expect(history[4].changes.map(Self.describe) == ["update CraftingRecipe 1 requiredComponents", "delete Component 1", "delete Item 2"])
-        #expect(history[6].changes.map(Self.describe) == ["update CraftingRecipe 1 producedItemCount"])
+        #expect(history[0].changes.map(ResourcesManager.describe) == ["insert Item 1"])
+        #expect(history[2].changes.map(ResourcesManager.describe) == ["insert CraftingRecipe 1", "update Item 1 craftingRecipe"])
+        #expect(history[3].changes.map(ResourcesManager.describe) == ["insert Component 1", "update CraftingRecipe 1 requiredComponents"])
+        #expect(history[4].changes.map(ResourcesManager.describe) == ["update CraftingRecipe 1 requiredComponents", "delete Component 1", "delete Item 2"])
+        #expect(history[6].changes.map(ResourcesManager.describe) == ["update CraftingRecipe 1 producedItemCount"])
         // Every change names a model the file holds now, or one deleted later.
         let changes = history.flatMap(\.changes)
         #expect(changes.count == 19)

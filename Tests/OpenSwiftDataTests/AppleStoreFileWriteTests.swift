@@ -29,28 +29,6 @@ struct AppleStoreFileWriteTests {
         try CoreDataFileRows.read(url, "SELECT \(columns) FROM \(table) ORDER BY \(table == "Z_PRIMARYKEY" ? "Z_ENT" : "Z_PK")")
     }
 
-    /// A change as `kind Entity key [properties]`.
-    private static func describe(_ change: HistoryChange) -> String {
-        let id = change.changedPersistentIdentifier
-        let key = id.primaryKey.map(String.init) ?? "?"
-        switch change {
-        case .insert: return "insert \(id.entityName) \(key)"
-        case .delete: return "delete \(id.entityName) \(key)"
-        case .update(let update as any HistoryUpdate<CraftingRecipe>):
-            return "update \(id.entityName) \(key) " + update.updatedAttributes.map { name(of: $0) }.sorted().joined(separator: ",")
-        case .update(let update as any HistoryUpdate<Item>):
-            return "update \(id.entityName) \(key) " + update.updatedAttributes.map { name(of: $0) }.sorted().joined(separator: ",")
-        case .update(let update as any HistoryUpdate<Component>):
-            return "update \(id.entityName) \(key) " + update.updatedAttributes.map { name(of: $0) }.sorted().joined(separator: ",")
-        case .update:
-            return "update \(id.entityName) \(key)"
-        }
-    }
-
-    private static func name<Model: PersistentModel>(of keyPath: any PartialKeyPath<Model> & Sendable) -> String {
-        Model.schemaMetadata.first { $0.keypath == keyPath as AnyKeyPath }?.name ?? "?"
-    }
-
     @Test func insertsUpdatesAndDeletesAreWrittenInCoreDataLayout() throws {
         let url = try ResourcesManager.copyOfFixture()
         defer { Self.cleanUp(url) }
@@ -105,7 +83,7 @@ struct AppleStoreFileWriteTests {
         let history = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
         #expect(history.map(\.transactionIdentifier) == Array(1...14))
         let last = try #require(history.last)
-        #expect(Set(last.changes.map(Self.describe)) == [
+        #expect(Set(last.changes.map(ResourcesManager.describe)) == [
             "insert Item 6", "insert CraftingRecipe 3", "insert Component 3",
             "update Item 4 name", "update CraftingRecipe 2 producedItemCount", "delete Item 5",
         ])
@@ -138,7 +116,7 @@ struct AppleStoreFileWriteTests {
         #expect(try Self.rows(url, "ZCRAFTINGRECIPE", "Z_PK, Z_OPT") == ["1|7", "2|5"])
         #expect(try Self.rows(url, "ZCOMPONENT", "Z_PK, Z_OPT, ZCRAFTINGRECIPE") == ["2|2|2"])
         let last = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
-        #expect(Set(last.changes.map(Self.describe)) == [
+        #expect(Set(last.changes.map(ResourcesManager.describe)) == [
             "update Component 2 craftingRecipe", "update CraftingRecipe 1 requiredComponents", "update CraftingRecipe 2 requiredComponents",
         ])
     }
@@ -157,7 +135,7 @@ struct AppleStoreFileWriteTests {
         #expect(try Self.rows(url, "Z_PRIMARYKEY", "Z_NAME, Z_MAX")[2] == "Item|5")
         #expect(try Self.rows(url, "ZITEM", "Z_PK, Z_OPT, ZNAME")[1] == "3|3|Stone")
         let last = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last)
-        #expect(last.changes.map(Self.describe) == ["update Item 3 craftingRecipe,name"])
+        #expect(last.changes.map(ResourcesManager.describe) == ["update Item 3 craftingRecipe,name"])
     }
 
     @Test func historyIsDeletedUpToATokenAndOlderTokensExpire() throws {
@@ -197,6 +175,6 @@ struct AppleStoreFileWriteTests {
         #expect(try context.fetchCount(FetchDescriptor<CraftingRecipe>()) == 0)
         // Keys are never given twice, not even after everything was deleted.
         #expect(try Self.rows(url, "ZITEM", "Z_PK, Z_ENT, Z_OPT") == ["6|3|1"])
-        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map { $0.changes.map(Self.describe) } == [["insert Item 6"]])
+        #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map { $0.changes.map(ResourcesManager.describe) } == [["insert Item 6"]])
     }
 }

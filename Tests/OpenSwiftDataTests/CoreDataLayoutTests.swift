@@ -18,11 +18,7 @@ private typealias Bike = CoreDataLayoutModels.Bike
 
     /// A file in Core Data's layout holding two articles, three tags and three vehicles.
     static func buildStore() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-coredata-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let url = folder.appendingPathComponent("Library.sqlite")
-        let connection = try SQLiteConnection(path: url.path, readOnly: false, create: true)
-        try connection.execute("""
+        let url = try file("Library.sqlite", """
             CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
             INSERT INTO Z_PRIMARYKEY VALUES (1, 'Article', 0, 2), (2, 'Bike', 5, 0), (3, 'Car', 5, 0), (4, 'Tag', 0, 3), (5, 'Vehicle', 0, 3);
             CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
@@ -39,6 +35,7 @@ private typealias Bike = CoreDataLayoutModels.Bike
             INSERT INTO Z_1TAGS VALUES (1, 1), (1, 2), (2, 1);
             INSERT INTO ZVEHICLE VALUES (1, 3, 1, 'Beetle', NULL, 2), (2, 2, 1, 'Brompton', 6, NULL), (3, 5, 1, 'Cart', NULL, NULL);
             """)
+        let connection = try SQLiteConnection(path: url.path, readOnly: false, create: false)
         let keywords = PropertyListEncoder()
         keywords.outputFormat = .binary
         let insert = "INSERT INTO ZARTICLE VALUES (?1, 1, 1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
@@ -51,6 +48,25 @@ private typealias Bike = CoreDataLayoutModels.Bike
             .text("draft"), .text("the layout"), .text("Core Data inside"), .blob(try keywords.encode([String]())),
         ])
         return url
+    }
+
+    /// A file `name` in a folder of its own (removed by ``cleanUp(_:)``), made by `sql`.
+    static func file(_ name: String, _ sql: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-coredata-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent(name)
+        try SQLiteConnection(path: url.path, readOnly: false, create: true).execute(sql)
+        return url
+    }
+
+    /// `Z_PRIMARYKEY` and `Z_METADATA` of a file with one entity `name`.
+    static func bookkeeping(_ name: String) -> String {
+        """
+        CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+        INSERT INTO Z_PRIMARYKEY VALUES (1, '\(name)', 0, 1);
+        CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+        INSERT INTO Z_METADATA VALUES (1, '\(storeUUID)', NULL);
+        """
     }
 
     private static func open() throws -> (ModelContainer, URL) {
@@ -165,18 +181,11 @@ private typealias Bike = CoreDataLayoutModels.Bike
     }
 
     @Test func externalStorageIsRefusedRatherThanReadWrongly() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-coredata-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("Photos.sqlite")
-        try SQLiteConnection(path: url.path, readOnly: false, create: true).execute("""
-            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
-            INSERT INTO Z_PRIMARYKEY VALUES (1, 'Photo', 0, 1);
-            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-            INSERT INTO Z_METADATA VALUES (1, '\(Self.storeUUID)', NULL);
+        let url = try Self.file("Photos.sqlite", Self.bookkeeping("Photo") + """
             CREATE TABLE ZPHOTO ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZIMAGE BLOB );
             INSERT INTO ZPHOTO VALUES (1, 1, 1, x'01FFD8FFE0');
             """)
+        defer { Self.cleanUp(url) }
         let error = #expect(throws: SwiftDataError.self) {
             try ModelContainer(for: ExternalStorageModels.Photo.self, configurations: ModelConfiguration(url: url, allowsSave: false))
         }
@@ -184,18 +193,11 @@ private typealias Bike = CoreDataLayoutModels.Bike
     }
 
     @Test func aCodableStructKeptAsACompositeAttributeIsRefusedByName() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-coredata-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let url = folder.appendingPathComponent("Places.sqlite")
-        try SQLiteConnection(path: url.path, readOnly: false, create: true).execute("""
-            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
-            INSERT INTO Z_PRIMARYKEY VALUES (1, 'Place', 0, 1);
-            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-            INSERT INTO Z_METADATA VALUES (1, '\(Self.storeUUID)', NULL);
+        let url = try Self.file("Places.sqlite", Self.bookkeeping("Place") + """
             CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZSTREET VARCHAR, ZCITY VARCHAR );
             INSERT INTO ZPLACE VALUES (1, 1, 1, 'Office', 'Main Street 1', 'Springfield');
             """)
+        defer { Self.cleanUp(url) }
         let before = try Data(contentsOf: url)
         let error = #expect(throws: SwiftDataError.self) {
             try ModelContainer(for: CompositeModels.Place.self, configurations: ModelConfiguration(url: url))

@@ -1,5 +1,5 @@
 import Foundation
-import OpenSwiftData
+@testable import OpenSwiftData
 import Testing
 
 /// The models that wrote the SwiftData store in `../shared/fixtures/swiftdata-apple-store/`, as
@@ -63,6 +63,28 @@ enum ResourcesManager {
             var name: Int = 0
             init() {}
         }
+    }
+
+    /// A change as `kind Entity key [properties]`.
+    static func describe(_ change: HistoryChange) -> String {
+        let id = change.changedPersistentIdentifier
+        let key = id.primaryKey.map(String.init) ?? "?"
+        switch change {
+        case .insert: return "insert \(id.entityName) \(key)"
+        case .delete: return "delete \(id.entityName) \(key)"
+        case .update(let update as any HistoryUpdate<CraftingRecipe>):
+            return "update \(id.entityName) \(key) " + update.updatedAttributes.map { name(of: $0) }.sorted().joined(separator: ",")
+        case .update(let update as any HistoryUpdate<Item>):
+            return "update \(id.entityName) \(key) " + update.updatedAttributes.map { name(of: $0) }.sorted().joined(separator: ",")
+        case .update(let update as any HistoryUpdate<Component>):
+            return "update \(id.entityName) \(key) " + update.updatedAttributes.map { name(of: $0) }.sorted().joined(separator: ",")
+        case .update:
+            return "update \(id.entityName) \(key)"
+        }
+    }
+
+    static func name<Model: PersistentModel>(of keyPath: any PartialKeyPath<Model> & Sendable) -> String {
+        Model.schemaMetadata.first { $0.keypath == keyPath as AnyKeyPath }?.name ?? "?"
     }
 
     /// The fixture, beside the project as CI places it; `nil` when it is not there.
