@@ -54,21 +54,28 @@ extension SQLSaveWriter {
             on: connection)
 
         let count = groups.reduce(0) { $0 + Int64($1.keys.count) }
-        var next = try reserveCoreDataNumbers(count, of: "CHANGE", map: map) - count + 1
+        let first = try reserveCoreDataNumbers(count, of: "CHANGE", map: map) - count + 1
         let changeEntity = StoredValue.integer(map.internalEntityNumber("CHANGE") ?? 0)
-        var rows: [[StoredValue]] = []
-        rows.reserveCapacity(Int(count))
-        for group in groups {
-            let entity = StoredValue.integer(map.entityNumbers[group.entityName] ?? 0)
+        // Per group once: its type, entity number and changed-column bits; then a row per key,
+        // bound as it is inserted.
+        let shared = groups.map { group -> [StoredValue] in
             let columns = group.kind == .update ? Self.changedColumns(group.properties, of: map.historyProperties[group.entityName] ?? []) : .null
-            for key in group.keys {
-                rows.append([.integer(next), changeEntity, .integer(group.kind.rawValue), entity, .integer(key), .integer(number), columns])
-                next += 1
-            }
+            return [.integer(group.kind.rawValue), .integer(map.entityNumbers[group.entityName] ?? 0), columns]
         }
+        let changes = groups.indices.lazy.flatMap { index in groups[index].keys.lazy.map { (index, $0) } }.enumerated()
         try store.insertEach(
             into: "ACHANGE", columns: ["Z_PK", "Z_ENT", "ZCHANGETYPE", "ZENTITY", "ZENTITYPK", "ZTRANSACTIONID", "ZCOLUMNS"],
-            rows, on: connection) { row, values in values += row }
+            changes, on: connection) { change, values in
+                let (offset, (group, key)) = change
+                let row = shared[group]
+                values.append(.integer(first + Int64(offset)))
+                values.append(changeEntity)
+                values.append(row[0])
+                values.append(row[1])
+                values.append(.integer(key))
+                values.append(.integer(number))
+                values.append(row[2])
+            }
     }
 
     /// `ZCOLUMNS` of an update: a bit per property of the entity in name order, the first in the
