@@ -74,7 +74,7 @@ private typealias Bike = CoreDataLayoutModels.Bike
         return (try ModelContainer(for: Schema(CoreDataLayoutModels.types), configurations: ModelConfiguration(url: url, allowsSave: false)), url)
     }
 
-    private static func cleanUp(_ url: URL) {
+    static func cleanUp(_ url: URL) {
         try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
     }
 
@@ -190,21 +190,6 @@ private typealias Bike = CoreDataLayoutModels.Bike
             try ModelContainer(for: ExternalStorageModels.Photo.self, configurations: ModelConfiguration(url: url, allowsSave: false))
         }
         #expect(error?.description.contains("Photo.image is declared with .externalStorage") == true, "\(String(describing: error))")
-    }
-
-    @Test func aCodableStructKeptAsACompositeAttributeIsRefusedByName() throws {
-        let url = try Self.file("Places.sqlite", Self.bookkeeping("Place") + """
-            CREATE TABLE ZPLACE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZSTREET VARCHAR, ZCITY VARCHAR );
-            INSERT INTO ZPLACE VALUES (1, 1, 1, 'Office', 'Main Street 1', 'Springfield');
-            """)
-        defer { Self.cleanUp(url) }
-        let before = try Data(contentsOf: url)
-        let error = #expect(throws: SwiftDataError.self) {
-            try ModelContainer(for: CompositeModels.Place.self, configurations: ModelConfiguration(url: url))
-        }
-        #expect(error == .unsupportedType)
-        #expect(error?.description.contains("Place.address is a Codable struct with no column ZADDRESS") == true, "\(String(describing: error))")
-        #expect(try Data(contentsOf: url) == before)
     }
 
     @Test func savesAreWrittenInTheLayoutAndReadBack() throws {

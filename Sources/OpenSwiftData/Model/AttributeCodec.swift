@@ -173,8 +173,9 @@ final class RawValueCodec<T: RawRepresentable>: AttributeCodec {
 
 /// `Codable` values that are not scalars (structs, enums with payloads, arrays, dictionaries) are
 /// stored as JSON text with sorted keys, so equal values store equal text.
-final class JSONCodec<T: Codable>: AttributeCodec {
+final class JSONCodec<T: Codable>: AttributeCodec, _JSONCodecProtocol {
     init() {}
+    var codableType: any Codable.Type { T.self }
     /// For arrays and dictionaries: the codec of the elements (values), if predicates can look inside.
     var elementCodec: (any AttributeCodec)? {
         guard let container = T.self as? any _JSONContainer.Type, let element = container._elementCodec, element.isJSONCompatible else { return nil }
@@ -215,6 +216,11 @@ final class JSONCodec<T: Codable>: AttributeCodec {
         encoder.outputFormat = .binary
         return .blob(try encoder.encode(typed))
     }
+}
+
+/// Lets code holding any codec reach the `Codable` type of a ``JSONCodec``.
+protocol _JSONCodecProtocol {
+    var codableType: any Codable.Type { get }
 }
 
 /// Lets generic code reach `Optional`'s wrapped type without knowing it statically.

@@ -68,9 +68,22 @@ package protocol SQLDialect: Sendable {
     /// A call of one of the library's functions (`osd_contains`, `json_extract`…, named as
     /// SQLite knows them), its arguments rendered, in this dialect.
     func function(_ name: String, _ arguments: [String]) -> String
+    /// A column as read (`qualifier` already rendered, `nil` for none): by default its quoted
+    /// name; an attribute kept in several columns reads as one value built from them.
+    func column(_ qualifier: String?, _ name: String) -> String
+    /// The columns (quoted) and values an assignment of the value at `placeholder` to `column`
+    /// writes: by default that one column; an attribute kept in several columns writes each.
+    func assignments(_ column: String, _ placeholder: String) -> [(column: String, value: String)]
 }
 
 extension SQLDialect {
+    package func column(_ qualifier: String?, _ name: String) -> String {
+        qualifier.map { "\($0).\(quote(name))" } ?? quote(name)
+    }
+    package func assignments(_ column: String, _ placeholder: String) -> [(column: String, value: String)] {
+        [(quote(column), placeholder)]
+    }
+
     /// The literal both engines read the same way; blobs in SQLite's `X'…'` form.
     func standardLiteral(_ value: StoredValue) -> String? {
         switch value {
@@ -125,19 +138,21 @@ struct SQLRenderer {
         case .select(let select):
             return render(select)
         case .insert(let table, let columns, let orIgnore, let rows):
-            let names = columns.map(dialect.quote).joined(separator: ", ")
             let width = max(columns.count, 1)
+            var names = ""
             let values = (0..<max(rows, 1)).map { row in
-                "(" + (1...width).map { dialect.placeholder(row * width + $0) }.joined(separator: ", ") + ")"
+                let targets = columns.enumerated().flatMap { dialect.assignments($0.element, dialect.placeholder(row * width + $0.offset + 1)) }
+                if row == 0 { names = targets.map(\.column).joined(separator: ", ") }
+                return "(" + (columns.isEmpty ? dialect.placeholder(row + 1) : targets.map(\.value).joined(separator: ", ")) + ")"
             }.joined(separator: ", ")
             let verb = orIgnore ? dialect.insertOrIgnore.verb : "INSERT INTO"
             let suffix = orIgnore ? dialect.insertOrIgnore.suffix : ""
             return "\(verb) \(dialect.quote(table)) (\(names)) VALUES \(values)\(suffix)"
         case .updateByKey(let table, let columns, let key, let unchanged, let counting):
             var index = 0
-            var sets = columns.map { column -> String in
+            var sets = columns.flatMap { column -> [String] in
                 index += 1
-                return "\(dialect.quote(column)) = \(dialect.placeholder(index))"
+                return dialect.assignments(column, dialect.placeholder(index)).map { "\($0.column) = \($0.value)" }
             }
             if let counting { sets.append("\(dialect.quote(counting)) = \(dialect.quote(counting)) + 1") }
             index += 1
@@ -195,7 +210,7 @@ struct SQLRenderer {
     mutating func render(_ expression: SQLExpression) -> String {
         switch expression {
         case .column(let table, let name):
-            return table.isEmpty ? dialect.quote(name) : "\(dialect.qualifier(table)).\(dialect.quote(name))"
+            return dialect.column(table.isEmpty ? nil : dialect.qualifier(table), name)
         case .bind(let value):
             bindings.append(value)
             return dialect.placeholder(bindings.count)

@@ -339,9 +339,18 @@ struct StoredValues {
     /// Whether values stored as JSON are written as property lists (a Core Data file).
     let propertyLists: Bool
 
+    /// The attributes a Core Data file keeps as composites, which are bound as JSON (and spread
+    /// over their columns by the statement, ``SQLiteDialect/assignments(_:_:)``).
+    let composites: [String: CoreDataComposite]
+
     init(deletedIDs: Set<ObjectIdentifier>, format: SQLTableFormat) {
         self.deletedIDs = deletedIDs
         propertyLists = format.isCoreData
+        if case .coreData(let map) = format { composites = map.composites } else { composites = [:] }
+    }
+
+    private func encode(_ value: Any, _ codec: any AttributeCodec, _ property: PropertyLayout) throws -> StoredValue {
+        try propertyLists && composites[property.name] == nil ? codec.encodeForPropertyListStore(value) : codec.encode(value)
     }
 
     /// The value a stored slot writes: the encoded attribute, or the related row's key.
@@ -351,7 +360,7 @@ struct StoredValues {
         case .value(let value):
             if let codec = property.codec {
                 do {
-                    return try propertyLists ? codec.encodeForPropertyListStore(value) : codec.encode(value)
+                    return try encode(value, codec, property)
                 } catch {
                     throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
                 }
@@ -371,7 +380,7 @@ struct StoredValues {
         let property = data.layout.properties[slot]
         switch data.originals[slot] {
         case .value(let value)?:
-            if let codec = property.codec { return try? propertyLists ? codec.encodeForPropertyListStore(value) : codec.encode(value) }
+            if let codec = property.codec { return try? encode(value, codec, property) }
             guard let access = property.relationshipAccess else { return nil }
             guard let related = access.first(value) else { return .null }
             return related.persistentBackingData.primaryKey.map { .integer($0) }

@@ -49,6 +49,13 @@ enum SQLTableFormat: Sendable {
         return relationship.storage
     }
 
+    /// Whether an attribute of a Core Data file is a `Codable` struct kept as a composite, a
+    /// column per field, which reads in SQL as its JSON (``CoreDataComposite``).
+    func isComposite(_ propertyName: String) -> Bool {
+        if case .coreData(let map) = self { return map.composites[propertyName] != nil }
+        return false
+    }
+
     /// Whether the tables are a Core Data file's (values SwiftData keeps as property lists
     /// there cannot be looked into by SQL).
     var isCoreData: Bool {

@@ -10,6 +10,9 @@ struct SQLiteDialect: SQLDialect {
     /// Which of `renames` are tables, which queries also write as column qualifiers
     /// (`UPDATE "ZITEM" … WHERE ZITEM."Z_PK" = ?`); aliases such as `t0` are never renamed.
     var renamedTables: Set<String> = []
+    /// The attributes of a Core Data file kept as composites, a column per field, by property
+    /// name (``CoreDataModelMap/composites``): read as one JSON value, written field by field.
+    var composites: [String: CoreDataComposite] = [:]
 
     func quote(_ identifier: String) -> String {
         if !renames.isEmpty, let renamed = renames[identifier] { return quoteWithDoubleQuotes(renamed) }
@@ -67,5 +70,19 @@ struct SQLiteDialect: SQLDialect {
     var nullOrdering: (ascending: String, descending: String) { ("", "") }
     func function(_ name: String, _ arguments: [String]) -> String {
         "\(name)(\(arguments.joined(separator: ", ")))"
+    }
+    func column(_ qualifier: String?, _ name: String) -> String {
+        guard !composites.isEmpty, let composite = composites[name] else {
+            return qualifier.map { "\($0).\(quote(name))" } ?? quote(name)
+        }
+        let columns = composite.elements.map { element in qualifier.map { "\($0).\(quoteWithDoubleQuotes(element.column))" } ?? quoteWithDoubleQuotes(element.column) }
+        return "osd_composite(\(standardLiteral(.text(composite.descriptor)) ?? "''"), \(columns.joined(separator: ", ")))"
+    }
+    func assignments(_ column: String, _ placeholder: String) -> [(column: String, value: String)] {
+        guard !composites.isEmpty, let composite = composites[column] else { return [(quote(column), placeholder)] }
+        return composite.elements.map { element in
+            let path = standardLiteral(.text(element.path.joined(separator: "."))) ?? "''"
+            return (quoteWithDoubleQuotes(element.column), "osd_composite_field(\(placeholder), \(path), '\(element.kind.rawValue)')")
+        }
     }
 }

@@ -34,6 +34,7 @@ enum SQLiteFunctions {
             status = sqlite3_create_function_v2(db, name, arguments, flags, nil, function, nil, nil, nil)
             guard status == SQLITE_OK else { throw SQLiteError(code: status, message: "cannot register the SQL function \(name)", sql: nil) }
         }
+        try CoreDataCompositeFunctions.register(on: db)
     }
 
     // MARK: Swift semantics

@@ -181,11 +181,22 @@ enum ExternalStorageModels {
     }
 }
 
-/// A model with a `Codable` struct, which SwiftData keeps as a composite attribute on Apple platforms.
+/// Models with `Codable` structs, which SwiftData keeps as composite attributes on Apple
+/// platforms (a column per field, nested structs flattened).
 enum CompositeModels {
+    struct Location: Codable, Hashable {
+        var latitude: Double
+        var longitude: Double
+    }
+
     struct Address: Codable, Hashable {
         var street: String
         var city: String
+        var zip: Int?
+        var verified: Bool
+        var id: UUID
+        var since: Date
+        var location: Location?
     }
 
     @Model final class Place {
@@ -194,6 +205,20 @@ enum CompositeModels {
         init(name: String, address: Address) {
             self.name = name
             self.address = address
+        }
+    }
+
+    struct Label: Codable, Hashable {
+        var name: String
+    }
+
+    /// Its label's field needs the column `ZNAME` its own `name` has.
+    @Model final class Sign {
+        var name: String
+        var label: Label
+        init(name: String, label: Label) {
+            self.name = name
+            self.label = label
         }
     }
 }

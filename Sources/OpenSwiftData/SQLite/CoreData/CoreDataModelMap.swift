@@ -31,6 +31,8 @@ struct CoreDataModelMap: Sendable {
     let tableEntityNumbers: [String: [Int64]]
     /// The tables of many-to-many relationships, by the shape's pair name.
     let joinTables: [String: JoinTable]
+    /// The `Codable` struct attributes kept as composites (a column per field), by property name.
+    let composites: [String: CoreDataComposite]
     /// Each entity's properties in the order the bits of a history change's `ZCOLUMNS` name them.
     let historyProperties: [String: [String]]
     /// The store's UUID (`Z_METADATA.Z_UUID`), the store identifier of its models.
@@ -108,6 +110,7 @@ struct CoreDataModelMap: Sendable {
         var tableColumns: [String: [String: String]] = [:]
         var declaredColumns: [String: Set<String>] = [:]
         var tableEntityNumbers: [String: [Int64]] = [:]
+        var composites: [String: CoreDataComposite] = [:]
         for layout in layouts.sorted(by: { $0.entityName < $1.entityName }) {
             guard numbers[layout.entityName] != nil else {
                 throw mismatch("the model declares entity \(layout.entityName), which the file does not have (it has \(numbers.keys.sorted().joined(separator: ", ")))")
@@ -122,18 +125,26 @@ struct CoreDataModelMap: Sendable {
             if tableColumns[table] == nil { tableColumns[table] = try Self.columns(of: table, connection) }
             let columns = tableColumns[table] ?? [:]
             if columns.isEmpty { throw mismatch("the file has no table \(table) for \(layout.entityName)") }
+            var claimed: [String: String] = [:]  // column → the property or field that needs it
             for slot in layout.storedSlots {
                 let property = layout.properties[slot]
                 let column = Self.storedName(property.name)
-                renames[property.name] = column
                 guard let type = columns[column] else {
-                    if let codec = property.codec, codec.storesJSON, codec.jsonShape == nil {
-                        // SwiftData keeps a Codable struct as a composite attribute, a column per
-                        // field, whose naming Apple does not document.
-                        throw SwiftDataError(.unsupportedType, "\(layout.entityName).\(property.name) is a Codable struct with no column \(column) in \(table) of \(place): SwiftData keeps such values as composite attributes (a column per field), which OpenSwiftData does not read yet (the file was not changed)")
+                    guard let composite = try Self.composite(property, of: layout, table: table, columns: columns, mismatch: mismatch) else {
+                        throw mismatch("\(layout.entityName).\(property.name) has no column \(column) in \(table)")
                     }
-                    throw mismatch("\(layout.entityName).\(property.name) has no column \(column) in \(table)")
+                    if let other = composites[property.name], other != composite {
+                        throw SwiftDataError(.unsupportedType, "two models of \(place) have a composite attribute named \(property.name) with different fields, which OpenSwiftData cannot tell apart in Core Data's layout yet; rename one of them (the file was not changed)")
+                    }
+                    composites[property.name] = composite
+                    for element in composite.elements {
+                        try Self.claim(element.column, for: "\(layout.entityName).\(property.name).\(element.path.joined(separator: "."))", in: &claimed, table: table)
+                    }
+                    declaredColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].formUnion(composite.elements.map(\.column))
+                    continue
                 }
+                try Self.claim(column, for: "\(layout.entityName).\(property.name)", in: &claimed, table: table)
+                renames[property.name] = column
                 if (property.metadata as? Schema.Attribute)?.isExternalStorage == true {
                     // Core Data marks such values (inline or a file in the store's support folder)
                     // in a form not read yet: refused rather than read wrongly.
@@ -143,9 +154,9 @@ struct CoreDataModelMap: Sendable {
                 if !expected.contains(type) {
                     throw mismatch("\(layout.entityName).\(property.name) is declared as \(property.codec?.typeName ?? "a to-one relationship"), stored in a column of type \(expected.joined(separator: " or ")), but the file's \(table).\(column) is \(type)")
                 }
+                declaredColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].insert(column)
             }
             historyProperties[layout.entityName] = layout.properties.map(\.name).sorted()
-            declaredColumns[table, default: ["Z_PK", "Z_ENT", "Z_OPT"]].formUnion(layout.storedSlots.map { Self.storedName(layout.properties[$0].name) })
         }
         for layout in layouts.sorted(by: { $0.entityName < $1.entityName }) where layout.superLayout == nil {
             let table = Self.storedName(layout.entityName)
@@ -169,9 +180,40 @@ struct CoreDataModelMap: Sendable {
         self.entityNames = names
         self.tableEntityNumbers = tableEntityNumbers
         self.joinTables = joinTables
+        self.composites = composites
         self.historyProperties = historyProperties
         self.storeIdentifier = metadataUUID
         self.hasHistory = try !Self.columns(of: "ACHANGE", connection).isEmpty
+    }
+
+    /// The composite a `Codable` struct attribute is kept as, its field columns checked against
+    /// the table; `nil` for an attribute that is not a struct.
+    private static func composite(
+        _ property: PropertyLayout, of layout: ModelLayout, table: String, columns: [String: String], mismatch: (String) -> SwiftDataError
+    ) throws -> CoreDataComposite? {
+        guard var codec = property.codec else { return nil }
+        if let optional = codec as? any _OptionalCodecProtocol { codec = optional.wrappedCodec }
+        guard codec.jsonShape == nil, let json = codec as? any _JSONCodecProtocol,
+              let elements = try CoreDataComposite.elements(of: json.codableType, attribute: "\(layout.entityName).\(property.name)") else { return nil }
+        for element in elements {
+            let field = "\(layout.entityName).\(property.name).\(element.path.joined(separator: "."))"
+            guard let type = columns[element.column] else {
+                throw mismatch("\(field), a field of the composite attribute \(property.name), has no column \(element.column) in \(table)")
+            }
+            if type != element.kind.columnType {
+                throw mismatch("\(field) is stored in a column of type \(element.kind.columnType), but the file's \(table).\(element.column) is \(type)")
+            }
+        }
+        return CoreDataComposite(elements: elements)
+    }
+
+    /// Records that `owner` needs `column`; two properties or fields needing one column is a name
+    /// Core Data would have numbered (`ZNAME1`), in an order it does not document: refused.
+    private static func claim(_ column: String, for owner: String, in claimed: inout [String: String], table: String) throws {
+        if let other = claimed[column] {
+            throw SwiftDataError(.unsupportedType, "\(owner) and \(other) both need the column \(column) of \(table); Core Data numbers such names in an order it does not document, so OpenSwiftData does not guess which is which (rename one of them, or open the file with SwiftData on an Apple platform)")
+        }
+        claimed[column] = owner
     }
 
     /// The pairs table of a many-to-many relationship (the side that sorts first, `owner`'s

@@ -1,0 +1,152 @@
+import CSQLite
+import Foundation
+
+/// The two SQL functions that let a composite attribute (``CoreDataComposite``) be read and
+/// written as the one JSON value its `Codable` struct encodes to, so the query builder, the
+/// predicate translator and the save writer keep one value per attribute:
+///
+/// - `osd_composite(descriptor, column…)` builds the JSON object from the field columns (`NULL`
+///   when every column is), converting Core Data's column forms to what `JSONDecoder` reads:
+///   booleans from 0/1, UUIDs from 16 bytes, `Data` from bytes to Base64, dates as seconds since
+///   2001 (`JSONDecoder`'s default for `Date`).
+/// - `osd_composite_field(json, path, kind)` takes one field out of such JSON (as `JSONEncoder`
+///   wrote it) in its column's form; `NULL` for a missing or `null` field.
+enum CoreDataCompositeFunctions {
+    static func register(on db: OpaquePointer) throws {
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        for (name, arguments, function) in [("osd_composite", Int32(-1), compositeFunction), ("osd_composite_field", 3, fieldFunction)] {
+            let status = sqlite3_create_function_v2(db, name, arguments, flags, nil, function, nil, nil, nil)
+            guard status == SQLITE_OK else { throw SQLiteError(code: status, message: "cannot register the SQL function \(name)", sql: nil) }
+        }
+    }
+
+    /// A node of the JSON object being built: fields and nested objects, in column order.
+    private final class Object {
+        var members: [(String, Member)] = []
+        enum Member { case value(String), object(Object) }
+
+        func object(at key: String) -> Object {
+            if let existing = members.first(where: { $0.0 == key }), case .object(let object) = existing.1 { return object }
+            let object = Object()
+            members.append((key, .object(object)))
+            return object
+        }
+
+        /// The JSON text, leaving out nested objects with no fields (a `nil` optional struct).
+        var json: String? {
+            let parts = members.compactMap { key, member -> String? in
+                switch member {
+                case .value(let text): return CoreDataCompositeFunctions.quoted(key) + ":" + text
+                case .object(let object): return object.json.map { CoreDataCompositeFunctions.quoted(key) + ":" + $0 }
+                }
+            }
+            return parts.isEmpty ? nil : "{" + parts.joined(separator: ",") + "}"
+        }
+    }
+
+    private static let compositeFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, count, arguments in
+        guard count >= 1, let descriptor = SQLiteFunctions.text(arguments, 0) else {
+            sqlite3_result_null(context)
+            return
+        }
+        let root = Object()
+        for (index, field) in descriptor.split(separator: ";").enumerated() where index + 1 < Int(count) {
+            guard let separator = field.lastIndex(of: ":"), let kind = CoreDataComposite.Kind(rawValue: String(field[field.index(after: separator)...])),
+                  let value = arguments?[index + 1], let json = CoreDataCompositeFunctions.json(value, kind) else { continue }
+            let path = field[..<separator].split(separator: ".").map(String.init)
+            guard let last = path.last else { continue }
+            var object = root
+            for key in path.dropLast() { object = object.object(at: key) }
+            object.members.append((last, .value(json)))
+        }
+        guard let json = root.json else {
+            sqlite3_result_null(context)
+            return
+        }
+        sqlite3_result_text(context, json, -1, SQLiteStatement.transient)
+    }
+
+    /// A column's value as JSON text for `kind` (`nil` for NULL).
+    private static func json(_ value: OpaquePointer, _ kind: CoreDataComposite.Kind) -> String? {
+        switch sqlite3_value_type(value) {
+        case SQLITE_NULL:
+            return nil
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_value_bytes(value))
+            let bytes = sqlite3_value_blob(value).map { Data(bytes: $0, count: count) } ?? Data()
+            if kind == .uuid, bytes.count == 16 {
+                let uuid = bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+                return quoted(uuid.uuidString)
+            }
+            return quoted(bytes.base64EncodedString())
+        case SQLITE_INTEGER:
+            let number = sqlite3_value_int64(value)
+            return kind == .bool ? (number != 0 ? "true" : "false") : String(number)
+        case SQLITE_FLOAT:
+            let number = sqlite3_value_double(value)
+            guard number.isFinite else { return nil }
+            return kind == .integer || kind == .bool ? String(Int64(number)) : "\(number)"
+        default:
+            let count = Int(sqlite3_value_bytes(value))
+            let text = sqlite3_value_text(value).map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""
+            return quoted(text)
+        }
+    }
+
+    /// `text` as a JSON string.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    private static let fieldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let json = SQLiteFunctions.text(arguments, 0), let path = SQLiteFunctions.text(arguments, 1),
+              let kindName = SQLiteFunctions.text(arguments, 2), let kind = CoreDataComposite.Kind(rawValue: kindName),
+              let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) else {
+            sqlite3_result_null(context)
+            return
+        }
+        var field: Any? = object
+        for key in path.split(separator: ".") { field = (field as? [String: Any])?[String(key)] }
+        CoreDataCompositeFunctions.result(context, field, kind)
+    }
+
+    /// Sets the function's result to a field's JSON value in its column's form.
+    private static func result(_ context: OpaquePointer?, _ field: Any?, _ kind: CoreDataComposite.Kind) {
+        switch (kind, field) {
+        case (_, nil), (_, is NSNull):
+            sqlite3_result_null(context)
+        case (.text, let text as String), (.url, let text as String):
+            sqlite3_result_text(context, text, -1, SQLiteStatement.transient)
+        case (.uuid, let text as String):
+            guard let uuid = UUID(uuidString: text) else { return sqlite3_result_null(context) }
+            blob(context, withUnsafeBytes(of: uuid.uuid) { Data($0) })
+        case (.data, let text as String):
+            guard let data = Data(base64Encoded: text) else { return sqlite3_result_null(context) }
+            blob(context, data)
+        case (.bool, let flag as Bool):
+            sqlite3_result_int64(context, flag ? 1 : 0)
+        case (.integer, let number as NSNumber), (.bool, let number as NSNumber):
+            sqlite3_result_int64(context, number.int64Value)
+        case (_, let number as NSNumber):
+            sqlite3_result_double(context, number.doubleValue)
+        default:
+            sqlite3_result_null(context)
+        }
+    }
+
+    private static func blob(_ context: OpaquePointer?, _ data: Data) {
+        data.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), SQLiteStatement.transient) }
+    }
+}
