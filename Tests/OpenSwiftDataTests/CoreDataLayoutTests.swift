@@ -180,18 +180,6 @@ private typealias Bike = CoreDataLayoutModels.Bike
         #expect(missing?.description.contains("there is no file") == true)
     }
 
-    @Test func externalStorageIsRefusedRatherThanReadWrongly() throws {
-        let url = try Self.file("Photos.sqlite", Self.bookkeeping("Photo") + """
-            CREATE TABLE ZPHOTO ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZIMAGE BLOB );
-            INSERT INTO ZPHOTO VALUES (1, 1, 1, x'01FFD8FFE0');
-            """)
-        defer { Self.cleanUp(url) }
-        let error = #expect(throws: SwiftDataError.self) {
-            try ModelContainer(for: ExternalStorageModels.Photo.self, configurations: ModelConfiguration(url: url, allowsSave: false))
-        }
-        #expect(error?.description.contains("Photo.image is declared with .externalStorage") == true, "\(String(describing: error))")
-    }
-
     @Test func savesAreWrittenInTheLayoutAndReadBack() throws {
         let url = try Self.buildStore()
         defer { Self.cleanUp(url) }

@@ -13,6 +13,9 @@ struct SQLiteDialect: SQLDialect {
     /// The attributes of a Core Data file kept as composites, a column per field, by property
     /// name (``CoreDataModelMap/composites``): read as one JSON value, written field by field.
     var composites: [String: CoreDataComposite] = [:]
+    /// The `.externalStorage` attributes of a Core Data file, by property name, and the folder of
+    /// its externally stored values (``CoreDataExternalData``): read and written without the marker.
+    var externalData: [String: String] = [:]
 
     func quote(_ identifier: String) -> String {
         if !renames.isEmpty, let renamed = renames[identifier] { return quoteWithDoubleQuotes(renamed) }
@@ -72,13 +75,16 @@ struct SQLiteDialect: SQLDialect {
         "\(name)(\(arguments.joined(separator: ", ")))"
     }
     func column(_ qualifier: String?, _ name: String) -> String {
-        guard !composites.isEmpty, let composite = composites[name] else {
-            return qualifier.map { "\($0).\(quote(name))" } ?? quote(name)
+        let column = qualifier.map { "\($0).\(quote(name))" } ?? quote(name)
+        if !externalData.isEmpty, let folder = externalData[name] {
+            return "osd_external_data(\(column), \(standardLiteral(.text(folder)) ?? "''"))"
         }
+        guard !composites.isEmpty, let composite = composites[name] else { return column }
         let columns = composite.elements.map { element in qualifier.map { "\($0).\(quoteWithDoubleQuotes(element.column))" } ?? quoteWithDoubleQuotes(element.column) }
         return "osd_composite(\(standardLiteral(.text(composite.descriptor)) ?? "''"), \(columns.joined(separator: ", ")))"
     }
     func assignments(_ column: String, _ placeholder: String) -> [(column: String, value: String)] {
+        if !externalData.isEmpty, externalData[column] != nil { return [(quote(column), "osd_external_data_inline(\(placeholder))")] }
         guard !composites.isEmpty, let composite = composites[column] else { return [(quote(column), placeholder)] }
         return composite.elements.map { element in
             let path = standardLiteral(.text(element.path.joined(separator: "."))) ?? "''"

@@ -35,6 +35,7 @@ enum SQLiteFunctions {
             guard status == SQLITE_OK else { throw SQLiteError(code: status, message: "cannot register the SQL function \(name)", sql: nil) }
         }
         try CoreDataCompositeFunctions.register(on: db)
+        try CoreDataExternalData.register(on: db)
     }
 
     // MARK: Swift semantics

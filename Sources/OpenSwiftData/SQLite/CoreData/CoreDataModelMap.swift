@@ -33,6 +33,10 @@ struct CoreDataModelMap: Sendable {
     let joinTables: [String: JoinTable]
     /// The `Codable` struct attributes kept as composites (a column per field), by property name.
     let composites: [String: CoreDataComposite]
+    /// The `Data` attributes declared with `.externalStorage`, by property name: Core Data keeps
+    /// their values behind a marker byte, inline or in a file of the store's support folder
+    /// (``CoreDataExternalData``).
+    let externalData: Set<String>
     /// Each entity's properties in the order the bits of a history change's `ZCOLUMNS` name them.
     let historyProperties: [String: [String]]
     /// The store's UUID (`Z_METADATA.Z_UUID`), the store identifier of its models.
@@ -111,6 +115,7 @@ struct CoreDataModelMap: Sendable {
         var declaredColumns: [String: Set<String>] = [:]
         var tableEntityNumbers: [String: [Int64]] = [:]
         var composites: [String: CoreDataComposite] = [:]
+        var externalData: Set<String> = []
         for layout in layouts.sorted(by: { $0.entityName < $1.entityName }) {
             guard numbers[layout.entityName] != nil else {
                 throw mismatch("the model declares entity \(layout.entityName), which the file does not have (it has \(numbers.keys.sorted().joined(separator: ", ")))")
@@ -146,9 +151,10 @@ struct CoreDataModelMap: Sendable {
                 try Self.claim(column, for: "\(layout.entityName).\(property.name)", in: &claimed, table: table)
                 renames[property.name] = column
                 if (property.metadata as? Schema.Attribute)?.isExternalStorage == true {
-                    // Core Data marks such values (inline or a file in the store's support folder)
-                    // in a form not read yet: refused rather than read wrongly.
-                    throw SwiftDataError(.unsupportedType, "\(layout.entityName).\(property.name) is declared with .externalStorage; OpenSwiftData cannot read Core Data's external-storage values from \(place) yet (the file was not changed)")
+                    guard property.codec?.typeName == "Data" || property.codec?.typeName == "Data?" else {
+                        throw SwiftDataError(.unsupportedType, "\(layout.entityName).\(property.name) is declared with .externalStorage but is not Data; OpenSwiftData reads Core Data's external storage for Data attributes only (the file was not changed)")
+                    }
+                    externalData.insert(property.name)
                 }
                 let expected = Self.columnTypes(property)
                 if !expected.contains(type) {
@@ -181,6 +187,7 @@ struct CoreDataModelMap: Sendable {
         self.tableEntityNumbers = tableEntityNumbers
         self.joinTables = joinTables
         self.composites = composites
+        self.externalData = externalData
         self.historyProperties = historyProperties
         self.storeIdentifier = metadataUUID
         self.hasHistory = try !Self.columns(of: "ACHANGE", connection).isEmpty

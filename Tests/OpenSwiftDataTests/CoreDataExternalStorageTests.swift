@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+private typealias Photo = ExternalStorageModels.Photo
+
+/// `.externalStorage` data in a Core Data file: a marker byte, then the bytes (kept in the row) or
+/// the name of a file in `.<store>_SUPPORT/_EXTERNAL_DATA/`. The files are built here by SQL
+/// following that form.
+@Suite struct CoreDataExternalStorageTests {
+    static let fileName = "5B0E6C1A-2F3D-4A8B-9C7E-1D2F3A4B5C6D"
+
+    /// A file with a photo kept in its row and one kept in a file of the support folder.
+    static func buildStore(rows: String? = nil) throws -> URL {
+        let name = Data(fileName.utf8).map { String(format: "%02X", $0) }.joined()
+        let url = try CoreDataLayoutTests.file("Photos.sqlite", CoreDataLayoutTests.bookkeeping("Photo") + """
+            CREATE TABLE ZPHOTO ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZIMAGE BLOB );
+            \(rows ?? "INSERT INTO ZPHOTO VALUES (1, 1, 1, x'01FFD8FFE0'), (2, 1, 1, x'02\(name)00');")
+            UPDATE Z_PRIMARYKEY SET Z_MAX = 2;
+            """)
+        let folder = url.deletingLastPathComponent().appendingPathComponent(".Photos_SUPPORT/_EXTERNAL_DATA", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(repeating: 0xAB, count: 300_000).write(to: folder.appendingPathComponent(fileName))
+        return url
+    }
+
+    @Test func dataKeptInTheRowOrInAFileReadsBack() throws {
+        let url = try Self.buildStore()
+        defer { CoreDataLayoutTests.cleanUp(url) }
+        let before = try Data(contentsOf: url)
+        do {
+            let context = ModelContext(try ModelContainer(for: Photo.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+            let photos = try context.fetch(FetchDescriptor<Photo>()).map(\.image).sorted { $0.count < $1.count }
+            #expect(photos == [Data([0xFF, 0xD8, 0xFF, 0xE0]), Data(repeating: 0xAB, count: 300_000)])
+        }
+        #expect(try Data(contentsOf: url) == before)
+    }
+
+    @Test func savedDataIsKeptInTheRowBehindTheMarker() throws {
+        let url = try Self.buildStore()
+        defer { CoreDataLayoutTests.cleanUp(url) }
+        do {
+            let context = ModelContext(try ModelContainer(for: Photo.self, configurations: ModelConfiguration(url: url)))
+            context.insert(Photo(image: Data([1, 2, 3])))
+            let first = try #require(try context.fetch(FetchDescriptor<Photo>()).first { $0.image == Data([0xFF, 0xD8, 0xFF, 0xE0]) })
+            first.image = Data([9])
+            try context.save()
+        }
+        let context = ModelContext(try ModelContainer(for: Photo.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        let photos = try context.fetch(FetchDescriptor<Photo>()).map(\.image).sorted { $0.count < $1.count }
+        #expect(photos == [Data([9]), Data([1, 2, 3]), Data(repeating: 0xAB, count: 300_000)])
+        #expect(try CoreDataFileRows.read(url, "SELECT Z_PK, Z_OPT, ZIMAGE FROM ZPHOTO WHERE Z_PK <> 2 ORDER BY Z_PK") == ["1|2|0109", "3|1|01010203"])
+    }
+
+    @Test func aValueInNeitherFormIsAnErrorNamingIt() throws {
+        let url = try Self.buildStore(rows: "INSERT INTO ZPHOTO VALUES (1, 1, 1, x'07FFD8');")
+        defer { CoreDataLayoutTests.cleanUp(url) }
+        let context = ModelContext(try ModelContainer(for: Photo.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        let error = #expect(throws: (any Error).self) { try context.fetch(FetchDescriptor<Photo>()) }
+        #expect("\(String(describing: error))".contains("starts with the byte 7, neither 1 (in the row) nor 2 (in a file)"), "\(String(describing: error))")
+
+        let missing = try Self.buildStore(rows: "INSERT INTO ZPHOTO VALUES (1, 1, 1, x'02\(Data("0F0E0D0C-0B0A-4908-8706-050403020100".utf8).map { String(format: "%02X", $0) }.joined())');")
+        defer { CoreDataLayoutTests.cleanUp(missing) }
+        let other = ModelContext(try ModelContainer(for: Photo.self, configurations: ModelConfiguration(url: missing, allowsSave: false)))
+        let notFound = #expect(throws: (any Error).self) { try other.fetch(FetchDescriptor<Photo>()) }
+        #expect("\(String(describing: notFound))".contains("_EXTERNAL_DATA/0F0E0D0C-0B0A-4908-8706-050403020100, which cannot be read"), "\(String(describing: notFound))")
+    }
+}
