@@ -55,7 +55,7 @@ struct CoreDataComposite: Sendable, Equatable {
         guard let value = PlaceholderDecoder.make(type), Mirror(reflecting: value).displayStyle == .struct else { return nil }
         // The fields are flattened by their declared names; a JSON value keyed otherwise would not
         // find its columns.
-        if let json = try? JSONEncoder().encode(AnyEncodable(value: value, encode: { try type.encodeErased($0, to: $1) })),
+        if let encodable = value as? any Encodable, let json = try? JSONEncoder().encode(encodable),
            let object = try? JSONSerialization.jsonObject(with: json) as? [String: Any] {
             let labels = Set(Mirror(reflecting: value).children.compactMap(\.label))
             if let key = object.keys.sorted().first(where: { !labels.contains($0) }) {
@@ -105,19 +105,5 @@ struct CoreDataComposite: Sendable, Equatable {
         case is Decimal.Type: return .decimal
         default: return nil
         }
-    }
-}
-
-/// Encodes a value known only as `Any` through its type's conformance.
-private struct AnyEncodable: Encodable {
-    let value: Any
-    let encode: (Any, any Encoder) throws -> Void
-    func encode(to encoder: any Encoder) throws { try encode(value, encoder) }
-}
-
-private extension Encodable {
-    static func encodeErased(_ value: Any, to encoder: any Encoder) throws {
-        guard let typed = value as? Self else { return }
-        try typed.encode(to: encoder)
     }
 }

@@ -44,19 +44,43 @@ enum CoreDataCompositeFunctions {
         }
     }
 
+    /// A parsed descriptor: each column's key path and kind, in argument order.
+    private final class Fields {
+        let fields: [(path: [String], kind: CoreDataComposite.Kind)]
+        init(_ descriptor: String) {
+            fields = descriptor.split(separator: ";").compactMap { field in
+                guard let separator = field.lastIndex(of: ":"),
+                      let kind = CoreDataComposite.Kind(rawValue: String(field[field.index(after: separator)...])) else { return nil }
+                return (field[..<separator].split(separator: ".").map(String.init), kind)
+            }
+        }
+    }
+
+    /// Releases a ``Fields`` SQLite kept for a statement.
+    private static let releaseFields: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+        if let pointer { Unmanaged<Fields>.fromOpaque(pointer).release() }
+    }
+
+    /// The descriptor (a constant of the statement) parsed once per statement, not once per row.
+    private static func fields(_ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?) -> Fields? {
+        if let cached = sqlite3_get_auxdata(context, 0) { return Unmanaged<Fields>.fromOpaque(cached).takeUnretainedValue() }
+        guard let descriptor = SQLiteFunctions.text(arguments, 0) else { return nil }
+        let fields = Fields(descriptor)
+        sqlite3_set_auxdata(context, 0, Unmanaged.passRetained(fields).toOpaque(), releaseFields)
+        return fields
+    }
+
     private static let compositeFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, count, arguments in
-        guard count >= 1, let descriptor = SQLiteFunctions.text(arguments, 0) else {
+        guard count >= 1, let parsed = CoreDataCompositeFunctions.fields(context, arguments) else {
             sqlite3_result_null(context)
             return
         }
         let root = Object()
-        for (index, field) in descriptor.split(separator: ";").enumerated() where index + 1 < Int(count) {
-            guard let separator = field.lastIndex(of: ":"), let kind = CoreDataComposite.Kind(rawValue: String(field[field.index(after: separator)...])),
-                  let value = arguments?[index + 1], let json = CoreDataCompositeFunctions.json(value, kind) else { continue }
-            let path = field[..<separator].split(separator: ".").map(String.init)
-            guard let last = path.last else { continue }
+        for (index, field) in parsed.fields.enumerated() where index + 1 < Int(count) {
+            guard let last = field.path.last, let value = arguments?[index + 1],
+                  let json = CoreDataCompositeFunctions.json(value, field.kind) else { continue }
             var object = root
-            for key in path.dropLast() { object = object.object(at: key) }
+            for key in field.path.dropLast() { object = object.object(at: key) }
             object.members.append((last, .value(json)))
         }
         guard let json = root.json else {
