@@ -72,6 +72,34 @@ import SwiftData
         #expect(ModelConfiguration.GroupContainer.none != .automatic)
     }
 
+    /// `ModelConfiguration`-typed initialisers: `.init(…)` and `[.init(…)]` resolve as they do
+    /// against SwiftData, beside the `any DataStoreConfiguration` forms.
+    @Test func containerInitialisersAcceptImplicitModelConfigurations() throws {
+        let schema = Schema([Library.self, Book.self, Shelf.self])
+        let containers: [ModelContainer] = [
+            try ModelContainer(for: Book.self, configurations: .init(isStoredInMemoryOnly: true)),
+            try ModelContainer(for: Library.self, Book.self, Shelf.self, migrationPlan: BooksPlan.self, configurations: .init(isStoredInMemoryOnly: true)),
+            try ModelContainer(for: schema, configurations: .init(isStoredInMemoryOnly: true)),
+            try ModelContainer(for: schema, migrationPlan: BooksPlan.self, configurations: .init(isStoredInMemoryOnly: true)),
+            try ModelContainer(for: schema, configurations: [.init(isStoredInMemoryOnly: true)]),
+            try ModelContainer(for: schema, migrationPlan: BooksPlan.self, configurations: [.init(isStoredInMemoryOnly: true)]),
+            try ModelContainer(for: schema, configurations: .init("Books", schema: Schema([Book.self]), isStoredInMemoryOnly: true),
+                               .init("Shelves", schema: Schema([Shelf.self]), isStoredInMemoryOnly: true)),
+            // The existential forms still resolve.
+            try ModelContainer(for: schema, configurations: [ModelConfiguration(isStoredInMemoryOnly: true)] as [any DataStoreConfiguration]),
+            try ModelContainer(for: Book.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true) as any DataStoreConfiguration),
+        ]
+        for (index, container) in containers.enumerated() {
+            #expect(!container.configurations.isEmpty && container.configurations.allSatisfy(\.isStoredInMemoryOnly), "container \(index)")
+            let context = ModelContext(container)
+            context.insert(Book(title: "Dune \(index)"))
+            try context.save()
+            #expect(try ModelContext(container).fetch(FetchDescriptor<Book>()).map(\.title) == ["Dune \(index)"], "container \(index)")
+        }
+        #expect(containers[1].migrationPlan == BooksPlan.self && containers[5].migrationPlan == BooksPlan.self)
+        #expect(containers[6].configurations.map(\.name).sorted() == ["Books", "Shelves"])
+    }
+
     @Test func urlFoldersAreTheOnesFoundationsFileManagerNames() throws {
         let fileManager = FileManager.default
         #expect(URL.applicationSupportDirectory == fileManager.urls(for: .applicationSupportDirectory, in: .userDomainMask).first)

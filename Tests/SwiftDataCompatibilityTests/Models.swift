@@ -85,6 +85,17 @@ actor BookReader {
     }
 }
 
+/// The models as one version, and a plan listing it, as apps declare them before their first change.
+enum BooksSchemaV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [Library.self, Book.self, Shelf.self] }
+}
+
+enum BooksPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [BooksSchemaV1.self] }
+    static var stages: [MigrationStage] { [] }
+}
+
 enum TestContainer {
     /// A container on a store file of its own, as an app makes one.
     static func make(_ types: [any SwiftData.PersistentModel.Type] = [Library.self, Book.self, Shelf.self]) throws -> (SwiftData.ModelContainer, URL) {

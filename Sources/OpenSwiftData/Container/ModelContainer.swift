@@ -50,6 +50,42 @@ public final class ModelContainer: Sendable, Equatable {
         try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
+    /// Creates a container for the given models with SQLite configurations — SwiftData's form,
+    /// so implicit member syntax works as it does on Apple platforms.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Item.self, configurations: .init(isStoredInMemoryOnly: true))
+    /// ```
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations.map { $0 as any DataStoreConfiguration })
+    }
+
+    /// Creates a container for a schema with SQLite configurations (SwiftData's form).
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Schema([Item.self]), configurations: .init(isStoredInMemoryOnly: true))
+    /// ```
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations.map { $0 as any DataStoreConfiguration })
+    }
+
+    /// Creates a container for a schema with a list of SQLite configurations (SwiftData's form;
+    /// the default on-disk configuration when the list is empty).
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Schema([Item.self]), configurations: [.init(isStoredInMemoryOnly: true)])
+    /// ```
+    public convenience init(
+        for givenSchema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]
+    ) throws {
+        try self.init(for: givenSchema, migrationPlan: migrationPlan, configurations: configurations.map { $0 as any DataStoreConfiguration })
+    }
+
     /// Creates a container for a schema with the given configurations (the default on-disk
     /// configuration when the list is empty): ``ModelConfiguration``s open the SQLite store, any
     /// other ``DataStoreConfiguration`` opens its own ``DataStoreConfiguration/Store``, which
