@@ -180,6 +180,18 @@ private typealias Bike = CoreDataLayoutModels.Bike
         #expect(missing?.description.contains("there is no file") == true)
     }
 
+    @Test func theInspectionQuotesTableNamesItReadsFromTheFile() throws {
+        let url = try Self.buildStore()
+        defer { Self.cleanUp(url) }
+        // An entity whose name would close the quotes around its table's name and add a query.
+        _ = try CoreDataFileRows.read(url, #"INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (99, 'Tag" UNION SELECT 1000 --', 0, 0)"#)
+        _ = try CoreDataFileRows.read(url, #"CREATE TABLE "ZTAG"" UNION SELECT 1000 --" (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, ZNAME VARCHAR)"#)
+        let file = try CoreDataStoreFile(contentsOf: url)
+        let crafted = try #require(file.entities.first { $0.name.hasPrefix("Tag\"") })
+        #expect(crafted.count == 0)
+        #expect(file.entities.first { $0.name == "Tag" }?.count == 3)
+    }
+
     @Test func savesAreWrittenInTheLayoutAndReadBack() throws {
         let url = try Self.buildStore()
         defer { Self.cleanUp(url) }

@@ -27,56 +27,56 @@ import Testing
             _ = try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { ($0 as? PersonalJourney)?.companions == 2 }))
         }
         try #require(statements.count == 2)
-        #expect(statements[0].text == "SELECT t0.\"Z_PK\", t0.\"name\", t0.\"start\", t0.\"code\", t0.\"voyager\", t0.\"purpose\", t0.\"budget\", t0.\"conference\", t0.\"talks\", (CASE WHEN (t0.\"Z_ENT\" = ?1) THEN 0 WHEN (t0.\"Z_ENT\" = ?2) THEN 1 ELSE -1 END) FROM \"Journey\" AS t0 WHERE (t0.\"Z_ENT\" IN (?3, ?4)) ORDER BY t0.\"Z_PK\" ASC")
+        #expect(statements[0].text == "SELECT \"t0\".\"Z_PK\", \"t0\".\"name\", \"t0\".\"start\", \"t0\".\"code\", \"t0\".\"voyager\", \"t0\".\"purpose\", \"t0\".\"budget\", \"t0\".\"conference\", \"t0\".\"talks\", (CASE WHEN (\"t0\".\"Z_ENT\" = ?1) THEN 0 WHEN (\"t0\".\"Z_ENT\" = ?2) THEN 1 ELSE -1 END) FROM \"Journey\" AS \"t0\" WHERE (\"t0\".\"Z_ENT\" IN (?3, ?4)) ORDER BY \"t0\".\"Z_PK\" ASC")
         #expect(statements[0].bindings == [.text("BusinessJourney"), .text("ConferenceJourney"), .text("BusinessJourney"), .text("ConferenceJourney")])
         // A fetch of the top class reads every subclass's columns once.
-        #expect(statements[1].text.contains("t0.\"talks\", t0.\"reason\", t0.\"companions\", t0.\"hours\", (CASE WHEN"))
-        #expect(statements[1].text.contains("FROM \"Journey\" AS t0 WHERE ((CASE WHEN (t0.\"Z_ENT\" IN (?6)) THEN t0.\"companions\" ELSE NULL END) IS ?7)"))
+        #expect(statements[1].text.contains("\"t0\".\"talks\", \"t0\".\"reason\", \"t0\".\"companions\", \"t0\".\"hours\", (CASE WHEN"))
+        #expect(statements[1].text.contains("FROM \"Journey\" AS \"t0\" WHERE ((CASE WHEN (\"t0\".\"Z_ENT\" IN (?6)) THEN \"t0\".\"companions\" ELSE NULL END) IS ?7)"))
         #expect(statements[1].bindings.suffix(2) == [.text("PersonalJourney"), .integer(2)])
     }
 
     @Test func toOnePathsJoin() throws {
         let statement = try sql(#Predicate<QPerson> { $0.mentor?.team?.name == "Lions" })
-        #expect(statement.text.contains("LEFT JOIN \"QPerson\" AS t1 ON (t1.\"Z_PK\" = t0.\"mentor\")"))
-        #expect(statement.text.contains("LEFT JOIN \"QTeam\" AS t2 ON (t2.\"Z_PK\" = t1.\"team\")"))
+        #expect(statement.text.contains("LEFT JOIN \"QPerson\" AS \"t1\" ON (\"t1\".\"Z_PK\" = \"t0\".\"mentor\")"))
+        #expect(statement.text.contains("LEFT JOIN \"QTeam\" AS \"t2\" ON (\"t2\".\"Z_PK\" = \"t1\".\"team\")"))
         #expect(!statement.text.contains("EXISTS"))
         #expect(statement.bindings == [.text("Lions")])
     }
 
     @Test func toManyBecomesCorrelatedExists() throws {
         let statement = try sql(#Predicate<QTeam> { $0.members.contains { $0.age > 40 } })
-        #expect(statement.text == "SELECT t0.\"Z_PK\", t0.\"name\", t0.\"city\", t0.\"founded\" FROM \"QTeam\" AS t0 WHERE EXISTS (SELECT 1 FROM \"QPerson\" AS t1 WHERE ((t1.\"team\" = t0.\"Z_PK\") AND (t1.\"age\" > ?1))) ORDER BY t0.\"Z_PK\" ASC")
+        #expect(statement.text == "SELECT \"t0\".\"Z_PK\", \"t0\".\"name\", \"t0\".\"city\", \"t0\".\"founded\" FROM \"QTeam\" AS \"t0\" WHERE EXISTS (SELECT 1 FROM \"QPerson\" AS \"t1\" WHERE ((\"t1\".\"team\" = \"t0\".\"Z_PK\") AND (\"t1\".\"age\" > ?1))) ORDER BY \"t0\".\"Z_PK\" ASC")
         #expect(statement.bindings == [.integer(40)])
     }
 
     @Test func manyToManyGoesThroughTheJoinTable() throws {
         let statement = try sql(#Predicate<QTeam> { $0.sponsors.count > 1 })
-        #expect(statement.text.contains("(SELECT count(1) FROM \"QSponsor\" AS t1 JOIN \"Z_QSponsor_teams\" AS t2 ON (t2.\"Z_SOURCE\" = t1.\"Z_PK\") WHERE (t2.\"Z_TARGET\" = t0.\"Z_PK\"))"))
+        #expect(statement.text.contains("(SELECT count(1) FROM \"QSponsor\" AS \"t1\" JOIN \"Z_QSponsor_teams\" AS \"t2\" ON (\"t2\".\"Z_SOURCE\" = \"t1\".\"Z_PK\") WHERE (\"t2\".\"Z_TARGET\" = \"t0\".\"Z_PK\"))"))
     }
 
     @Test func allSatisfyIsNotExistsOfAFailingElement() throws {
         let statement = try sql(#Predicate<QTeam> { $0.members.allSatisfy { $0.isActive } })
-        #expect(statement.text.contains("(NOT EXISTS (SELECT 1 FROM \"QPerson\" AS t1 WHERE ((t1.\"team\" = t0.\"Z_PK\") AND (NOT coalesce(t1.\"isActive\", 0)))))"))
+        #expect(statement.text.contains("(NOT EXISTS (SELECT 1 FROM \"QPerson\" AS \"t1\" WHERE ((\"t1\".\"team\" = \"t0\".\"Z_PK\") AND (NOT coalesce(\"t1\".\"isActive\", 0)))))"))
     }
 
     @Test func arrayAttributesUseJSONEach() throws {
         let statement = try sql(#Predicate<QPerson> { $0.scores.contains(where: { $0 > 90 }) })
-        #expect(statement.text.contains("EXISTS (SELECT 1 FROM json_each(t0.\"scores\") AS t1 WHERE (t1.\"value\" > ?1))"))
+        #expect(statement.text.contains("EXISTS (SELECT 1 FROM json_each(\"t0\".\"scores\") AS \"t1\" WHERE (\"t1\".\"value\" > ?1))"))
     }
 
     @Test func constantArraysBecomeInLists() throws {
         let names = ["Ann", "Bob"]
         let statement = try sql(#Predicate<QPerson> { names.contains($0.name) })
-        #expect(statement.text.contains("(t0.\"name\" COLLATE SWIFT) IN (?1, ?2)"))
+        #expect(statement.text.contains("(\"t0\".\"name\" COLLATE SWIFT) IN (?1, ?2)"))
         #expect(statement.bindings == [.text("Ann"), .text("Bob")])
     }
 
     @Test func stringOperationsCallSwift() throws {
         let search = "pe"
         let statement = try sql(#Predicate<QPerson> { $0.name.localizedStandardContains(search) || $0.name.starts(with: "A") || $0.name.contains("x") })
-        #expect(statement.text.contains("osd_localized_standard_contains(t0.\"name\", ?1)"))
-        #expect(statement.text.contains("osd_starts_with(t0.\"name\", ?2)"))
-        #expect(statement.text.contains("osd_contains(t0.\"name\", ?3)"))
+        #expect(statement.text.contains("osd_localized_standard_contains(\"t0\".\"name\", ?1)"))
+        #expect(statement.text.contains("osd_starts_with(\"t0\".\"name\", ?2)"))
+        #expect(statement.text.contains("osd_contains(\"t0\".\"name\", ?3)"))
         #expect(statement.bindings == [.text("pe"), .text("A"), .text("x")])
     }
 
@@ -90,14 +90,14 @@ import Testing
     @Test func constantSubexpressionsAreFolded() throws {
         let base = 20
         let statement = try sql(#Predicate<QPerson> { $0.age > base * 2 + 1 && (base > 100 || $0.isActive) })
-        #expect(statement.text.contains("WHERE ((t0.\"age\" > ?1) AND t0.\"isActive\")"))
+        #expect(statement.text.contains("WHERE ((\"t0\".\"age\" > ?1) AND \"t0\".\"isActive\")"))
         #expect(statement.bindings == [.integer(41)])
     }
 
     @Test func sortingThroughToOnePathsJoins() throws {
         let statement = try sql(#Predicate<QPerson> { $0.age > 0 }, sortBy: [SortDescriptor(\.team?.name), SortDescriptor(\.name, order: .reverse)])
-        #expect(statement.text.contains("LEFT JOIN \"QTeam\" AS t1 ON (t1.\"Z_PK\" = t0.\"team\")"))
-        #expect(statement.text.contains("ORDER BY (t1.\"name\" COLLATE SWIFT) ASC, (t0.\"name\" COLLATE SWIFT) DESC, t0.\"Z_PK\" ASC"))
+        #expect(statement.text.contains("LEFT JOIN \"QTeam\" AS \"t1\" ON (\"t1\".\"Z_PK\" = \"t0\".\"team\")"))
+        #expect(statement.text.contains("ORDER BY (\"t1\".\"name\" COLLATE SWIFT) ASC, (\"t0\".\"name\" COLLATE SWIFT) DESC, \"t0\".\"Z_PK\" ASC"))
     }
 
     // MARK: From AttributeRoundTripTests
@@ -186,7 +186,7 @@ import Testing
         var results: [Expense] = []
         let fetchSQL = try store.sql { results = try context.fetch(descriptor) }
         #expect(fetchSQL.count == 1)
-        #expect(fetchSQL[0].text.hasPrefix("SELECT t0.\"Z_PK\", t0.\"amount\" FROM \"Expense\""))
+        #expect(fetchSQL[0].text.hasPrefix("SELECT \"t0\".\"Z_PK\", \"t0\".\"amount\" FROM \"Expense\""))
         #expect(results.map(\.amount) == (0..<30).map(Double.init))
         var note: String?
         let faultSQL = store.sql { note = results[3].note }
@@ -304,7 +304,7 @@ import Testing
         #expect(try other.fetchCount(FetchDescriptor<Expense>()) == 15)  // pending deletes already apply
         let statements = try store.sql { try other.save() }
         #expect(statements.starting(with: "DELETE FROM \"Expense\"").count == 2)  // the registered one, then the batch
-        #expect(statements.filter { $0.text.contains("SELECT t0.\"Z_PK\" FROM \"Expense\"") }.count >= 1)
+        #expect(statements.filter { $0.text.contains("SELECT \"t0\".\"Z_PK\" FROM \"Expense\"") }.count >= 1)
         #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 15)
 
         // Deleting categories in the store nullifies their expenses' references.
@@ -365,7 +365,7 @@ import Testing
         #expect(amounts == [3, 1, 2])  // stored order
         #expect(loadSQL.count == 1)
         #expect(loadSQL[0].text.contains("FROM \"Expense\""))
-        #expect(loadSQL[0].text.contains("WHERE (t0.\"category\" = ?1)"))
+        #expect(loadSQL[0].text.contains("WHERE (\"t0\".\"category\" = ?1)"))
 
         // Loaded once: the second access runs nothing.
         let again = store.sql { _ = category?.expenses.count }
@@ -417,8 +417,8 @@ import Testing
             _ = try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.category?.name == "Food" && $0.amount > 50 }))
         }
         let select = try #require(statements.first)
-        #expect(select.text.contains("LEFT JOIN \"Category\" AS t1 ON (t1.\"Z_PK\" = t0.\"category\")"))
-        #expect(select.text.contains("t1.\"name\""))
+        #expect(select.text.contains("LEFT JOIN \"Category\" AS \"t1\" ON (\"t1\".\"Z_PK\" = \"t0\".\"category\")"))
+        #expect(select.text.contains("\"t1\".\"name\""))
         #expect(!select.text.contains("Food"))
         #expect(select.bindings.contains(.text("Food")))
         #expect(select.bindings.contains(.real(50)))
@@ -430,8 +430,8 @@ import Testing
             _ = try store.context().fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == nil || $0.note != "Lunch" }))
         }
         let text = try #require(statements.first?.text)
-        #expect(text.contains("(t0.\"note\" IS NULL)"))
-        #expect(text.contains("(t0.\"note\" IS NOT (?1 COLLATE SWIFT))"))
+        #expect(text.contains("(\"t0\".\"note\" IS NULL)"))
+        #expect(text.contains("(\"t0\".\"note\" IS NOT (?1 COLLATE SWIFT))"))
     }
 
     // MARK: From SaveNotificationTests

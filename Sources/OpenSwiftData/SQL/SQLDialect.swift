@@ -202,9 +202,9 @@ struct SQLRenderer {
 
     mutating func render(_ table: SQLTableReference) -> String {
         if let array = table.jsonArray {
-            return dialect.jsonElements(render(array), alias: table.alias)
+            return dialect.jsonElements(render(array), alias: dialect.qualifier(table.alias))
         }
-        return "\(dialect.quote(table.table)) AS \(table.alias)"
+        return "\(dialect.quote(table.table)) AS \(dialect.qualifier(table.alias))"
     }
 
     mutating func render(_ expression: SQLExpression) -> String {

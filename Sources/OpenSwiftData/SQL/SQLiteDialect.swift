@@ -8,7 +8,7 @@ struct SQLiteDialect: SQLDialect {
     /// predicate translator and one save writer for both layouts.
     var renames: [String: String] = [:]
     /// Which of `renames` are tables, which queries also write as column qualifiers
-    /// (`UPDATE "ZITEM" … WHERE ZITEM."Z_PK" = ?`); aliases such as `t0` are never renamed.
+    /// (`UPDATE "ZITEM" … WHERE "ZITEM"."Z_PK" = ?`); aliases such as `t0` are never renamed.
     var renamedTables: Set<String> = []
     /// The attributes of a Core Data file kept as composites, a column per field, by property
     /// name (``CoreDataModelMap/composites``): read as one JSON value, written field by field.
@@ -51,8 +51,10 @@ struct SQLiteDialect: SQLDialect {
     var isDistinctOperator: String { "IS NOT" }
     var insertOrIgnore: (verb: String, suffix: String) { ("INSERT OR IGNORE INTO", "") }
     var limitForOffsetOnly: String? { "-1" }
+    /// Always quoted: a model may be named like a keyword (`Order`, `Group`); aliases keep their
+    /// own spelling (`t0`), never renamed.
     func qualifier(_ table: String) -> String {
-        renamedTables.contains(table) ? quote(table) : table
+        renamedTables.contains(table) ? quote(table) : quoteWithDoubleQuotes(table)
     }
     var falseCondition: String { "0" }
     func deleteReturningKeys(_ delete: String, key: String) -> String? { nil }

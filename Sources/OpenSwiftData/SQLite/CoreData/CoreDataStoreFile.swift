@@ -98,9 +98,9 @@ public struct CoreDataStoreFile: Sendable {
         }
     }
 
-    private static func integer(_ sql: String, _ connection: SQLiteConnection) throws -> Int64 {
+    private static func integer(_ sql: String, bindings: [StoredValue] = [], _ connection: SQLiteConnection) throws -> Int64 {
         var value: Int64 = 0
-        try connection.query(sql, bindings: []) { row in value = row.int64(at: 0) }
+        try connection.query(sql, bindings: bindings) { row in value = row.int64(at: 0) }
         return value
     }
 
@@ -126,7 +126,7 @@ public struct CoreDataStoreFile: Sendable {
             while let parent = byNumber[root.superNumber], seen.insert(parent.number).inserted { root = parent }
             let table = CoreDataModelMap.storedName(root.name)
             let columns = try CoreDataModelMap.columns(of: table, connection)
-            let count = columns.isEmpty ? 0 : try integer("SELECT COUNT(*) FROM \"\(table)\" WHERE Z_ENT = \(row.number)", connection)
+            let count = columns.isEmpty ? 0 : try integer("SELECT COUNT(*) FROM \(SQLiteDialect().quote(table)) WHERE Z_ENT = ?1", bindings: [.integer(row.number)], connection)
             entities.append(Entity(
                 name: row.name, number: row.number, superentity: byNumber[row.superNumber]?.name, table: table,
                 columns: columns.filter { !["Z_PK", "Z_ENT", "Z_OPT"].contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" },
