@@ -135,16 +135,63 @@ import TestModels
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV3.Folder>()) == 2)
     }
 
-    @Test(arguments: MigrationPlaceKind.allCases) func storeWithNoPathToTheCurrentVersionIsRefusedUnchanged(_ kind: MigrationPlaceKind) throws {
+    // MARK: Plans with steps no stage covers (migrated as lightweight, as with no plan)
+
+    @Test(arguments: MigrationPlaceKind.allCases) func planWithoutStagesMigratesEachStepLightweight(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, NotesV1.models, version: NotesV1.versionIdentifier) { context in
+            context.insert(NotesV1.Note(title: "Plan", priority: 2, folder: NotesV1.Folder(name: "Work")))
+            context.insert(NotesV1.Note(title: "Garden", priority: 1, folder: NotesV1.Folder(name: "Home")))
+        }
+        let (container, stages) = try open(place, Schema(versionedSchema: NotesV3.self), plan: StagelessNotesPlan.self)
+        #expect(stages == ["1.0.0 → 2.0.0, lightweight, the plan has no stage for it", "2.0.0 → 3.0.0, lightweight, the plan has no stage for it"])
+        let notes = try ModelContext(container).fetch(FetchDescriptor<NotesV3.Note>(sortBy: [SortDescriptor(\.heading)]))
+        #expect(notes.map(\.heading) == ["Garden", "Plan"])
+        #expect(notes.map(\.priority) == [1, 2])
+        #expect(notes.map { $0.folder?.name } == ["Home", "Work"])
+        // The store is at V3 now: reopening runs nothing, and V3's unique constraint holds.
+        let (again, rerun) = try open(place, Schema(versionedSchema: NotesV3.self), plan: StagelessNotesPlan.self)
+        #expect(rerun.isEmpty)
+        let context = ModelContext(again)
+        context.insert(NotesV3.Folder(name: "Home"))
+        try context.save()
+        #expect(try ModelContext(again).fetchCount(FetchDescriptor<NotesV3.Folder>()) == 2)
+    }
+
+    @Test(arguments: MigrationPlaceKind.allCases) func gapBeforeACustomStageIsLightweight(_ kind: MigrationPlaceKind) throws {
+        // GappedNotesPlan has only the custom V2 → V3 stage; the V1 store has duplicate folders,
+        // which that stage merges before V3's unique constraint.
+        let place = try v1Store(kind)
+        let (container, stages) = try open(place, Schema(versionedSchema: NotesV3.self), plan: GappedNotesPlan.self)
+        #expect(stages == ["1.0.0 → 2.0.0, lightweight, the plan has no stage for it", "2.0.0 → 3.0.0, custom"])
+        let folders = try ModelContext(container).fetch(FetchDescriptor<NotesV3.Folder>(sortBy: [SortDescriptor(\.name)]))
+        #expect(folders.map(\.name) == ["Home", "Work"])
+        #expect(folders[1].notes.map(\.heading).sorted() == ["Budget", "Plan"])
+        #expect(folders[1].notes.allSatisfy { $0.pinned })
+    }
+
+    @Test(arguments: MigrationPlaceKind.allCases) func customStageInTheMiddleWithGapsAroundIt(_ kind: MigrationPlaceKind) throws {
+        // V1 → V2 custom (merging the duplicates), V2 → V3 with no stage.
+        let place = try v1Store(kind)
+        let (container, stages) = try open(place, Schema(versionedSchema: NotesV3.self), plan: EarlyCustomNotesPlan.self)
+        #expect(stages == ["1.0.0 → 2.0.0, custom", "2.0.0 → 3.0.0, lightweight, the plan has no stage for it"])
+        let notes = try ModelContext(container).fetch(FetchDescriptor<NotesV3.Note>(sortBy: [SortDescriptor(\.heading)]))
+        #expect(notes.map(\.heading) == ["Budget", "Garden", "Loose", "Plan"])
+        #expect(notes.map { $0.folder?.name } == ["Work", "Home", nil, "Work"])
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<NotesV3.Folder>()) == 2)
+    }
+
+    @Test(arguments: MigrationPlaceKind.allCases) func gapALightweightMigrationCannotCrossIsRefusedByVersionUnchanged(_ kind: MigrationPlaceKind) throws {
+        // V2 → V3 makes Folder.name unique; the V1 store has two "Work" folders and no stage merges them.
         let place = try v1Store(kind)
         let before = try place.contents()
         do {
-            _ = try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: GappedNotesPlan.self, configurations: [try place.configuration()])
-            Issue.record("a store with no migration path opened")
+            _ = try ModelContainer(for: Schema(versionedSchema: NotesV3.self), migrationPlan: StagelessNotesPlan.self, configurations: [try place.configuration()])
+            Issue.record("a unique constraint over duplicates was added by a gap in the plan")
         } catch let error as SwiftDataError {
-            #expect(error == .unknownSchema)
-            #expect(error.message.contains("no stage from it"))
-            #expect(error.message.contains("1.0.0"))
+            #expect(error == .constraintViolation)
+            #expect(error.message.contains("has no stage from 2.0.0 to 3.0.0"))
+            #expect(error.message.contains("Folder.name"))
+            #expect(error.message.contains(".custom(fromVersion: NotesV2.self, toVersion: NotesV3.self"))
         }
         #expect(try place.contents() == before)
         try expectV1Intact(place)
@@ -254,14 +301,13 @@ import TestModels
             let red = ShelfA.Label(text: "red")
             let item = ShelfA.Item(name: "Lamp", note: nil, count: 3, rating: 5)
             item.shelf = shelf
-            item.retired = ShelfA.Retired(value: 9)
             item.oldLabels = [red]
             let other = ShelfA.Item(name: "Vase", note: "fragile", count: 1)
             other.oldLabels = [red, ShelfA.Label(text: "blue")]
             context.insert(item)
             context.insert(other)
-            context.insert(ShelfA.Retired(value: 1))
         }
+        // Retired holds no rows, so leaving it out drops it (one with rows would be refused).
         let (container, stages) = try open(place, Schema([ShelfB.Item.self, ShelfB.Arrival.self]))
         #expect(stages == ["1.0.0 → 1.0.0, automatic lightweight"])
         let context = ModelContext(container)
@@ -311,20 +357,49 @@ import TestModels
         #expect(items.map(\.note) == ["none", "none"])
     }
 
-    @Test(arguments: MigrationPlaceKind.allCases) func removedAttributesAndEntitiesTakeTheirDataWithThem(_ kind: MigrationPlaceKind) throws {
+    @Test(arguments: MigrationPlaceKind.allCases) func openingWithoutAnEntityThatHoldsRowsIsRefusedUnchanged(_ kind: MigrationPlaceKind) throws {
+        // A second app or tool opening the same store with another set of models.
         let place = try store(kind, [CodesWithMemo.Code.self, CodesWithMemo.Memo.self]) { context in
             context.insert(CodesWithMemo.Code(value: "A7", memo: "note"))
+            context.insert(CodesWithMemo.Memo(text: "kept"))
+        }
+        let before = try place.contents()
+        do {
+            _ = try ModelContainer(for: Schema([CodesPlain.Code.self, PetsOneOwner.Pet.self]), configurations: [try place.configuration()])
+            Issue.record("opening with another model set deleted an entity's rows")
+        } catch let error as SwiftDataError {
+            #expect(error == .schemaMismatch)
+            #expect(error.message.contains("Memo (1 row)"))
+            #expect(error.message.contains("SchemaMigrationPlan"))
+        }
+        #expect(try place.contents() == before)
+        let (all, _) = try open(place, Schema([CodesWithMemo.Code.self, CodesWithMemo.Memo.self]))
+        #expect(try ModelContext(all).fetch(FetchDescriptor<CodesWithMemo.Memo>()).map(\.text) == ["kept"])
+    }
+
+    @Test(arguments: MigrationPlaceKind.allCases) func aPlanRemovesEntitiesAndAttributesWithTheirData(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, CodesMemoV1.models, version: CodesMemoV1.versionIdentifier) { context in
+            context.insert(CodesWithMemo.Code(value: "A7", memo: "note"))
             context.insert(CodesWithMemo.Memo(text: "gone"))
+        }
+        let (plain, stages) = try open(place, Schema(versionedSchema: CodesMemoV2.self), plan: CodesMemoPlan.self)
+        #expect(stages == ["1.0.0 → 2.0.0, lightweight, the plan has no stage for it"])
+        #expect(try ModelContext(plain).fetch(FetchDescriptor<CodesPlain.Code>()).map(\.value) == ["A7"])
+        _ = plain
+        // Adding them back (a version later) gives empty values, not the old ones.
+        let (again, _) = try open(place, Schema([CodesWithMemo.Code.self, CodesWithMemo.Memo.self], version: Schema.Version(3, 0, 0)))
+        let context = ModelContext(again)
+        #expect(try context.fetch(FetchDescriptor<CodesWithMemo.Code>()).map(\.memo) == [nil])
+        #expect(try context.fetchCount(FetchDescriptor<CodesWithMemo.Memo>()) == 0)
+    }
+
+    @Test(arguments: MigrationPlaceKind.allCases) func anEmptyEntityLeftOutIsDroppedWithoutAPlan(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [CodesWithMemo.Code.self, CodesWithMemo.Memo.self]) { context in
+            context.insert(CodesWithMemo.Code(value: "A7", memo: "note"))
         }
         let (plain, stages) = try open(place, Schema([CodesPlain.Code.self]))
         #expect(stages.count == 1)
         #expect(try ModelContext(plain).fetch(FetchDescriptor<CodesPlain.Code>()).map(\.value) == ["A7"])
-        _ = plain
-        // Adding them back gives empty values, not the old ones.
-        let (again, _) = try open(place, Schema([CodesWithMemo.Code.self, CodesWithMemo.Memo.self]))
-        let context = ModelContext(again)
-        #expect(try context.fetch(FetchDescriptor<CodesWithMemo.Code>()).map(\.memo) == [nil])
-        #expect(try context.fetchCount(FetchDescriptor<CodesWithMemo.Memo>()) == 0)
     }
 
     @Test(arguments: MigrationPlaceKind.allCases) func toOneBecomesToManyAndBackWhereTheDataAllows(_ kind: MigrationPlaceKind) throws {

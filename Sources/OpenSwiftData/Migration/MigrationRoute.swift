@@ -4,14 +4,28 @@ import Foundation
 ///
 /// Storage-neutral: the store tells it the version it recorded and whether a schema version
 /// describes its tables; it refuses (before anything is written) a store at a version the plan does
-/// not list, one newer than the current version, and one with no chain of stages to it.
+/// not list, one newer than the current version, and stages that go backwards. A step between two
+/// listed versions that no stage starts from is a lightweight stage: a plan never makes opening
+/// stricter than no plan, which migrates lightweight.
 struct MigrationRoute {
+    /// One stage of the route: the plan's own, or a lightweight one where the plan has none.
+    struct Step {
+        let stage: MigrationStage
+        /// Whether the plan has no stage for this step (so it is lightweight by default).
+        let isImplicit: Bool
+
+        /// How progress and errors name the step.
+        var description: String {
+            isImplicit ? "\(stage.debugDescription), the plan has no stage for it" : stage.debugDescription
+        }
+    }
+
     /// The version the store is at; `nil` when it needs no stage (it is current).
     let start: (any VersionedSchema.Type)?
     /// The version the container opens with.
     let target: any VersionedSchema.Type
     /// The stages to run, in order.
-    let stages: [MigrationStage]
+    let steps: [Step]
 
     /// The version a container opens with: the plan's schema whose models it has (preferring the
     /// one with its version number), else the one with its version number, else the newest.
@@ -73,22 +87,26 @@ struct MigrationRoute {
             throw SwiftDataError(.backwardMigration, "the store '\(storeName)' is at schema version \(schemas[startIndex].versionIdentifier), newer than this app's \(target.versionIdentifier); an older app cannot open it. It was left unchanged.")
         }
         guard startIndex != targetIndex else {
-            return MigrationRoute(start: nil, target: target, stages: [])
+            return MigrationRoute(start: nil, target: target, steps: [])
         }
-        var route: [MigrationStage] = []
-        var version = schemas[startIndex].versionIdentifier
+        var route: [Step] = []
+        var from = startIndex
         let available = plan.stages
-        while version != target.versionIdentifier {
-            guard let stage = available.first(where: { $0.fromVersion.versionIdentifier == version }) else {
-                throw SwiftDataError(.unknownSchema, "the store '\(storeName)' is at schema version \(version), and the migration plan \(planName) has no stage from it towards \(target.versionIdentifier) (add a MigrationStage with fromVersion: the schema of \(version)). It was left unchanged.")
+        while from < targetIndex {
+            guard let stage = available.first(where: { $0.fromVersion.versionIdentifier == versions[from] }) else {
+                // No stage from here: the step to the next listed version is lightweight, as it
+                // would be with no plan; the migrator refuses by name what that cannot do.
+                route.append(Step(stage: .lightweight(fromVersion: schemas[from], toVersion: schemas[from + 1]), isImplicit: true))
+                from += 1
+                continue
             }
-            let from = versions.firstIndex(of: version) ?? 0
-            guard route.count < available.count, let next = versions.firstIndex(of: stage.toVersion.versionIdentifier), next > from else {
-                throw SwiftDataError(.unknownSchema, "the stages of the migration plan \(planName) do not lead from \(schemas[startIndex].versionIdentifier) to \(target.versionIdentifier) (the stage \(stage.debugDescription) goes backwards, loops, or leads to a version the plan does not list). The store '\(storeName)' was left unchanged.")
+            // Each step moves forward, so the walk ends.
+            guard let next = versions.firstIndex(of: stage.toVersion.versionIdentifier), next > from, next <= targetIndex else {
+                throw SwiftDataError(.unknownSchema, "the stages of the migration plan \(planName) do not lead from \(schemas[startIndex].versionIdentifier) to \(target.versionIdentifier) (the stage \(stage.debugDescription) goes backwards, past \(target.versionIdentifier), or to a version the plan does not list). The store '\(storeName)' was left unchanged.")
             }
-            route.append(stage)
-            version = versions[next]
+            route.append(Step(stage: stage, isImplicit: false))
+            from = next
         }
-        return MigrationRoute(start: schemas[startIndex], target: target, stages: route)
+        return MigrationRoute(start: schemas[startIndex], target: target, steps: route)
     }
 }

@@ -52,53 +52,66 @@ struct SQLMigration {
         self.identifier = identifier
         let storedVersion = metadata["version"].flatMap(Schema.Version.init(parsing:))
 
-        var stages: [MigrationStage] = []
+        var steps: [MigrationRoute.Step] = []
         var reached = stored
         if let plan = migration.plan {
             let route = try MigrationRoute.find(
                 plan: plan, storeName: storeName, storedVersion: storedVersion, currentVersion: version,
                 storeMatches: { try StoredSchema.describing(migration.layouts(of: $0)) == stored },
                 currentMatches: { try StoredSchema.describing(migration.layouts(of: $0)) == fingerprint })
-            stages = route.stages
-            if !stages.isEmpty { reached = try StoredSchema.describing(migration.layouts(of: route.target)) }
+            steps = route.steps
+            if !steps.isEmpty { reached = try StoredSchema.describing(migration.layouts(of: route.target)) }
         } else if let storedVersion, storedVersion > version {
             throw SwiftDataError(.backwardMigration, "\(place) was written with schema version \(storedVersion), newer than this app's \(version); an older app cannot open it. It was left unchanged.")
         }
         // After the plan's stages, an automatic one if the tables still differ from the models'.
-        let stageCount = stages.count + (reached == fingerprint ? 0 : 1)
-        for (number, stage) in stages.enumerated() {
-            let reporter = MigrationReporter(storeName: storeName, stage: number + 1, stageCount: stageCount, stageDescription: stage.debugDescription)
-            let from = try migration.layouts(of: stage.fromVersion)
-            let to = try migration.layouts(of: stage.toVersion)
-            try bring(to: from, reporter: reporter)
-            if case .custom(_, _, let willMigrate?, _) = stage {
-                try runStage(willMigrate, layouts: from, version: stage.fromVersion.versionIdentifier)
+        let stageCount = steps.count + (reached == fingerprint ? 0 : 1)
+        for (number, step) in steps.enumerated() {
+            let reporter = MigrationReporter(storeName: storeName, stage: number + 1, stageCount: stageCount, stageDescription: step.description)
+            do {
+                try run(step.stage, reporter: reporter)
+            } catch let error as SwiftDataError where step.isImplicit {
+                let from = step.stage.fromVersion, to = step.stage.toVersion
+                let planName = migration.plan.map { String(describing: $0) } ?? ""
+                throw SwiftDataError(error.code, "the migration plan \(planName) has no stage from \(from.versionIdentifier) to \(to.versionIdentifier), so that step was tried as a lightweight migration, which cannot make it: \(error.message) To make the step, add .custom(fromVersion: \(String(describing: from)).self, toVersion: \(String(describing: to)).self, …) to the plan's stages.")
             }
-            try bring(to: to, reporter: reporter)
-            try writeVersion(stage.toVersion.versionIdentifier)
-            if case .custom(_, _, _, let didMigrate?) = stage {
-                try runStage(didMigrate, layouts: to, version: stage.toVersion.versionIdentifier)
-            }
-            reporter.finished()
         }
         if described != fingerprint {
             let current = try StoredSchema(description: described)
             guard current.entityNames.isEmpty || layouts.contains(where: { current.entities[$0.entityName] != nil }) else {
                 throw SwiftDataError(.schemaMismatch, "\(place) was written with a different model, with no entity in common with this one (\(SQLStore.describeDifference(stored: described, current: fingerprint))). Open it with the model that wrote it, or use another store; it was left unchanged.")
             }
-            let from = stages.last?.toVersion.versionIdentifier ?? storedVersion
+            let from = steps.last?.stage.toVersion.versionIdentifier ?? storedVersion
             let reporter = MigrationReporter(storeName: storeName, stage: stageCount, stageCount: stageCount, stageDescription: "\(from?.description ?? "?") → \(version), automatic lightweight")
-            try bring(to: layouts, reporter: reporter)
+            try bring(to: layouts, reporter: reporter, removesEntities: false)
             reporter.finished()
         }
         try writeVersion(version)
     }
 
-    /// Changes the tables to those of `target` if they differ (a lightweight migration).
-    private mutating func bring(to target: [ModelLayout], reporter: MigrationReporter) throws {
+    /// Runs one stage: the old version's tables, `willMigrate`, the new version's tables, the
+    /// version recorded, `didMigrate`.
+    private mutating func run(_ stage: MigrationStage, reporter: MigrationReporter) throws {
+        let from = try migration.layouts(of: stage.fromVersion)
+        let to = try migration.layouts(of: stage.toVersion)
+        try bring(to: from, reporter: reporter, removesEntities: true)
+        if case .custom(_, _, let willMigrate?, _) = stage {
+            try runStage(willMigrate, layouts: from, version: stage.fromVersion.versionIdentifier)
+        }
+        try bring(to: to, reporter: reporter, removesEntities: true)
+        try writeVersion(stage.toVersion.versionIdentifier)
+        if case .custom(_, _, _, let didMigrate?) = stage {
+            try runStage(didMigrate, layouts: to, version: stage.toVersion.versionIdentifier)
+        }
+        reporter.finished()
+    }
+
+    /// Changes the tables to those of `target` if they differ (a lightweight migration); entities
+    /// `target` lacks lose their rows only if `removesEntities` (a stage of the app's plan).
+    private mutating func bring(to target: [ModelLayout], reporter: MigrationReporter, removesEntities: Bool) throws {
         let description = StoredSchema.describing(target)
         guard description != described else { return }
-        var migrator = SQLMigrator(connection: connection, dialect: dialect, old: try StoredSchema(description: described), layouts: target, reporter: reporter)
+        var migrator = SQLMigrator(connection: connection, dialect: dialect, old: try StoredSchema(description: described), layouts: target, reporter: reporter, removesEntities: removesEntities)
         try migrator.run()
         described = description
     }

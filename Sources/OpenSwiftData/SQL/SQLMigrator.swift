@@ -25,6 +25,10 @@ struct SQLMigrator {
     let old: StoredSchema
     let layouts: [ModelLayout]
     let reporter: MigrationReporter
+    /// Whether entities the layouts lack may lose their rows: only in a stage of the app's
+    /// migration plan, whose target version says they are gone. Otherwise opening with other
+    /// models (a second app on the same file, a model set left out) must not delete data.
+    let removesEntities: Bool
 
     /// Rows copied per statement; progress is reported after each chunk.
     static let chunkSize = 100_000
@@ -36,12 +40,13 @@ struct SQLMigrator {
     /// names: the data checks (counts, duplicate links) already ran on the first.
     private var checking = true
 
-    init(connection: any SQLConnection, dialect: any SQLDialect, old: StoredSchema, layouts: [ModelLayout], reporter: MigrationReporter) {
+    init(connection: any SQLConnection, dialect: any SQLDialect, old: StoredSchema, layouts: [ModelLayout], reporter: MigrationReporter, removesEntities: Bool) {
         self.connection = connection
         self.dialect = dialect
         self.old = old
         self.layouts = layouts
         self.reporter = reporter
+        self.removesEntities = removesEntities
     }
 
     func q(_ name: String) -> String { dialect.quote(name) }
@@ -80,6 +85,8 @@ struct SQLMigrator {
         let pk = ModelLayout.primaryKeyColumn
         // Decide (and check) against the tables as they are; then move aside what is replaced,
         // and plan again so every expression reads the old rows under their new names.
+        let newEntityNames = Set(layouts.map(\.entityName))
+        if !removesEntities { try refuseLosingEntities(newEntityNames) }
         let hierarchies = ModelHierarchies(layouts)
         let tables = layouts.filter { $0.root === $0 }
         var plans: [TablePlan] = []
@@ -102,7 +109,6 @@ struct SQLMigrator {
                 }
             }
         }
-        let newEntityNames = Set(layouts.map(\.entityName))
         var dropAtEnd: [String] = []
         // Move aside what is replaced, so the new tables can take the names.
         for plan in plans where plan.mode == .rebuild {
@@ -188,6 +194,17 @@ struct SQLMigrator {
             try execute("DROP TABLE \(q(table))")
         }
         try SQLStore.writeMetadata(["fingerprint": StoredSchema.describing(layouts)], on: connection, dialect: dialect)
+    }
+
+    /// Throws, before anything is changed, if entities the models lack still hold rows.
+    private mutating func refuseLosingEntities(_ newEntityNames: Set<String>) throws {
+        var lost: [String] = []
+        for name in old.entityNames where !newEntityNames.contains(name) {
+            let count = try rowCount(name)
+            if count > 0 { lost.append("\(name) (\(count) \(count == 1 ? "row" : "rows"))") }
+        }
+        guard !lost.isEmpty else { return }
+        throw SwiftDataError(.schemaMismatch, "the store holds \(lost.joined(separator: ", ")), which the container's models lack; opening it would delete them, so it was left unchanged. Opening never removes an entity: if it was removed on purpose, give the container a SchemaMigrationPlan whose newest VersionedSchema lacks it; if another app or tool keeps its models in this store, open it with every model, or give each its own store file (or PostgreSQL namespace).")
     }
 
     // MARK: Planning

@@ -125,6 +125,30 @@ enum GappedNotesPlan: SchemaMigrationPlan {
     static var stages: [MigrationStage] { [NotesPlan.v2ToV3] }
 }
 
+/// Lists every version and no stage at all, as apps often ship.
+enum StagelessNotesPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV2.self, NotesV3.self] }
+    static var stages: [MigrationStage] { [] }
+}
+
+/// A custom V1 → V2 stage that merges folders with the same name, and no stage from V2.
+enum EarlyCustomNotesPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [NotesV1.self, NotesV2.self, NotesV3.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: NotesV1.self, toVersion: NotesV2.self, willMigrate: { context in
+            var kept: [String: NotesV1.Folder] = [:]
+            for folder in try context.fetch(FetchDescriptor<NotesV1.Folder>(sortBy: [SortDescriptor(\.name)])) {
+                if let first = kept[folder.name] {
+                    for note in folder.notes { note.folder = first }
+                    context.delete(folder)
+                } else {
+                    kept[folder.name] = folder
+                }
+            }
+        }, didMigrate: nil)]
+    }
+}
+
 /// Knows only V2 and V3.
 enum LaterNotesPlan: SchemaMigrationPlan {
     static var schemas: [any VersionedSchema.Type] { [NotesV2.self, NotesV3.self] }
@@ -330,6 +354,22 @@ enum CodesWithMemo {
         var text: String
         init(text: String) { self.text = text }
     }
+}
+
+/// Memo and Code.memo removed by a plan that lists both versions.
+enum CodesMemoV1: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+    static var models: [any PersistentModel.Type] { [CodesWithMemo.Code.self, CodesWithMemo.Memo.self] }
+}
+
+enum CodesMemoV2: VersionedSchema {
+    static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
+    static var models: [any PersistentModel.Type] { [CodesPlain.Code.self] }
+}
+
+enum CodesMemoPlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [CodesMemoV1.self, CodesMemoV2.self] }
+    static var stages: [MigrationStage] { [] }
 }
 
 /// Changes a lightweight migration refuses.
