@@ -160,4 +160,29 @@ import TestModels
         let reopened = try ModelContainer(for: Tick.self, configurations: ModelConfiguration(url: url))
         try expectComplete(reopened, writers: 2, each: 600)
     }
+
+    @Test func aWriterHeldPastTheWaitBoundIsAnErrorNotAHang() throws {
+        let connection = try SQLiteConnection(path: ":memory:", readOnly: false, create: true)
+        let writer = ExclusiveConnection(connection, name: "the store 'Held'", timeout: 0.2)
+        _ = try writer.take()   // this thread holds it, as a long save would
+        let outcome = Locked<String?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            do {
+                _ = try writer.take()
+                writer.giveBack()
+                outcome.withLock { $0 = "taken" }
+            } catch {
+                outcome.withLock { $0 = "\(error)" }
+            }
+            done.signal()
+        }
+        done.wait()
+        writer.giveBack()
+        let message = try #require(outcome.withLock { $0 })
+        #expect(message.contains("storeIO") && message.contains("the store 'Held'") && message.contains("200 ms"), "\(message)")
+        // Given back, it can be taken again.
+        _ = try writer.take()
+        writer.giveBack()
+    }
 }

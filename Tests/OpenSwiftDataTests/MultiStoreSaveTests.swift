@@ -39,7 +39,7 @@ import Testing
         try files.refuseTravellers(true)
 
         let context = ModelContext(container)
-        context.insert(Trip(name: "Summer", destination: "Chiang Mai"))   // the Trips store is written first
+        context.insert(Trip(name: "Summer", destination: "Chiang Mai"))
         context.insert(Traveller(name: "Ann", home: Home(city: "Hanoi")))
         #expect(throws: SwiftDataError.self) { try context.save() }
 
@@ -57,5 +57,44 @@ import Testing
         #expect(try after.fetch(FetchDescriptor<Trip>()).map(\.destination) == ["Chiang Mai"])
         #expect(try after.fetch(FetchDescriptor<Traveller>()).map(\.name) == ["Ann"])
         #expect(try after.fetchCount(FetchDescriptor<Home>()) == 1)
+    }
+
+    @Test func savesOverTheSameStoresInOppositeOrdersNeverWaitOnEachOther() throws {
+        let files = Files()
+        defer { files.remove() }
+        let container = try files.container()
+        let rounds = 200
+        // Each thread's change set names the stores in the opposite order: Trips then People,
+        // People then Trips. Taken in that order, each would hold one store and wait for the other.
+        let finished = DispatchGroup()
+        let failures = Locked<[String]>([])
+        for tripsFirst in [true, false] {
+            finished.enter()
+            Thread.detachNewThread {
+                defer { finished.leave() }
+                let context = ModelContext(container)
+                for round in 0..<rounds {
+                    let trip = Trip(name: "\(tripsFirst) \(round)", destination: "Hue")
+                    let traveller = Traveller(name: "\(tripsFirst) \(round)")
+                    if tripsFirst {
+                        context.insert(trip)
+                        context.insert(traveller)
+                    } else {
+                        context.insert(traveller)
+                        context.insert(trip)
+                    }
+                    do { try context.save() } catch { failures.withLock { $0.append("\(error)") } }
+                }
+            }
+        }
+        // A bounded wait: a cycle of waits would never end.
+        guard finished.wait(timeout: .now() + 120) == .success else {
+            Issue.record("two saves over the same stores are still waiting on each other after 120 s")
+            return
+        }
+        #expect(failures.withLock { $0 } == [])
+        let check = ModelContext(try files.container())
+        #expect(try check.fetchCount(FetchDescriptor<Trip>()) == 2 * rounds)
+        #expect(try check.fetchCount(FetchDescriptor<Traveller>()) == 2 * rounds)
     }
 }

@@ -187,8 +187,10 @@ struct SavePlan {
                                 editingState: stores.allSatisfy(\.isTransactional) ? .unused : context.editingState,
                                 author: context.author)
         // Stores that save in one step (custom data stores) go after those that can still roll
-        // back, so a failure there leaves the others untouched.
-        stores = stores.filter(\.isTransactional) + stores.filter { !$0.isTransactional }
+        // back, so a failure there leaves the others untouched. Transactional stores are taken in
+        // one global order (their identifiers: the same store has the same one in every
+        // container), so two saves over the same stores never wait on each other in a cycle.
+        stores = stores.filter(\.isTransactional).sorted { $0.identifier < $1.identifier } + stores.filter { !$0.isTransactional }
         var prepared: [any ModelStore] = []
         do {
             for store in stores {

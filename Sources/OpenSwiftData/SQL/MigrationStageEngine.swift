@@ -16,14 +16,15 @@ final class MigrationStageEngine: SQLEngine, Sendable {
     var rowsPerInsert: Int { 1 }
 
     init(connection: any SQLConnection, dialect: any SQLDialect, translate: @escaping @Sendable (any Error) -> any Error) {
-        self.connection = ExclusiveConnection(connection)
+        // One thread runs the migration; the bound only turns a mistake into an error.
+        self.connection = ExclusiveConnection(connection, name: "the migrating store", timeout: SQLiteEngine.waitTimeout)
         self.dialect = dialect
         translateError = translate
     }
 
     func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R { try connection.use(body) }
 
-    func beginWrite() throws -> any SQLConnection { connection.take() }
+    func beginWrite() throws -> any SQLConnection { try connection.take() }
 
     func endWrite(_ connection: any SQLConnection) { self.connection.giveBack() }
 

@@ -31,8 +31,12 @@ final class ReaderPool: @unchecked Sendable {
 
     private func checkOut() throws -> SQLiteConnection {
         condition.lock()
+        let deadline = Date(timeIntervalSinceNow: SQLiteEngine.waitTimeout)
         while idle.isEmpty && opened >= maximum {
-            condition.wait()
+            guard condition.wait(until: deadline) else {
+                condition.unlock()
+                throw SwiftDataError(.storeIO, "waited \(ExclusiveConnection.describe(SQLiteEngine.waitTimeout)) for one of the \(maximum) reader connections of \(path), all of which other fetches held all that time; nothing was read. Keep fetches (and enumerate's batches) short, or retry.")
+            }
         }
         if let connection = idle.popLast() {
             condition.unlock()

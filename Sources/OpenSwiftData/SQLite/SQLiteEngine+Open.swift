@@ -40,7 +40,7 @@ extension SQLiteEngine {
             throw SwiftDataError(.loadIssueModelContainer, "cannot open the store file \(path): \(error.description)")
         }
         let readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave, immutable: opened.immutable)
-        let engine = SQLiteEngine(connection: opened.connection, readers: readers)
+        let engine = SQLiteEngine(connection: opened.connection, name: configuration.name, readers: readers)
         return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts, keepsHistory: opened.keepsHistory && configuration.recordsHistory)
     }
 

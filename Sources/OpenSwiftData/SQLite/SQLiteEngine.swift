@@ -21,12 +21,14 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
     var rowsPerInsert: Int { 1 }
     /// How long a connection waits for another writer before giving up, in milliseconds.
     static let busyTimeout: Int32 = 30_000
+    /// The same bound for waits inside this process (the writer connection, a reader), in seconds.
+    static let waitTimeout = TimeInterval(busyTimeout) / 1000
 
-    /// `readers`: the file's reader pool (`nil` for an in-memory database); `dialect`: SQLite's,
-    /// with the file's names (a Core Data file's).
-    init(connection: SQLiteConnection, readers: ReaderPool?, dialect: SQLiteDialect = SQLiteDialect()) {
+    /// `name`: the store's, for errors; `readers`: the file's reader pool (`nil` for an in-memory
+    /// database); `dialect`: SQLite's, with the file's names (a Core Data file's).
+    init(connection: SQLiteConnection, name: String, readers: ReaderPool?, dialect: SQLiteDialect = SQLiteDialect()) {
         self.dialect = dialect
-        writer = ExclusiveConnection(connection)
+        writer = ExclusiveConnection(connection, name: "the store '\(name)'", timeout: Self.waitTimeout)
         self.readers = readers
         transactionStatements = SQLTransactionStatements(begin: "BEGIN IMMEDIATE", commit: "COMMIT", rollback: "ROLLBACK")
     }
@@ -38,7 +40,7 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
         return try writer.use(body)
     }
 
-    func beginWrite() throws -> any SQLConnection { writer.take() }
+    func beginWrite() throws -> any SQLConnection { try writer.take() }
 
     func endWrite(_ connection: any SQLConnection) { writer.giveBack() }
 
