@@ -71,6 +71,8 @@ struct SavePlan {
     /// several models may get the same key when a unique constraint makes later ones update the
     /// first's row.)
     private var storeIdentifiers: [ObjectIdentifier: String] = [:]
+    /// Inserted models that updated a stored model through a unique constraint.
+    private var upserted = Set<ObjectIdentifier>()
 
     init(context: ModelContext) throws {
         self.context = context
@@ -200,6 +202,7 @@ struct SavePlan {
                 prepared.append(store)
                 storeIdentifiers.merge(result.storeIdentifiers) { _, new in new }
                 batchDeletedKeys += result.batchDeletedKeys
+                upserted.formUnion(result.upserted)
             }
         } catch {
             for store in prepared { store.rollbackSave() }
@@ -277,6 +280,10 @@ struct SavePlan {
                 data.storeIdentifier = storeIdentifier
                 data.state = .managed
                 data.commitChanges()
+                if !upserted.isEmpty, upserted.contains(ObjectIdentifier(model)) {
+                    // The stored model's relationships merged with this one's: read them again.
+                    for slot in data.layout.relationshipSlots { data.slots[slot] = .unloaded }
+                }
                 registry.insert(model, primaryKey: primaryKey, data: data)
                 summary.inserted.append(model.persistentModelID)
             }

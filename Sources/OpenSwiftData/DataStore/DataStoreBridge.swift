@@ -78,8 +78,10 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
             var upserted: [(model: any PersistentModel, snapshot: DefaultSnapshot)] = []
             // New models whose unique values match an earlier new model's: the same model, by
             // temporary identifier. The later insert's values win, as in the SQLite store.
+            // (Also an upserted model's, by the stored one's identifier.)
             var aliases: [PersistentIdentifier: PersistentIdentifier] = [:]
             var aliasModels: [any PersistentModel] = []
+            var removals: [ReferenceRemoval] = []
             var seen: [UniqueValues: Int] = [:]
             for group in changes.inserted {
                 let constraints = unique(group.layout)
@@ -93,7 +95,10 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
                         aliasModels.append(model)
                     } else if let existing = try storedMatch(keys, layout: group.layout, editingState: changes.editingState) {
                         // A unique constraint matched a stored model: the new model updates it.
-                        upserted.append((model, snapshot.copy(persistentIdentifier: existing)))
+                        let merge = mergeUpsert(snapshot, into: existing, layout: group.layout)
+                        upserted.append((model, merge.merged))
+                        removals += merge.removals
+                        aliases[snapshot.persistentIdentifier] = existing.persistentIdentifier
                     } else {
                         for key in keys { seen[key] = inserted.count }
                         inserted.append(snapshot)
@@ -119,6 +124,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
                 }
             }
             var updated = try updatedModels.map { try maker.snapshot(of: $0) } + upserted.map(\.snapshot)
+            updated = try applying(removals, to: updated, editingState: changes.editingState)
             let deleted = try changes.deleted.filter { $0.persistentBackingData.primaryKey != nil }.map { try maker.snapshot(of: $0) }
             if !aliases.isEmpty {
                 // References to a merged new model name the one it merged into.
@@ -138,6 +144,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
             for model in aliasModels {
                 if let merged = aliases[model.persistentModelID] { remapped[model.persistentModelID] = remapped[merged] }
             }
+            for (model, _) in upserted { saveResult.upserted.insert(ObjectIdentifier(model)) }
             for model in insertedModels + upserted.map(\.model) + aliasModels {
                 let data = model.persistentBackingData
                 guard let permanent = remapped[model.persistentModelID], let key = permanent.primaryKey else {
@@ -325,7 +332,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
 
     /// The snapshots for `identifiers` that exist: kept ones, then the store's cached ones, then
     /// every model of the entity.
-    private func snapshots(for identifiers: [PersistentIdentifier], layout: ModelLayout, editingState: EditingState) throws -> [DefaultSnapshot] {
+    func snapshots(for identifiers: [PersistentIdentifier], layout: ModelLayout, editingState: EditingState) throws -> [DefaultSnapshot] {
         var found: [DefaultSnapshot] = []
         var missing: [PersistentIdentifier] = []
         cache.withLock { cache in

@@ -81,11 +81,22 @@ public macro Relationship(
 public macro Transient() = #externalMacro(module: "OpenSwiftDataMacros", type: "MarkerMacro")
 
 /// Declares that the combination of the listed properties is unique per model; inserting a model
-/// whose values match an existing row updates that row instead.
+/// whose values match an existing row updates that row instead (SwiftData's upsert).
 ///
 /// ```swift
 /// #Unique<Person>([\.email], [\.firstName, \.lastName])
 /// ```
+///
+/// What the stored model keeps after such an insert (the same for `@Attribute(.unique)`):
+/// - attributes take the inserted model's values;
+/// - a to-one relationship the inserted model sets replaces the stored one (the replaced model's
+///   reference back is cleared, as on any reassignment); one it leaves `nil` keeps the stored one;
+/// - a to-many relationship keeps its stored members and gains the inserted model's.
+///
+/// Both ends of every relationship agree afterwards, and delete rules reach everything the merged
+/// model holds. The inserted instance then stands for the stored model: its relationships read the
+/// merged members. Apple documents only that the attributes are updated; the relationship rules
+/// are ours, chosen so that an insert never loses or splits a relationship.
 @freestanding(declaration, names: named(_$uniquenessConstraints))
 public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) = #externalMacro(module: "OpenSwiftDataMacros", type: "UniqueMacro")
 

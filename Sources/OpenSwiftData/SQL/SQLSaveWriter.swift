@@ -50,13 +50,9 @@ struct SQLSaveWriter {
             } else {
                 try store.insertEach(into: layout.tableName, columns: insertColumns, models.lazy.filter { !upserts.contains(ObjectIdentifier($0)) }, on: connection, bind: insertValues)
             }
-        // New models that matched an existing row through a unique constraint update that row.
-            guard !upserts.isEmpty, !columns.isEmpty else { continue }
-            let updateText = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn, counting: format.versionColumn))
-            try store.executeEach(updateText, models.lazy.filter { upserts.contains(ObjectIdentifier($0)) }, on: connection) { model, values in
-                let data = model.persistentBackingData
-                for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
-                values.append(.integer(data.pendingKey ?? 0))
+            guard !upserts.isEmpty else { continue }
+            for model in models where upserts.contains(ObjectIdentifier(model)) {
+                try writeUpsert(model, rowValues: rowValues)
             }
         }
         try writeUpdates(storeChanged, store: store, connection: connection, rowValues: rowValues)
@@ -108,6 +104,46 @@ struct SQLSaveWriter {
         }
 
         try writeHistory(upserts: upserts)
+    }
+
+    /// A new model that matched a stored row through a unique constraint updates that row
+    /// (SwiftData's upsert): its attributes replace the stored ones; a to-one it sets replaces the
+    /// stored reference and one it leaves `nil` keeps it (its to-many members are added to the
+    /// stored ones where they are written). A replaced one-to-one partner's reference back is
+    /// cleared, so both sides agree.
+    private mutating func writeUpsert(_ model: any PersistentModel, rowValues: StoredValues) throws {
+        let data = model.persistentBackingData
+        let layout = data.layout
+        let key = StoredValue.integer(data.pendingKey ?? 0)
+        var columns: [String] = []
+        var values: [StoredValue] = []
+        var replacedPartners: [(relationship: RelationshipLayout, column: String, partner: StoredValue)] = []
+        for slot in layout.storedSlots {
+            let property = layout.properties[slot]
+            let value = try rowValues.value(data, slot: slot)
+            if let relationship = property.relationship {
+                if value.isNull { continue }
+                if let inverse = relationship.inverse?.relationship, case .foreignKey(let column) = store.format.storage(inverse) {
+                    replacedPartners.append((relationship, column, value))
+                }
+            }
+            columns.append(property.name)
+            values.append(value)
+        }
+        if !columns.isEmpty {
+            let text = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn, counting: store.format.versionColumn))
+            try store.execute(text, bindings: values + [key], on: connection)
+        }
+        for (relationship, column, partner) in replacedPartners {
+            let table = relationship.destination.tableName
+            try store.run(.update(
+                table: table, assignments: [(column, .constant(.null))] + store.format.versionBump,
+                whereClause: .binary(
+                    .binary(.column(table: table, name: column), .equal, .bind(key)), .and,
+                    .binary(.column(table: table, name: ModelLayout.primaryKeyColumn), .notEqual, .bind(partner)))),
+                on: connection)
+        }
+        result.upserted.insert(ObjectIdentifier(model))
     }
 
     /// Refuses a save that would store a reference to a row that no longer exists: a model this

@@ -133,7 +133,8 @@ extension Schema {
                 return transformerName.flatMap { ValueTransformer(forName: NSValueTransformerName($0)) }
             }
 
-            /// Values are unique among models of the entity; inserting a duplicate updates the existing row.
+            /// Values are unique among models of the entity; inserting a duplicate updates the existing
+            /// row (relationships are merged as ``Unique(_:)`` describes).
             public static let unique = Option(name: "unique")
             /// Store large values outside the row (a hint; values are stored inline here).
             public static let externalStorage = Option(name: "externalStorage")

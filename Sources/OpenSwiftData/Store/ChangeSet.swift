@@ -46,4 +46,7 @@ struct StoreSaveResult {
     var storeIdentifiers: [ObjectIdentifier: String] = [:]
     /// The keys of rows deleted by each batch delete, for `didSave` and the identity map.
     var batchDeletedKeys: [(layout: ModelLayout, keys: [Int64], store: String)] = []
+    /// Inserted models that updated a stored one through a unique constraint (an upsert): their
+    /// relationships are read again, as the stored model's merged with theirs.
+    var upserted = Set<ObjectIdentifier>()
 }

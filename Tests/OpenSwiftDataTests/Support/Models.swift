@@ -361,3 +361,43 @@ final class File {
         self.folder = folder
     }
 }
+
+// SwiftData's upsert and relationships: a venue unique by name, with one-to-one and one-to-many
+// relationships under each delete rule and a many-to-many; a fixture unique by code holds the
+// other ends.
+
+@Model
+final class Venue {
+    #Unique<Venue>([\.name])
+    var name: String
+    var capacity: Int
+    @Relationship(deleteRule: .cascade, inverse: \Fixture.boothOf) var booth: Fixture?
+    @Relationship(deleteRule: .nullify, inverse: \Fixture.signOf) var sign: Fixture?
+    @Relationship(deleteRule: .cascade, inverse: \Fixture.stallOf) var stalls: [Fixture] = []
+    @Relationship(deleteRule: .nullify, inverse: \Fixture.posterOf) var posters: [Fixture] = []
+    @Relationship(deleteRule: .deny, inverse: \Fixture.guardOf) var guards: [Fixture] = []
+    @Relationship(deleteRule: .noAction, inverse: \Fixture.lampOf) var lamps: [Fixture] = []
+    @Relationship(inverse: \Fixture.regularAt) var regulars: [Fixture] = []
+    init(name: String, capacity: Int = 0) {
+        self.name = name
+        self.capacity = capacity
+    }
+}
+
+@Model
+final class Fixture {
+    #Unique<Fixture>([\.code])
+    var code: String
+    var label: String
+    var boothOf: Venue?
+    var signOf: Venue?
+    var stallOf: Venue?
+    var posterOf: Venue?
+    var guardOf: Venue?
+    var lampOf: Venue?
+    var regularAt: [Venue] = []
+    init(_ code: String, label: String = "") {
+        self.code = code
+        self.label = label
+    }
+}
