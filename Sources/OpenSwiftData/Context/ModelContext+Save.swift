@@ -145,6 +145,13 @@ struct SavePlan {
     // MARK: Validation
 
     private func validate() throws {
+        // A change made after reading a stand-in for a stored value the property cannot hold
+        // would replace data that was never read.
+        for (model, slot) in context.changesOfUnreadValues where !deletedIDs.contains(ObjectIdentifier(model)) {
+            let data = model.persistentBackingData
+            guard data.state == .managed, case .unreadable(let unreadable)? = data.originals[slot] else { continue }
+            throw SwiftDataError(.modelValidationFailure, "\(unreadable.problem). It was read as an empty value and then changed, so saving would replace the stored value with one derived from a value that was never read; nothing was saved. Call rollback(), and repair the stored value (or assign the property without reading it first)")
+        }
         for group in inserted + changed where group.layout.hasCountLimits {
             for model in group.models {
                 let data = model.persistentBackingData
@@ -341,6 +348,7 @@ struct SavePlan {
             context.pendingBatchDeletes.removeAll()
             context.insertedSet.removeAll()
             context.changedSet.removeAll()
+            context.changesOfUnreadValues.removeAll()
             context.deletedSet.removeAll()
         } else {
             context.pendingBatchDeletes.removeAll { applies($0.layout) }

@@ -65,6 +65,8 @@ public final class ModelContext {
     var pendingBatchDeletes: [BatchDelete] = []
     /// Properties changed on models after ``reset()`` unregistered them, reported by the next save.
     var changesAfterReset: [String] = []
+    /// Changes made after reading a stored value the property could not hold: refused by the next save.
+    var changesOfUnreadValues: [(model: any PersistentModel, slot: Int)] = []
 
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
@@ -246,6 +248,7 @@ public final class ModelContext {
         changedSet.removeAll()
         deletedSet.removeAll()
         pendingBatchDeletes.removeAll()
+        changesOfUnreadValues.removeAll()
         undoManager?.removeAllActions()
     }
 

@@ -63,6 +63,10 @@ public final class BackingData {
         case unloaded
         case value(Any)
         case toOneKey(Int64)
+        /// A stored value the property cannot hold (another program's, or damaged): it reads as
+        /// an empty value, and a change made after reading it is refused at save, so a value
+        /// that was never read is never written back over the stored one.
+        case unreadable(UnreadableValue)
     }
 
     init(layout: ModelLayout) {
@@ -220,6 +224,9 @@ public final class BackingData {
         switch slots[index] {
         case .value(let stored):
             return stored
+        case .unreadable(let unreadable):
+            unreadable.wasRead = true
+            return unreadable.placeholder
         case .toOneKey(let key):
             let property = layout.properties[index]
             guard let relationship = property.relationship else { throw SwiftDataError.unsupportedKeyPath }
@@ -252,7 +259,7 @@ public final class BackingData {
             try context.fulfillFault(self)
             switch slots[index] {
             case .value(let stored): return stored
-            case .toOneKey: return try loadedValue(index)
+            case .toOneKey, .unreadable: return try loadedValue(index)
             case .unloaded:
                 throw SwiftDataError(.modelNotFound, "\(layout.entityName).\(property.name) has no stored value")
             }
@@ -307,7 +314,12 @@ public final class BackingData {
     func willChange(_ index: Int, of owner: any PersistentModel) {
         switch state {
         case .managed, .deleted:
-            if !originals.contains(index) { originals[index] = slots[index] }
+            if !originals.contains(index) {
+                originals[index] = slots[index]
+                if case .unreadable(let unreadable) = slots[index], unreadable.wasRead {
+                    context?.changesOfUnreadValues.append((owner, index))
+                }
+            }
             context?.noteChanged(owner)
         case .inserted:
             break
@@ -352,6 +364,8 @@ public final class BackingData {
             return true
         case (.toOneKey(let x), .toOneKey(let y)):
             return x == y
+        case (.unreadable(let x), .unreadable(let y)):
+            return x === y
         case (.value(let x), .value(let y)):
             if let codec = property.codec {
                 guard let left = try? codec.encode(x), let right = try? codec.encode(y) else { return false }

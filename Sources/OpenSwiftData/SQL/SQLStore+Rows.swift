@@ -118,7 +118,8 @@ extension SQLStore {
 
     /// A stored value the property cannot hold (written by another program, or damaged): one bad
     /// row must not make the whole entity unreadable, so it reads as the type's empty value and the
-    /// problem is logged. The row is not rewritten unless the property is assigned.
+    /// problem is logged. The row is not rewritten unless the property is assigned without being
+    /// read first; a change made after reading the stand-in is refused at save.
     @inline(never)
     private func unreadable(_ layout: ModelLayout, slot: Int, row: any SQLRow, offset: Int32, problem: String) throws -> BackingData.Slot {
         let property = layout.properties[slot]
@@ -127,7 +128,7 @@ extension SQLStore {
             throw SwiftDataError(.loadIssueModelContainer, message)
         }
         Log.general.error("\(message); it reads as an empty value until it is assigned")
-        return .value(placeholder)
+        return .unreadable(UnreadableValue(placeholder: placeholder, problem: message))
     }
 
     /// A common attribute type read straight from the row; `nil` when the column's storage class

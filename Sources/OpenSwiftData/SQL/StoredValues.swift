@@ -40,6 +40,9 @@ struct StoredValues {
             return .integer(key)
         case .unloaded:
             return .null
+        case .unreadable(let unreadable):
+            // Never written back: it stands for a stored value that was never read.
+            throw SwiftDataError(.modelValidationFailure, "\(unreadable.problem); that value cannot be written back")
         }
     }
 
@@ -55,7 +58,7 @@ struct StoredValues {
             return related.persistentBackingData.primaryKey.map { .integer($0) }
         case .toOneKey(let key)?:
             return .integer(key)
-        case .unloaded?, nil:
+        case .unloaded?, .unreadable?, nil:
             return nil
         }
     }
