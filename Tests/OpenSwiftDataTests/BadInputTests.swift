@@ -43,11 +43,99 @@ import Testing
         // Saving another change to that row leaves the stored value alone.
         expenses[0].note = "still bad"
         try fresh.save()
+        #expect(try storedAmount(url, note: "still bad") == .text("abc"))
+
+        // A change derived from the stand-in (read, then written) would replace a value that was
+        // never read: the save refuses it, and nothing is written.
+        expenses[0].amount += 5
+        expenses[1].amount = 3
+        let error = #expect(throws: SwiftDataError.self) { try fresh.save() }
+        #expect(error?.code == .modelValidationFailure)
+        #expect(error?.message.contains("property amount") == true, "\(String(describing: error))")
+        #expect(try storedAmount(url, note: "still bad") == .text("abc"))
+        #expect(try storedAmount(url, note: "good") == .real(2))
+        fresh.rollback()
+
+        // Assigned without reading it first, it is a new value like any other.
+        let again = store.context()
+        let bad = try #require(try again.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == "still bad" })).first)
+        bad.amount = 7
+        try again.save()
+        #expect(try storedAmount(url, note: "still bad") == .real(7))
+    }
+
+    private func storedAmount(_ url: URL, note: String) throws -> StoredValue? {
         let connection = try SQLiteConnection(path: url.path, readOnly: true, create: false)
-        let check = try connection.prepare("SELECT \"amount\" FROM \"Expense\" WHERE \"note\" = 'still bad'")
+        let check = try connection.prepare("SELECT \"amount\" FROM \"Expense\" WHERE \"note\" = ?1")
         defer { check.reset() }
-        #expect(try check.step())
-        #expect(check.value(at: 0) == .text("abc"))
+        try check.bind([.text(note)])
+        return try check.step() ? check.value(at: 0) : nil
+    }
+
+    @Test func aFilesOwnTriggersCannotCallTheLibrarysFunctions() throws {
+        let store = try TestStore(.file, [Expense.self, Category.self])
+        let url = try #require(store.url)
+        // A crafted file: a trigger that calls one of the library's SQL functions on every insert.
+        _ = try CoreDataFileRows.read(url, #"CREATE TRIGGER "crafted" AFTER INSERT ON "Expense" BEGIN SELECT osd_contains(NEW."note", 'x'); END"#)
+        let context = store.context()
+        context.insert(Expense(amount: 1, note: "x"))
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error?.message.contains("unsafe use of osd_contains") == true, "\(String(describing: error))")
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 0)
+    }
+
+    @Test func preparedStatementsOfEveryShapeKeepTheCacheBounded() throws {
+        let connection = try SQLiteConnection(path: ":memory:", readOnly: false, create: true)
+        let held = try connection.prepare("SELECT 'held'")
+        for number in 0..<(3 * SQLiteConnection.cacheLimit) {
+            let statement = try connection.prepare("SELECT \(number)")
+            #expect(try statement.step())
+            statement.reset()
+            #expect(connection.cachedStatementCount <= SQLiteConnection.cacheLimit)
+        }
+        // A statement dropped from the cache while its user holds it still works.
+        #expect(try held.step())
+        #expect(held.value(at: 0) == .text("held"))
+        held.reset()
+    }
+
+    @Test func aKeyCounterAtItsEndIsAnErrorNotATrap() throws {
+        let store = try TestStore(.file, [Expense.self, Category.self])
+        let url = try #require(store.url)
+        // Another program moves the counter to the last key there is.
+        _ = try CoreDataFileRows.read(url, #"UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = 9223372036854775806 WHERE "Z_ENTITY" = 'Expense'"#)
+        let context = store.context()
+        let last = Expense(amount: 1)
+        context.insert(last)
+        try context.save()
+        #expect(last.persistentModelID.primaryKey == Int64.max)
+        context.insert(Expense(amount: 2))
+        let error = #expect(throws: SwiftDataError.self) { try context.save() }
+        #expect(error?.code == .storeIO && error?.message.contains("counter Expense") == true, "\(String(describing: error))")
+        #expect(try store.context().fetch(FetchDescriptor<Expense>()).map(\.amount) == [1])
+    }
+
+    @Test func aHistoryKeyRangeNoSaveCouldWriteIsAnErrorNotATrap() throws {
+        let store = try TestStore(.file, [Expense.self, Category.self])
+        let url = try #require(store.url)
+        let context = store.context()
+        context.insert(Expense(amount: 1))
+        try context.save()
+        _ = try CoreDataFileRows.read(url, #"UPDATE "Z_HISTORYCHANGE" SET "Z_KEYS" = '0-9223372036854775807'"#)
+        let error = #expect(throws: SwiftDataError.self) { try store.context().fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()) }
+        #expect(error?.code == .storeIO && error?.message.contains("cannot read") == true, "\(String(describing: error))")
+        // A run ending at Int64.max is written and read back as one.
+        #expect(HistoryKeyList.encode([Int64.max - 1, .max]) == "9223372036854775806-9223372036854775807")
+        #expect(HistoryKeyList.decode("9223372036854775806-9223372036854775807") == [.max - 1, .max])
+        #expect(SQLSaveWriter.keys(inList: "-9223372036854775808,7") == [.min, 7])
+    }
+
+    @Test func anInfiniteDecimalIsAnErrorNotZero() throws {
+        // A REAL column holding ±infinity (another program's): no Decimal, so the value is
+        // unreadable (a stand-in and a refused write-back, as above), never a silent 0.
+        #expect(throws: (any Error).self) { try Decimal.decode(.real(.infinity)) }
+        #expect(throws: (any Error).self) { try Decimal.decode(.real(-.infinity)) }
+        #expect(try Decimal.decode(.real(19.99)) == Decimal(string: "19.99"))
     }
 
     @Test(arguments: StoreKind.allCases)

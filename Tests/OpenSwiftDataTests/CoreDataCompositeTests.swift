@@ -53,6 +53,17 @@ private typealias PlaceLocation = CompositeModels.Location
         #expect(try Data(contentsOf: url) == before)
     }
 
+    @Test func anIntegerFieldHoldingAHugeRealIsAnErrorNotATrap() throws {
+        let url = try Self.buildStore()
+        defer { CoreDataLayoutTests.cleanUp(url) }
+        // Another program's 9.3e18 in an integer field: past Int64, so no integer reads from it.
+        _ = try CoreDataFileRows.read(url, "UPDATE ZPLACE SET ZZIP = 9.3e18 WHERE Z_PK = 1")
+        let context = ModelContext(try ModelContainer(for: Place.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        let places = try context.fetch(FetchDescriptor<Place>(sortBy: [SortDescriptor(\.name)]))
+        #expect(places.map(\.name) == ["Depot", "Office"])
+        #expect(places[1].address.zip == nil)
+    }
+
     @Test func savedValuesAreSpreadOverTheColumns() throws {
         let url = try Self.buildStore()
         defer { CoreDataLayoutTests.cleanUp(url) }

@@ -65,4 +65,30 @@ private typealias Photo = ExternalStorageModels.Photo
         let notFound = #expect(throws: (any Error).self) { try other.fetch(FetchDescriptor<Photo>()) }
         #expect("\(String(describing: notFound))".contains("_EXTERNAL_DATA/0F0E0D0C-0B0A-4908-8706-050403020100, which cannot be read"), "\(String(describing: notFound))")
     }
+
+    @Test func aFileOrFolderLeadingOutOfExternalDataIsNotRead() throws {
+        let url = try Self.buildStore()
+        defer { CoreDataLayoutTests.cleanUp(url) }
+        let folder = url.deletingLastPathComponent().appendingPathComponent(".Photos_SUPPORT/_EXTERNAL_DATA", isDirectory: true)
+        let secret = url.deletingLastPathComponent().appendingPathComponent("secret.txt")
+        try Data("the user's other file".utf8).write(to: secret)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        // The value's file is a symbolic link to another file of the user's.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent(Self.fileName))
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent(Self.fileName), withDestinationURL: secret)
+        let context = ModelContext(try ModelContainer(for: Photo.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        let linked = #expect(throws: (any Error).self) { try context.fetch(FetchDescriptor<Photo>()) }
+        #expect("\(String(describing: linked))".contains("leads out of the store's _EXTERNAL_DATA folder"), "\(String(describing: linked))")
+
+        // The folder itself is a link to another folder holding a file of that name.
+        let elsewhere = url.deletingLastPathComponent().appendingPathComponent("elsewhere", isDirectory: true)
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        try Data("another file".utf8).write(to: elsewhere.appendingPathComponent(Self.fileName))
+        try FileManager.default.removeItem(at: folder)
+        try FileManager.default.createSymbolicLink(at: folder, withDestinationURL: elsewhere)
+        let again = ModelContext(try ModelContainer(for: Photo.self, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        let moved = #expect(throws: (any Error).self) { try again.fetch(FetchDescriptor<Photo>()) }
+        #expect("\(String(describing: moved))".contains("leads out of the store's _EXTERNAL_DATA folder"), "\(String(describing: moved))")
+    }
 }

@@ -284,4 +284,19 @@ import Testing
         }
         #expect("\(error)".contains("a class hierarchy lives in one store"))
     }
+
+    @Test func aRegisteredModelWhoseRowChangedClassIsAnErrorNotAWrongType() throws {
+        let store = try TestStore(.file, InheritanceModels.types)
+        try Self.seed(store.context())
+        let context = store.context()
+        let beach = try #require(try context.fetch(FetchDescriptor<PersonalJourney>(predicate: #Predicate { $0.code == "J4" })).first)
+        // Another program gives the row another class while this context holds it as a PersonalJourney.
+        let url = try #require(store.url)
+        _ = try CoreDataFileRows.read(url, #"UPDATE "Journey" SET "Z_ENT" = 'BusinessJourney', "purpose" = 'moved' WHERE "code" = 'J4'"#)
+        #expect(throws: SwiftDataError.modelNotFound) {
+            _ = try context.fetch(FetchDescriptor<BusinessJourney>()).map(\.purpose)
+        }
+        #expect(beach.name == "d beach")
+        #expect(try store.context().fetch(FetchDescriptor<BusinessJourney>(sortBy: [SortDescriptor(\.code)])).map(\.purpose) == ["sales", "conference", "moved"])
+    }
 }

@@ -164,7 +164,8 @@ extension Decimal: StoredScalar {
         case .integer(let raw): return Decimal(raw)
         // Core Data keeps decimals as numbers: the shortest text that reads back as the same
         // Double is the decimal that was written (19.99, not 19.989999999999998).
-        case .real(let raw): return Decimal(string: "\(raw)", locale: posix) ?? Decimal(raw)
+        // An infinity is no Decimal (Decimal(Double.infinity) is 0): refused, not read as 0.
+        case .real(let raw) where raw.isFinite: return Decimal(string: "\(raw)", locale: posix) ?? Decimal(raw)
         default: throw failure(value)
         }
     }

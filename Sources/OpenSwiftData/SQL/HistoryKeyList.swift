@@ -9,7 +9,7 @@ enum HistoryKeyList {
         var index = 0
         while index < keys.count {
             var end = index
-            while end + 1 < keys.count, keys[end + 1] == keys[end] + 1 { end += 1 }
+            while end + 1 < keys.count, keys[end] < .max, keys[end + 1] == keys[end] + 1 { end += 1 }
             if !text.isEmpty { text.append(",") }
             text.append(String(keys[index]))
             if end > index {
@@ -21,16 +21,27 @@ enum HistoryKeyList {
         return text
     }
 
-    /// The keys of a list ``encode(_:)`` wrote; `nil` if the text is not such a list.
+    /// The most keys one list may name. A save of that many models is far beyond any seen; a
+    /// list naming more (`0-9223372036854775807` in a damaged or crafted file) is refused rather
+    /// than allocated.
+    static let maximumKeys: Int64 = 50_000_000
+
+    /// The keys of a list ``encode(_:)`` wrote; `nil` if the text is not such a list, or names
+    /// more than ``maximumKeys`` keys.
     static func decode(_ text: String) -> [Int64]? {
         var keys: [Int64] = []
+        var remaining = maximumKeys
         for part in text.split(separator: ",") {
             // A leading minus is a negative key, a later one separates a run's ends.
             if let dash = part.dropFirst().firstIndex(of: "-") {
                 guard let first = Int64(part[..<dash]), let last = Int64(part[part.index(after: dash)...]), first <= last else { return nil }
+                let (span, overflow) = last.subtractingReportingOverflow(first)
+                guard !overflow, span < remaining else { return nil }
+                remaining -= span + 1
                 keys.append(contentsOf: first...last)
             } else {
-                guard let key = Int64(part) else { return nil }
+                guard let key = Int64(part), remaining > 0 else { return nil }
+                remaining -= 1
                 keys.append(key)
             }
         }

@@ -60,7 +60,9 @@ extension SQLSaveWriter {
         return deleted
     }
 
-    /// The keys in a comma-separated list of decimal integers.
+    /// The keys in a comma-separated list of decimal integers (the server's own list of `bigint`s).
+    /// Wrapping arithmetic: `-9223372036854775808`'s digits wrap to `Int64.min`, which negated
+    /// wrapping is itself.
     static func keys(inList text: String) -> [Int64] {
         var keys: [Int64] = []
         var current: Int64 = 0
@@ -74,13 +76,13 @@ extension SQLSaveWriter {
             case UInt8(ascii: "-"):
                 negative = true
             default:
-                if digits { keys.append(negative ? -current : current) }
+                if digits { keys.append(negative ? 0 &- current : current) }
                 current = 0
                 negative = false
                 digits = false
             }
         }
-        if digits { keys.append(negative ? -current : current) }
+        if digits { keys.append(negative ? 0 &- current : current) }
         return keys
     }
 }

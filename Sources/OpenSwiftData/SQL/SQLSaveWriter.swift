@@ -263,7 +263,8 @@ struct SQLSaveWriter {
                     upserts.insert(ObjectIdentifier(model))
                 case .new:
                     primaryKey = next
-                    next += 1
+                    // Wrapping: after the last key (which may be Int64.max) `next` is not used.
+                    next &+= 1
                 }
                 model.persistentBackingData.pendingKey = primaryKey
             }
@@ -286,7 +287,17 @@ struct SQLSaveWriter {
         let q = store.dialect.quote, p = store.dialect.placeholder
         let text = "UPDATE \(q(SQLStore.primaryKeyTable)) SET \(q("Z_MAX")) = \(q("Z_MAX")) + \(p(1)) WHERE \(q("Z_ENTITY")) = \(p(2)) RETURNING \(q("Z_MAX"))"
         var last: Int64?
-        try store.query(text, bindings: [.integer(count), .text(name)], on: connection) { row in last = row.int64(at: 0) }
+        try store.query(text, bindings: [.integer(count), .text(name)], on: connection) { row in last = try reservedLast(row, count: count, counter: name) }
+        return last
+    }
+
+    /// The last number a counter update reserved, checked: a counter another program set near
+    /// `Int64.max` (which SQLite then turns into a floating-point number) or below zero would
+    /// hand out keys that overflow or collide, so it is refused, and nothing is saved.
+    func reservedLast(_ row: any SQLRow, count: Int64, counter: String) throws -> Int64 {
+        guard case .integer(let last) = row.value(at: 0), last >= count else {
+            throw SwiftDataError(.storeIO, "the store \(store.name)'s counter \(counter) in \(SQLStore.primaryKeyTable) holds \(row.value(at: 0)) after reserving \(count) more, which is not a key this store can give (it is exhausted, or another program changed it); nothing was saved")
+        }
         return last
     }
 

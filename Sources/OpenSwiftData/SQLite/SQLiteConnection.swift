@@ -9,6 +9,8 @@ final class SQLiteConnection {
     let handle: OpaquePointer
     let path: String
     private var cache: [String: SQLiteStatement] = [:]
+    /// The most prepared statements kept per connection.
+    static let cacheLimit = 256
 
     /// Opens (and with `create`, creates) the database at `path`; `":memory:"` opens a private in-memory one.
     /// `immutable` opens a read-only file without locks or `-wal`/`-shm` files (for a folder that
@@ -44,6 +46,9 @@ final class SQLiteConnection {
         self.path = path
         sqlite3_extended_result_codes(db, 1)
         _ = openswiftdata_disable_double_quoted_strings(db)
+        // A file's schema (views, triggers, defaults) may not call functions that have side
+        // effects or are not marked innocuous: the file may be another program's or crafted.
+        _ = openswiftdata_distrust_schema(db)
     }
 
     deinit {
@@ -67,6 +72,10 @@ final class SQLiteConnection {
     /// A prepared statement for `sql`, reused from the cache when possible. The caller resets it after use.
     func prepare(_ sql: String) throws -> SQLiteStatement {
         if let cached = cache[sql] { return cached }
+        // Bounded: statements whose text varies (IN lists of every length, a client's many
+        // shapes of query) would otherwise accumulate for the connection's lifetime. Dropped
+        // statements finalize when their last user lets go of them.
+        if cache.count >= Self.cacheLimit { cache.removeAll() }
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
         guard status == SQLITE_OK, let statement else {
@@ -76,6 +85,9 @@ final class SQLiteConnection {
         cache[sql] = wrapped
         return wrapped
     }
+
+    /// How many prepared statements the cache holds.
+    var cachedStatementCount: Int { cache.count }
 
     var lastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
@@ -98,7 +110,15 @@ final class SQLiteStatement: SQLRow {
         self.sql = sql
     }
 
-    func finalize() { sqlite3_finalize(handle) }
+    private var isFinalized = false
+
+    func finalize() {
+        guard !isFinalized else { return }
+        isFinalized = true
+        sqlite3_finalize(handle)
+    }
+
+    deinit { finalize() }
 
     /// Rewinds the statement so it can run again. Every run binds all its parameters, so old
     /// bindings need no clearing.
@@ -134,7 +154,9 @@ final class SQLiteStatement: SQLRow {
                     return sqlite3_bind_text(handle, index, "", 0, SQLiteStatement.transient)
                 }
                 return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
-                    sqlite3_bind_text(handle, index, pointer, Int32(buffer.count), SQLiteStatement.transient)
+                    // The 64-bit length: SQLite refuses a value over its limit (SQLITE_TOOBIG) where
+                    // an Int32 length would trap on 2 GiB or more.
+                    sqlite3_bind_text64(handle, index, pointer, sqlite3_uint64(buffer.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8))
                 }
             }
         case .blob(let data):
@@ -143,7 +165,7 @@ final class SQLiteStatement: SQLRow {
                 status = sqlite3_bind_zeroblob(handle, index, 0)
             } else {
                 status = data.withUnsafeBytes { buffer in
-                    sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), SQLiteStatement.transient)
+                    sqlite3_bind_blob64(handle, index, buffer.baseAddress, sqlite3_uint64(buffer.count), SQLiteStatement.transient)
                 }
             }
         }

@@ -21,7 +21,9 @@ enum SQLiteFunctions {
             status = sqlite3_create_collation_v2(db, name, SQLITE_UTF8, nil, function, nil)
             guard status == SQLITE_OK else { throw SQLiteError(code: status, message: "cannot register the \(name) collation", sql: nil) }
         }
-        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        // Direct only: callable from the statements OpenSwiftData prepares, never from a file's
+        // own views, triggers or indexes (a crafted file must not run library code).
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY
         let functions: [(String, Int32, @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void)] = [
             ("osd_contains", 2, containsFunction),
             ("osd_starts_with", 2, startsWithFunction),

@@ -13,7 +13,9 @@ import Foundation
 ///   wrote it) in its column's form; `NULL` for a missing or `null` field.
 enum CoreDataCompositeFunctions {
     static func register(on db: OpaquePointer) throws {
-        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC
+        // Direct only: callable from the statements OpenSwiftData prepares, never from a file's
+        // own views, triggers or indexes (a crafted file must not run library code).
+        let flags = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY
         for (name, arguments, function) in [("osd_composite", Int32(-1), compositeFunction), ("osd_composite_field", 3, fieldFunction)] {
             let status = sqlite3_create_function_v2(db, name, arguments, flags, nil, function, nil, nil, nil)
             guard status == SQLITE_OK else { throw SQLiteError(code: status, message: "cannot register the SQL function \(name)", sql: nil) }
@@ -109,7 +111,10 @@ enum CoreDataCompositeFunctions {
         case SQLITE_FLOAT:
             let number = sqlite3_value_double(value)
             guard number.isFinite else { return nil }
-            return kind == .integer || kind == .bool ? String(Int64(number)) : "\(number)"
+            guard kind == .integer || kind == .bool else { return "\(number)" }
+            // A whole number in Int64's range; a larger one (another program's) cannot be an integer field.
+            guard let whole = Int64(exactly: number.rounded(.towardZero)) else { return nil }
+            return String(whole)
         default:
             let count = Int(sqlite3_value_bytes(value))
             let text = sqlite3_value_text(value).map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""
@@ -171,6 +176,6 @@ enum CoreDataCompositeFunctions {
     }
 
     private static func blob(_ context: OpaquePointer?, _ data: Data) {
-        data.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), SQLiteStatement.transient) }
+        data.withUnsafeBytes { sqlite3_result_blob64(context, $0.baseAddress, sqlite3_uint64($0.count), SQLiteStatement.transient) }
     }
 }

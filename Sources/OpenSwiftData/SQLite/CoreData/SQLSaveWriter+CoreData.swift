@@ -17,7 +17,9 @@ extension SQLSaveWriter {
         let list = numbers.map(String.init).joined(separator: ", ")
         let text = "UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT MAX(COALESCE(Z_MAX, 0)) FROM Z_PRIMARYKEY WHERE Z_ENT IN (\(list))) + ? WHERE Z_ENT = ? RETURNING Z_MAX"
         var last: Int64?
-        try store.query(text, bindings: [.integer(count), .integer(map.entityNumber(layout.root))], on: connection) { row in last = row.int64(at: 0) }
+        try store.query(text, bindings: [.integer(count), .integer(map.entityNumber(layout.root))], on: connection) { row in
+            last = try reservedLast(row, count: count, counter: "Z_MAX of \(layout.root.entityName)")
+        }
         return last
     }
 
@@ -26,7 +28,7 @@ extension SQLSaveWriter {
         var last: Int64?
         if let entity = map.internalEntityNumber(name) {
             try store.query("UPDATE Z_PRIMARYKEY SET Z_MAX = COALESCE(Z_MAX, 0) + ? WHERE Z_ENT = ? RETURNING Z_MAX", bindings: [.integer(count), .integer(entity)], on: connection) { row in
-                last = row.int64(at: 0)
+                last = try reservedLast(row, count: count, counter: "Z_MAX of \(name)")
             }
         }
         guard let last else {
