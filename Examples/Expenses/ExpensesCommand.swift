@@ -26,6 +26,8 @@ struct StoreOptions: ParsableArguments {
     @MainActor
     func open() throws -> ExpenseViewModel {
         let container = try input { try ExpensesStore.container(try ExpensesStore.configuration(store)) }
+        // Whatever the main context has not saved yet is saved when the command ends.
+        container.saveMainContextAtExit()
         let viewModel = ExpenseViewModel(context: container.mainContext)
         // As the list view's `.task` does: seed once when the store is empty.
         try input { try viewModel.seedIfEmpty() }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestModels
 @testable import OpenSwiftData
 
 /// Containers with several configurations, `deleteAllData`, and the main context.
@@ -76,5 +77,38 @@ import Testing
         #expect(main === store.container.mainContext)
         #expect(main.autosaveEnabled)
         #expect(!ModelContext(store.container).autosaveEnabled)
+    }
+
+    @Test func theLibraryLeavesTheApplicationsSignalsAlone() throws {
+        let url = TestStore.temporaryURL()
+        defer { TestStore.removeFiles(at: url) }
+        let (process, output, _) = try HelperProcess.start(["own-signals", url.path])
+        var text = ""
+        while !text.contains("ready") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        let ended = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in ended.signal() }
+        kill(process.processIdentifier, SIGTERM)
+        if ended.wait(timeout: .now() + 60) == .timedOut {
+            Issue.record("the helper did not end on SIGTERM")
+            kill(process.processIdentifier, SIGKILL)
+        }
+        process.waitUntilExit()
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // The application's own handler ran (and chose the exit status), after the main context was used.
+        #expect(text.contains("own handler ran"), "\(text)")
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
+    @Test func theMainContextSavesAtExitWhenTheApplicationAsks() throws {
+        let url = TestStore.temporaryURL()
+        defer { TestStore.removeFiles(at: url) }
+        let run = try HelperProcess.run(["exit-save", url.path])
+        #expect(run.status == 0, "\(run.errors)")
+        let container = try ModelContainer(for: Tick.self, configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Tick>()).map(\.sequence) == [7])
     }
 }

@@ -10,6 +10,8 @@ import TestModels
 //   crash-loop <path>                          save in a loop until killed, printing each save's intent and acknowledgement
 //   migrate <path>                             open a ReadingsV1 store with ReadingsV2, printing each progress report
 //   author <path> <author> <count>             insert <count> ticks in one save as <author>, print this process's identifier
+//   own-signals <path>                         install its own SIGTERM handler, use the main context, print "ready", wait
+//   exit-save <path>                           ask for the main context's save at exit, insert a tick on it, exit
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
@@ -60,8 +62,36 @@ do {
         for sequence in 0..<count { context.insert(Tick(writer: Int(getpid()), sequence: sequence)) }
         try context.save()
         say("\(getpid())")
+    case ("own-signals", 2):
+        // The application's handler, installed before the library is used: it must stay its own.
+        signal(SIGTERM) { _ in
+            let line = "own handler ran\n"
+            _ = line.withCString { write(1, $0, strlen($0)) }
+            _exit(0)
+        }
+        try MainActor.assumeIsolated {
+            let container = try ModelContainer(for: Tick.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: arguments[1])))
+            container.saveMainContextAtExit()
+            container.mainContext.insert(Tick(writer: Int(getpid()), sequence: 0))
+            try container.mainContext.save()
+        }
+        // A child inherits its parent's blocked signals (the test runner's threads block some).
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
+        say("ready")
+        while true { pause() }
+    case ("exit-save", 2):
+        try MainActor.assumeIsolated {
+            let container = try ModelContainer(for: Tick.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: arguments[1])))
+            container.saveMainContextAtExit()
+            container.mainContext.insert(Tick(writer: Int(getpid()), sequence: 7))
+        }
+        say("exiting")
+        exit(0)
     default:
-        fail("usage: openswiftdata-test-writer ticks|open|read-unprivileged|crash-loop|migrate|author <path> [...]", status: 2)
+        fail("usage: openswiftdata-test-writer ticks|open|read-unprivileged|crash-loop|migrate|author|own-signals|exit-save <path> [...]", status: 2)
     }
 } catch {
     fail("\(error)")

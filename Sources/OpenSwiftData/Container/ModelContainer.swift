@@ -195,8 +195,29 @@ public final class ModelContainer: Sendable, Equatable {
         context.isMainContext = true
         context.autosaveEnabled = true
         mainContextBox.context = context
-        ExitAutosave.register(context)
         return context
+    }
+
+    /// Saves ``mainContext``'s unsaved changes when the program ends normally (`exit`, or the end
+    /// of `main`, on the main thread) — if autosave is on and there are changes.
+    ///
+    /// OpenSwiftData never installs signal handlers: a program's signals are its own (a server's
+    /// graceful shutdown, swift-service-lifecycle's). To save when the program is told to stop,
+    /// save in your own handler:
+    ///
+    /// ```swift
+    /// container.saveMainContextAtExit()
+    /// signal(SIGTERM, SIG_IGN)
+    /// let stop = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
+    /// stop.setEventHandler { exit(0) }   // exit runs the save above
+    /// stop.resume()
+    /// ```
+    ///
+    /// Calling it again changes nothing. (SwiftData's main context also saves when an app goes to
+    /// the background; there is no such moment for a command-line program or a server.)
+    @MainActor
+    public func saveMainContextAtExit() {
+        ExitAutosave.register(mainContext)
     }
 
     /// Deletes every model in every writable store of the container.

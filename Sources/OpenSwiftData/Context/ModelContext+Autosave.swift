@@ -42,21 +42,17 @@ struct MainContextReference: @unchecked Sendable {
     weak var context: ModelContext?
 }
 
-/// Saves main contexts with autosave enabled when the process ends: at a normal exit (when it
-/// happens on the main thread) and on SIGINT or SIGTERM, after which the process exits with the
-/// signal's conventional status. Installed when a container's `mainContext` is first used.
+/// Saves main contexts with autosave enabled at a normal exit (when `exit` runs on the main
+/// thread), for applications that ask for it with ``ModelContainer/saveMainContextAtExit()``.
+/// Nothing here touches signals: the application owns them (see that method).
 enum ExitAutosave {
     private static let contexts = Locked<[MainContextReference]>([])
     private static let installed = Locked(false)
-    private static let signalQueue = DispatchQueue(label: "OpenSwiftData.exit-signals")
-    /// Keeps the signal sources alive. `nonisolated(unsafe)` is sound: it is only appended to by the
-    /// one `register` call that wins `installed`, and never read.
-    nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
 
     static func register(_ context: ModelContext) {
         contexts.withLock { list in
             list.removeAll { $0.context == nil }
-            list.append(MainContextReference(context: context))
+            if !list.contains(where: { $0.context === context }) { list.append(MainContextReference(context: context)) }
         }
         let first = installed.withLock { done -> Bool in
             defer { done = true }
@@ -66,22 +62,6 @@ enum ExitAutosave {
         atexit {
             guard Thread.isMainThread else { return }
             MainActor.assumeIsolated { ExitAutosave.saveAll() }
-        }
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: signalQueue)
-            source.setEventHandler {
-                // Save on the main actor, but do not wait forever if the main thread is busy.
-                let done = DispatchSemaphore(value: 0)
-                DispatchQueue.main.async {
-                    MainActor.assumeIsolated { ExitAutosave.saveAll() }
-                    done.signal()
-                }
-                _ = done.wait(timeout: .now() + 2)
-                _exit(128 + signalNumber)
-            }
-            source.resume()
-            signalSources.append(source)
         }
     }
 

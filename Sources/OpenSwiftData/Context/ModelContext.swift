@@ -20,7 +20,8 @@ public final class ModelContext {
     public let container: ModelContainer
     /// Whether the context saves automatically. `false` for contexts you create; `true` for
     /// ``ModelContainer/mainContext``, which then saves shortly after models change (once the code
-    /// changing them yields the main actor) and when the process exits or gets SIGINT/SIGTERM.
+    /// changing them yields the main actor), and at a normal exit if the program asks for it with
+    /// ``ModelContainer/saveMainContextAtExit()``.
     /// A failed autosave is logged and posted as ``autosaveFailed``.
     @exclusivity(unchecked) public var autosaveEnabled: Bool = false {
         didSet { if autosaveEnabled && hasChanges { scheduleAutosave() } }
