@@ -111,4 +111,17 @@ import TestModels
         let container = try ModelContainer(for: Tick.self, configurations: ModelConfiguration(url: url))
         #expect(try ModelContext(container).fetch(FetchDescriptor<Tick>()).map(\.sequence) == [7])
     }
+
+    @Test func withoutADataFolderTheDefaultStoreIsRefusedNotPutInTmp() throws {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let refused = try HelperProcess.run(["default-store"], environment: ["PATH": path])
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("neither XDG_DATA_HOME nor HOME is set"), "\(refused.errors)")
+        // With a data folder, the store goes there.
+        let folder = TestStore.temporaryURL().deletingPathExtension()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let placed = try HelperProcess.run(["default-store"], environment: ["PATH": path, "XDG_DATA_HOME": folder.path])
+        #expect(placed.status == 0, "\(placed.errors)")
+        #expect(placed.output.hasPrefix(folder.path + "/openswiftdata-test-writer/default.store"), "\(placed.output)")
+    }
 }

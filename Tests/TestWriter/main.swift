@@ -12,6 +12,7 @@ import TestModels
 //   author <path> <author> <count>             insert <count> ticks in one save as <author>, print this process's identifier
 //   own-signals <path>                         install its own SIGTERM handler, use the main context, print "ready", wait
 //   exit-save <path>                           ask for the main context's save at exit, insert a tick on it, exit
+//   default-store                              open a Tick store in the default place, print where
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
@@ -82,6 +83,10 @@ do {
         pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         say("ready")
         while true { pause() }
+    case ("default-store", 1):
+        let configuration = ModelConfiguration()
+        _ = try ModelContainer(for: Tick.self, configurations: configuration)
+        say(configuration.url.path)
     case ("exit-save", 2):
         try MainActor.assumeIsolated {
             let container = try ModelContainer(for: Tick.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: arguments[1])))
@@ -91,7 +96,7 @@ do {
         say("exiting")
         exit(0)
     default:
-        fail("usage: openswiftdata-test-writer ticks|open|read-unprivileged|crash-loop|migrate|author|own-signals|exit-save <path> [...]", status: 2)
+        fail("usage: openswiftdata-test-writer ticks|open|read-unprivileged|crash-loop|migrate|author|own-signals|exit-save <path>|default-store [...]", status: 2)
     }
 } catch {
     fail("\(error)")

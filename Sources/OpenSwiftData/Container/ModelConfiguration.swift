@@ -95,24 +95,39 @@ public struct ModelConfiguration: DataStoreConfiguration, Identifiable, Sendable
         self.init(schema: Schema([firstType] + moreTypes), isStoredInMemoryOnly: isStoredInMemoryOnly)
     }
 
-    /// The folder default stores live in.
+    /// The folder default stores live in. On Linux, when neither `XDG_DATA_HOME` nor `HOME` is
+    /// set to an absolute path, there is none: this is then a folder under
+    /// `/nonexistent`, and a container refuses a configuration placed there — never a shared
+    /// temporary folder, which cleaners empty and other users can prepare in advance.
     public static var defaultDirectory: URL {
-        let environment = ProcessInfo.processInfo.environment
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "app").lastPathComponent
         #if os(Linux) || os(Android) || os(FreeBSD) || os(OpenBSD)
-        let base: URL
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
-            base = URL(fileURLWithPath: xdg, isDirectory: true)
-        } else {
-            base = URL(fileURLWithPath: environment["HOME"] ?? NSTemporaryDirectory(), isDirectory: true)
-                .appendingPathComponent(".local/share", isDirectory: true)
-        }
-        return base.appendingPathComponent(executable, isDirectory: true)
+        return (dataHome ?? unavailableDirectory).appendingPathComponent(executable, isDirectory: true)
         #else
         let base = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? URL(fileURLWithPath: NSTemporaryDirectory(), isDirectory: true)
         return base.appendingPathComponent(executable, isDirectory: true)
         #endif
+    }
+
+    /// The user's data folder, `$XDG_DATA_HOME` or `$HOME/.local/share`; `nil` without either
+    /// (as absolute paths; the XDG specification ignores relative ones).
+    static var dataHome: URL? {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg, isDirectory: true)
+        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".local/share", isDirectory: true)
+    }
+
+    /// Where ``defaultDirectory`` points when there is no data folder.
+    static let unavailableDirectory = URL(fileURLWithPath: "/nonexistent/openswiftdata-no-data-folder", isDirectory: true)
+
+    /// Refuses a default-located store when there is no data folder to put it in.
+    public func validate() throws {
+        guard !isStoredInMemoryOnly, url.path.hasPrefix(Self.unavailableDirectory.path + "/") else { return }
+        throw SwiftDataError(.loadIssueModelContainer, "the configuration '\(name)' has no URL, and there is no data folder for its default place: neither XDG_DATA_HOME nor HOME is set to an absolute path. Set one of them, or give the configuration a url: (a temporary folder is not used: it is emptied by cleaners and shared with other users)")
     }
 
     /// Whether both sides describe the same thing (see the type's documentation for what is compared).

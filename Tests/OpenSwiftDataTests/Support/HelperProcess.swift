@@ -8,12 +8,14 @@ enum HelperProcess {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("openswiftdata-test-writer")
     }
 
-    /// Starts the helper with `arguments`; standard output and error go to the returned pipes.
-    static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe, errors: Pipe) {
+    /// Starts the helper with `arguments` (and `environment` in place of this process's, if
+    /// given); standard output and error go to the returned pipes.
+    static func start(_ arguments: [String], environment: [String: String]? = nil) throws -> (process: Process, output: Pipe, errors: Pipe) {
         try #require(FileManager.default.isExecutableFile(atPath: url.path), "the test writer was not built at \(url.path)")
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
@@ -22,8 +24,8 @@ enum HelperProcess {
     }
 
     /// Runs the helper to the end: its exit status, standard output and standard error.
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let (process, output, errors) = try start(arguments)
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (status: Int32, output: String, errors: String) {
+        let (process, output, errors) = try start(arguments, environment: environment)
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
