@@ -142,6 +142,27 @@ final class LogCollector: @unchecked Sendable {
         #expect(byID.map(\.note) == ["lunch"])
     }
 
+    @Test func lookingUpIdentifiersAClientMadeUpEntersNothing() throws {
+        let url = jsonURL()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let container = try ModelContainer(for: Expense.self, configurations: JSONStoreConfiguration(fileURL: url))
+        let context = ModelContext(container)
+        context.insert(Expense(amount: 1, note: "kept"))
+        try context.save()
+        let store = try #require(try context.fetch(FetchDescriptor<Expense>()).first?.persistentModelID.storeIdentifier)
+        // Identifiers a web client could send: random keys of this store, looked up every way.
+        let lookups = ModelContext(container)
+        for _ in 0..<200 {
+            let id = try PersistentIdentifier.identifier(for: store, entityName: "Expense", primaryKey: UUID())
+            #expect((lookups.model(for: id) as? Expense)?.isDeleted ?? true)
+            #expect(lookups.registeredModel(for: id) as Expense? == nil)
+            #expect(try lookups.fetchCount(FetchDescriptor<Expense>(predicate: #Predicate { $0.persistentModelID == id })) == 0)
+            // No stand-in was entered for it.
+            #expect(id.primaryKey == nil)
+        }
+        #expect(try lookups.fetch(FetchDescriptor<Expense>()).map(\.note) == ["kept"])
+    }
+
     @Test func snapshotsRoundTripThroughJSON() throws {
         let url = jsonURL()
         defer { try? FileManager.default.removeItem(at: url) }

@@ -90,7 +90,8 @@ extension ModelActor {
     /// ```
     public subscript<T: PersistentModel>(id: PersistentIdentifier, as type: T.Type) -> T? {
         if let registered: T = modelContext.registeredModel(for: id) { return registered }
-        guard let primaryKey = id.primaryKey, let layout = modelContext.container.schema.layout(named: id.entityName) else { return nil }
+        guard let layout = modelContext.container.schema.layout(named: id.entityName),
+              let primaryKey = try? modelContext.storedKey(of: id, layout: layout) else { return nil }
         return (try? modelContext.existingModel(layout: layout, primaryKey: primaryKey)) as? T
     }
 }

@@ -387,9 +387,10 @@ public final class ModelContext {
             Log.general.error("model(for:) was given an identifier of entity '\(persistentModelID.entityName)', which is not in this container's schema (\(container.schema.entities.map(\.name).joined(separator: ", "))); it stands for no model")
             return UnknownEntityModel(backingData: BackingData(layout: ModelLayout.of(UnknownEntityModel.self)))
         }
-        if let primaryKey = persistentModelID.primaryKey {
+        if !persistentModelID.isTemporary {
             do {
-                if let model = try existingModel(layout: layout, primaryKey: primaryKey) { return model }
+                if let primaryKey = try storedKey(of: persistentModelID, layout: layout),
+                   let model = try existingModel(layout: layout, primaryKey: primaryKey) { return model }
             } catch {
                 Log.general.error("model(for: \(persistentModelID)) could not read the store: \(error)")
             }
@@ -400,6 +401,14 @@ public final class ModelContext {
         }
         let data = BackingData(layout: layout)
         return layout.modelType.init(backingData: data)
+    }
+
+    /// The identity map's key for a permanent identifier, asking its store for a custom key it
+    /// has not returned a row with yet (looking up enters nothing: see ``CustomKeyTable``).
+    func storedKey(of id: PersistentIdentifier, layout: ModelLayout) throws -> Int64? {
+        if let key = id.primaryKey { return key }
+        guard id.hasCustomKey else { return nil }
+        return try container.store(for: layout).storedKey(resolving: id, layout: layout, in: self)
     }
 
     func layout<T: PersistentModel>(for type: T.Type) throws -> ModelLayout {

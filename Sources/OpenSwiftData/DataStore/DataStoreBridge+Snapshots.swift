@@ -5,7 +5,7 @@ import Foundation
 extension DataStoreBridge {
     /// The registered model for a snapshot, its unchanged values refreshed, or a new one.
     func materialize(_ snapshot: DefaultSnapshot, layout: ModelLayout, in context: ModelContext, registry: EntityRegistry) throws -> any PersistentModel {
-        guard let key = snapshot.persistentIdentifier.primaryKey else {
+        guard let key = snapshot.persistentIdentifier.storedPrimaryKey else {
             throw SwiftDataError(.storeIO, "the store '\(name)' returned a \(layout.entityName) snapshot with a temporary identifier (\(snapshot.persistentIdentifier))")
         }
         if let existing = registry.model(key) {
@@ -35,5 +35,12 @@ extension DataStoreBridge {
         for slot in data.layout.storedSlots where mode.takes(slot, of: data) {
             data.slots[slot] = try snapshot.slot(slot, of: data.layout, storeName: name)
         }
+    }
+
+    /// A custom key seen for the first time gets its stand-in only if the store has the row.
+    func storedKey(resolving id: PersistentIdentifier, layout: ModelLayout, in context: ModelContext) throws -> Int64? {
+        if let known = id.primaryKey { return known }
+        guard id.hasCustomKey, let snapshot = try snapshots(for: [id], layout: layout, editingState: context.editingState).first else { return nil }
+        return snapshot.persistentIdentifier.storedPrimaryKey
     }
 }

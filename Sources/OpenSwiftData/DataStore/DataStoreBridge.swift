@@ -147,7 +147,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
             for (model, _) in upserted { saveResult.upserted.insert(ObjectIdentifier(model)) }
             for model in insertedModels + upserted.map(\.model) + aliasModels {
                 let data = model.persistentBackingData
-                guard let permanent = remapped[model.persistentModelID], let key = permanent.primaryKey else {
+                guard let permanent = remapped[model.persistentModelID], let key = permanent.storedPrimaryKey else {
                     throw SwiftDataError(.storeIO, "the store '\(name)' saved, but gave no permanent identifier for a new \(data.layout.entityName) (\(model.persistentModelID)); its DataStoreSaveChangesResult must map every inserted snapshot's identifier")
                 }
                 data.pendingKey = key
@@ -274,7 +274,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         guard evaluation !== context else { return models }
         var byKey: [Int64: DefaultSnapshot] = [:]
         for snapshot in found {
-            if let key = snapshot.persistentIdentifier.primaryKey { byKey[key] = snapshot }
+            if let key = snapshot.persistentIdentifier.storedPrimaryKey { byKey[key] = snapshot }
         }
         let contextRegistry = context.entityRegistry(layout)
         return try models.compactMap { model in
@@ -297,7 +297,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
     func fetchKeys<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [Int64] {
         do {
             let identifiers = try locked(for: context.editingState) { try store.fetchIdentifiers(DataStoreFetchRequest(descriptor: request.descriptor, editingState: context.editingState)) }
-            return identifiers.compactMap(\.primaryKey)
+            return identifiers.compactMap(\.storedPrimaryKey)
         } catch DataStoreError.preferInMemoryFilter {
             return try fetch(request, in: context).compactMap { ($0 as? any PersistentModel)?.persistentBackingData.primaryKey }
         } catch DataStoreError.preferInMemorySort {
@@ -309,7 +309,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         do {
             let identifiers = try locked(for: context.editingState) { try store.fetchIdentifiers(DataStoreFetchRequest(descriptor: request.descriptor, editingState: context.editingState)) }
             // Under this store's identifier, as the models the context makes for them are.
-            return identifiers.compactMap { id in id.primaryKey.map { PersistentIdentifier(entityName: id.entityName, storeIdentifier: identifier, storedKey: $0) } }
+            return identifiers.compactMap { id in id.storedPrimaryKey.map { PersistentIdentifier(entityName: id.entityName, storeIdentifier: identifier, storedKey: $0) } }
         } catch DataStoreError.preferInMemoryFilter {
             return try fetch(request, in: context).compactMap { ($0 as? any PersistentModel)?.persistentModelID }
         } catch DataStoreError.preferInMemorySort {
@@ -380,9 +380,9 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
         let owners = try snapshots(for: ownerKeys.map { identifier(owner, key: $0) }, layout: owner, editingState: context.editingState)
         var related: [Int64: [any PersistentModel]] = [:]
         for snapshot in owners {
-            guard let ownerKey = snapshot.persistentIdentifier.primaryKey,
+            guard let ownerKey = snapshot.persistentIdentifier.storedPrimaryKey,
                   case .models(let ids)? = snapshot.values[property.name] else { continue }
-            let keys = ids.compactMap(\.primaryKey)
+            let keys = ids.compactMap(\.storedPrimaryKey)
             // In the snapshot's order; related models that no longer exist are left out.
             var byKey: [Int64: any PersistentModel] = [:]
             for model in try loadModels(destination, keys: keys, in: context) {

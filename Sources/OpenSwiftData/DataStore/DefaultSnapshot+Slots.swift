@@ -16,7 +16,7 @@ extension DefaultSnapshot {
                 problem = "\(error)"
             }
         } else if reader.isToOne {
-            if case .model(let id) = stored, let key = id.primaryKey { return .toOneKey(key) }
+            if case .model(let id) = stored, let key = id.storedPrimaryKey { return .toOneKey(key) }
             if let nullValue = reader.nullValue { return .value(nullValue) }
             problem = "it has no related model, which the model requires (it is not optional)"
         } else {

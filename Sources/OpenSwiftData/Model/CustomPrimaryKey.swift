@@ -59,9 +59,11 @@ struct CustomPrimaryKey: Hashable, Comparable, Codable, Sendable, CustomStringCo
 }
 
 /// Stand-ins for custom stores' keys: the context's identity map and the model layer key models
-/// by `Int64`, so each custom key seen gets a negative integer for the life of the process (a few
-/// dozen bytes per key). Integer keys a store gives as `Int`/`Int64` (non-negative) are used as
-/// they are.
+/// by `Int64`, so each custom key of a row a store returned gets a negative integer for the life of
+/// the process (a few dozen bytes per row). Only keys of rows that exist are entered: looking up an
+/// identifier (``existingStoredKey(for:entityName:storeIdentifier:)``) never enters anything, so
+/// identifiers from clients (random ones included) cannot grow the table. Integer keys a store
+/// gives as `Int`/`Int64` (non-negative) are used as they are.
 final class CustomKeyTable: Sendable {
     static let shared = CustomKeyTable()
 
@@ -73,11 +75,9 @@ final class CustomKeyTable: Sendable {
 
     private let state = Locked<(byKey: [Entry: Int64], byStoredKey: [Int64: CustomPrimaryKey])>(([:], [:]))
 
-    /// The stand-in for `key`, given on first use.
+    /// The stand-in for the key of a row a store returned, given on first use.
     func storedKey(for key: CustomPrimaryKey, entityName: String, storeIdentifier: String) -> Int64 {
-        // A class hierarchy's models share keys, so a `Trip` identifier and a `BusinessTrip` one
-        // with the same key stand for the same model.
-        let entry = Entry(storeIdentifier: storeIdentifier, entityName: ModelLayout.rootEntityName(of: entityName), key: key)
+        let entry = Self.entry(key, entityName: entityName, storeIdentifier: storeIdentifier)
         return state.withLock { state in
             if let existing = state.byKey[entry] { return existing }
             let stored = -Int64(state.byKey.count) - 2  // -1 is the key no row has
@@ -85,6 +85,21 @@ final class CustomKeyTable: Sendable {
             state.byStoredKey[stored] = key
             return stored
         }
+    }
+
+    /// The stand-in for `key` if it was given one; enters nothing.
+    func existingStoredKey(for key: CustomPrimaryKey, entityName: String, storeIdentifier: String) -> Int64? {
+        let entry = Self.entry(key, entityName: entityName, storeIdentifier: storeIdentifier)
+        return state.withLock { $0.byKey[entry] }
+    }
+
+    /// How many keys have stand-ins.
+    var count: Int { state.withLock { $0.byKey.count } }
+
+    private static func entry(_ key: CustomPrimaryKey, entityName: String, storeIdentifier: String) -> Entry {
+        // A class hierarchy's models share keys, so a `Trip` identifier and a `BusinessTrip` one
+        // with the same key stand for the same model.
+        Entry(storeIdentifier: storeIdentifier, entityName: ModelLayout.rootEntityName(of: entityName), key: key)
     }
 
     /// The custom key a stand-in was given for.

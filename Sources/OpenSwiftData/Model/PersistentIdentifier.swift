@@ -86,13 +86,30 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
     }
 
     /// The key the context's identity map and the stores use for the model, for permanent
-    /// identifiers: the integer key itself, or the stand-in for a custom store's key.
+    /// identifiers: the integer key itself, or the stand-in for a custom store's key — `nil` for a
+    /// custom key no row was returned with yet (a lookup enters nothing; the store resolves it,
+    /// ``ModelStore/storedKey(resolving:layout:)``).
     var primaryKey: Int64? {
         switch key {
         case .permanent(let value): return value
-        case .custom(let custom): return CustomKeyTable.shared.storedKey(for: custom, entityName: entityName, storeIdentifier: storeIdentifier ?? "")
+        case .custom(let custom): return CustomKeyTable.shared.existingStoredKey(for: custom, entityName: entityName, storeIdentifier: storeIdentifier ?? "")
         case .temporary: return nil
         }
+    }
+
+    /// ``primaryKey``, entering a custom key in the table: only for identifiers a store returned
+    /// with a row.
+    var storedPrimaryKey: Int64? {
+        switch key {
+        case .custom(let custom): return CustomKeyTable.shared.storedKey(for: custom, entityName: entityName, storeIdentifier: storeIdentifier ?? "")
+        default: return primaryKey
+        }
+    }
+
+    /// Whether the key is a custom store's own (not an integer).
+    var hasCustomKey: Bool {
+        if case .custom = key { return true }
+        return false
     }
 
     /// The custom store's own key, when it is of type `T`.

@@ -58,6 +58,9 @@ protocol ModelStore: AnyObject, Sendable {
     func loadValues(of data: BackingData, primaryKey: Int64) throws -> Bool
     /// A context that used the store is gone.
     func contextEnded(_ editingState: EditingState)
+    /// The key the identity map uses for `id`'s model, asking the store when `id` names a custom
+    /// key no row was returned with yet; `nil` if no such model is stored.
+    func storedKey(resolving id: PersistentIdentifier, layout: ModelLayout, in context: ModelContext) throws -> Int64?
     /// The models the to-many relationship `property` of `owner`'s models holds for each of
     /// `ownerKeys` (owners holding none are absent), registered in `context`.
     func loadRelated(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]]
@@ -81,6 +84,9 @@ protocol ModelStore: AnyObject, Sendable {
 extension ModelStore {
     /// A context that used the store is gone (custom stores are told through `invalidateState(for:)`).
     func contextEnded(_ editingState: EditingState) {}
+
+    /// Integer keys need no store: they are the key.
+    func storedKey(resolving id: PersistentIdentifier, layout: ModelLayout, in context: ModelContext) throws -> Int64? { id.primaryKey }
 
     func loadModel(_ layout: ModelLayout, primaryKey: Int64, in context: ModelContext) throws -> (any PersistentModel)? {
         try loadModels(layout, keys: [primaryKey], in: context).first
