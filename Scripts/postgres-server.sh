@@ -3,7 +3,7 @@
 # (scram-sha-256) authentication, run as the unprivileged user `postgres` when started by root
 # (initdb refuses root). Installs Debian's `postgresql` package if no server is installed.
 #
-#   eval "$(Scripts/postgres-server.sh start /tmp/pg)"   # exports OPENSWIFTDATA_POSTGRES_URL
+#   eval "$(Scripts/postgres-server.sh start /tmp/pg)"   # exports OPENSWIFTDATA_POSTGRES_URL (and _CA, its TLS root)
 #   swift test
 #   Scripts/postgres-server.sh stop /tmp/pg
 set -euo pipefail
@@ -41,10 +41,23 @@ start)
     [ "$(id -u)" = 0 ] && chown postgres "$folder/password"
     as_server_user "$bin/initdb" -D "$folder/data" -U openswiftdata --pwfile="$folder/password" \
         --auth=scram-sha-256 --encoding=UTF8 --locale=C.UTF-8 >"$folder/initdb.log" 2>&1
+    # TLS with a certificate authority of its own, so the tests can check sslmode=verify-full
+    # and verify-ca: the server's certificate names `localhost` only (not 127.0.0.1).
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=OpenSwiftData test CA" \
+        -keyout "$folder/ca.key" -out "$folder/ca.pem" >/dev/null 2>&1
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+        -keyout "$folder/server.key" -out "$folder/server.csr" >/dev/null 2>&1
+    printf 'subjectAltName=DNS:localhost\n' > "$folder/server.ext"
+    openssl x509 -req -in "$folder/server.csr" -CA "$folder/ca.pem" -CAkey "$folder/ca.key" -CAcreateserial \
+        -days 2 -extfile "$folder/server.ext" -out "$folder/server.pem" >/dev/null 2>&1
+    chmod 600 "$folder/server.key"
+    chmod 644 "$folder/ca.pem"
+    [ "$(id -u)" = 0 ] && chown postgres "$folder/server.key" "$folder/server.pem"
     port=$(free_port)
     as_server_user "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $folder -c max_connections=200 -c fsync=off" start >&2
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $folder -c max_connections=200 -c fsync=off -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
     echo "export OPENSWIFTDATA_POSTGRES_URL=postgres://openswiftdata:$password@127.0.0.1:$port/postgres"
+    echo "export OPENSWIFTDATA_POSTGRES_CA=$folder/ca.pem"
     ;;
 stop)
     bin=$(find_bin)

@@ -22,7 +22,8 @@ public enum ExpensesStore {
         let database = store ?? environment["DATABASE_URL"]
         #if canImport(OpenSwiftDataPostgres)
         if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
-            guard let url = URL(string: database) else { throw ExpenseInputError(field: "store", message: "'\(database)' is not a URL.") }
+            // Not echoed: the value holds the database password.
+            guard let url = URL(string: database) else { throw ExpenseInputError(field: "store", message: "the PostgreSQL URL (from --store or DATABASE_URL) is not a valid URL; it was not shown because it holds a password.") }
             return PostgresConfiguration("Expenses", url: url, postgresSchema: schema)
         }
         #endif

@@ -79,6 +79,9 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
 extension PostgresConfiguration: BuiltInStoreConfiguration {
     package func openStore(_ request: StoreOpenRequest) throws -> OpenedStore {
         try validate()
+        if let limit = PostgresDialect().maximumIdentifierBytes, postgresSchema.utf8.count > limit {
+            throw SwiftDataError(.loadIssueModelContainer, "the namespace (postgresSchema) \(postgresSchema) is \(postgresSchema.utf8.count) bytes; PostgreSQL keeps names of at most \(limit) bytes and would cut it short")
+        }
         let address = try PostgresURL(url)
         let pool = try PostgresConnectionPool(
             url: address, maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema)

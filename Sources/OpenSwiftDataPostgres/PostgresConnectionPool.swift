@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import OpenSwiftData
@@ -22,6 +23,10 @@ final class PostgresConnectionPool: @unchecked Sendable {
     let maximum: Int
     /// How long a caller waits for a busy pool before giving up.
     let waitTimeout: TimeInterval = 30
+    /// How long a statement may go without an answer (or a query without a new row) before its
+    /// connection is closed and the caller gets an error, rather than waiting forever on a server
+    /// or network that stopped answering.
+    static let answerTimeout: TimeInterval = 300
     private let configuration: PostgresConnection.Configuration
     private let group: MultiThreadedEventLoopGroup
     // `condition` guards everything below it.
@@ -34,9 +39,13 @@ final class PostgresConnectionPool: @unchecked Sendable {
     /// `namespace`: the PostgreSQL schema every connection's unqualified names resolve in.
     init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount, namespace: String? = nil) throws {
         var configuration = try url.connectionConfiguration(connectTimeout: connectTimeout)
+        // Literals in the SQL (regular expressions, bytea) are written for standard strings,
+        // where a backslash is an ordinary character; a server or role configured otherwise must
+        // not read them differently (a session's startup setting outranks the role's).
+        configuration.options.additionalStartupParameters = [("standard_conforming_strings", "on")]
         if let namespace {
             // The name shows in pg_stat_activity, so an operator sees which store a session serves.
-            configuration.options.additionalStartupParameters = [
+            configuration.options.additionalStartupParameters += [
                 ("search_path", PostgresDialect().quote(namespace)),
                 ("application_name", String("OpenSwiftData \(namespace)".prefix(63))),
             ]
@@ -80,9 +89,18 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     /// Waits for the answer to a statement sent on `connection`.
     func wait<Answer: Sendable>(for answer: EventLoopFuture<Answer>, on connection: PostgresConnection) throws -> Answer {
+        let timedOut = NIOLockedValueBox(false)
+        let timer = connection.eventLoop.scheduleTask(in: .milliseconds(Int64(Self.answerTimeout * 1000))) {
+            timedOut.withLockedValue { $0 = true }
+            connection.close().whenComplete { _ in }
+        }
+        defer { timer.cancel() }
         do {
             return try answer.wait()
         } catch {
+            if timedOut.withLockedValue({ $0 }) {
+                throw SwiftDataError(.storeIO, "PostgreSQL at \(place) did not answer within \(Int(Self.answerTimeout)) seconds; the connection was closed")
+            }
             // An error the server answered leaves the connection usable, unless the server ends the
             // session with it (a restart: FATAL, SQLSTATE 57P01); any other (the server went away,
             // the network failed) leaves it in doubt. Either way it is closed, so it is not lent
@@ -174,16 +192,18 @@ final class PostgresConnectionPool: @unchecked Sendable {
         if let error = error as? PSQLError {
             if let info = error.serverInfo, let message = info[.message] {
                 if info[.sqlState] == "23505" { code = .constraintViolation }
-                let detail = info[.detail].map { "; \($0)" } ?? ""
+                // The server's DETAIL can quote stored values ("Key (email)=(…) already exists"):
+                // logged at debug level, kept out of an error an app may show.
+                if let detail = info[.detail] { Self.logger.debug("PostgreSQL at \(place): \(detail)") }
                 let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
-                what = "the server said “\(message)”\(detail)\(state)"
+                what = "the server said “\(message)”\(state)"
             } else {
                 let underlying = error.underlying.map { ": \($0)" } ?? ""
                 switch error.code {
                 case .serverClosedConnection: what = "the server closed the connection (restarted or stopped?)\(underlying)"
                 case .clientClosedConnection: what = "the connection was closed\(underlying)"
                 case .connectionError: what = "the connection failed\(underlying)"
-                case .sslUnsupported: what = "the server does not offer TLS, which sslmode=require asks for"
+                case .sslUnsupported: what = "the server does not offer TLS, which the URL's sslmode asks for"
                 case .authMechanismRequiresPassword: what = "the server asks for a password, and the URL has none"
                 case .unsupportedAuthMechanism: what = "the server asks for an authentication method postgres-nio does not support"
                 default: what = "\(error.code)\(underlying)"

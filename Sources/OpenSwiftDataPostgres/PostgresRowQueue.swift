@@ -31,15 +31,22 @@ final class PostgresRowQueue: @unchecked Sendable {
 
     /// Waits until rows have arrived or the query has ended; swaps the rows into `batch` (emptied
     /// first, its storage reused). Returns false when the query has ended and every row was taken.
-    func take(into batch: inout [PostgresRow]) -> Bool {
+    /// Throws ``TimedOut`` when nothing arrived for `timeout` seconds.
+    func take(into batch: inout [PostgresRow], timeout: TimeInterval) throws -> Bool {
         batch.removeAll(keepingCapacity: true)
         condition.lock()
         defer { condition.unlock() }
-        while rows.isEmpty && !finished { condition.wait() }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while rows.isEmpty && !finished {
+            if !condition.wait(until: deadline) && rows.isEmpty && !finished { throw TimedOut() }
+        }
         if rows.isEmpty { return false }
         swap(&batch, &rows)
         return true
     }
+
+    /// No row and no end arrived in time.
+    struct TimedOut: Error {}
 
     /// Drops the rows still to come (the caller stopped reading).
     func discardTheRest() {

@@ -23,7 +23,15 @@ final class PostgresSQLConnection: SQLConnection {
         var batch: [PostgresRow] = []
         var reader: PostgresRowReader?
         var failure: (any Error)?
-        while failure == nil, queue.take(into: &batch) {
+        while failure == nil {
+            do {
+                guard try queue.take(into: &batch, timeout: PostgresConnectionPool.answerTimeout) else { break }
+            } catch {
+                // The server stopped sending: the connection is closed, which ends the query.
+                connection.close().whenComplete { _ in }
+                failure = SwiftDataError(.storeIO, "PostgreSQL sent no row for \(Int(PostgresConnectionPool.answerTimeout)) seconds in the middle of a query; the connection was closed")
+                break
+            }
             do {
                 for each in batch {
                     let current = reader ?? PostgresRowReader(describing: each)
@@ -37,8 +45,11 @@ final class PostgresSQLConnection: SQLConnection {
                 queue.discardTheRest()
             }
         }
+        if let failure {
+            _ = try? pool.wait(for: answer, on: connection)
+            throw failure
+        }
         _ = try pool.wait(for: answer, on: connection)
-        if let failure { throw failure }
     }
 
     func execute(_ text: String, bindings: [StoredValue]) throws -> Int {

@@ -5,9 +5,12 @@ import PostgresNIO
 
 /// The parts of a `postgres://user:password@host:port/database?sslmode=…` URL, checked.
 struct PostgresURL: Hashable, Sendable {
-    /// How the connection uses TLS (`sslmode`): `disable` (the default), `prefer` or `require`.
+    /// How the connection uses TLS (`sslmode`, as libpq names them): `disable` (the default),
+    /// `prefer`, `require`, `verify-ca` or `verify-full`.
     enum TLSMode: String, Hashable, Sendable {
         case disable, prefer, require
+        case verifyCA = "verify-ca"
+        case verifyFull = "verify-full"
     }
 
     let host: String
@@ -16,6 +19,9 @@ struct PostgresURL: Hashable, Sendable {
     let password: String?
     let database: String?
     let tls: TLSMode
+    /// `sslrootcert`: a PEM file of the certificates to trust; `nil` (or `system`) for the
+    /// system's trust store.
+    let rootCertificates: String?
 
     /// Reads `url`, or throws an error that says what is wrong with it (never showing the password).
     init(_ url: URL) throws {
@@ -37,9 +43,14 @@ struct PostgresURL: Hashable, Sendable {
         self.database = path.isEmpty ? nil : (path.removingPercentEncoding ?? path)
         let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
         guard let tls = TLSMode(rawValue: mode) else {
-            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' has sslmode=\(mode); use disable, prefer or require")
+            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' has sslmode=\(mode); use verify-full (or verify-ca, require, prefer, disable)")
         }
         self.tls = tls
+        let root = components.queryItems?.first { $0.name == "sslrootcert" }?.value
+        rootCertificates = root == "system" || root?.isEmpty == true ? nil : root
+        if let rootCertificates, !FileManager.default.isReadableFile(atPath: rootCertificates) {
+            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' has sslrootcert=\(rootCertificates), which is not a readable file")
+        }
     }
 
     /// The URL with its password replaced, for messages and logs.
@@ -57,17 +68,21 @@ struct PostgresURL: Hashable, Sendable {
     /// postgres-nio's configuration for these parts.
     func connectionConfiguration(connectTimeout: TimeAmount) throws -> PostgresConnection.Configuration {
         let tlsConfiguration: PostgresConnection.Configuration.TLS
-        switch tls {
-        case .disable:
+        if tls == .disable {
             tlsConfiguration = .disable
-        case .prefer, .require:
+        } else {
+            // Every mode checks the certificate's chain (against sslrootcert, else the system's
+            // roots); all but verify-ca check that it names the host too.
+            var settings = TLSConfiguration.makeClientConfiguration()
+            settings.certificateVerification = tls == .verifyCA ? .noHostnameVerification : .fullVerification
+            if let rootCertificates { settings.trustRoots = .file(rootCertificates) }
             let context: NIOSSLContext
             do {
-                context = try NIOSSLContext(configuration: .makeClientConfiguration())
+                context = try NIOSSLContext(configuration: settings)
             } catch {
                 throw SwiftDataError(.loadIssueModelContainer, "cannot set up TLS for PostgreSQL at \(place): \(error)")
             }
-            tlsConfiguration = tls == .require ? .require(context) : .prefer(context)
+            tlsConfiguration = tls == .prefer ? .prefer(context) : .require(context)
         }
         var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)

@@ -58,6 +58,98 @@ import Testing
         }
     }
 
+    /// The test server's URL with `host` and `query` (`sslmode=…`) in place of its own.
+    private func server(host: String, query: String) throws -> URL {
+        var components = try #require(URLComponents(url: server(), resolvingAgainstBaseURL: false))
+        components.host = host
+        components.query = query
+        return try #require(components.url)
+    }
+
+    /// Whether a connection through `url` is encrypted, or the error connecting gives.
+    private func encrypted(_ url: URL) throws -> Result<Bool, SwiftDataError> {
+        let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5))
+        defer { pool.shutDown() }
+        do {
+            let ssl = try pool.withConnection { connection in
+                try pool.run("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", on: connection).map { try $0.decode(Bool.self) }.first
+            }
+            return .success(ssl ?? false)
+        } catch let error as SwiftDataError {
+            return .failure(error)
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.url != nil && PostgresServer.certificateAuthority != nil, PostgresServer.tlsSkipReason))
+    func tlsVerifiesTheServerAsTheSSLModeSays() throws {
+        let root = try #require(PostgresServer.certificateAuthority)
+        // verify-full: the chain against sslrootcert, and the name the certificate gives.
+        #expect(try encrypted(server(host: "localhost", query: "sslmode=verify-full&sslrootcert=\(root)")) == .success(true))
+        guard case .failure(let wrongName) = try encrypted(server(host: "127.0.0.1", query: "sslmode=verify-full&sslrootcert=\(root)")) else {
+            Issue.record("verify-full accepted a certificate for another name")
+            return
+        }
+        #expect(wrongName.message.contains("127.0.0.1") || wrongName.message.lowercased().contains("hostname"), "\(wrongName.message)")
+        // verify-ca: the chain only.
+        #expect(try encrypted(server(host: "127.0.0.1", query: "sslmode=verify-ca&sslrootcert=\(root)")) == .success(true))
+        // Without sslrootcert the system's roots are used, which do not include the test CA.
+        guard case .failure(let untrusted) = try encrypted(server(host: "localhost", query: "sslmode=verify-full")) else {
+            Issue.record("a certificate from an unknown authority was trusted")
+            return
+        }
+        let password = try #require(URLComponents(url: server(), resolvingAgainstBaseURL: false)?.password)
+        #expect(!untrusted.message.contains(password) && !wrongName.message.contains(password))
+        // disable: no TLS at all.
+        #expect(try encrypted(server(host: "127.0.0.1", query: "sslmode=disable")) == .success(false))
+        // A root certificate file that is not there is named before anything connects.
+        #expect(throws: SwiftDataError.loadIssueModelContainer) {
+            try PostgresURL(try server(host: "localhost", query: "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"))
+        }
+    }
+
+    @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
+    func literalsMeanTheSameWhateverTheServersStringSetting() throws {
+        // A database whose sessions start with standard_conforming_strings off, where a
+        // backslash in a literal would be an escape.
+        let store = try TestStore(.postgres, [Expense.self, Category.self])
+        let namespace = try #require(store.namespace)
+        let pool = try PostgresConnectionPool(url: try PostgresURL(try server()), maximum: 1, connectTimeout: .seconds(5))
+        defer { pool.shutDown() }
+        _ = try pool.withConnection { connection in
+            try pool.run("ALTER ROLE CURRENT_USER SET standard_conforming_strings = off", on: connection)
+        }
+        defer {
+            _ = try? pool.withConnection { connection in try pool.run("ALTER ROLE CURRENT_USER RESET standard_conforming_strings", on: connection) }
+        }
+        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try TestStore.postgres(namespace))
+        let context = ModelContext(container)
+        context.insert(Expense(amount: 1, note: #"a\b (c) [d]"#))
+        context.insert(Expense(amount: 2, note: "plain"))
+        try context.save()
+        // contains and starts(with:) are regular expressions with backslashes in PostgreSQL.
+        let backslash = #"a\b (c"#
+        #expect(try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note?.contains(backslash) == true })).map(\.amount) == [1])
+        #expect(try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note?.starts(with: "a\\") == true })).map(\.amount) == [1])
+    }
+
+    @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
+    func namesPostgreSQLWouldCutShortAreRefusedByName() throws {
+        let namespace = PostgresServer.newNamespace()
+        defer { PostgresServer.drop(namespace) }
+        let configuration = PostgresConfiguration("long", url: try server(), postgresSchema: namespace)
+        let error = #expect(throws: SwiftDataError.self) {
+            try ModelContainer(for: LongNamedShipment.self, configurations: configuration)
+        }
+        #expect(error?.code == .unsupportedType)
+        #expect(error?.message.contains("LongNamedShipment.destinationWarehouseForTheFinalLegOfTheJourneyAcrossTheSea") == true, "\(String(describing: error))")
+        #expect(try PostgresServer.dump(namespace).isEmpty)
+        // The namespace itself, too.
+        let longNamespace = String(repeating: "n", count: 64)
+        #expect(throws: SwiftDataError.loadIssueModelContainer) {
+            try ModelContainer(for: Expense.self, Category.self, configurations: PostgresConfiguration("long", url: try server(), postgresSchema: longNamespace))
+        }
+    }
+
     @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
     func wrongPasswordIsAClearError() throws {
         var components = try #require(URLComponents(url: server(), resolvingAgainstBaseURL: false))

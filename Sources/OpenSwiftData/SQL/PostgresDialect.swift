@@ -7,6 +7,8 @@ package struct PostgresDialect: SQLDialect {
     package init() {}
 
     package func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
+    /// NAMEDATALEN − 1: PostgreSQL truncates longer names.
+    package var maximumIdentifierBytes: Int? { 63 }
     package func placeholder(_ index: Int) -> String { "$\(index)" }
     package func storedType(_ type: StoredType) -> String {
         switch type {

@@ -2,6 +2,9 @@
 package protocol SQLDialect: Sendable {
     /// Quotes an identifier (table or column name).
     func quote(_ identifier: String) -> String
+    /// The longest identifier the engine keeps whole, in UTF-8 bytes (`nil`: no practical limit).
+    /// A longer one would be cut short, and two cut the same way would collide, so it is refused.
+    var maximumIdentifierBytes: Int? { get }
     /// The placeholder for the parameter at `index` (1-based).
     func placeholder(_ index: Int) -> String
     /// The SQL column type for a neutral column type.
@@ -77,6 +80,8 @@ package protocol SQLDialect: Sendable {
 }
 
 extension SQLDialect {
+    package var maximumIdentifierBytes: Int? { nil }
+
     package func column(_ qualifier: String?, _ name: String) -> String {
         qualifier.map { "\($0).\(quote(name))" } ?? quote(name)
     }

@@ -14,6 +14,7 @@ extension StoreOpenRequest {
         on connection: any SQLConnection, dialect: any SQLDialect, tables: Set<String>, place: String, name: String, allowsSave: Bool,
         translate: @escaping @Sendable (any Error) -> any Error
     ) throws -> (identifier: String, keepsHistory: Bool) {
+        try checkIdentifierLengths(dialect)
         let migration = self.migration.scoped(to: layouts)
         let version = try migration.version(of: layouts, declared: self.version)
         let metadataTable = SQLStore.metadataTable
@@ -46,6 +47,25 @@ extension StoreOpenRequest {
             try run.run()
         }
         return (identifier, keepsHistory)
+    }
+
+    /// Refuses, by name, a table, column or index name the engine would cut short.
+    func checkIdentifierLengths(_ dialect: any SQLDialect) throws {
+        guard let limit = dialect.maximumIdentifierBytes else { return }
+        for layout in layouts {
+            var names: [(what: String, name: String)] = [("the table of \(layout.entityName)", layout.tableName)]
+            for slot in layout.storedSlots { names.append(("the column of \(layout.entityName).\(layout.properties[slot].name)", layout.properties[slot].name)) }
+            for slot in layout.relationshipSlots {
+                if case .joinTable(let table, _, _)? = layout.properties[slot].relationship?.storage {
+                    names.append(("the join table of \(layout.entityName).\(layout.properties[slot].name)", table))
+                    names.append(("an index of that join table", "\(table)_TARGET"))
+                }
+            }
+            for index in DDL.indexes(layout, dialect: dialect) { names.append(("an index of \(layout.entityName)", index.name)) }
+            if let (what, name) = names.first(where: { $0.name.utf8.count > limit }) {
+                throw SwiftDataError(.unsupportedType, "\(what) would be named \(name), \(name.utf8.count) bytes; the database keeps names of at most \(limit) bytes and would cut it short (two such names could become one). Shorten the class or property name, and keep the old one with originalName: where data exists")
+            }
+        }
     }
 
     /// The store over `engine`, once its tables are prepared.

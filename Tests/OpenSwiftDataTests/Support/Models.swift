@@ -401,3 +401,11 @@ final class Fixture {
         self.label = label
     }
 }
+
+// A property whose name PostgreSQL would cut short (64 bytes and more).
+
+@Model
+final class LongNamedShipment {
+    var destinationWarehouseForTheFinalLegOfTheJourneyAcrossTheSeaAndLand: String = ""
+    init() {}
+}

@@ -9,6 +9,10 @@ import PostgresNIO
 /// are skipped, and Swift Testing prints ``skipReason`` for each.
 enum PostgresServer {
     static let url: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    /// The root certificate of the test server's TLS (`OPENSWIFTDATA_POSTGRES_CA`, which
+    /// `Scripts/postgres-server.sh` prints); its certificate names `localhost`, not `127.0.0.1`.
+    static let certificateAuthority: String? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_CA"].flatMap { $0.isEmpty ? nil : $0 }
+    static let tlsSkipReason: Comment = "no PostgreSQL server with TLS: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (it sets OPENSWIFTDATA_POSTGRES_URL and OPENSWIFTDATA_POSTGRES_CA) and then `swift test`"
     static let skipReason: Comment = "no PostgreSQL server: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test`"
 
     /// A fresh namespace name for one test (dropped with ``drop(_:)`` when the test is done).
