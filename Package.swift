@@ -127,6 +127,12 @@ let package = Package(
             dependencies: ["OpenSwiftData", "TestModels"],
             path: "Tests/TestWriter"
         ),
+        // The fuzzer: mutated store files opened and used; a crash or a hang fails (`.ci/run`).
+        .executableTarget(
+            name: "openswiftdata-fuzz",
+            dependencies: ["OpenSwiftData", "JSONStore", "CSQLite", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/Fuzz"
+        ),
         .testTarget(
             name: "OpenSwiftDataTests",
             dependencies: [

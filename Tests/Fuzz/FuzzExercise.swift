@@ -1,0 +1,66 @@
+import Foundation
+import JSONStore
+import OpenSwiftData
+
+/// What the fuzzer does with each input: everything an app would — open, fetch with predicates
+/// and sorts, read every property, follow relationships, read history, change and save, read
+/// again. Errors are expected answers to hostile input; only a crash or a hang is a failure.
+enum FuzzExercise {
+    /// `true` if everything succeeded, `false` if the input was refused with an error.
+    static func run(_ kind: FuzzStoreFile.Kind, _ url: URL) -> Bool {
+        do {
+            let container: ModelContainer
+            switch kind {
+            case .sqlite:
+                container = try ModelContainer(for: Schema(FuzzModels.types), configurations: ModelConfiguration(url: url))
+            case .json:
+                container = try ModelContainer(for: Schema(FuzzModels.types), configurations: JSONStoreConfiguration(fileURL: url))
+            case .coreData:
+                // Without the app's models: the inspection reads every entity and transaction.
+                let file = try CoreDataStoreFile(contentsOf: url, latestTransactions: 50)
+                _ = file.entities.map { "\($0.name) \($0.count) \($0.columns)" }
+                _ = file.latestTransactions.map { "\($0.author ?? "") \($0.changes.count)" }
+                return true
+            }
+            try exercise(ModelContext(container))
+            // A second container reads what the first saved, as a restarted app would.
+            try exercise(ModelContext(try reopen(kind, url)))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private static func reopen(_ kind: FuzzStoreFile.Kind, _ url: URL) throws -> ModelContainer {
+        kind == .json
+            ? try ModelContainer(for: Schema(FuzzModels.types), configurations: JSONStoreConfiguration(fileURL: url))
+            : try ModelContainer(for: Schema(FuzzModels.types), configurations: ModelConfiguration(url: url))
+    }
+
+    private static func exercise(_ context: ModelContext) throws {
+        let owners = try context.fetch(FetchDescriptor<FuzzOwner>(sortBy: [SortDescriptor(\.age, order: .reverse), SortDescriptor(\.name)]))
+        for owner in owners {
+            _ = (owner.name, owner.age, owner.score, owner.flag, owner.born, owner.photo, owner.tags, owner.price, owner.code, owner.kind)
+            for item in owner.items {
+                _ = (item.title, item.count, item.owner?.name, item.labels.map(\.text))
+            }
+        }
+        for label in try context.fetch(FetchDescriptor<FuzzLabel>()) { _ = label.items.map(\.title) }
+        _ = try context.fetch(FetchDescriptor<FuzzItem>(predicate: #Predicate { $0.count > 0 && $0.owner?.age ?? 0 >= 7 }, sortBy: [SortDescriptor(\.title)]))
+        _ = try context.fetch(FetchDescriptor<FuzzOwner>(predicate: #Predicate { $0.name.contains("1") || $0.tags.contains("updated") || $0.items.count > 2 }))
+        _ = try context.fetchCount(FetchDescriptor<FuzzItem>(predicate: #Predicate { $0.labels.isEmpty }))
+        _ = try context.fetchIdentifiers(FetchDescriptor<FuzzItem>())
+        try context.enumerate(FetchDescriptor<FuzzItem>(), batchSize: 4) { item in _ = item.title }
+        _ = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map { $0.changes.count }
+
+        // Changes: assign without reading (always allowed), insert, delete, then save.
+        if let owner = owners.first {
+            owner.score = 1.5
+            owner.items.append(FuzzItem(title: "fuzz", count: 1))
+        }
+        context.insert(FuzzOwner(name: "owner \(owners.count)", age: 1, score: 2))
+        if let item = try context.fetch(FetchDescriptor<FuzzItem>()).last { context.delete(item) }
+        try context.save()
+        _ = try context.fetch(FetchDescriptor<FuzzOwner>()).map { $0.items.count }
+    }
+}

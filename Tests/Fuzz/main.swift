@@ -1,0 +1,104 @@
+import Foundation
+import JSONStore
+import Logging
+import OpenSwiftData
+
+// openswiftdata-fuzz: opens mutated store files — OpenSwiftData's SQLite layout, the JSON example
+// store, and (given one) a Core Data file — and fetches, sorts, reads, follows relationships,
+// reads history and saves through them. Every input must end in success or a thrown error: a
+// crash or a hang is a failure (the process dies, or the watchdog stops it with status 3), and the
+// input that caused it is in `<work>/current`, described in `<work>/current.txt`.
+//
+//   openswiftdata-fuzz [--seconds N] [--seed S] [--corpus DIR] [--core-data FILE] [--work DIR]
+//
+// The mutations come from a seeded generator: `--seed S` repeats a run exactly. `--corpus DIR`
+// replays the inputs that found bugs (`*.sql` recipes applied to a fresh store) before mutating.
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+func option(_ name: String) -> String? {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return nil }
+    return arguments[index + 1]
+}
+let seconds = option("--seconds").flatMap(Double.init) ?? 60
+let seed = option("--seed").flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970 * 1000)
+let corpus = option("--corpus").map { URL(fileURLWithPath: $0) }
+let coreDataSeed = option("--core-data").map { URL(fileURLWithPath: $0) }
+let work = option("--work").map { URL(fileURLWithPath: $0) } ?? URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("openswiftdata-fuzz-\(getpid())")
+try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+print("openswiftdata-fuzz: seed \(seed), \(Int(seconds)) s, work folder \(work.path)")
+
+// The library logs every unreadable value it meets, which hostile inputs are full of: only
+// critical messages are shown.
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = .critical
+    return handler
+}
+var generator = FuzzRandom(seed: seed)
+let watchdog = Watchdog(limit: 30, record: work.appendingPathComponent("current.txt"))
+
+// The stores every input starts from.
+let baseStore = work.appendingPathComponent("base.store")
+let baseJSON = work.appendingPathComponent("base.json")
+try FuzzModels.fill(try ModelContainer(for: Schema(FuzzModels.types), configurations: ModelConfiguration(url: baseStore)))
+try FuzzModels.fill(try ModelContainer(for: Schema(FuzzModels.types), configurations: JSONStoreConfiguration(fileURL: baseJSON)))
+try FuzzStoreFile.checkpoint(baseStore)
+
+var runs = 0
+var refusals = 0
+
+/// Runs one input: records what it is, keeps a copy as `current`, exercises it under the watchdog.
+@MainActor func run(_ description: String, _ kind: FuzzStoreFile.Kind, _ url: URL) {
+    runs += 1
+    let current = work.appendingPathComponent("current")
+    try? FileManager.default.removeItem(at: current)
+    try? FileManager.default.copyItem(at: url, to: current)
+    watchdog.start(description)
+    if !FuzzExercise.run(kind, url) { refusals += 1 }
+    watchdog.stop()
+}
+
+// Inputs that found bugs first.
+if let corpus, let recipes = try? FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil) {
+    for recipe in recipes.filter({ $0.pathExtension == "sql" }).sorted(by: { $0.path < $1.path }) {
+        let input = work.appendingPathComponent("recipe.store")
+        FuzzStoreFile.copy(baseStore, to: input)
+        FuzzStoreFile.apply(sql: (try? String(contentsOf: recipe, encoding: .utf8)) ?? "", to: input)
+        run("corpus \(recipe.lastPathComponent)", .sqlite, input)
+    }
+}
+
+let deadline = Date().addingTimeInterval(seconds)
+while Date() < deadline {
+    let input: URL
+    let description: String
+    let kind: FuzzStoreFile.Kind
+    switch generator.next(below: 10) {
+    case 0..<4:
+        kind = .sqlite
+        input = work.appendingPathComponent("input.store")
+        FuzzStoreFile.copy(baseStore, to: input)
+        description = "sqlite cells: " + FuzzStoreFile.mutateCells(input, &generator)
+    case 4..<6:
+        kind = .sqlite
+        input = work.appendingPathComponent("input.store")
+        FuzzStoreFile.copy(baseStore, to: input)
+        description = "sqlite bytes: " + FuzzStoreFile.mutateBytes(input, &generator)
+    case 6..<8:
+        kind = .json
+        input = work.appendingPathComponent("input.json")
+        FuzzStoreFile.copy(baseJSON, to: input)
+        description = "json bytes: " + FuzzStoreFile.mutateBytes(input, &generator)
+    default:
+        guard let coreDataSeed else { continue }
+        kind = .coreData
+        input = work.appendingPathComponent("input.sqlite")
+        FuzzStoreFile.copy(coreDataSeed, to: input)
+        description = generator.next(below: 2) == 0
+            ? "core data cells: " + FuzzStoreFile.mutateCells(input, &generator)
+            : "core data bytes: " + FuzzStoreFile.mutateBytes(input, &generator)
+    }
+    run(description, kind, input)
+}
+try? FileManager.default.removeItem(at: work)
+print("openswiftdata-fuzz: \(runs) inputs, \(refusals) refused with an error, no crash or hang (seed \(seed))")
