@@ -1,6 +1,7 @@
 // Drives the expenses page in headless Chromium as a person would: loads it, submits the add
 // form with a bad amount (the page must say what is wrong), then with a good one (the expense
-// must appear in the table), and saves a screenshot.
+// must appear in the table), and saves a screenshot. Then adds a note crafted to break out of
+// the page's attributes (a quote with a combining mark): it must show as text and run nothing.
 //
 //   node --experimental-websocket browser-check.mjs http://127.0.0.1:8080 screenshot.png
 //
@@ -77,10 +78,10 @@ async function load(action) {
   await action();
   await loaded;
 }
-async function submit(amount) {
+async function submit(amount, text = note) {
   await load(() => evaluate(`(() => {
     document.querySelector('#amount').value = ${JSON.stringify(amount)};
-    document.querySelector('#note').value = ${JSON.stringify(note)};
+    document.querySelector('#note').value = ${JSON.stringify(text)};
     document.querySelector('#category').value = 'Food';
     document.querySelector('#add').requestSubmit();
   })()`));
@@ -103,10 +104,17 @@ if (Math.abs(Number(after) - Number(before) - 4.2) > 0.001) fail(`the total went
 
 const { data } = await page('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false });
 writeFileSync(screenshot, Buffer.from(data, 'base64'));
-console.log(`browser check passed: refused -12 ("${complaint.trim()}"), added "${note}" (${row.replace(/\s+/g, ' ').trim()}), total ${before} → ${after}; screenshot ${screenshot}`);
+const hostile = 'x"\u0301 autofocus onfocus=window.__xss=1 x="';
+await submit('0.01', hostile);
+if (await evaluate(`window.__xss !== undefined || document.querySelectorAll('[onfocus]').length > 0`)) fail('a crafted note added an attribute to the page and ran script');
+if (!(await evaluate(`document.querySelector('#expenses').innerText.includes(${JSON.stringify(hostile)})`))) fail('the crafted note is not shown as text');
+
+console.log(`browser check passed: refused -12 ("${complaint.trim()}"), added "${note}" (${row.replace(/\s+/g, ' ').trim()}), total ${before} → ${after}; a crafted note stayed text; screenshot ${screenshot}`);
 socket.close();
 const exited = new Promise((resolve) => chromium.once('exit', resolve));
 chromium.kill('SIGTERM');
 await exited;
-rmSync(profile, { recursive: true, force: true, maxRetries: 5 });
+// Chromium's helper processes may still be writing the profile for a moment; a temporary folder
+// left behind is not a failure of the check.
+try { rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }); } catch { /* left for the system */ }
 process.exit(0);

@@ -45,7 +45,7 @@ struct APIController {
         let created = try await run { viewModel, _ in
             let category = try input.category.map { try viewModel.category(named: $0) }
             guard let expense = viewModel.addExpense(amount: valid.amount, note: valid.note, tags: valid.tags, category: category, date: valid.date ?? .now) else {
-                throw APIError(.internalServerError, viewModel.errorMessage ?? "The expense could not be saved.")
+                throw InternalFailure(description: viewModel.errorMessage ?? "The expense could not be saved.")
             }
             return try ExpenseJSON(expense)
         }
@@ -71,7 +71,7 @@ struct APIController {
             guard let expense = try viewModel.expense(id) else { throw Self.notFound }
             let category = try input.category.map { try viewModel.category(named: $0) }
             guard viewModel.update(expense, amount: valid.amount, note: valid.note, tags: valid.tags, category: category, date: valid.date ?? expense.date) else {
-                throw APIError(.internalServerError, viewModel.errorMessage ?? "The expense could not be saved.")
+                throw InternalFailure(description: viewModel.errorMessage ?? "The expense could not be saved.")
             }
             return try ExpenseJSON(expense)
         }
@@ -83,7 +83,7 @@ struct APIController {
         try await run { viewModel, _ in
             guard let expense = try viewModel.expense(id) else { throw Self.notFound }
             guard viewModel.deleteExpense(expense) else {
-                throw APIError(.internalServerError, viewModel.errorMessage ?? "The expense could not be deleted.")
+                throw InternalFailure(description: viewModel.errorMessage ?? "The expense could not be deleted.")
             }
         }
         return Response(status: .noContent)
@@ -125,6 +125,9 @@ struct APIController {
     private func run<Result: Sendable>(_ body: @escaping @Sendable (ExpenseViewModel, ModelContext) throws -> Result) async throws -> Result {
         do {
             return try await service.perform(body)
+        } catch let error as ExpenseInputError where error.field == "store" {
+            // The store's own words (paths, SQL) are for the log, not the client.
+            throw InternalFailure(description: error.message)
         } catch let error as ExpenseInputError {
             throw APIError(error)
         }

@@ -22,6 +22,8 @@ public enum ExpensesApplication {
     public static func router(service: ExpensesService) throws -> Router<ExpensesRequestContext> {
         let router = Router(context: ExpensesRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: SameOriginMiddleware())
         router.get("health") { _, _ in
             // Healthy when the store answers a query.
             _ = try await service.perform { _, context in try context.fetchCount(FetchDescriptor<Category>()) }
@@ -37,6 +39,9 @@ public enum ExpensesApplication {
         guard let url = Bundle.module.url(forResource: "page", withExtension: "mustache", subdirectory: "Resources") else {
             throw APIError(.internalServerError, "page.mustache is missing from the app's resources.")
         }
+        // Registered under a name of its own (the library's "HTML" stays as it is); the template
+        // asks for it.
+        MustacheContentTypes.register(ScalarHTMLContentType(), named: ScalarHTMLContentType.name)
         var library = MustacheLibrary()
         library.register(try MustacheTemplate(string: String(contentsOf: url, encoding: .utf8)), named: "page")
         return library

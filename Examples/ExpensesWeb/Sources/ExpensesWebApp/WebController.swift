@@ -70,8 +70,10 @@ struct WebController {
             } catch let error as ExpenseInputError {
                 return error.message
             }
-            return viewModel.addExpense(amount: checkedAmount, note: checkedNote, category: category, date: checkedDate ?? .now) == nil
-                ? (viewModel.errorMessage ?? "The expense could not be saved.") : nil
+            guard viewModel.addExpense(amount: checkedAmount, note: checkedNote, category: category, date: checkedDate ?? .now) != nil else {
+                throw InternalFailure(description: viewModel.errorMessage ?? "The expense could not be saved.")
+            }
+            return nil
         }
         if let saveError {
             return try await render(form: form, errors: [categoryName == nil ? "form" : "category": saveError], status: .badRequest)

@@ -60,6 +60,12 @@ struct TestApp {
         try TestApp(configuration: other.configuration, file: other.file)
     }
 
+    /// A second app on the same SQLite file, opened read-only: every save fails inside the store.
+    static func readOnly(_ other: TestApp) throws -> TestApp {
+        let file = try #require(other.file)
+        return try TestApp(configuration: ModelConfiguration(url: file, allowsSave: false), file: file)
+    }
+
     /// Runs `body` with a client of the app's router.
     func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let app = Application(router: try ExpensesApplication.router(service: service))
@@ -82,8 +88,10 @@ extension TestClientProtocol {
 
     /// A request with a raw body, or none.
     @discardableResult
-    func send(_ method: HTTPRequest.Method, _ uri: String, body: String? = nil, contentType: String = "application/json") async throws -> TestResponse {
-        try await executeRequest(uri: uri, method: method, headers: [.contentType: contentType], body: body.map { ByteBuffer(string: $0) })
+    func send(_ method: HTTPRequest.Method, _ uri: String, body: String? = nil, contentType: String = "application/json", headers extra: HTTPFields = [:]) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: contentType]
+        headers.append(contentsOf: extra)
+        return try await executeRequest(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
     }
 }
 
