@@ -5,14 +5,15 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-extension ExpensesSchemaV2 {
+extension ExpensesSchemaV3 {
     /// A spending category. Deleting a category leaves its expenses uncategorised (`.nullify`):
     /// a recorded expense is never lost because its category went away. Renaming a category changes
     /// only this row; every expense follows it through the relationship. `colour` is new in
-    /// release 2; its default is what categories from release 1 get.
+    /// release 2; its default is what categories from release 1 get. `name` is unique since
+    /// release 3: adding a category that exists (two requests at once) updates it.
     @Model
     public final class Category {
-        public var name: String
+        @Attribute(.unique) public var name: String
         public var colour: String = "grey"
         @Relationship(deleteRule: .nullify, inverse: \Expense.category)
         public var expenses: [Expense] = []

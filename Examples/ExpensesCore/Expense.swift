@@ -5,7 +5,7 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-extension ExpensesSchemaV2 {
+extension ExpensesSchemaV3 {
     /// One expense. `note` is optional because a real expense may have none; `category` is optional
     /// because an expense may be recorded before it is categorised; `tags` (new in release 2) is
     /// optional so that expenses from release 1 need no value. The framework gives every expense

@@ -7,8 +7,28 @@ import OpenSwiftData
 
 /// Every version of the models, oldest first, and how a store moves from one to the next.
 /// Release 2 only added an optional attribute and one with a default, which a lightweight stage
-/// handles: existing expenses get no tags, existing categories the colour "grey".
+/// handles: existing expenses get no tags, existing categories the colour "grey". Release 3 makes
+/// category names unique: categories that share a name (two adds that raced) are merged first,
+/// their expenses moved to the one kept.
 public enum ExpensesMigrationPlan: SchemaMigrationPlan {
-    public static var schemas: [any VersionedSchema.Type] { [ExpensesSchemaV1.self, ExpensesSchemaV2.self] }
-    public static var stages: [MigrationStage] { [.lightweight(fromVersion: ExpensesSchemaV1.self, toVersion: ExpensesSchemaV2.self)] }
+    public static var schemas: [any VersionedSchema.Type] { [ExpensesSchemaV1.self, ExpensesSchemaV2.self, ExpensesSchemaV3.self] }
+    public static var stages: [MigrationStage] {
+        [.lightweight(fromVersion: ExpensesSchemaV1.self, toVersion: ExpensesSchemaV2.self), mergeDuplicateCategories]
+    }
+
+    static let mergeDuplicateCategories = MigrationStage.custom(
+        fromVersion: ExpensesSchemaV2.self, toVersion: ExpensesSchemaV3.self,
+        willMigrate: { context in
+            var kept: [String: ExpensesSchemaV2.Category] = [:]
+            for category in try context.fetch(FetchDescriptor<ExpensesSchemaV2.Category>(sortBy: [SortDescriptor(\.name)])) {
+                if let first = kept[category.name] {
+                    for expense in category.expenses { expense.category = first }
+                    context.delete(category)
+                } else {
+                    kept[category.name] = category
+                }
+            }
+            try context.save()
+        },
+        didMigrate: nil)
 }

@@ -5,14 +5,39 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-/// The current models (in `Expense.swift` and `Category.swift`): expenses gained optional
-/// `tags`, categories a `colour` with a default. A store from the first release migrates to
-/// this version once, when it is first opened (see `ExpensesMigrationPlan`).
+/// The models as the second release shipped them, frozen: expenses gained optional `tags`,
+/// categories a `colour` with a default. Never edit these; change the models in a new version.
 public enum ExpensesSchemaV2: VersionedSchema {
     public static var versionIdentifier: Schema.Version { Schema.Version(2, 0, 0) }
     public static var models: [any PersistentModel.Type] { [Expense.self, Category.self] }
-}
 
-/// The rest of the app names the current version's models without their version.
-public typealias Expense = ExpensesSchemaV2.Expense
-public typealias Category = ExpensesSchemaV2.Category
+    @Model
+    public final class Expense {
+        var amount: Double
+        var date: Date
+        var note: String?
+        var tags: [String]?
+        var category: Category?
+
+        init(amount: Double, date: Date = .now, note: String? = nil, tags: [String]? = nil, category: Category? = nil) {
+            self.amount = amount
+            self.date = date
+            self.note = note
+            self.tags = tags
+            self.category = category
+        }
+    }
+
+    @Model
+    public final class Category {
+        var name: String
+        var colour: String = "grey"
+        @Relationship(deleteRule: .nullify, inverse: \Expense.category)
+        var expenses: [Expense] = []
+
+        init(name: String, colour: String = "grey") {
+            self.name = name
+            self.colour = colour
+        }
+    }
+}

@@ -93,6 +93,24 @@ import Testing
         }
         #expect(try app.freshViewModel().categoryTotals().filter { $0.name.lowercased() == "travel" }.count == 1)
     }
+
+    @Test(arguments: WebStore.available)
+    func addsOfOneCategoryAtOnceMakeOneCategory(_ store: WebStore) async throws {
+        let app = try TestApp(store)
+        try await app.test { client in
+            // Each request checks that the name is free before inserting; at once, several pass
+            // the check, and the unique name makes their inserts one row.
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try await client.send(.post, "/api/categories", json: CategoryInputJSON(name: "Travel", colour: "teal")).status }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == .created || $0 == .conflict }, "\(statuses)")
+            #expect(statuses.contains(.created))
+        }
+        #expect(try app.freshViewModel().categoryTotals().filter { $0.name == "Travel" }.count == 1)
+    }
 }
 
 /// Days as the API writes them.
