@@ -130,7 +130,7 @@ let package = Package(
         // The fuzzer: mutated store files opened and used; a crash or a hang fails (`.ci/run`).
         .executableTarget(
             name: "openswiftdata-fuzz",
-            dependencies: ["OpenSwiftData", "JSONStore", "CSQLite", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["OpenSwiftData", "JSONStore", "CSQLite", "TestModels", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Fuzz"
         ),
         .testTarget(

@@ -27,6 +27,7 @@ enum FuzzExercise {
             try exercise(ModelContext(try reopen(kind, url)))
             return true
         } catch {
+            if ProcessInfo.processInfo.environment["OPENSWIFTDATA_FUZZ_VERBOSE"] != nil { print("refused: \(error)") }
             return false
         }
     }

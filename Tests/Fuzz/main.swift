@@ -1,4 +1,5 @@
 import Foundation
+import TestModels
 import JSONStore
 import Logging
 import OpenSwiftData
@@ -10,6 +11,7 @@ import OpenSwiftData
 // input that caused it is in `<work>/current`, described in `<work>/current.txt`.
 //
 //   openswiftdata-fuzz [--seconds N] [--seed S] [--corpus DIR] [--core-data FILE] [--work DIR]
+//   (OPENSWIFTDATA_FUZZ_VERBOSE=1 prints the error each refused input got)
 //
 // The mutations come from a seeded generator: `--seed S` repeats a run exactly. `--corpus DIR`
 // replays the inputs that found bugs (`*.sql` recipes applied to a fresh store) before mutating.
@@ -34,18 +36,32 @@ LoggingSystem.bootstrap { label in
     handler.logLevel = .critical
     return handler
 }
-var generator = FuzzRandom(seed: seed)
+var generator = SplitMix64(state: seed)
 let watchdog = Watchdog(limit: 30, record: work.appendingPathComponent("current.txt"))
 
 // The stores every input starts from.
 let baseStore = work.appendingPathComponent("base.store")
-let baseJSON = work.appendingPathComponent("base.json")
+// The JSON example store names itself after its file, and its snapshots carry that name: every
+// copy of it keeps the file name, in a folder of its own.
+let baseJSON = work.appendingPathComponent("json-base/store.json")
+let inputJSON = work.appendingPathComponent("json-input/store.json")
+try FileManager.default.createDirectory(at: baseJSON.deletingLastPathComponent(), withIntermediateDirectories: true)
+try FileManager.default.createDirectory(at: inputJSON.deletingLastPathComponent(), withIntermediateDirectories: true)
 try FuzzModels.fill(try ModelContainer(for: Schema(FuzzModels.types), configurations: ModelConfiguration(url: baseStore)))
 try FuzzModels.fill(try ModelContainer(for: Schema(FuzzModels.types), configurations: JSONStoreConfiguration(fileURL: baseJSON)))
 try FuzzStoreFile.checkpoint(baseStore)
 
 var runs = 0
 var refusals = 0
+
+// The unmutated stores must open and work, or every mutated input would be refused for nothing.
+for (kind, base, pristine) in [(FuzzStoreFile.Kind.sqlite, baseStore, work.appendingPathComponent("pristine.store")), (.json, baseJSON, inputJSON)] {
+    FuzzStoreFile.copy(base, to: pristine)
+    guard FuzzExercise.run(kind, pristine) else {
+        FileHandle.standardError.write(Data("openswiftdata-fuzz: the unmutated \(base.lastPathComponent) is refused; nothing would be tested\n".utf8))
+        exit(2)
+    }
+}
 
 /// Runs one input: records what it is, keeps a copy as `current`, exercises it under the watchdog.
 @MainActor func run(_ description: String, _ kind: FuzzStoreFile.Kind, _ url: URL) {
@@ -73,7 +89,7 @@ while Date() < deadline {
     let input: URL
     let description: String
     let kind: FuzzStoreFile.Kind
-    switch generator.next(below: 10) {
+    switch generator.below(10) {
     case 0..<4:
         kind = .sqlite
         input = work.appendingPathComponent("input.store")
@@ -86,7 +102,7 @@ while Date() < deadline {
         description = "sqlite bytes: " + FuzzStoreFile.mutateBytes(input, &generator)
     case 6..<8:
         kind = .json
-        input = work.appendingPathComponent("input.json")
+        input = inputJSON
         FuzzStoreFile.copy(baseJSON, to: input)
         description = "json bytes: " + FuzzStoreFile.mutateBytes(input, &generator)
     default:
@@ -94,7 +110,7 @@ while Date() < deadline {
         kind = .coreData
         input = work.appendingPathComponent("input.sqlite")
         FuzzStoreFile.copy(coreDataSeed, to: input)
-        description = generator.next(below: 2) == 0
+        description = generator.below(2) == 0
             ? "core data cells: " + FuzzStoreFile.mutateCells(input, &generator)
             : "core data bytes: " + FuzzStoreFile.mutateBytes(input, &generator)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestModels
 @testable import OpenSwiftData
 
 /// Predicates built programmatically from random combinations of nodes (fixed seeds, so every run
@@ -41,20 +42,6 @@ import Testing
         // The generator must produce discriminating predicates, not only always-true or always-false ones.
         #expect(matchedSomething > Self.perSeed / 4)
     }
-}
-
-/// A reproducible random number generator (SplitMix64).
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
 }
 
 typealias BoolExpression = any StandardPredicateExpression<Bool>
@@ -250,4 +237,3 @@ struct RecipeGenerator {
     }
 }
 
-extension SplitMix64: RandomNumberGenerator {}
