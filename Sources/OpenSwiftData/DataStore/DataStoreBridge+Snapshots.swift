@@ -8,8 +8,10 @@ extension DataStoreBridge {
         guard let key = snapshot.persistentIdentifier.storedPrimaryKey else {
             throw SwiftDataError(.storeIO, "the store '\(name)' returned a \(layout.entityName) snapshot with a temporary identifier (\(snapshot.persistentIdentifier))")
         }
+        let kind = kind(snapshot.persistentIdentifier.entityName, of: layout)
         if let existing = registry.model(key) {
             let data = existing.persistentBackingData
+            guard data.layout === kind else { throw SwiftDataError.rowChangedClass(data.layout, now: kind, key: key) }
             if data.state == .managed || data.state == .deleted {
                 try fill(data, from: snapshot, mode: .unchanged)
             }
@@ -17,12 +19,11 @@ extension DataStoreBridge {
         }
         // A snapshot of a subclass (a fetch of `Trip` returns business trips too) makes a model
         // of that class.
-        let layout = kind(snapshot.persistentIdentifier.entityName, of: layout)
-        var slots = layout.unloadedSlots
-        for slot in layout.storedSlots {
-            slots[slot] = try snapshot.slot(slot, of: layout, storeName: name)
+        var slots = kind.unloadedSlots
+        for slot in kind.storedSlots {
+            slots[slot] = try snapshot.slot(slot, of: kind, storeName: name)
         }
-        return StoredModel.make(layout, slots: slots, primaryKey: key, storeIdentifier: identifier, in: context, registry: registry)
+        return StoredModel.make(kind, slots: slots, primaryKey: key, storeIdentifier: identifier, in: context, registry: registry)
     }
 
     /// The layout of the store's entity `name` if it is `layout` or one of its subclasses; `layout` otherwise.

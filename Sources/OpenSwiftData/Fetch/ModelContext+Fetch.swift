@@ -21,13 +21,8 @@ extension ModelContext {
             request.excluded = pendingBatchDeletes.filter { $0.layout === layout }
         }
         let loaded = try store.fetch(request, in: self)
-        // A registered model may be of another class than its row now is (a row deleted and its
-        // key reused for another class of the hierarchy, elsewhere): checked, never reinterpreted.
-        // An exact type test first: a dynamic cast only for subclasses.
-        for object in loaded where Swift.type(of: object) != T.self && !(object is T) {
-            throw SwiftDataError(.modelNotFound, "a \(layout.entityName) fetch found \(Swift.type(of: object)) where its row is now of another class (the row was deleted and its key reused by another context or process); fetch again in a new context")
-        }
-        // Every model is a `T`, a class (`PersistentModel` is class-bound), and an array of class
+        // Every model of this layout is a `T` (stores return a registered model only if it is of
+        // its row's class), a class (`PersistentModel` is class-bound), and an array of class
         // references has one representation whatever its element class, so the array is
         // reinterpreted rather than copied (Apple platforms' `as!` array casts do the same).
         var results = unsafeBitCast(loaded, to: [T].self)

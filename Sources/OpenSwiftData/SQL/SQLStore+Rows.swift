@@ -42,12 +42,11 @@ extension SQLStore {
         let firstExtra = hierarchy.firstExtraColumn(offset: offset)
         if let existing = registry.model(primaryKey) {
             let data = existing.persistentBackingData
+            guard data.layout === kind.layout else { throw SwiftDataError.rowChangedClass(data.layout, now: kind.layout, key: primaryKey) }
             if data.state == .managed || data.state == .deleted {
                 try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
-                if data.layout === kind.layout {
-                    for (slot, column) in extras where FillMode.unchanged.takes(slot, of: data) {
-                        data.slots[slot] = try read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
-                    }
+                for (slot, column) in extras where FillMode.unchanged.takes(slot, of: data) {
+                    data.slots[slot] = try read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
                 }
             }
             return existing

@@ -123,6 +123,13 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     /// The store was written with a different model than the one opening it.
     public static let schemaMismatch = SwiftDataError(.schemaMismatch, "the store was written with a different model")
 
+    /// A registered model stands for a row that is now of another class (the row was deleted and
+    /// its key reused for another class of the hierarchy, by another context or process): never
+    /// returned as a model of the wrong class.
+    static func rowChangedClass(_ registered: ModelLayout, now: ModelLayout, key: Int64) -> SwiftDataError {
+        SwiftDataError(.modelNotFound, "this context holds the \(registered.entityName) with key \(key), but that row is now a \(now.entityName) (it was deleted and its key reused by another context or process); fetch again in a new context")
+    }
+
     /// A new model's unique values match a stored model of another class of its hierarchy: an
     /// upsert cannot change a model's class.
     static func upsertChangesClass(_ layout: ModelLayout, existing: String) -> SwiftDataError {
