@@ -63,9 +63,8 @@ public final class BackingData {
         case unloaded
         case value(Any)
         case toOneKey(Int64)
-        /// A stored value the property cannot hold (another program's, or damaged): it reads as
-        /// an empty value, and a change made after reading it is refused at save, so a value
-        /// that was never read is never written back over the stored one.
+        /// A stored value the property cannot hold: it reads as an empty value; a change made
+        /// after reading that is refused at save (see ``UnreadableValue``).
         case unreadable(UnreadableValue)
     }
 

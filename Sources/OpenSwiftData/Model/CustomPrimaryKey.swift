@@ -93,9 +93,6 @@ final class CustomKeyTable: Sendable {
         return state.withLock { $0.byKey[entry] }
     }
 
-    /// How many keys have stand-ins.
-    var count: Int { state.withLock { $0.byKey.count } }
-
     private static func entry(_ key: CustomPrimaryKey, entityName: String, storeIdentifier: String) -> Entry {
         // A class hierarchy's models share keys, so a `Trip` identifier and a `BusinessTrip` one
         // with the same key stand for the same model.
