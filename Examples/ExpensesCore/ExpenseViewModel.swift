@@ -141,25 +141,30 @@ public final class ExpenseViewModel {
         return category
     }
 
-    /// How many expenses a filter selects and what they add up to.
+    /// How many expenses a filter selects and what they add up to, counted and added by the
+    /// store: no expense is loaded, however many there are.
     public func total(_ filter: ExpenseFilter = ExpenseFilter()) throws -> (count: Int, amount: Double) {
-        var descriptor = FetchDescriptor<Expense>(predicate: filter.predicate)
-        descriptor.propertiesToFetch = [\.amount]
-        let selected = try context.fetch(descriptor)
-        return (selected.count, selected.reduce(0) { $0 + $1.amount })
+        try total(FetchDescriptor<Expense>(predicate: filter.predicate))
     }
 
     /// Every category by name, with its colour, how many expenses it has and their total;
     /// expenses without a category last, as "Uncategorised", if there are any.
     public func categoryTotals() throws -> [CategoryTotal] {
+        // Counted and added by the store, a category at a time (names are unique); no expense is loaded.
         var totals = try context.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])).map { category in
-            CategoryTotal(name: category.name, colour: category.colour, count: category.expenses.count, total: category.expenses.reduce(0) { $0 + $1.amount })
+            let name = category.name
+            let total = try total(FetchDescriptor<Expense>(predicate: #Predicate { $0.category?.name == name }))
+            return CategoryTotal(name: name, colour: category.colour, count: total.count, total: total.amount)
         }
-        let uncategorised = try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.category == nil }))
-        if !uncategorised.isEmpty {
-            totals.append(CategoryTotal(name: CategoryTotal.uncategorised, colour: nil, count: uncategorised.count, total: uncategorised.reduce(0) { $0 + $1.amount }))
+        let uncategorised = try total(FetchDescriptor<Expense>(predicate: #Predicate { $0.category == nil }))
+        if uncategorised.count > 0 {
+            totals.append(CategoryTotal(name: CategoryTotal.uncategorised, colour: nil, count: uncategorised.count, total: uncategorised.amount))
         }
         return totals
+    }
+
+    private func total(_ descriptor: FetchDescriptor<Expense>) throws -> (count: Int, amount: Double) {
+        (try context.fetchCount(descriptor), try context.fetchSum(descriptor, of: \.amount))
     }
 
     /// The category named `name`, or an error that lists the names there are.

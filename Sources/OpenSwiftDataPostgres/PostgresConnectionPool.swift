@@ -192,6 +192,8 @@ final class PostgresConnectionPool: @unchecked Sendable {
         if let error = error as? PSQLError {
             if let info = error.serverInfo, let message = info[.message] {
                 if info[.sqlState] == "23505" { code = .constraintViolation }
+                // numeric_value_out_of_range: an integer sum that does not fit 64 bits.
+                if info[.sqlState] == "22003" { code = .valueOutOfRange }
                 // The server's DETAIL can quote stored values ("Key (email)=(…) already exists"):
                 // logged at debug level, kept out of an error an app may show.
                 if let detail = info[.detail] { Self.logger.debug("PostgreSQL at \(place): \(detail)") }

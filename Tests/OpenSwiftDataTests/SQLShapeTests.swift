@@ -482,4 +482,24 @@ import Testing
         #expect(statements.contains { $0.bindings.contains(.text(hostile)) })
         #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 1)
     }
+
+    /// A sum is one aggregate query and loads no row; a page of rows is selected by key in the
+    /// descriptor's order, so the sum covers exactly that page.
+    @Test func sumsAreOneAggregateQuery() throws {
+        let store = try TestStore(.memory, AggregateModels.types)
+        var page = FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.count, order: .reverse)])
+        page.fetchLimit = 3
+        let statements = try store.sql {
+            let context = store.context()
+            _ = try context.fetchSum(FetchDescriptor(predicate: #Predicate<Reading> { $0.sensor?.name == "a" }), of: \.count)
+            _ = try context.fetchSum(page, of: \.weight)
+        }
+        try #require(statements.count == 2)
+        #expect(statements[0].text == "SELECT CAST(sum(\"t0\".\"count\") AS INTEGER) FROM \"Reading\" AS \"t0\" LEFT JOIN \"Sensor\" AS \"t1\" ON (\"t1\".\"Z_PK\" = \"t0\".\"sensor\") WHERE ((CASE WHEN (\"t0\".\"sensor\" IS NULL) THEN NULL ELSE \"t1\".\"name\" END) IS (?1 COLLATE SWIFT))")
+        #expect(statements[1].text.hasPrefix("SELECT sum(\"t0\".\"weight\"), count(\"t0\".\"weight\"), sum((CASE WHEN (\"t0\".\"weight\" = ?1) THEN 1 ELSE 0 END)) FROM \"Reading\" AS \"t0\" WHERE (\"t0\".\"Z_PK\" IN (SELECT \"t0\".\"Z_PK\" FROM \"Reading\" AS \"t0\" ORDER BY \"t0\".\"count\" DESC"))
+        #expect(statements[1].text.hasSuffix("\"t0\".\"Z_PK\" ASC LIMIT ?2))"))
+        // NaN counted (it is never equal to itself, so compared by pattern).
+        if case .real(let nan) = statements[1].bindings.first { #expect(nan.isNaN) } else { Issue.record("no NaN bound") }
+        #expect(statements[1].bindings.last == .integer(3))
+    }
 }

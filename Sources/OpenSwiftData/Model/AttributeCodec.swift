@@ -27,6 +27,8 @@ protocol AttributeCodec: AnyObject, Sendable {
     /// Whether values are `Double` or `Float`, whose NaN is stored as the text `NaN` (databases
     /// turn a NaN into null), so ordering comparisons must leave it out as Swift does.
     var isFloatingPoint: Bool { get }
+    /// How a store adds the stored values up exactly (``StoreArithmetic``).
+    var arithmetic: StoreArithmetic { get }
     func decode(_ value: StoredValue) throws -> Any
     func encode(_ value: Any) throws -> StoredValue
     /// The stored value as Core Data's layout keeps it: values stored as JSON here are binary
@@ -39,6 +41,19 @@ protocol AttributeCodec: AnyObject, Sendable {
 struct JSONShape {
     var element: (any AttributeCodec)?
     var isDictionary: Bool
+}
+
+/// How a store adds up an attribute's stored values so that the sum decodes to the exact sum of
+/// the Swift values.
+enum StoreArithmetic {
+    /// Not in the store (values stored by bit pattern, or not numbers): the models are added.
+    case none
+    /// 64-bit integers the database adds exactly.
+    case integer
+    /// Doubles (`Float`s are stored as doubles); NaN is stored as text on engines without it.
+    case real
+    /// `Decimal`s, stored as text: read from their column and added in Swift.
+    case decimal
 }
 
 /// Why a stored value could not become the property's type.
@@ -59,6 +74,7 @@ extension AttributeCodec {
     var jsonShape: JSONShape? { nil }
     var storesJSON: Bool { false }
     var isFloatingPoint: Bool { false }
+    var arithmetic: StoreArithmetic { .none }
     func encodeForPropertyListStore(_ value: Any) throws -> StoredValue { try encode(value) }
 }
 
@@ -68,6 +84,13 @@ final class ScalarCodec<T: StoredScalar>: AttributeCodec {
     var isSwiftString: Bool { T.self == String.self }
     var ordersAsReal: Bool { T.self == Decimal.self }
     var isFloatingPoint: Bool { T.self == Double.self || T.self == Float.self }
+    var arithmetic: StoreArithmetic {
+        if isFloatingPoint { return .real }
+        if T.self == Decimal.self { return .decimal }
+        // `UInt64` and `UInt` above `Int64.max` are stored by bit pattern, which does not add up.
+        if T.self is any StoredInteger.Type && T.self != UInt64.self && T.self != UInt.self { return .integer }
+        return .none
+    }
     var isJSONCompatible: Bool {
         T.self != Decimal.self && T.self != UUID.self && T.self != Data.self && T.self != UInt64.self && T.self != UInt.self
     }
@@ -122,6 +145,7 @@ final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unc
     var jsonShape: JSONShape? { wrapped.jsonShape }
     var storesJSON: Bool { wrapped.storesJSON }
     var isFloatingPoint: Bool { wrapped.isFloatingPoint }
+    var arithmetic: StoreArithmetic { wrapped.arithmetic }
     var isOptional: Bool { true }
     var typeName: String { wrapped.typeName + "?" }
     func decode(_ value: StoredValue) throws -> Any {

@@ -45,17 +45,13 @@ struct QueryBuilder {
         guard let chain = KeyPathResolver.chain(keyPath, from: root), let last = chain.last else {
             throw SwiftDataError(.unsupportedSortDescriptor, "the sort key path \(keyPath) of \(root.entityName) is not a persisted attribute, or a persisted attribute reached through to-one relationships")
         }
-        var alias = "t0"
-        for step in chain.dropLast() {
-            alias = translator.join(from: alias, property: step)
-        }
         guard let codec = last.codec else {
             throw SwiftDataError(.unsupportedSortDescriptor, "the sort key path \(keyPath) ends at the relationship \(last.name); sort by one of its attributes")
         }
         if codec.storesJSON {
             throw SwiftDataError(.unsupportedSortDescriptor, "\(last.name) is stored as JSON and has no order in the store")
         }
-        var expression = SQLExpression.column(table: alias, name: last.name)
+        var expression = column(chain)
         if codec.ordersAsReal { expression = .cast(expression, .real) }
         if codec.isSwiftString {
             switch stringOrder {
@@ -65,5 +61,16 @@ struct QueryBuilder {
             }
         }
         return SQLOrdering(expression: expression, ascending: sort.order == .forward)
+    }
+
+    /// The column of an attribute of the root entity, or of an entity reached through the to-one
+    /// relationships before it in `chain` (left-joined, so rows where one is `nil` stay).
+    /// Call before ``select(_:columns:)``, which takes the joins made so far.
+    mutating func column(_ chain: [PropertyLayout]) -> SQLExpression {
+        var alias = "t0"
+        for step in chain.dropLast() {
+            alias = translator.join(from: alias, property: step)
+        }
+        return .column(table: alias, name: chain.last?.name ?? ModelLayout.primaryKeyColumn)
     }
 }

@@ -54,6 +54,10 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
         if error.isReadOnly {
             return SwiftDataError(.readOnlyStore, "the store file cannot be written (\(error.message)); nothing was written")
         }
+        if error.message == "integer overflow" {
+            // sum() of integers that do not fit 64 bits.
+            return SwiftDataError(.valueOutOfRange, "SQLite could not compute an exact integer: \(error.message)")
+        }
         return SwiftDataError(.storeIO, error.description)
     }
 }

@@ -44,6 +44,10 @@ protocol ModelStore: AnyObject, Sendable {
     /// The identifiers of the models a fetch selects, in its order, each naming the model's own
     /// class (a fetch of `Trip` can select business trips).
     func fetchIdentifiers<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [PersistentIdentifier]
+    /// The sum of the attribute at the end of `path` (reached through to-one relationships) over
+    /// the rows a fetch selects, in the attribute's stored form (`.null` for no values); `nil`
+    /// when the store cannot add the values up, and the context adds up fetched models instead.
+    func fetchSum<T>(_ request: StoreFetch<T>, of path: [PropertyLayout]) throws -> StoredValue?
     /// Throws now what a ``BatchDelete`` with this descriptor would throw at save time.
     func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws
 
@@ -98,6 +102,9 @@ extension ModelStore {
             PersistentIdentifier(entityName: request.layout.entityName, storeIdentifier: identifier, storedKey: $0)
         }
     }
+
+    /// A store that filters models in memory has nothing faster than adding up the models.
+    func fetchSum<T>(_ request: StoreFetch<T>, of path: [PropertyLayout]) throws -> StoredValue? { nil }
 
     func fetchHistory(_ query: HistoryQuery) throws -> [HistoryRecord] { [] }
     func deleteHistory(_ query: HistoryQuery) throws {}

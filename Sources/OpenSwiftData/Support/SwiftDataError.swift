@@ -46,6 +46,7 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
         case schemaMismatch
         case unsavedChangesDuringEnumeration
         case mergeConflict
+        case valueOutOfRange
     }
 
     /// Creates an error of the given kind with a message for the user.
@@ -120,6 +121,9 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     /// shared by several servers, such as PostgreSQL); nothing was saved. Roll back or fetch the
     /// model again, then repeat the change.
     public static let mergeConflict = SwiftDataError(.mergeConflict, "another save changed the same property")
+    /// A computed value does not fit its type (an integer sum larger than `Int.max`): thrown
+    /// instead of wrapping or trapping.
+    public static let valueOutOfRange = SwiftDataError(.valueOutOfRange, "a computed value does not fit its type")
     /// The store was written with a different model than the one opening it.
     public static let schemaMismatch = SwiftDataError(.schemaMismatch, "the store was written with a different model")
 

@@ -3,6 +3,7 @@ import ExpensesWebApp
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OpenSwiftData
 import Testing
 
 /// The JSON API, route by route, on SQLite and PostgreSQL: what each answers, and what a fresh
@@ -33,6 +34,23 @@ import Testing
             let recent = try await client.send(.get, "/api/expenses?from=\(today)&to=\(today)").json(ExpenseListJSON.self)
             #expect(recent.expenses.map(\.note) == ["Lunch with the team"])
         }
+    }
+
+    /// The list's total and the category totals are counted and added by the store: a context
+    /// that computed them holds none of the expenses (fetching them registers every one).
+    @Test(arguments: WebStore.available)
+    func totalsLoadNoExpense(_ store: WebStore) async throws {
+        let app = try TestApp(store)
+        let context = ModelContext(try ExpensesStore.container(app.configuration))
+        let viewModel = ExpenseViewModel(context: context)
+        let total = try viewModel.total()
+        let categories = try viewModel.categoryTotals()
+        #expect(total.count == 6 && String(format: "%.2f", total.amount) == "231.24")
+        #expect(categories.reduce(0) { $0 + $1.count } == 6)
+        #expect(String(format: "%.2f", categories.reduce(0) { $0 + $1.total }) == "231.24")
+        let ids = try ModelContext(try ExpensesStore.container(app.configuration)).fetchIdentifiers(FetchDescriptor<Expense>())
+        #expect(ids.count == 6)
+        #expect(ids.allSatisfy { (context.registeredModel(for: $0) as Expense?) == nil })
     }
 
     @Test(arguments: WebStore.available)
