@@ -1,6 +1,7 @@
 import Foundation
 import JSONStore
 import OpenSwiftData
+import TestModels
 
 /// What the fuzzer does with each input: everything an app would — open, fetch with predicates
 /// and sorts, read every property, follow relationships, read history, change and save, read
@@ -16,10 +17,13 @@ enum FuzzExercise {
             case .json:
                 container = try ModelContainer(for: Schema(FuzzModels.types), configurations: JSONStoreConfiguration(fileURL: url))
             case .coreData:
-                // Without the app's models: the inspection reads every entity and transaction.
+                // Without the app's models first: the inspection reads every entity and transaction.
                 let file = try CoreDataStoreFile(contentsOf: url, latestTransactions: 50)
                 _ = file.entities.map { "\($0.name) \($0.count) \($0.columns)" }
                 _ = file.latestTransactions.map { "\($0.author ?? "") \($0.changes.count)" }
+                // Then as the app that wrote it: read, change, save, and read again after reopening.
+                try exerciseCoreData(ModelContext(try ModelContainer(for: Schema(ResourcesManager.types), configurations: ModelConfiguration(url: url))))
+                try exerciseCoreData(ModelContext(try ModelContainer(for: Schema(ResourcesManager.types), configurations: ModelConfiguration(url: url))))
                 return true
             }
             try exercise(ModelContext(container))
@@ -63,5 +67,34 @@ enum FuzzExercise {
         if let item = try context.fetch(FetchDescriptor<FuzzItem>()).last { context.delete(item) }
         try context.save()
         _ = try context.fetch(FetchDescriptor<FuzzOwner>()).map { $0.items.count }
+    }
+
+    /// The SwiftData fixture's models (``ResourcesManager``) over a mutated copy of its file.
+    private static func exerciseCoreData(_ context: ModelContext) throws {
+        typealias Item = ResourcesManager.Item
+        typealias Component = ResourcesManager.Component
+        typealias Recipe = ResourcesManager.CraftingRecipe
+        let items = try context.fetch(FetchDescriptor<Item>(sortBy: [SortDescriptor(\.name, order: .reverse)]))
+        for item in items {
+            _ = (item.name, item.craftingRecipe?.producedItemCount, item.craftingRecipe?.requiredComponents.map { ($0.id, $0.count, $0.item?.name) })
+        }
+        _ = try context.fetch(FetchDescriptor<Component>(predicate: #Predicate { $0.count > 1 && $0.item?.name != "Rope" }, sortBy: [SortDescriptor(\.count)]))
+        _ = try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.requiredComponents.count > 0 || $0.producedItem?.name.contains("Axe") == true }))
+        _ = try context.fetchCount(FetchDescriptor<Item>(predicate: #Predicate { $0.craftingRecipe == nil }))
+        _ = try context.fetchSum(FetchDescriptor<Component>(), of: \.count)
+        _ = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map { $0.changes.count }
+
+        // Changes: assign, insert (a unique name, so an upsert where it is taken), relate, delete.
+        let recipe = Recipe(producedItemCount: "3")
+        let item = Item(name: "fuzz \(items.count)")
+        context.insert(recipe)
+        context.insert(item)
+        recipe.producedItem = item
+        let component = Component(count: 2)
+        component.item = items.first
+        recipe.requiredComponents.append(component)
+        if let last = items.last, last !== items.first { context.delete(last) }
+        try context.save()
+        _ = try context.fetch(FetchDescriptor<Recipe>()).map { $0.requiredComponents.count }
     }
 }

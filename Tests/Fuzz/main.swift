@@ -55,7 +55,9 @@ var runs = 0
 var refusals = 0
 
 // The unmutated stores must open and work, or every mutated input would be refused for nothing.
-for (kind, base, pristine) in [(FuzzStoreFile.Kind.sqlite, baseStore, work.appendingPathComponent("pristine.store")), (.json, baseJSON, inputJSON)] {
+var pristineInputs = [(FuzzStoreFile.Kind.sqlite, baseStore, work.appendingPathComponent("pristine.store")), (.json, baseJSON, inputJSON)]
+if let coreDataSeed { pristineInputs.append((.coreData, coreDataSeed, work.appendingPathComponent("pristine-coredata.store"))) }
+for (kind, base, pristine) in pristineInputs {
     FuzzStoreFile.copy(base, to: pristine)
     guard FuzzExercise.run(kind, pristine) else {
         FileHandle.standardError.write(Data("openswiftdata-fuzz: the unmutated \(base.lastPathComponent) is refused; nothing would be tested\n".utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestModels
 @testable import OpenSwiftData
 
 private typealias Item = ResourcesManager.Item

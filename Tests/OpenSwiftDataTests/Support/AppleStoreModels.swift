@@ -1,43 +1,11 @@
 import Foundation
 @testable import OpenSwiftData
 import Testing
+import TestModels
 
-/// The models that wrote the SwiftData store in `../shared/fixtures/swiftdata-apple-store/`, as
-/// its README describes them, declared as an app would.
-enum ResourcesManager {
-    @Model final class Item {
-        @Attribute(.unique) var name: String
-        var craftingRecipe: CraftingRecipe?
-
-        init(name: String) {
-            self.name = name
-        }
-    }
-
-    @Model final class Component {
-        var id: UUID
-        var count: Int = 1
-        var item: Item?
-        var craftingRecipe: CraftingRecipe?
-
-        init(id: UUID = UUID(), count: Int = 1) {
-            self.id = id
-            self.count = count
-        }
-    }
-
-    @Model final class CraftingRecipe {
-        @Relationship(inverse: \Component.craftingRecipe) var requiredComponents: [Component] = []
-        var producedItemCount: String = "1"
-        var producedItem: Item?
-
-        init(producedItemCount: String = "1") {
-            self.producedItemCount = producedItemCount
-        }
-    }
-
-    static let types: [any PersistentModel.Type] = [Item.self, Component.self, CraftingRecipe.self]
-
+/// Test support for the SwiftData store in `../shared/fixtures/swiftdata-apple-store/`, whose
+/// models (`ResourcesManager` in TestModels) the fuzzer uses too.
+extension ResourcesManager {
     /// The same entities without their relationships: not the model that wrote the file.
     enum Trimmed {
         @Model final class Item {
