@@ -1,6 +1,9 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import CompilerPluginSupport
 import PackageDescription
+
+/// Dependencies only the `PostgreSQL` trait brings in.
+let postgreSQL: TargetDependencyCondition? = .when(traits: ["PostgreSQL"])
 
 /// Where Apple's SwiftData does not exist, so the `SwiftData` compatibility module may stand in.
 let nonApplePlatforms: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
@@ -13,7 +16,7 @@ let package = Package(
         // `import SwiftData` off Apple platforms: a module of that name re-exporting OpenSwiftData.
         // Depend on it with a platform condition (README), never on Apple platforms.
         .library(name: "SwiftData", targets: ["SwiftData"]),
-        // The PostgreSQL store, a product of its own so SQLite-only apps never build SwiftNIO.
+        // The PostgreSQL store, a product of its own; empty unless the `PostgreSQL` trait is on.
         .library(name: "OpenSwiftDataPostgres", targets: ["OpenSwiftDataPostgres"]),
         // The expense tracker's models and view model, shared by `expenses` and the web app
         // (Examples/ExpensesWeb, a package of its own). An example, not part of the library.
@@ -23,6 +26,12 @@ let package = Package(
         .executable(name: "sampletrips", targets: ["sampletrips"]),
         .executable(name: "jsonstore", targets: ["jsonstore"]),
         .executable(name: "inspect-store", targets: ["inspect-store"]),
+    ],
+    traits: [
+        // Off by default, so an app on SQLite (and `swift run expenses`) never resolves or builds
+        // SwiftNIO, BoringSSL or postgres-nio. This repository's tests and CI turn it on
+        // (`swift test --traits PostgreSQL`); an app enables it where it depends on the package.
+        .trait(name: "PostgreSQL", description: "The PostgreSQL store (the OpenSwiftDataPostgres product) and the examples' PostgreSQL support"),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
@@ -60,17 +69,17 @@ let package = Package(
             name: "OpenSwiftDataPostgres",
             dependencies: [
                 "OpenSwiftData",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgreSQL),
+                .product(name: "NIOCore", package: "swift-nio", condition: postgreSQL),
+                .product(name: "NIOPosix", package: "swift-nio", condition: postgreSQL),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: postgreSQL),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: postgreSQL),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "ExpensesCore",
-            dependencies: ["OpenSwiftData", "OpenSwiftDataPostgres"],
+            dependencies: ["OpenSwiftData", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL)],
             path: "Examples/ExpensesCore"
         ),
         .executableTarget(
@@ -136,10 +145,10 @@ let package = Package(
         .testTarget(
             name: "OpenSwiftDataTests",
             dependencies: [
-                "OpenSwiftData", "OpenSwiftDataPostgres", "TestModels", "openswiftdata-test-writer", "JSONStore",
+                "OpenSwiftData", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL), "TestModels", "openswiftdata-test-writer", "JSONStore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgreSQL),
+                .product(name: "NIOCore", package: "swift-nio", condition: postgreSQL),
             ]
         ),
         // SwiftData code, unchanged but for where it runs: `import SwiftData`, Swift 6 mode.

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Benchmarks live in their own package so users of OpenSwiftData never build GRDB or Fluent.
@@ -7,7 +7,7 @@ let package = Package(
     name: "Benchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(name: "OpenSwiftData", path: ".."),
+        .package(name: "OpenSwiftData", path: "..", traits: ["PostgreSQL"]),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.0.0"),
         .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.50.0"),
         .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.8.0"),

@@ -4,9 +4,9 @@ import SwiftData
 #else
 import OpenSwiftData
 #endif
-// Not `!canImport(SwiftData)`: where the package's `SwiftData` compatibility module is built,
-// that test is true on Linux too, depending on build order.
-#if canImport(OpenSwiftDataPostgres)
+// The package's `PostgreSQL` trait, not `canImport`: a module left in the build folder by an
+// earlier build with the trait would make `canImport` true without the dependency.
+#if PostgreSQL
 import OpenSwiftDataPostgres
 #endif
 
@@ -20,13 +20,15 @@ public enum ExpensesStore {
         _ store: String?, schema: String = "expenses", environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> any DataStoreConfiguration {
         let database = store ?? environment["DATABASE_URL"]
-        #if canImport(OpenSwiftDataPostgres)
         if let database, database.hasPrefix("postgres://") || database.hasPrefix("postgresql://") {
+            #if PostgreSQL
             // Not echoed: the value holds the database password.
             guard let url = URL(string: database) else { throw ExpenseInputError(field: "store", message: "the PostgreSQL URL (from --store or DATABASE_URL) is not a valid URL; it was not shown because it holds a password.") }
             return PostgresConfiguration("Expenses", url: url, postgresSchema: schema)
+            #else
+            throw ExpenseInputError(field: "store", message: "this build has no PostgreSQL support; build with the PostgreSQL trait: swift run --traits PostgreSQL expenses …")
+            #endif
         }
-        #endif
         return store.map { ModelConfiguration(url: URL(fileURLWithPath: $0)) } ?? ModelConfiguration()
     }
 

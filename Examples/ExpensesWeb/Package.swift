@@ -11,7 +11,7 @@ let package = Package(
         .executable(name: "expenses-web", targets: ["expenses-web"]),
     ],
     dependencies: [
-        .package(name: "OpenSwiftData", path: "../.."),
+        .package(name: "OpenSwiftData", path: "../..", traits: ["PostgreSQL"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.19.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import NIOCore
 import OpenSwiftData
@@ -123,3 +124,4 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         }
     }
 }
+#endif

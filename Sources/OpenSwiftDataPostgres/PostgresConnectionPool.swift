@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -217,3 +218,4 @@ final class PostgresConnectionPool: @unchecked Sendable {
         return SwiftDataError(code, "could not \(action) PostgreSQL at \(place): \(what)")
     }
 }
+#endif

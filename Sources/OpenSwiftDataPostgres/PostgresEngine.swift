@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import NIOCore
 import OpenSwiftData
@@ -39,3 +40,4 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
 
     func close() { pool.shutDown() }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import PostgresNIO
 
@@ -56,3 +57,4 @@ final class PostgresRowQueue: @unchecked Sendable {
         condition.unlock()
     }
 }
+#endif

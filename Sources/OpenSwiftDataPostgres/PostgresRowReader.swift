@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import NIOCore
 import OpenSwiftData
@@ -110,3 +111,4 @@ final class PostgresRowReader: SQLRow {
         return PostgresCell(bytes: buffer, dataType: first.dataType, format: first.format, columnName: first.columnName, columnIndex: index)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import NIOCore
 import OpenSwiftData
@@ -87,3 +88,4 @@ final class PostgresSQLConnection: SQLConnection {
         }
     }
 }
+#endif

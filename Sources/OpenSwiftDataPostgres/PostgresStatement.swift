@@ -1,3 +1,4 @@
+#if PostgreSQL
 import OpenSwiftData
 
 /// A statement a save runs once per model. The server parses it each time (postgres-nio's
@@ -12,3 +13,4 @@ struct PostgresStatement: SQLPreparedStatement {
 
     func finish() {}
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import OpenSwiftData
 
@@ -76,3 +77,4 @@ extension PostgresStore: HistoryProviding {
         try core.deleteHistory(descriptor)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import NIOSSL
 import OpenSwiftData
@@ -90,3 +91,4 @@ struct PostgresURL: Hashable, Sendable {
         return configuration
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import NIOCore
 import PostgresNIO
@@ -248,3 +249,4 @@ import Testing
         }
     }
 }
+#endif

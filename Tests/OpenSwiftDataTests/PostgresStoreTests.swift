@@ -1,3 +1,4 @@
+#if PostgreSQL
 import Foundation
 import Testing
 @testable import OpenSwiftData
@@ -314,3 +315,4 @@ struct PostgresStoreTests {
         #expect(stagesRun.withLock { $0 } == ["1.0.0 → 2.0.0, lightweight", "2.0.0 → 3.0.0, custom"])
     }
 }
+#endif

@@ -119,7 +119,6 @@ enum DDL {
 
     /// The join tables of an entity's many-to-many relationships not in `skipping` (which gets them).
     static func createJoinTables(_ layout: ModelLayout, dialect: any SQLDialect, skipping: inout Set<String>) -> [String] {
-        let q = dialect.quote
         var statements: [String] = []
         for slot in layout.relationshipSlots {
             guard case .joinTable(let table, _, _)? = layout.properties[slot].relationship?.storage,

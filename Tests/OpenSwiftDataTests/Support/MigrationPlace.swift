@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 @testable import OpenSwiftData
-@testable import OpenSwiftDataPostgres
 
 /// Where a migration test keeps its store: an SQLite file, or a PostgreSQL namespace when a
 /// server is given (``PostgresServer``).
@@ -34,8 +33,7 @@ final class MigrationPlace {
         case .file:
             return ModelConfiguration(name, schema: schema, url: url)
         case .postgres:
-            let server = try #require(PostgresServer.url, "no PostgreSQL server")
-            return PostgresConfiguration(name ?? "postgres", url: server, schema: schema, postgresSchema: namespace)
+            return try PostgresServer.configuration(name ?? "postgres", schema: schema, namespace: namespace)
         }
     }
 

@@ -1,25 +1,44 @@
 import Foundation
 import Testing
 @testable import OpenSwiftData
+#if PostgreSQL
 @testable import OpenSwiftDataPostgres
 import PostgresNIO
+#endif
 
 /// The PostgreSQL server the PostgreSQL tests use: `OPENSWIFTDATA_POSTGRES_URL`, which
-/// `Scripts/postgres-server.sh start FOLDER` prints (and `.ci/run` sets). Without it those tests
-/// are skipped, and Swift Testing prints ``skipReason`` for each.
+/// `Scripts/postgres-server.sh start FOLDER` prints (and `.ci/run` sets), in a build with the
+/// package's `PostgreSQL` trait (`swift test --traits PostgreSQL`). Without either, those tests
+/// are skipped, and Swift Testing prints ``skipReason`` for each. The only test file that needs
+/// the trait besides the PostgreSQL suites: the others make PostgreSQL stores through it.
 enum PostgresServer {
+    #if PostgreSQL
     static let url: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    #else
+    static let url: URL? = nil
+    #endif
     /// The root certificate of the test server's TLS (`OPENSWIFTDATA_POSTGRES_CA`, which
     /// `Scripts/postgres-server.sh` prints); its certificate names `localhost`, not `127.0.0.1`.
     static let certificateAuthority: String? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_CA"].flatMap { $0.isEmpty ? nil : $0 }
-    static let tlsSkipReason: Comment = "no PostgreSQL server with TLS: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (it sets OPENSWIFTDATA_POSTGRES_URL and OPENSWIFTDATA_POSTGRES_CA) and then `swift test`"
-    static let skipReason: Comment = "no PostgreSQL server: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test`"
+    static let tlsSkipReason: Comment = "no PostgreSQL server with TLS: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (it sets OPENSWIFTDATA_POSTGRES_URL and OPENSWIFTDATA_POSTGRES_CA) and then `swift test --traits PostgreSQL`"
+    static let skipReason: Comment = "no PostgreSQL server, or a build without the PostgreSQL trait: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test --traits PostgreSQL`"
 
     /// A fresh namespace name for one test (dropped with ``drop(_:)`` when the test is done).
     static func newNamespace() -> String {
         "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
+    /// The test server's database, in `namespace`.
+    static func configuration(_ name: String = "postgres", schema: Schema? = nil, namespace: String, allowsSave: Bool = true) throws -> any DataStoreConfiguration {
+        #if PostgreSQL
+        let server = try #require(url, "no PostgreSQL server")
+        return PostgresConfiguration(name, url: server, schema: schema, postgresSchema: namespace, allowsSave: allowsSave)
+        #else
+        throw SwiftDataError(.loadIssueModelContainer, "built without the PostgreSQL trait")
+        #endif
+    }
+
+    #if PostgreSQL
     /// A namespace's tables as text: each column with its type, each index, and every row.
     static func dump(_ namespace: String) throws -> String {
         let url = try #require(url, "no PostgreSQL server")
@@ -57,4 +76,15 @@ enum PostgresServer {
             try pool.run(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \"\(namespace)\" CASCADE"), on: connection)
         }
     }
+    #else
+    static func dump(_ namespace: String) throws -> String { "" }
+    static func drop(_ namespace: String) {}
+    #endif
 }
+
+#if !PostgreSQL
+/// Says, in a build without the trait, that the PostgreSQL suites were left out and how to run them.
+@Suite(.disabled(PostgresServer.skipReason)) struct PostgreSQLSuitesLeftOut {
+    @Test func postgreSQLStoreAndConnectionSuites() {}
+}
+#endif

@@ -3,7 +3,6 @@ import Testing
 import JSONStore
 import Logging
 @testable import OpenSwiftData
-@testable import OpenSwiftDataPostgres
 
 /// The store kinds every shared behaviour runs against: the SQLite store on a file and in memory,
 /// the JSON example store (a custom `DataStore`, behind the store seam like any app's), and the
@@ -68,9 +67,8 @@ final class TestStore {
     }
 
     /// The test server's database, in `namespace`.
-    static func postgres(_ namespace: String) throws -> PostgresConfiguration {
-        let server = try #require(PostgresServer.url, "no PostgreSQL server")
-        return PostgresConfiguration("postgres", url: server, postgresSchema: namespace)
+    static func postgres(_ namespace: String) throws -> any DataStoreConfiguration {
+        try PostgresServer.configuration(namespace: namespace)
     }
 
     /// The SQLite file at `url` through `DefaultStore`, wrapped in the logging decorator.
