@@ -4,7 +4,7 @@
 # (initdb refuses root). Installs Debian's `postgresql` package if no server is installed.
 #
 #   eval "$(Scripts/postgres-server.sh start /tmp/pg)"   # exports OPENSWIFTDATA_POSTGRES_URL (and _CA, its TLS root)
-#   swift test
+#   swift test --traits PostgreSQL
 #   Scripts/postgres-server.sh stop /tmp/pg
 set -euo pipefail
 command=${1:?start or stop}

@@ -120,6 +120,8 @@ final class PostgresConnectionPool: @unchecked Sendable {
             throw SwiftDataError(.storeIO, "a PostgreSQL store was used on a SwiftNIO event-loop thread, where waiting for the server would deadlock; use the model context from your own thread, a Task or an actor")
         }
         let deadline = Date().addingTimeInterval(waitTimeout)
+        var waitStarted: UInt64?
+        defer { if let waitStarted { Telemetry.poolWait(pool: place, since: waitStarted) } }
         condition.lock()
         while true {
             if isShutDown {
@@ -148,6 +150,7 @@ final class PostgresConnectionPool: @unchecked Sendable {
                     throw error
                 }
             }
+            if waitStarted == nil { waitStarted = DispatchTime.now().uptimeNanoseconds }
             if !condition.wait(until: deadline) {
                 condition.unlock()
                 throw SwiftDataError(.storeIO, "all \(maximum) connections to PostgreSQL at \(place) stayed busy for \(Int(waitTimeout)) seconds; allow more (maximumConnections) or keep fewer contexts busy at once")

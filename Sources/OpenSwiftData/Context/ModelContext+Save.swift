@@ -191,6 +191,19 @@ struct SavePlan {
         for store in stores where !store.allowsSave {
             throw SwiftDataError(.readOnlyStore, "the store '\(store.name)' was opened with allowsSave: false; nothing was saved")
         }
+        let measurement = Telemetry.begin("save", store: stores.map(\.name).joined(separator: ","), system: Set(stores.map(\.systemName)).sorted().joined(separator: ","), entity: nil)
+        do {
+            try write(to: stores, storeOfLayout: storeOfLayout)
+        } catch {
+            Telemetry.end(measurement, rows: 0, error: error)
+            throw error
+        }
+        let rows = (inserted + changed).reduce(0) { $0 + $1.models.count } + deleted.count
+        Telemetry.end(measurement, rows: rows)
+    }
+
+    private mutating func write(to stores: [any ModelStore], storeOfLayout: [ObjectIdentifier: any ModelStore]) throws {
+        var stores = stores
         let changes = ChangeSet(inserted: inserted, changed: changed, deleted: deleted, deletedIDs: deletedIDs,
                                 nullifications: nullifications, batchDeletes: batchDeletes,
                                 editingState: stores.allSatisfy(\.isTransactional) ? .unused : context.editingState,

@@ -20,7 +20,15 @@ extension ModelContext {
             request.ignoresPaging = !pending.isEmpty
             request.excluded = pendingBatchDeletes.filter { $0.layout === layout }
         }
-        let loaded = try store.fetch(request, in: self)
+        let measurement = Telemetry.begin("fetch", store: store.name, system: store.systemName, entity: layout.entityName)
+        let loaded: [AnyObject]
+        do {
+            loaded = try store.fetch(request, in: self)
+        } catch {
+            Telemetry.end(measurement, rows: 0, error: error)
+            throw error
+        }
+        Telemetry.end(measurement, rows: loaded.count)
         // Every model of this layout is a `T` (stores return a registered model only if it is of
         // its row's class), a class (`PersistentModel` is class-bound), and an array of class
         // references has one representation whatever its element class, so the array is

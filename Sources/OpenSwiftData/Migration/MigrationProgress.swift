@@ -74,6 +74,7 @@ struct MigrationReporter {
     private func send(_ progress: MigrationProgress) {
         if progress.entityName == nil {
             Log.general.info("migration: \(progress)")
+            Telemetry.migrationStage(store: storeName)
         } else {
             Log.general.debug("migration: \(progress)")
         }

@@ -5,6 +5,7 @@
 /// locale. NaN is a real `DOUBLE PRECISION` value, ordered after every number as SQLite orders it.
 package struct PostgresDialect: SQLDialect {
     package init() {}
+    package var systemName: String { "postgresql" }
 
     package func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
     /// NAMEDATALEN − 1: PostgreSQL truncates longer names.

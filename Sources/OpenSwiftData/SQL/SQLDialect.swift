@@ -1,5 +1,7 @@
 /// Turns the SQL syntax tree into text and an ordered list of bound values for one engine.
 package protocol SQLDialect: Sendable {
+    /// The engine's name in telemetry (OpenTelemetry's `db.system.name`).
+    var systemName: String { get }
     /// Quotes an identifier (table or column name).
     func quote(_ identifier: String) -> String
     /// The longest identifier the engine keeps whole, in UTF-8 bytes (`nil`: no practical limit).

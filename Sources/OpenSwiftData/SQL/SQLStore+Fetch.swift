@@ -3,6 +3,7 @@ import Foundation
 /// Fetches in SQL: a descriptor becomes one `SELECT` (``QueryBuilder``), and rows become models
 /// straight from the statement (``materialize(_:row:offset:slots:in:registry:)``).
 extension SQLStore {
+    var systemName: String { dialect.systemName }
     var isTransactional: Bool { true }
     var deletesByPredicate: Bool { true }
 

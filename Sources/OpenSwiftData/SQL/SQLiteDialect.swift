@@ -16,6 +16,7 @@ struct SQLiteDialect: SQLDialect {
     /// The `.externalStorage` attributes of a Core Data file, by property name, and the folder of
     /// its externally stored values (``CoreDataExternalData``): read and written without the marker.
     var externalData: [String: String] = [:]
+    var systemName: String { "sqlite" }
 
     func quote(_ identifier: String) -> String {
         if !renames.isEmpty, let renamed = renames[identifier] { return quoteWithDoubleQuotes(renamed) }

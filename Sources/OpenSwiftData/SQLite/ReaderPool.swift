@@ -32,6 +32,8 @@ final class ReaderPool: @unchecked Sendable {
     private func checkOut() throws -> SQLiteConnection {
         condition.lock()
         let deadline = Date(timeIntervalSinceNow: SQLiteEngine.waitTimeout)
+        let waitStarted = idle.isEmpty && opened >= maximum ? DispatchTime.now().uptimeNanoseconds : nil
+        defer { if let waitStarted { Telemetry.poolWait(pool: (path as NSString).lastPathComponent, since: waitStarted) } }
         while idle.isEmpty && opened >= maximum {
             guard condition.wait(until: deadline) else {
                 condition.unlock()

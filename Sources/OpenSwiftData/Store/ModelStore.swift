@@ -10,6 +10,8 @@ protocol ModelStore: AnyObject, Sendable {
     var identifier: String { get }
     /// The configuration's name, for messages.
     var name: String { get }
+    /// The engine, for telemetry: `sqlite`, `postgresql`, or `custom` for a `DataStore`.
+    var systemName: String { get }
     /// Whether contexts may save to this store.
     var allowsSave: Bool { get }
     /// Whether `prepareSave` leaves a transaction open that `rollbackSave` undoes. Stores that
@@ -86,6 +88,8 @@ protocol ModelStore: AnyObject, Sendable {
 }
 
 extension ModelStore {
+    var systemName: String { "custom" }
+
     /// A context that used the store is gone (custom stores are told through `invalidateState(for:)`).
     func contextEnded(_ editingState: EditingState) {}
 

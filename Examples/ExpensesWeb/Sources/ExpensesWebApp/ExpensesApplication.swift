@@ -4,24 +4,36 @@ import Hummingbird
 import Logging
 import Mustache
 import OpenSwiftData
+import Prometheus
 
-/// Builds the web app: the JSON API, the HTML page, `/health`, request logging.
+/// Builds the web app: the JSON API, the HTML page, `/health`, request logging, and — given a
+/// Prometheus registry that `MetricsSystem` was bootstrapped with — `/metrics`, where
+/// Hummingbird's request metrics and OpenSwiftData's fetch and save metrics are scraped.
 ///
 /// ```swift
+/// let registry = PrometheusCollectorRegistry()
+/// MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 /// let service = try ExpensesService(container: try ExpensesStore.container(ModelConfiguration()))
-/// let app = try await ExpensesApplication.build(service: service, host: "127.0.0.1", port: 8080)
+/// let app = try await ExpensesApplication.build(service: service, metrics: registry, host: "127.0.0.1", port: 8080)
 /// try await app.runService()   // until SIGINT or SIGTERM; in-flight requests finish first
 /// ```
 public enum ExpensesApplication {
-    public static func build(service: ExpensesService, host: String = "127.0.0.1", port: Int = 8080, logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
-        let router = try router(service: service)
+    public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, host: String = "127.0.0.1", port: Int = 8080, logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
+        let router = try router(service: service, metrics: metrics)
         return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web"), logger: logger)
     }
 
     /// The routes, for tests that drive them without a server.
-    public static func router(service: ExpensesService) throws -> Router<ExpensesRequestContext> {
+    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil) throws -> Router<ExpensesRequestContext> {
         let router = Router(context: ExpensesRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
+        if let metrics {
+            router.add(middleware: MetricsMiddleware())
+            // The example has no authentication: behind a proxy, keep /metrics to the scraper.
+            router.get("metrics") { _, _ in
+                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
+            }
+        }
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: SameOriginMiddleware())
         router.get("health") { _, _ in

@@ -4,6 +4,8 @@ import ExpensesWebApp
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
+import Prometheus
 
 /// `expenses-web`: the expense tracker as a web app, on the default SQLite store or on
 /// PostgreSQL (`--store postgres://…` or `DATABASE_URL`), where several instances can serve one
@@ -41,7 +43,10 @@ struct ExpensesWebCommand: AsyncParsableCommand {
         } catch let error as ExpenseInputError {
             throw ValidationError(error.message)
         }
-        let app = try await ExpensesApplication.build(service: service, host: host, port: port, logger: logger)
+        // Metrics for Prometheus at /metrics: Hummingbird's per route, OpenSwiftData's per fetch and save.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let app = try await ExpensesApplication.build(service: service, metrics: registry, host: host, port: port, logger: logger)
         // Runs until SIGINT or SIGTERM; in-flight requests finish first. Every request saved its
         // own changes, so there is nothing left to save; the threads stop, then the store closes.
         try await app.runService()

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import OpenSwiftData
 import OpenSwiftDataPostgres
+import Prometheus
 import Testing
 
 /// The stores the web app's tests run on: a SQLite file, and PostgreSQL when
@@ -66,9 +67,9 @@ struct TestApp {
         return try TestApp(configuration: ModelConfiguration(url: file, allowsSave: false), file: file)
     }
 
-    /// Runs `body` with a client of the app's router.
-    func test(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: try ExpensesApplication.router(service: service))
+    /// Runs `body` with a client of the app's router (serving `/metrics` from `metrics`, if given).
+    func test(metrics: PrometheusCollectorRegistry? = nil, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: try ExpensesApplication.router(service: service, metrics: metrics))
         try await app.test(.router, body)
         try await service.shutDown()
     }

@@ -1,0 +1,90 @@
+import CoreMetrics
+import Foundation
+import Tracing
+
+/// Spans and metrics for fetches and saves, through swift-distributed-tracing and swift-metrics,
+/// as postgres-nio and Hummingbird emit theirs; an application sees them once it bootstraps a
+/// tracer (`InstrumentationSystem.bootstrap`) or a metrics backend (`MetricsSystem.bootstrap`).
+///
+/// Each fetch and save is a span named `fetch Entity` / `save` with the store, its engine, the
+/// entity and the number of rows — never a stored or bound value. The metrics:
+///
+/// | label | kind | dimensions |
+/// | --- | --- | --- |
+/// | `openswiftdata_fetches_total`, `openswiftdata_saves_total` | counter | `store`, `entity` (fetches) |
+/// | `openswiftdata_fetched_rows_total`, `openswiftdata_saved_rows_total` | counter | as above |
+/// | `openswiftdata_fetch_duration_seconds`, `openswiftdata_save_duration_seconds` | timer | as above |
+/// | `openswiftdata_errors_total` | counter | `store`, `operation` |
+/// | `openswiftdata_pool_wait_seconds` | timer | `pool` (a file name, or a server) — a wait for a busy pool's connection |
+/// | `openswiftdata_migration_stages_total` | counter | `store` |
+///
+/// When neither system is bootstrapped nothing is made: each operation reads the two systems
+/// once and goes on.
+package enum Telemetry {
+    /// An operation being measured: its span when tracing, its start when counting.
+    package struct Measurement {
+        let operation: String
+        let store: String
+        let entity: String?
+        let span: (any Span)?
+        let start: UInt64?
+    }
+
+    /// Starts measuring `operation` (`"fetch"`, `"save"`) on `store`; `nil` when nothing listens.
+    package static func begin(_ operation: String, store: String, system: String, entity: String?) -> Measurement? {
+        let tracer = InstrumentationSystem.tracer
+        let tracing = !(tracer is NoOpTracer)
+        let counting = !(MetricsSystem.factory is NOOPMetricsHandler)
+        guard tracing || counting else { return nil }
+        var span: (any Span)?
+        if tracing {
+            let started = tracer.startSpan(entity.map { "\(operation) \($0)" } ?? operation, context: ServiceContext.current ?? .topLevel, ofKind: .client)
+            started.attributes["db.system.name"] = system
+            started.attributes["db.operation.name"] = operation
+            started.attributes["openswiftdata.store"] = store
+            if let entity { started.attributes["db.collection.name"] = entity }
+            span = started
+        }
+        return Measurement(operation: operation, store: store, entity: entity, span: span, start: counting ? DispatchTime.now().uptimeNanoseconds : nil)
+    }
+
+    /// Ends a measurement: `rows` fetched or saved, or the error that ended it.
+    package static func end(_ measurement: Measurement?, rows: Int, error: (any Error)? = nil) {
+        guard let measurement else { return }
+        if let span = measurement.span {
+            span.attributes["db.response.returned_rows"] = rows
+            if let error {
+                span.recordError(error)
+                span.setStatus(SpanStatus(code: .error))
+            }
+            span.end()
+        }
+        guard let start = measurement.start else { return }
+        var dimensions = [("store", measurement.store)]
+        if let entity = measurement.entity { dimensions.append(("entity", entity)) }
+        if error != nil {
+            Counter(label: "openswiftdata_errors_total", dimensions: [("store", measurement.store), ("operation", measurement.operation)]).increment()
+            return
+        }
+        let plural = measurement.operation == "fetch" ? "fetches" : measurement.operation + "s"
+        Counter(label: "openswiftdata_\(plural)_total", dimensions: dimensions).increment()
+        Counter(label: "openswiftdata_\(measurement.operation == "fetch" ? "fetched" : "saved")_rows_total", dimensions: dimensions).increment(by: rows)
+        let elapsed = DispatchTime.now().uptimeNanoseconds &- start
+        Timer(label: "openswiftdata_\(measurement.operation)_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
+            .recordNanoseconds(Int64(clamping: elapsed))
+    }
+
+    /// A wait for a pooled connection that had to block (`since`: uptime nanoseconds when it began).
+    package static func poolWait(pool: String, since start: UInt64) {
+        guard !(MetricsSystem.factory is NOOPMetricsHandler) else { return }
+        let elapsed = DispatchTime.now().uptimeNanoseconds &- start
+        Timer(label: "openswiftdata_pool_wait_seconds", dimensions: [("pool", pool)], preferredDisplayUnit: .seconds)
+            .recordNanoseconds(Int64(clamping: elapsed))
+    }
+
+    /// A migration stage finished on `store`.
+    static func migrationStage(store: String) {
+        guard !(MetricsSystem.factory is NOOPMetricsHandler) else { return }
+        Counter(label: "openswiftdata_migration_stages_total", dimensions: [("store", store)]).increment()
+    }
+}
