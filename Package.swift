@@ -41,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        // `swift package generate-documentation` (CI builds the DocC catalogues with it).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.4.0"),
         // Used by the examples only; the library product does not depend on it.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],

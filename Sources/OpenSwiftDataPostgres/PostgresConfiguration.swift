@@ -21,6 +21,7 @@ import OpenSwiftData
 /// applications or test runs can share one database. The first container on a new namespace
 /// creates the tables; containers on other machines find them.
 public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
+    /// The store it opens.
     public typealias Store = PostgresStore
 
     /// The configuration's name (for messages and ``PostgresStore``).

@@ -2,7 +2,7 @@
 import Foundation
 import OpenSwiftData
 
-/// The PostgreSQL store, as a ``DataStore``: for code that works with stores through that
+/// The PostgreSQL store, as a `DataStore`: for code that works with stores through that
 /// protocol (a decorator that logs or measures every fetch and save). A container opened with a
 /// ``PostgresConfiguration`` talks to the store directly, not through this class.
 ///
@@ -13,7 +13,9 @@ import OpenSwiftData
 /// ```
 public final class PostgresStore: DataStoreBatching, @unchecked Sendable {
     // `@unchecked Sendable`: each request runs on a context of its own; the container is Sendable.
+    /// The configuration that opens it.
     public typealias Configuration = PostgresConfiguration
+    /// Its snapshots: `DefaultSnapshot`.
     public typealias Snapshot = DefaultSnapshot
 
     /// The configuration the store was opened with.

@@ -59,7 +59,9 @@ import Foundation
 /// context saves to several stores, the stores with transactions (the SQLite store) write first
 /// and commit only after every custom store's `save` succeeded.
 public protocol DataStore: AnyObject {
+    /// The configuration type that opens this store.
     associatedtype Configuration: DataStoreConfiguration where Configuration.Store == Self
+    /// The snapshot type the store exchanges with contexts (most stores use ``DefaultSnapshot``).
     associatedtype Snapshot: DataStoreSnapshot
 
     /// The configuration the store was opened with.

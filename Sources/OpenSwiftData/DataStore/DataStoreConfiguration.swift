@@ -15,6 +15,7 @@ import Foundation
 ///
 /// ``ModelConfiguration`` is one: its store is the SQLite store (``DefaultStore``).
 public protocol DataStoreConfiguration: Hashable {
+    /// The store this configuration opens.
     associatedtype Store: DataStore where Store.Configuration == Self
 
     /// The configuration's name; names are unique within a container.

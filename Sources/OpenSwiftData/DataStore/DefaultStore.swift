@@ -16,7 +16,9 @@ import Foundation
 /// sort), and saves a request in one transaction.
 public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
     // `@unchecked Sendable`: each request runs on a context of its own; the container is Sendable.
+    /// The configuration that opens it.
     public typealias Configuration = ModelConfiguration
+    /// Its snapshots: ``DefaultSnapshot``.
     public typealias Snapshot = DefaultSnapshot
 
     /// The configuration the store was opened with.

@@ -4,7 +4,7 @@ extension Schema {
     /// One model class in a schema.
     ///
     /// A schema made from `@Model` classes describes them; an entity can also be made by hand, to
-    /// describe a schema without its classes (``Schema/init(_:version:)-([Schema.Entity])``):
+    /// describe a schema without its classes (``Schema/init(_:version:)-(Schema.Entity...,_)``):
     ///
     /// ```swift
     /// let trip = Schema.Entity("Trip", properties:

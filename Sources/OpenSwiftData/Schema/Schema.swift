@@ -219,7 +219,7 @@ public final class Schema: Hashable, Codable, @unchecked Sendable, CustomStringC
     /// Value types are written by name; decoding gives the type back for the standard value types
     /// (`String`, `Int`, `Date`, `UUID`, … and their optionals) and `Any.self` for others, whose
     /// name ``Attribute/description`` still shows. A decoded schema has no classes (see
-    /// ``init(_:version:)-([Schema.Entity])``).
+    /// ``init(_:version:)-(Schema.Entity...,_)``).
     public func encode(to encoder: any Encoder) throws {
         try SchemaArchive(self).encode(to: encoder)
     }

@@ -21,31 +21,57 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
 
     /// The kinds of failure OpenSwiftData reports.
     public enum Code: String, Hashable, Sendable {
+        /// The code of ``SwiftDataError/loadIssueModelContainer``.
         case loadIssueModelContainer
+        /// The code of ``SwiftDataError/configurationFileNameTooLong``.
         case configurationFileNameTooLong
+        /// The code of ``SwiftDataError/configurationFileNameContainsInvalidCharacters``.
         case configurationFileNameContainsInvalidCharacters
+        /// The code of ``SwiftDataError/configurationSchemaNotFoundInContainerSchema``.
         case configurationSchemaNotFoundInContainerSchema
+        /// The code of ``SwiftDataError/duplicateConfiguration``.
         case duplicateConfiguration
+        /// The code of ``SwiftDataError/unknownSchema``.
         case unknownSchema
+        /// The code of ``SwiftDataError/backwardMigration``.
         case backwardMigration
+        /// The code of ``SwiftDataError/includePendingChangesWithBatchSize``.
         case includePendingChangesWithBatchSize
+        /// The code of ``SwiftDataError/sortingPendingChangesWithIdentifiers``.
         case sortingPendingChangesWithIdentifiers
+        /// The code of ``SwiftDataError/unsupportedKeyPath``.
         case unsupportedKeyPath
+        /// The code of ``SwiftDataError/unsupportedPredicate``.
         case unsupportedPredicate
+        /// The code of ``SwiftDataError/unsupportedSortDescriptor``.
         case unsupportedSortDescriptor
+        /// The code of ``SwiftDataError/historyTokenExpired``.
         case historyTokenExpired
+        /// The code of ``SwiftDataError/invalidTransactionFetchRequest``.
         case invalidTransactionFetchRequest
+        /// The code of ``SwiftDataError/modelValidationFailure``.
         case modelValidationFailure
+        /// The code of ``SwiftDataError/missingModelContext``.
         case missingModelContext
+        /// The code of ``SwiftDataError/unsupportedType``.
         case unsupportedType
+        /// The code of ``SwiftDataError/readOnlyStore``.
         case readOnlyStore
+        /// The code of ``SwiftDataError/storeIO``.
         case storeIO
+        /// The code of ``SwiftDataError/constraintViolation``.
         case constraintViolation
+        /// The code of ``SwiftDataError/deleteRuleDenied``.
         case deleteRuleDenied
+        /// The code of ``SwiftDataError/modelNotFound``.
         case modelNotFound
+        /// The code of ``SwiftDataError/schemaMismatch``.
         case schemaMismatch
+        /// The code of ``SwiftDataError/unsavedChangesDuringEnumeration``.
         case unsavedChangesDuringEnumeration
+        /// The code of ``SwiftDataError/mergeConflict``.
         case mergeConflict
+        /// The code of ``SwiftDataError/valueOutOfRange``.
         case valueOutOfRange
     }
 

@@ -19,6 +19,7 @@ import Foundation
 public struct CoreDataStoreFile: Sendable {
     /// An entity of the file's model.
     public struct Entity: Sendable {
+        /// The entity's name, as the app's model names it.
         public let name: String
         /// The entity's number, the `Z_ENT` of its rows.
         public let number: Int64
@@ -37,17 +38,27 @@ public struct CoreDataStoreFile: Sendable {
 
     /// One change of a history transaction.
     public struct Change: Sendable, CustomStringConvertible {
+        /// What happened to the row, numbered as Core Data's `ZCHANGETYPE` column numbers it.
         public enum Kind: Int64, Sendable {
-            case insert = 0, update = 1, delete = 2
+            /// The row was inserted.
+            case insert = 0
+            /// Some of the row's properties changed (``CoreDataStoreFile/Change/changedProperties``).
+            case update = 1
+            /// The row was deleted.
+            case delete = 2
         }
 
+        /// What happened to the row.
         public let kind: Kind
+        /// The entity of the changed row.
         public let entityName: String
+        /// The changed row's `Z_PK`.
         public let primaryKey: Int64
         /// For an update, the bitmask of changed properties Core Data keeps (a bit per property
         /// of the entity in name order, the first in the highest bit).
         public let changedProperties: Data?
 
+        /// `kind Entity key`, and an update's property bitmask in hexadecimal.
         public var description: String {
             let mask = changedProperties.map { " [" + $0.map { String(format: "%02x", $0) }.joined() + "]" } ?? ""
             return "\(kind) \(entityName) \(primaryKey)\(kind == .update ? mask : "")"
@@ -56,14 +67,21 @@ public struct CoreDataStoreFile: Sendable {
 
     /// One saved transaction of the file's persistent history.
     public struct Transaction: Sendable {
+        /// The transaction's number (`Z_PK`), in commit order.
         public let number: Int64
+        /// When it was saved.
         public let timestamp: Date
+        /// The saving context's `transactionAuthor`, if it had one.
         public let author: String?
+        /// The bundle identifier of the app that saved it.
         public let bundleIdentifier: String?
+        /// The process that saved it, as Core Data recorded it.
         public let processIdentifier: String?
+        /// What it changed, row by row.
         public let changes: [Change]
     }
 
+    /// The file that was read.
     public let url: URL
     /// The store's UUID (`Z_METADATA`), the store identifier of its models.
     public let storeIdentifier: String
