@@ -7,16 +7,8 @@ import Tracing
 /// tracer (`InstrumentationSystem.bootstrap`) or a metrics backend (`MetricsSystem.bootstrap`).
 ///
 /// Each fetch and save is a span named `fetch Entity` / `save` with the store, its engine, the
-/// entity and the number of rows — never a stored or bound value. The metrics:
-///
-/// | label | kind | dimensions |
-/// | --- | --- | --- |
-/// | `openswiftdata_fetches_total`, `openswiftdata_saves_total` | counter | `store`, `entity` (fetches) |
-/// | `openswiftdata_fetched_rows_total`, `openswiftdata_saved_rows_total` | counter | as above |
-/// | `openswiftdata_fetch_duration_seconds`, `openswiftdata_save_duration_seconds` | timer | as above |
-/// | `openswiftdata_errors_total` | counter | `store`, `operation` |
-/// | `openswiftdata_pool_wait_seconds` | timer | `pool` (a file name, or a server) — a wait for a busy pool's connection |
-/// | `openswiftdata_migration_stages_total` | counter | `store` |
+/// entity and the number of rows — never a stored or bound value — and is counted and timed; the
+/// labels and dimensions are listed in the *Getting started on Linux servers* article.
 ///
 /// When neither system is bootstrapped nothing is made: each operation reads the two systems
 /// once and goes on.
