@@ -134,7 +134,10 @@ enum DDL {
         let integer = dialect.storedType(.integer)
         return [
             "CREATE TABLE \(q(table)) (\(q("Z_SOURCE")) \(integer) NOT NULL, \(q("Z_TARGET")) \(integer) NOT NULL, PRIMARY KEY (\(q("Z_SOURCE")), \(q("Z_TARGET"))))\(dialect.keyOnlyTableOptions)",
-            "CREATE INDEX \(q("\(table)_TARGET")) ON \(q(table)) (\(q("Z_TARGET")))",
+            "CREATE INDEX \(q(joinTableIndex(table))) ON \(q(table)) (\(q("Z_TARGET")))",
         ]
     }
+
+    /// The name of a join table's index on its `Z_TARGET` column.
+    static func joinTableIndex(_ table: String) -> String { "\(table)_TARGET" }
 }

@@ -58,7 +58,7 @@ extension StoreOpenRequest {
             for slot in layout.relationshipSlots {
                 if case .joinTable(let table, _, _)? = layout.properties[slot].relationship?.storage {
                     names.append(("the join table of \(layout.entityName).\(layout.properties[slot].name)", table))
-                    names.append(("an index of that join table", "\(table)_TARGET"))
+                    names.append(("an index of that join table", DDL.joinTableIndex(table)))
                 }
             }
             for index in DDL.indexes(layout, dialect: dialect) { names.append(("an index of \(layout.entityName)", index.name)) }
