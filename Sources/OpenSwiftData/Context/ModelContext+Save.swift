@@ -319,6 +319,17 @@ struct SavePlan {
         }
         for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) && applies(item.model.persistentBackingData.layout) {
             let data = item.model.persistentBackingData
+            switch data.slots[item.inverse.index] {
+            case .unloaded:
+                continue  // it loads what the store now holds
+            case .pendingMembers(var pending):
+                data.slots[item.inverse.index] = .unloaded
+                pending.setMembership(of: item.owner, to: false)
+                data.slots[item.inverse.index] = .pendingMembers(pending)
+                continue
+            default:
+                break
+            }
             let hadOriginal = data.originals.contains(item.inverse.index)
             RelationshipMaintenance.mutate(item.model, index: item.inverse.index) { value, access in
                 access.remove(&value, ObjectIdentifier(item.owner))

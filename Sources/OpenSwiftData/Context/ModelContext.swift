@@ -68,6 +68,13 @@ public final class ModelContext {
     var changesAfterReset: [String] = []
     /// Changes made after reading a stored value the property could not hold: refused by the next save.
     var changesOfUnreadValues: [(model: any PersistentModel, slot: Int)] = []
+    /// Numbers each run of to-many changes recorded without loading (``PendingMembers``), for undo.
+    private var memberGeneration = 0
+
+    func nextMemberGeneration() -> Int {
+        memberGeneration &+= 1
+        return memberGeneration
+    }
 
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {

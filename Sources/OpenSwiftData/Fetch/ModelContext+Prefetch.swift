@@ -42,15 +42,20 @@ extension ModelContext {
         var owners: [Int64: BackingData] = [:]
         for model in models {
             let data = model.persistentBackingData
-            if case .unloaded = data.slots[property.index], let key = data.primaryKey { owners[key] = data }
+            guard let key = data.primaryKey else { continue }
+            switch data.slots[property.index] {
+            case .unloaded, .pendingMembers: owners[key] = data
+            default: break
+            }
         }
         guard !owners.isEmpty else { return }
         let destination = relationship.destination
         let grouped = try container.store(for: destination).loadRelated(property, of: layout, ownerKeys: owners.keys.sorted(), in: self)
         for (key, data) in owners {
-            guard case .unloaded = data.slots[property.index],
-                  let value = relationship.access.makeValue(grouped[key] ?? []) else { continue }
-            data.slots[property.index] = .value(value)
+            switch data.slots[property.index] {
+            case .unloaded, .pendingMembers: data.fillMembers(property.index, stored: grouped[key] ?? [])
+            default: break
+            }
         }
     }
 }

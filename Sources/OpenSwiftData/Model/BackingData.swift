@@ -66,6 +66,9 @@ public final class BackingData {
         /// A stored value the property cannot hold: it reads as an empty value; a change made
         /// after reading that is refused at save (see ``UnreadableValue``).
         case unreadable(UnreadableValue)
+        /// A stored to-many not loaded, with the members this context added and removed (see
+        /// ``PendingMembers``); loading merges them with the store's.
+        case pendingMembers(PendingMembers)
     }
 
     init(layout: ModelLayout) {
@@ -226,6 +229,8 @@ public final class BackingData {
         case .unreadable(let unreadable):
             unreadable.wasRead = true
             return unreadable.placeholder
+        case .pendingMembers(let pending):
+            return try loadMembers(index, merging: pending)
         case .toOneKey(let key):
             let property = layout.properties[index]
             guard let relationship = property.relationship else { throw SwiftDataError.unsupportedKeyPath }
@@ -250,15 +255,12 @@ public final class BackingData {
                 throw SwiftDataError(.missingModelContext, "\(layout.entityName).\(property.name) is not loaded and the model is not in a context")
             }
             if let relationship = property.relationship, relationship.isToMany {
-                let models = try context.loadRelatedModels(of: self, property: property)
-                guard let value = relationship.access.makeValue(models) else { throw SwiftDataError.unsupportedKeyPath }
-                slots[index] = .value(value)
-                return value
+                return try loadMembers(index, merging: nil)
             }
             try context.fulfillFault(self)
             switch slots[index] {
             case .value(let stored): return stored
-            case .toOneKey, .unreadable: return try loadedValue(index)
+            case .toOneKey, .unreadable, .pendingMembers: return try loadedValue(index)
             case .unloaded:
                 throw SwiftDataError(.modelNotFound, "\(layout.entityName).\(property.name) has no stored value")
             }
@@ -311,6 +313,15 @@ public final class BackingData {
     /// Records the slot's committed value before its first change, tells the context, and
     /// registers how to undo the change with the context's undo manager.
     func willChange(_ index: Int, of owner: any PersistentModel) {
+        noteChange(index, of: owner)
+        if let undoManager = context?.undoManager, undoManager.isUndoRegistrationEnabled {
+            registerUndo(index, previous: slots[index], owner: owner, undoManager)
+        }
+    }
+
+    /// Records the slot's committed value before its first change and tells the context; the
+    /// caller registers the undo.
+    func noteChange(_ index: Int, of owner: any PersistentModel) {
         switch state {
         case .managed, .deleted:
             if !originals.contains(index) {
@@ -324,9 +335,6 @@ public final class BackingData {
             break
         case .detached:
             unregisteredBy?.noteChangeAfterReset(owner, property: layout.properties[index].name)
-        }
-        if let undoManager = context?.undoManager, undoManager.isUndoRegistrationEnabled {
-            registerUndo(index, previous: slots[index], owner: owner, undoManager)
         }
     }
 
@@ -378,8 +386,12 @@ public final class BackingData {
         }
     }
 
-    /// Forgets changes after a save.
+    /// Forgets changes after a save. To-many changes recorded without loading are in the store
+    /// now: those relationships load from it again.
     func commitChanges() {
+        for index in layout.relationshipSlots where originals.contains(index) {
+            if case .pendingMembers = slots[index] { slots[index] = .unloaded }
+        }
         originals.removeAll(keepingCapacity: false)
     }
 

@@ -4,8 +4,10 @@ import Foundation
 /// setting `expense.category = food` puts the expense in `food.expenses` and takes it out of its
 /// previous category's; appending to `food.expenses` sets `expense.category`.
 ///
-/// Before changing the other side, its current value is loaded, so a loaded relationship is always
-/// consistent with the store plus this context's unsaved changes.
+/// A loaded other side is changed in place. A stored model's to-many that is not loaded is not
+/// loaded to change it (that would cost more the more members it has): the change is recorded
+/// (``PendingMembers``) and merged with the store's members when it loads, so a relationship
+/// always reads as the store plus this context's unsaved changes.
 enum RelationshipMaintenance {
     /// Handles a generated setter's assignment to relationship slot `index` of `owner`.
     static func set(owner: any PersistentModel, index: Int, to newValue: Any) {
@@ -65,6 +67,10 @@ enum RelationshipMaintenance {
 
     /// Removes `owner` from `model`'s inverse relationship.
     static func unlink(_ model: any PersistentModel, inverse: PropertyLayout, from owner: any PersistentModel) {
+        if model.persistentBackingData.recordsMemberChanges(inverse.index) {
+            recordMembership(model, index: inverse.index, of: owner, isMember: false)
+            return
+        }
         mutate(model, index: inverse.index) { value, access in
             access.remove(&value, ObjectIdentifier(owner))
         }
@@ -76,6 +82,10 @@ enum RelationshipMaintenance {
         let data = model.persistentBackingData
         guard let inverseRelationship = inverse.relationship else { return }
         if inverseRelationship.isToMany {
+            if data.recordsMemberChanges(inverse.index) {
+                recordMembership(model, index: inverse.index, of: owner, isMember: true)
+                return
+            }
             // When the owner's side is a to-one that did not point at `model`, `model`'s to-many
             // cannot hold the owner (the two sides are kept consistent), so the O(n) check is only
             // needed for many-to-many.

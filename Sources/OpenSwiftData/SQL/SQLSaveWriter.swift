@@ -178,7 +178,12 @@ struct SQLSaveWriter {
                 }
                 for model in group.models {
                     let data = model.persistentBackingData
-                    guard data.state == .inserted || data.originals.contains(slot), case .value(let value) = data.slots[slot] else { continue }
+                    guard data.state == .inserted || data.originals.contains(slot) else { continue }
+                    if case .pendingMembers(let pending) = data.slots[slot] {
+                        pending.changes.joined.forEach(note)
+                        continue
+                    }
+                    guard case .value(let value) = data.slots[slot] else { continue }
                     if isToOne {
                         if let related = access.first(value) { note(related) }
                     } else {
@@ -341,12 +346,20 @@ struct SQLSaveWriter {
                 let property = data.layout.properties[slot]
                 guard let relationship = property.relationship,
                       case .joinTable(let table, let ownerColumn, let otherColumn) = store.format.storage(relationship),
-                      isNew || data.originals.contains(slot),
-                      case .value(let value) = data.slots[slot] else { continue }
-                let current = relationship.access.models(value)
-                var added = current
+                      isNew || data.originals.contains(slot) else { continue }
+                var added: [any PersistentModel]
                 var removed: [any PersistentModel] = []
-                if !isNew {
+                switch data.slots[slot] {
+                case .value(let value):
+                    added = relationship.access.models(value)
+                case .pendingMembers(let pending):
+                    // Changed without loading: the pairs that joined and left, nothing else.
+                    (added, removed) = pending.changes
+                default:
+                    continue
+                }
+                if !isNew, case .value = data.slots[slot] {
+                    let current = added
                     if case .value(let old)? = data.originals[slot] {
                         let oldModels = relationship.access.models(old)
                         let oldIDs = Set(oldModels.map { ObjectIdentifier($0) })

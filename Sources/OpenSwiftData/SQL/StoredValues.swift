@@ -38,7 +38,7 @@ struct StoredValues {
             return key(of: related)
         case .toOneKey(let key):
             return .integer(key)
-        case .unloaded:
+        case .unloaded, .pendingMembers:
             return .null
         case .unreadable(let unreadable):
             // Never written back: it stands for a stored value that was never read.
@@ -58,7 +58,7 @@ struct StoredValues {
             return related.persistentBackingData.primaryKey.map { .integer($0) }
         case .toOneKey(let key)?:
             return .integer(key)
-        case .unloaded?, .unreadable?, nil:
+        case .unloaded?, .unreadable?, .pendingMembers?, nil:
             return nil
         }
     }
