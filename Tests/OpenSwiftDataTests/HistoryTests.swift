@@ -285,8 +285,9 @@ import TestModels
     }
 
     /// Two containers saving at once (two processes on a file, two servers on PostgreSQL): every
-    /// save is one transaction, numbered without gaps or repeats, and a reader following tokens
-    /// sees each exactly once.
+    /// save is one transaction, numbered in ascending order without repeats (on SQLite without
+    /// gaps; PostgreSQL numbers by its transaction ids), and a reader following tokens sees each
+    /// exactly once.
     @Test(arguments: [StoreKind.file] + (StoreKind.allCases.contains(.postgres) ? [.postgres] : []))
     func concurrentSavesAreEachOneTransaction(_ kind: StoreKind) throws {
         let store = try TestStore(kind, Self.types)
@@ -313,7 +314,8 @@ import TestModels
             seen += page
         }
         let numbers = seen.map(\.transactionIdentifier)
-        #expect(numbers == Array(Int64(1)...Int64(2 * saves)))
+        #expect(numbers.count == 2 * saves && numbers == numbers.sorted() && Set(numbers).count == numbers.count)
+        if kind == .file { #expect(numbers == Array(Int64(1)...Int64(2 * saves))) }
         #expect(seen.filter { $0.author == "writer 0" }.count == saves && seen.filter { $0.author == "writer 1" }.count == saves)
         #expect(Set(seen.flatMap { $0.changes.map(\.changedPersistentIdentifier) }).count == 2 * saves)
     }

@@ -10,6 +10,12 @@ package struct PostgresDialect: SQLDialect {
     package func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
     /// NAMEDATALEN − 1: PostgreSQL truncates longer names.
     package var maximumIdentifierBytes: Int? { 63 }
+    // The txid_* spellings run on every supported server (pg_current_xact_id is 13 and later).
+    package var transactionIDs: SQLTransactionIDs? {
+        SQLTransactionIDs(
+            current: "txid_current()", oldestRunning: "txid_snapshot_xmin(txid_current_snapshot())",
+            next: "txid_snapshot_xmax(txid_current_snapshot())")
+    }
     package func placeholder(_ index: Int) -> String { "$\(index)" }
     package func storedType(_ type: StoredType) -> String {
         switch type {

@@ -79,10 +79,31 @@ package protocol SQLDialect: Sendable {
     /// The columns (quoted) and values an assignment of the value at `placeholder` to `column`
     /// writes: by default that one column; an attribute kept in several columns writes each.
     func assignments(_ column: String, _ placeholder: String) -> [(column: String, value: String)]
+    /// Where writers run at once, the engine's transaction ids, which number the history instead
+    /// of a counter (see ``SQLTransactionIDs``); `nil` where one writer at a time keeps a counter.
+    var transactionIDs: SQLTransactionIDs? { get }
+}
+
+/// The expressions that number history by the engine's own transaction ids (PostgreSQL).
+///
+/// A counter row taken by each save would have to stay locked until the commit for numbers to
+/// follow commit order — every writer on every server would wait for the one before it. A
+/// transaction's id is given without a lock, and a reader asks only for numbers below the oldest
+/// id still running: everything below it has ended, so a transaction that commits later always
+/// has a number above what the reader saw, and a token never skips it.
+package struct SQLTransactionIDs: Sendable {
+    /// The id of the running write transaction (it is given one by its first write).
+    package var current: String
+    /// The oldest id of a transaction still running anywhere on the server; every lower id has
+    /// committed or rolled back.
+    package var oldestRunning: String
+    /// The id the next transaction will get.
+    package var next: String
 }
 
 extension SQLDialect {
     package var maximumIdentifierBytes: Int? { nil }
+    package var transactionIDs: SQLTransactionIDs? { nil }
 
     package func column(_ qualifier: String?, _ name: String) -> String {
         qualifier.map { "\($0).\(quote(name))" } ?? quote(name)

@@ -42,10 +42,8 @@ extension SQLSaveWriter {
         }
     }
 
-    /// Records the save as one history transaction. Runs last: on PostgreSQL, taking the next
-    /// transaction number locks its counter until the commit, which makes numbers follow commit
-    /// order (a reader never misses a transaction that commits after a later-numbered one), so
-    /// the lock should be held for as short a time as possible.
+    /// Records the save as one history transaction, numbered as the store numbers them (see
+    /// ``SQLStore/nextHistoryNumber(on:)``).
     mutating func writeHistory(upserts: Set<ObjectIdentifier>) throws {
         guard store.keepsHistory else { return }
         let groups = historyGroups(upserts: upserts)
@@ -54,7 +52,7 @@ extension SQLSaveWriter {
             try writeCoreDataHistory(groups, map: map)
             return
         }
-        guard let number = try reserve(1, from: SQLStore.historyCounter) else {
+        guard let number = try store.nextHistoryNumber(on: connection) else {
             throw SwiftDataError(.storeIO, "the store \(store.name) has no history counter; it is damaged or was changed by another program")
         }
         let author = HistoryAuthor.current(changes.author)

@@ -279,31 +279,24 @@ struct SQLSaveWriter {
     }
 
     /// Reserves `count` new keys in the table of `layout` and returns the last; `nil` if the
-    /// store has no counter for it.
+    /// store has no counter for it. Where writers run at once, the keys come from the block the
+    /// store reserved before this save's transaction began (``SQLStore/reserveKeyBlocks(for:on:)``),
+    /// so the counter row is not held until the commit.
     func reserveKeys(_ count: Int64, for layout: ModelLayout) throws -> Int64? {
         if case .coreData(let map) = store.format { return try reserveCoreDataKeys(count, for: layout, map: map) }
+        if store.engine.writersRunConcurrently, let last = store.keyBlocks.take(count, from: layout.tableName) { return last }
         return try reserve(count, from: layout.tableName)
     }
 
-    /// Adds `count` to the counter `name` in `Z_PRIMARYKEY` (an entity's keys, or the history's
-    /// transaction numbers) and returns its new value, the last number reserved; `nil` if there is
-    /// no such counter. Where writers run at once, the row stays locked until the commit.
+    /// Adds `count` to the counter `name` in `Z_PRIMARYKEY` inside this save's transaction and
+    /// returns the last number reserved (see ``SQLStore/reserve(_:from:on:)``).
     func reserve(_ count: Int64, from name: String) throws -> Int64? {
-        let q = store.dialect.quote, p = store.dialect.placeholder
-        let text = "UPDATE \(q(SQLStore.primaryKeyTable)) SET \(q("Z_MAX")) = \(q("Z_MAX")) + \(p(1)) WHERE \(q("Z_ENTITY")) = \(p(2)) RETURNING \(q("Z_MAX"))"
-        var last: Int64?
-        try store.query(text, bindings: [.integer(count), .text(name)], on: connection) { row in last = try reservedLast(row, count: count, counter: name) }
-        return last
+        try store.reserve(count, from: name, on: connection)
     }
 
-    /// The last number a counter update reserved, checked: a counter another program set near
-    /// `Int64.max` (which SQLite then turns into a floating-point number) or below zero would
-    /// hand out keys that overflow or collide, so it is refused, and nothing is saved.
+    /// The last number a counter update reserved, checked (see ``SQLStore/reservedLast(_:count:counter:)``).
     func reservedLast(_ row: any SQLRow, count: Int64, counter: String) throws -> Int64 {
-        guard case .integer(let last) = row.value(at: 0), last >= count else {
-            throw SwiftDataError(.storeIO, "the store \(store.name)'s counter \(counter) in \(SQLStore.primaryKeyTable) holds \(row.value(at: 0)) after reserving \(count) more, which is not a key this store can give (it is exhausted, or another program changed it); nothing was saved")
-        }
-        return last
+        try store.reservedLast(row, count: count, counter: counter)
     }
 
     /// The key of the row whose `constraint` columns hold `values`, if there is one.

@@ -32,10 +32,16 @@ extension SQLStore {
         if case .coreData(let map) = format { return try fetchCoreDataHistory(query, map: map) }
         return try read { connection in
             let t = "t"
+            var condition = historyCondition(query.condition, alias: t)
+            // Where writers run at once, only transactions numbered below every one still running.
+            if let limit = try visibleHistoryLimit(on: connection) {
+                let visible = SQLExpression.binary(.column(table: t, name: "Z_PK"), .less, .bind(.integer(limit)))
+                condition = condition.map { .binary($0, .and, visible) } ?? visible
+            }
             let select = SQLSelect(
                 columns: ["Z_PK", "Z_TIMESTAMP", "Z_AUTHOR", "Z_BUNDLE", "Z_PROCESS"].map { .column(table: t, name: $0) },
                 from: SQLTableReference(table: Self.historyTransactionTable, alias: t),
-                whereClause: historyCondition(query.condition, alias: t),
+                whereClause: condition,
                 orderBy: [SQLOrdering(expression: .column(table: t, name: "Z_PK"), ascending: true)],
                 limit: query.limit)
             var records: [HistoryRecord] = []
@@ -169,12 +175,10 @@ extension SQLStore {
     func deleteAllHistory(on connection: any SQLConnection) throws {
         guard keepsHistory else { return }
         if format.isCoreData { return try deleteCoreDataHistory(where: nil, on: connection) }
-        let skipped = try counter(Self.historyCounter, on: connection) + 1
         try run(.delete(table: Self.historyChangeTable, whereClause: nil), on: connection)
         try run(.delete(table: Self.historyTransactionTable, whereClause: nil), on: connection)
-        try run(.update(
-            table: Self.primaryKeyTable, assignments: [("Z_MAX", .bind(.integer(skipped)))],
-            whereClause: .binary(.column(table: "", name: "Z_ENTITY"), .equal, .bind(.text(Self.historyCounter)))), on: connection)
+        // Numbered by transaction ids: this transaction's number is above every token given so far.
+        guard let skipped = try nextHistoryNumber(on: connection) else { return }
         try raisePurged(to: skipped, on: connection)
     }
 

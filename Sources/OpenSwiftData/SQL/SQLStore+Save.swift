@@ -4,7 +4,7 @@ extension SQLStore: ModelStore {
     func prepareSave(_ changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
         var attempt = 1
         while true {
-            let connection = try begin()
+            let connection = try begin(beforeTransaction: { try self.reserveKeyBlocks(for: changes, on: $0) })
             var writer = SQLSaveWriter(store: self, connection: connection, changes: changes, schema: schema)
             do {
                 try writer.write()

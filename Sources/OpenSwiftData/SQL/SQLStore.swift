@@ -24,6 +24,8 @@ final class SQLStore: Sendable {
     let keepsHistory: Bool
     /// Statements recorded while tracing is on (tests assert the SQL that ran).
     private let trace = Locked<[RenderedSQL]?>(nil)
+    /// New rows' keys reserved ahead of saves, where writers run at once (see ``KeyBlocks``).
+    let keyBlocks = KeyBlocks()
     /// Whether statements are being recorded; read without the lock on the hot path. Tracing is
     /// for tests, which turn it on and off while only one thread uses the store.
     private nonisolated(unsafe) var isTracing = false
@@ -93,7 +95,8 @@ final class SQLStore: Sendable {
     /// and writes every store before it commits any, so a failure while writing leaves them all as
     /// they were. The transaction belongs to the calling thread until ``commit()`` or
     /// ``rollback()`` (a save prepares and commits without suspending in between).
-    func begin() throws -> any SQLConnection {
+    /// `beforeTransaction` runs on the connection first, each of its statements committing alone.
+    func begin(beforeTransaction: ((any SQLConnection) throws -> Void)? = nil) throws -> any SQLConnection {
         guard allowsSave else {
             throw SwiftDataError(.readOnlyStore, "the store \(name) was opened with allowsSave: false; nothing was written")
         }
@@ -105,6 +108,7 @@ final class SQLStore: Sendable {
         }
         let begin = engine.transactionStatements.begin
         do {
+            try beforeTransaction?(connection)
             record(begin, [])
             _ = try connection.execute(begin, bindings: [])
         } catch {
@@ -143,6 +147,11 @@ final class SQLStore: Sendable {
     private let writers = Locked<[ObjectIdentifier: WriterBox]>([:])
 
     private static var thread: ObjectIdentifier { ObjectIdentifier(Thread.current) }
+
+    /// Whether this thread has a write transaction of this store open.
+    var isWritingOnThisThread: Bool {
+        writers.withLock { $0[Self.thread] != nil }
+    }
 
     private func takeWriter() -> (any SQLConnection)? {
         writers.withLock { $0.removeValue(forKey: Self.thread)?.connection }

@@ -35,7 +35,10 @@ extension StoreOpenRequest {
         }
         let fingerprint = StoredSchema.describing(layouts)
         let keepsHistory = allowsSave || tables.contains(SQLStore.historyTransactionTable)
-        if allowsSave { try SQLStore.prepareHistory(on: connection, dialect: dialect, tables: tables) }
+        if allowsSave {
+            try SQLStore.prepareHistory(on: connection, dialect: dialect, tables: tables)
+            try SQLStore.alignHistoryNumbers(on: connection, dialect: dialect)
+        }
         if migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: version) {
             guard allowsSave else {
                 if stored == fingerprint { return (identifier, keepsHistory) }

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Numbers from the counters in `Z_PRIMARYKEY`: new rows' keys, and (with one writer at a time)
+/// history transaction numbers.
+extension SQLStore {
+    /// Adds `count` to the counter `name` and returns its new value, the last number reserved;
+    /// `nil` if there is no such counter. Inside a transaction, the row stays locked until the
+    /// commit.
+    func reserve(_ count: Int64, from name: String, on connection: any SQLConnection) throws -> Int64? {
+        let q = dialect.quote, p = dialect.placeholder
+        let text = "UPDATE \(q(Self.primaryKeyTable)) SET \(q("Z_MAX")) = \(q("Z_MAX")) + \(p(1)) WHERE \(q("Z_ENTITY")) = \(p(2)) RETURNING \(q("Z_MAX"))"
+        var last: Int64?
+        try query(text, bindings: [.integer(count), .text(name)], on: connection) { row in last = try reservedLast(row, count: count, counter: name) }
+        return last
+    }
+
+    /// The last number a counter update reserved, checked: a counter another program set near
+    /// `Int64.max` (which SQLite then turns into a floating-point number) or below zero would
+    /// hand out keys that overflow or collide, so it is refused, and nothing is saved.
+    func reservedLast(_ row: any SQLRow, count: Int64, counter: String) throws -> Int64 {
+        guard case .integer(let last) = row.value(at: 0), last >= count else {
+            throw SwiftDataError(.storeIO, "the store \(name)'s counter \(counter) in \(Self.primaryKeyTable) holds \(row.value(at: 0)) after reserving \(count) more, which is not a key this store can give (it is exhausted, or another program changed it); nothing was saved")
+        }
+        return last
+    }
+
+    /// Before a save's transaction begins on `connection` (each statement commits by itself):
+    /// where writers run at once, makes sure ``keyBlocks`` holds enough keys for the models the
+    /// save inserts, reserving a block per entity that needs one (see ``KeyBlocks``).
+    func reserveKeyBlocks(for changes: ChangeSet, on connection: any SQLConnection) throws {
+        guard engine.writersRunConcurrently, !changes.inserted.isEmpty, case .openSwiftData = format else { return }
+        var needed: [String: Int64] = [:]
+        for group in changes.inserted { needed[group.layout.tableName, default: 0] += Int64(group.models.count) }
+        for (counter, count) in needed.sorted(by: { $0.key < $1.key }) where keyBlocks.available(counter) < count {
+            let size = max(count, KeyBlocks.minimumSize)
+            guard let last = try reserve(size, from: counter, on: connection) else { continue }
+            keyBlocks.replace(counter, count: size, last: last)
+        }
+    }
+}
