@@ -108,6 +108,8 @@ import TestModels
         defer { TestStore.removeFiles(at: url) }
         let run = try HelperProcess.run(["exit-save", url.path])
         #expect(run.status == 0, "\(run.errors)")
+        // Saved, then closed: the WAL is in the file and no -wal file is left beside it.
+        #expect(!FileManager.default.fileExists(atPath: url.path + "-wal"))
         let container = try ModelContainer(for: Tick.self, configurations: ModelConfiguration(url: url))
         #expect(try ModelContext(container).fetch(FetchDescriptor<Tick>()).map(\.sequence) == [7])
     }

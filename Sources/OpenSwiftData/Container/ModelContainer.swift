@@ -26,6 +26,8 @@ public final class ModelContainer: Sendable, Equatable {
     let stores: [any ModelStore]
     private let storeIndexByEntity: [String: Int]
     private let mainContextBox = MainContextBox()
+    /// The threads ``perform(_:)`` runs work on, started on first use.
+    let workThreads = WorkThreads(limit: 8)
 
     /// Creates a container for the given models (and those they relate to).
     ///
@@ -187,6 +189,9 @@ public final class ModelContainer: Sendable, Equatable {
         self.storeIndexByEntity = Dictionary(uniqueKeysWithValues: schema.layouts.map { ($0.entityName, 0) })
     }
 
+    // Its work threads end once the work queued is done; its stores close as they go away.
+    deinit { workThreads.stop() }
+
     /// The context bound to the main actor, with autosave enabled.
     @MainActor
     public var mainContext: ModelContext {
@@ -199,7 +204,8 @@ public final class ModelContainer: Sendable, Equatable {
     }
 
     /// Saves ``mainContext``'s unsaved changes when the program ends normally (`exit`, or the end
-    /// of `main`, on the main thread) — if autosave is on and there are changes.
+    /// of `main`, on the main thread) — if autosave is on and there are changes — and then closes
+    /// the container (``close()``), so an SQLite store leaves no `-wal` file behind.
     ///
     /// OpenSwiftData never installs signal handlers: a program's signals are its own (a server's
     /// graceful shutdown, swift-service-lifecycle's). To save when the program is told to stop,
@@ -218,6 +224,27 @@ public final class ModelContainer: Sendable, Equatable {
     @MainActor
     public func saveMainContextAtExit() {
         ExitAutosave.register(mainContext)
+    }
+
+    /// Closes the container's stores: an SQLite file's connections are closed once the saves and
+    /// fetches running on them end (its WAL is written into the file and the `-wal` and `-shm`
+    /// files beside it are removed); a PostgreSQL store's connections are closed. Afterwards every
+    /// fetch and save of the container's contexts throws ``SwiftDataError`` (`storeIO`, saying
+    /// the store was closed). Calling it again changes nothing.
+    ///
+    /// A container that goes away closes its stores too; call this where a program must know they
+    /// are closed — at the end of a command-line tool, or when a server shuts down after its last
+    /// request:
+    ///
+    /// ```swift
+    /// try await app.runService()     // until SIGTERM, in-flight requests finished
+    /// container.close()
+    /// ```
+    ///
+    /// ``saveMainContextAtExit()`` closes the container after its exit save. (SwiftData has no
+    /// such call: an app's stores stay open until it ends.)
+    public func close() {
+        for store in stores { store.close() }
     }
 
     /// Deletes every model in every writable store of the container.

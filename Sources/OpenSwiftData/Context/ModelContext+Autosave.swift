@@ -42,8 +42,9 @@ struct MainContextReference: @unchecked Sendable {
     weak var context: ModelContext?
 }
 
-/// Saves main contexts with autosave enabled at a normal exit (when `exit` runs on the main
-/// thread), for applications that ask for it with ``ModelContainer/saveMainContextAtExit()``.
+/// Saves main contexts with autosave enabled at a normal exit (`exit` on the main actor, or the
+/// end of `main`, async or not), then closes their containers, for applications that ask for it
+/// with ``ModelContainer/saveMainContextAtExit()``.
 /// Nothing here touches signals: the application owns them (see that method).
 enum ExitAutosave {
     private static let contexts = Locked<[MainContextReference]>([])
@@ -59,17 +60,40 @@ enum ExitAutosave {
             return !done
         }
         guard first else { return }
+        DispatchQueue.main.setSpecific(key: mainQueueKey, value: true)
         atexit {
-            guard Thread.isMainThread else { return }
-            MainActor.assumeIsolated { ExitAutosave.saveAll() }
+            // On the main actor: the main thread, or the thread draining the main queue after the
+            // main thread left (an async `main` on Linux ends in `dispatch_main`, and its last job,
+            // which calls `exit`, runs there).
+            if Thread.isMainThread || DispatchQueue.getSpecific(key: ExitAutosave.mainQueueKey) == true {
+                ExitAutosave.saveAll()
+                return
+            }
+            // `exit` on another thread while the main queue is served: the save runs there, and
+            // the exit waits for it a bounded time (the main actor may be busy for good).
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.main.async {
+                ExitAutosave.saveAll()
+                done.signal()
+            }
+            if done.wait(timeout: .now() + ExitAutosave.mainThreadWait) == .timedOut {
+                Log.general.error("the main context was not saved at exit: the main actor did not answer within \(Int(ExitAutosave.mainThreadWait)) s")
+            }
         }
     }
 
-    @MainActor
+    /// Marks the main queue, so an exit running on it is known to be on the main actor.
+    private static let mainQueueKey = DispatchSpecificKey<Bool>()
+
+    /// How long an exit off the main thread waits for the save on it, in seconds.
+    static let mainThreadWait: Double = 10
+
+    /// Saves and closes each registered main context; called on the main actor only (above).
     static func saveAll() {
         for reference in contexts.withLock({ $0 }) {
-            guard let context = reference.context, context.autosaveEnabled, context.hasChanges, !context.isSaving else { continue }
-            context.performAutosave()
+            guard let context = reference.context else { continue }
+            if context.autosaveEnabled, context.hasChanges, !context.isSaving { context.performAutosave() }
+            context.container.close()
         }
     }
 }

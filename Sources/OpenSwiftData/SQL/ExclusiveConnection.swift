@@ -8,9 +8,9 @@ import Foundation
 /// connection through a long save, or a cycle of waits between stores) gets an error instead of
 /// waiting forever.
 ///
-/// `@unchecked Sendable`: the connection is only used while `lock` is held.
+/// `@unchecked Sendable`: the connection is only used, and ``close()`` drops it, while `lock` is held.
 final class ExclusiveConnection: @unchecked Sendable {
-    private let connection: any SQLConnection
+    private var connection: (any SQLConnection)?
     private let lock = NSRecursiveLock()
     /// How long a caller waits for the connection, in seconds.
     let timeout: TimeInterval
@@ -35,7 +35,19 @@ final class ExclusiveConnection: @unchecked Sendable {
         guard lock.lock(before: Date(timeIntervalSinceNow: timeout)) else {
             throw SwiftDataError(.storeIO, "waited \(Self.describe(timeout)) for \(name)'s writer, which another save held all that time; nothing was written. Keep saves short, or retry.")
         }
+        guard let connection else {
+            lock.unlock()
+            throw SwiftDataError(.storeIO, "\(name) was closed (ModelContainer.close()); open a new container to use it")
+        }
         return connection
+    }
+
+    /// Drops the connection once no caller holds it (waiting at most `timeout`), which closes it;
+    /// later callers get an error.
+    func close() {
+        let locked = lock.lock(before: Date(timeIntervalSinceNow: timeout))
+        connection = nil
+        if locked { lock.unlock() }
     }
 
     func giveBack() {

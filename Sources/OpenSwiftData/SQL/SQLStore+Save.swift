@@ -27,6 +27,8 @@ extension SQLStore: ModelStore {
 
     func rollbackSave() { rollback() }
 
+    func close() { engine.close() }
+
     func deleteAllData() throws {
         try write { connection in
             for layout in layouts {

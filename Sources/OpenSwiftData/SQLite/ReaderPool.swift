@@ -13,6 +13,7 @@ final class ReaderPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [SQLiteConnection] = []
     private var opened = 0
+    private var closed = false
 
     private let immutable: Bool
 
@@ -34,11 +35,15 @@ final class ReaderPool: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: SQLiteEngine.waitTimeout)
         let waitStarted = idle.isEmpty && opened >= maximum ? DispatchTime.now().uptimeNanoseconds : nil
         defer { if let waitStarted { Telemetry.poolWait(pool: (path as NSString).lastPathComponent, since: waitStarted) } }
-        while idle.isEmpty && opened >= maximum {
+        while !closed && idle.isEmpty && opened >= maximum {
             guard condition.wait(until: deadline) else {
                 condition.unlock()
                 throw SwiftDataError(.storeIO, "waited \(ExclusiveConnection.describe(SQLiteEngine.waitTimeout)) for one of the \(maximum) reader connections of \(path), all of which other fetches held all that time; nothing was read. Keep fetches (and enumerate's batches) short, or retry.")
             }
+        }
+        if closed {
+            condition.unlock()
+            throw SwiftDataError(.storeIO, "the store at \(path) was closed (ModelContainer.close()); open a new container to use it")
         }
         if let connection = idle.popLast() {
             condition.unlock()
@@ -64,8 +69,25 @@ final class ReaderPool: @unchecked Sendable {
 
     private func checkIn(_ connection: SQLiteConnection) {
         condition.lock()
-        idle.append(connection)
+        if closed {
+            opened -= 1  // closed as it goes out of scope
+        } else {
+            idle.append(connection)
+        }
         condition.signal()
         condition.unlock()
+    }
+
+    /// Closes the idle connections and, as their fetches end, those in use; later fetches get an
+    /// error.
+    func close() {
+        condition.lock()
+        closed = true
+        opened -= idle.count
+        let closing = idle
+        idle = []
+        condition.broadcast()
+        condition.unlock()
+        withExtendedLifetime(closing) {}
     }
 }

@@ -46,6 +46,13 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
 
     func translate(_ error: any Error) -> any Error { Self.translate(error) }
 
+    /// Closes the readers, then the writer once no save holds it: the last connection to a file
+    /// closing checkpoints its WAL and removes the `-wal` and `-shm` files.
+    func close() {
+        readers?.close()
+        writer.close()
+    }
+
     static func translate(_ error: any Error) -> any Error {
         guard let error = error as? SQLiteError else { return error }
         if error.isConstraintViolation {

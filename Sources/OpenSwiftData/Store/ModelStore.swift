@@ -33,6 +33,8 @@ protocol ModelStore: AnyObject, Sendable {
     func rollbackSave()
     /// Deletes every model of every entity the store holds, in one transaction.
     func deleteAllData() throws
+    /// Closes the store's connections; later calls throw (``ModelContainer/close()``).
+    func close()
 
     // MARK: Fetching
 
@@ -92,6 +94,9 @@ extension ModelStore {
 
     /// A context that used the store is gone (custom stores are told through `invalidateState(for:)`).
     func contextEnded(_ editingState: EditingState) {}
+
+    /// A custom store has no connections of the library's to close.
+    func close() {}
 
     /// Integer keys need no store: they are the key.
     func storedKey(resolving id: PersistentIdentifier, layout: ModelLayout, in context: ModelContext) throws -> Int64? { id.primaryKey }

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Using a container from async server code without blocking Swift's cooperative threads.
+extension ModelContainer {
+    /// Runs `body` with a new ``ModelContext`` on a thread the container keeps for blocking work,
+    /// and returns what it returns — without holding one of Swift's cooperative threads while the
+    /// store answers.
+    ///
+    /// A `ModelContext`'s API is synchronous, as SwiftData's: a fetch or save on PostgreSQL waits
+    /// for the server, and on SQLite for the disk or another writer. Called from a request handler
+    /// (Hummingbird, Vapor) that wait would take one of the few threads every task of the process
+    /// shares. `perform` runs the work on threads of the container's own (up to
+    /// ``maximumPerformThreads``; calls beyond wait their turn) and suspends the caller meanwhile:
+    ///
+    /// ```swift
+    /// router.post("orders") { request, context in
+    ///     let order = try await request.decode(as: OrderInput.self, context: context)
+    ///     let number = try await container.perform { context in
+    ///         let stored = Order(number: order.number, total: order.total)
+    ///         context.insert(stored)
+    ///         try context.save()
+    ///         return stored.number          // a Sendable value, never a model
+    ///     }
+    ///     return number
+    /// }
+    /// ```
+    ///
+    /// The context is the job's alone and goes away with it: return values (or
+    /// `persistentModelID`s), not models. The work runs to its end even if the calling task is
+    /// cancelled. A `@ModelActor` suits work that keeps state between calls; its methods run on
+    /// the cooperative threads.
+    public func perform<Result: Sendable>(_ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
+        try await workThreads.run { [self] in try body(ModelContext(self)) }
+    }
+
+    /// The most threads ``perform(_:)`` runs work on at once: 8 (as many as a PostgreSQL store's
+    /// connections by default) unless set. More calls at once wait for a thread.
+    public var maximumPerformThreads: Int {
+        get { workThreads.limit }
+        set { workThreads.limit = newValue }
+    }
+}

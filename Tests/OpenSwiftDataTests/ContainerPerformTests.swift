@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+
+/// `ModelContainer.perform`: context work from async code on threads of the container's own, so
+/// blocking store calls never hold Swift's cooperative threads.
+@Suite struct ContainerPerformTests {
+    @Test(arguments: StoreKind.allCases)
+    func workRunsWithAContextOfItsOwnAndReturnsValues(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind, [Expense.self])
+        let container = store.container
+        let id = try await container.perform { context in
+            let expense = Expense(amount: 12.5, note: "lunch")
+            context.insert(expense)
+            try context.save()
+            return expense.persistentModelID
+        }
+        let note = try await container.perform { context in (context.model(for: id) as? Expense)?.note }
+        #expect(note == "lunch")
+        await #expect(throws: SwiftDataError.self) {
+            try await container.perform { context in
+                context.insert(Expense(amount: 1))
+                context.insert(Expense(amount: 2))
+                throw SwiftDataError(.modelValidationFailure, "refused by the job")
+            }
+        }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Expense>()) == 1)
+    }
+
+    /// More jobs than the machine has cores each block until all of them are running: only
+    /// threads that may block (not the cooperative pool's one per core) can get there.
+    @Test func blockingJobsRunTogetherUpToTheLimit() async throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let container = store.container
+        let jobs = ProcessInfo.processInfo.activeProcessorCount + 4
+        container.maximumPerformThreads = jobs
+        let running = Locked(0)
+        let allRunning = DispatchSemaphore(value: 0)
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<jobs {
+                group.addTask {
+                    try await container.perform { _ in
+                        if running.withLock({ $0 += 1; return $0 }) == jobs {
+                            for _ in 0..<jobs { allRunning.signal() }
+                        }
+                        return allRunning.wait(timeout: .now() + 30) == .success
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: jobs))
+    }
+
+    @Test func noMoreJobsRunAtOnceThanTheLimit() async throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let container = store.container
+        container.maximumPerformThreads = 2
+        let counts = Locked((now: 0, most: 0))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    try await container.perform { context in
+                        counts.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                        _ = try context.fetchCount(FetchDescriptor<Expense>())
+                        counts.withLock { $0.now -= 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(counts.withLock { $0.most } <= 2)
+        #expect(container.maximumPerformThreads == 2)
+    }
+}
