@@ -15,12 +15,15 @@ import Prometheus
 /// MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 /// let service = try ExpensesService(container: try ExpensesStore.container(ModelConfiguration()))
 /// let app = try await ExpensesApplication.build(service: service, metrics: registry, host: "127.0.0.1", port: 8080)
-/// try await app.runService()   // until SIGINT or SIGTERM; in-flight requests finish first
+/// try await app.runService()   // until SIGINT or SIGTERM; in-flight requests finish, then the store closes
 /// ```
+///
+/// The service runs in the application's service group, after the HTTP server, so a graceful
+/// shutdown stops the server (its requests in flight finish) before the service closes the store.
 public enum ExpensesApplication {
     public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, host: String = "127.0.0.1", port: Int = 8080, logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
         let router = try router(service: service, metrics: metrics)
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web"), logger: logger)
+        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web"), services: [service], logger: logger)
     }
 
     /// The routes, for tests that drive them without a server.

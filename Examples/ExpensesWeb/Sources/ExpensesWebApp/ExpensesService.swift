@@ -1,38 +1,38 @@
 import ExpensesCore
 import Foundation
-import NIOPosix
 import OpenSwiftData
+import ServiceLifecycle
 
-/// The data side of the web app: the container, and the threads requests use it on.
+/// The data side of the web app: the container, run as a swift-service-lifecycle `Service`.
 ///
-/// Every request runs its data work as one job on a thread of `threads`, with a `ModelContext`
-/// and an `ExpenseViewModel` of its own that never leave the job: contexts are not shared between
-/// requests, and the store's synchronous calls never block the server's event loops. A job
+/// Every request runs its data work as one job of ``perform(_:)`` — `ModelContainer.perform`, on
+/// threads of the container's own — with a `ModelContext` and an `ExpenseViewModel` of its own
+/// that never leave the job: contexts are not shared between requests, and the store's
+/// synchronous calls never hold Swift's cooperative threads or the server's event loops. A job
 /// returns plain values (`Sendable`), never models.
-public final class ExpensesService: Sendable {
+///
+/// As a service it runs until the service group shuts down gracefully, then closes the store.
+/// Registered with the application (`Application(router:services:)`), it shuts down after the
+/// HTTP server, so the requests in flight finish first.
+public final class ExpensesService: Service, Sendable {
     public let container: ModelContainer
-    private let threads: NIOThreadPool
 
-    /// A service on `container`, with `threadCount` threads for data work. Seeds the store once
-    /// when it is empty, as the command-line app does.
+    /// A service on `container`, with at most `threadCount` requests' data work at once. Seeds
+    /// the store once when it is empty, as the command-line app does.
     public init(container: ModelContainer, threadCount: Int = 8) throws {
         self.container = container
-        self.threads = NIOThreadPool(numberOfThreads: threadCount)
-        threads.start()
+        container.maximumPerformThreads = threadCount
         try ExpenseViewModel(context: ModelContext(container)).seedIfEmpty()
     }
 
-    /// Runs `body` on a data thread with a new context and view model.
+    /// Runs `body` on one of the container's threads with a new context and view model.
     public func perform<Result: Sendable>(_ body: @escaping @Sendable (ExpenseViewModel, ModelContext) throws -> Result) async throws -> Result {
-        let container = self.container
-        return try await threads.runIfActive {
-            let context = ModelContext(container)
-            return try body(ExpenseViewModel(context: context), context)
-        }
+        try await container.perform { context in try body(ExpenseViewModel(context: context), context) }
     }
 
-    /// Lets running jobs finish, then stops the threads.
-    public func shutDown() async throws {
-        try await threads.shutdownGracefully()
+    /// Waits for the service group's graceful shutdown (or cancellation), then closes the store.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        container.close()
     }
 }

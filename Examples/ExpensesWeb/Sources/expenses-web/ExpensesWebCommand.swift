@@ -47,10 +47,9 @@ struct ExpensesWebCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let app = try await ExpensesApplication.build(service: service, metrics: registry, host: host, port: port, logger: logger)
-        // Runs until SIGINT or SIGTERM; in-flight requests finish first. Every request saved its
-        // own changes, so there is nothing left to save; the threads stop, then the store closes.
+        // Runs until SIGINT or SIGTERM: the server finishes its requests in flight, then the
+        // service closes the store. Every request saved its own changes: nothing is left to save.
         try await app.runService()
-        try await service.shutDown()
         logger.info("stopped; the store is closed")
     }
 }

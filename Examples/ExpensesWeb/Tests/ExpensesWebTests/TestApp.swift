@@ -71,7 +71,7 @@ struct TestApp {
     func test(metrics: PrometheusCollectorRegistry? = nil, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let app = Application(router: try ExpensesApplication.router(service: service, metrics: metrics))
         try await app.test(.router, body)
-        try await service.shutDown()
+        service.container.close()
     }
 
     /// What a fresh container on the same store reads: the proof a request saved (or did not).
