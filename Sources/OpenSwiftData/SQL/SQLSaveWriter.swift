@@ -10,12 +10,16 @@ struct SQLSaveWriter {
     private(set) var result = StoreSaveResult()
     /// The preserved values of rows about to be deleted, by layout and key, for the history.
     var tombstones: [ObjectIdentifier: [Int64: [String: SnapshotValue]]] = [:]
+    /// Keys taken for this save before its transaction began, per counter (see
+    /// ``SQLStore/reserveKeyBlocks(for:on:)``); empty where keys are reserved in the transaction.
+    private var keys: [String: (next: Int64, last: Int64)]
 
-    init(store: SQLStore, connection: any SQLConnection, changes: ChangeSet, schema: Schema) {
+    init(store: SQLStore, connection: any SQLConnection, changes: ChangeSet, schema: Schema, keys: [String: (next: Int64, last: Int64)] = [:]) {
         self.store = store
         self.connection = connection
         self.changes = changes
         self.schema = schema
+        self.keys = keys
     }
 
     /// Writes the change set: keys for new rows, inserts, updates of changed columns, join-table
@@ -279,12 +283,15 @@ struct SQLSaveWriter {
     }
 
     /// Reserves `count` new keys in the table of `layout` and returns the last; `nil` if the
-    /// store has no counter for it. Where writers run at once, the keys come from the block the
-    /// store reserved before this save's transaction began (``SQLStore/reserveKeyBlocks(for:on:)``),
-    /// so the counter row is not held until the commit.
-    func reserveKeys(_ count: Int64, for layout: ModelLayout) throws -> Int64? {
+    /// store has no counter for it. Where writers run at once, the keys were taken before this
+    /// save's transaction began (``SQLStore/reserveKeyBlocks(for:on:)``), so the counter row is not
+    /// held until the commit.
+    mutating func reserveKeys(_ count: Int64, for layout: ModelLayout) throws -> Int64? {
         if case .coreData(let map) = store.format { return try reserveCoreDataKeys(count, for: layout, map: map) }
-        if store.engine.writersRunConcurrently, let last = store.keyBlocks.take(count, from: layout.tableName) { return last }
+        if let taken = keys[layout.tableName], taken.last - taken.next + 1 >= count {
+            keys[layout.tableName]?.next = taken.next + count
+            return taken.next + count - 1
+        }
         return try reserve(count, from: layout.tableName)
     }
 

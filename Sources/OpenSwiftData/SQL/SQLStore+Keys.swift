@@ -25,16 +25,18 @@ extension SQLStore {
     }
 
     /// Before a save's transaction begins on `connection` (each statement commits by itself):
-    /// where writers run at once, makes sure ``keyBlocks`` holds enough keys for the models the
-    /// save inserts, reserving a block per entity that needs one (see ``KeyBlocks``).
-    func reserveKeyBlocks(for changes: ChangeSet, on connection: any SQLConnection) throws {
-        guard engine.writersRunConcurrently, !changes.inserted.isEmpty, case .openSwiftData = format else { return }
+    /// where writers run at once, takes the keys of the models the save inserts from
+    /// ``keyBlocks``, which reserves blocks as needed (see ``KeyBlocks``). Per counter, the keys
+    /// taken (consecutive, ending at `last`); empty where keys are reserved inside the save.
+    func reserveKeyBlocks(for changes: ChangeSet, on connection: any SQLConnection) throws -> [String: (next: Int64, last: Int64)] {
+        guard engine.writersRunConcurrently, !changes.inserted.isEmpty, case .openSwiftData = format else { return [:] }
         var needed: [String: Int64] = [:]
         for group in changes.inserted { needed[group.layout.tableName, default: 0] += Int64(group.models.count) }
-        for (counter, count) in needed.sorted(by: { $0.key < $1.key }) where keyBlocks.available(counter) < count {
-            let size = max(count, KeyBlocks.minimumSize)
-            guard let last = try reserve(size, from: counter, on: connection) else { continue }
-            keyBlocks.replace(counter, count: size, last: last)
+        var taken: [String: (next: Int64, last: Int64)] = [:]
+        for (counter, count) in needed.sorted(by: { $0.key < $1.key }) {
+            guard let last = try keyBlocks.take(count, from: counter, reserve: { size in try reserve(size, from: counter, on: connection) }) else { continue }
+            taken[counter] = (last - count + 1, last)
         }
+        return taken
     }
 }

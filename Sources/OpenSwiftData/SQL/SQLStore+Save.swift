@@ -4,8 +4,9 @@ extension SQLStore: ModelStore {
     func prepareSave(_ changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
         var attempt = 1
         while true {
-            let connection = try begin(beforeTransaction: { try self.reserveKeyBlocks(for: changes, on: $0) })
-            var writer = SQLSaveWriter(store: self, connection: connection, changes: changes, schema: schema)
+            var keys: [String: (next: Int64, last: Int64)] = [:]
+            let connection = try begin(beforeTransaction: { keys = try self.reserveKeyBlocks(for: changes, on: $0) })
+            var writer = SQLSaveWriter(store: self, connection: connection, changes: changes, schema: schema, keys: keys)
             do {
                 try writer.write()
                 return writer.result
