@@ -73,3 +73,42 @@ import Testing
         #expect(container.maximumPerformThreads == 2)
     }
 }
+
+extension ContainerPerformTests {
+    /// Weak references to models, filled inside a job, read after it.
+    final class Watched: @unchecked Sendable {
+        private let lock = NSLock()
+        private var references: [() -> AnyObject?] = []
+        func watch(_ model: AnyObject) { lock.withLock { references.append { [weak model] in model } } }
+        var alive: Int { lock.withLock { references.filter { $0() != nil }.count } }
+        var count: Int { lock.withLock { references.count } }
+    }
+
+    /// A job that reads both sides of a relationship (a category's expenses, and each expense's
+    /// category) builds a graph of models referencing each other; it goes away with the job.
+    @Test(arguments: StoreKind.allCases)
+    func aJobsModelsGoAwayWithIt(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind, [Expense.self])
+        let setup = store.context()
+        let food = Category(name: "Food")
+        setup.insert(food)
+        for amount in 1...50 { setup.insert(Expense(amount: Double(amount), category: food)) }
+        try setup.save()
+        let watched = Watched()
+        let total = try await store.container.perform { context in
+            let category = try context.fetch(FetchDescriptor<Category>())[0]
+            watched.watch(category)
+            var total = 0.0
+            for expense in category.expenses where expense.category === category {
+                watched.watch(expense)
+                total += expense.amount
+            }
+            category.expenses[0].note = "unsaved"  // a change the job drops
+            return total
+        }
+        #expect(total == 1275)
+        #expect(watched.count == 51)
+        #expect(watched.alive == 0)
+        #expect(try store.context().fetchCount(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == "unsaved" })) == 0)
+    }
+}

@@ -42,8 +42,8 @@ struct PostgresConcurrentWriterTests {
                 get { metadata[key] }
                 set { metadata[key] = newValue }
             }
-            func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-                guard "\(message)".hasPrefix("save ") else { return }
+            func log(event: LogEvent) {
+                guard "\(event.message)".hasPrefix("save ") else { return }
                 gate.entered.signal()
                 gate.released.wait()
             }

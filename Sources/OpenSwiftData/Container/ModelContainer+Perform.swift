@@ -25,12 +25,19 @@ extension ModelContainer {
     /// }
     /// ```
     ///
-    /// The context is the job's alone and goes away with it: return values (or
-    /// `persistentModelID`s), not models. The work runs to its end even if the calling task is
-    /// cancelled. A `@ModelActor` suits work that keeps state between calls; its methods run on
+    /// The context is the job's alone and goes away with it, with every model it held — also
+    /// models that reference each other through a relationship and its inverse, which a context
+    /// of your own keeps alive as long as any of them is: return values (or
+    /// `persistentModelID`s), not models; unsaved changes are dropped. The work runs to its end
+    /// even if the calling task is cancelled. A `@ModelActor` suits work that keeps state between calls; its methods run on
     /// the cooperative threads.
     public func perform<Result: Sendable>(_ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
-        try await workThreads.run { [self] in try body(ModelContext(self)) }
+        try await workThreads.run { [self] in
+            let context = ModelContext(self)
+            // The job's models go with it, even those that reference each other.
+            defer { context.releaseModels() }
+            return try body(context)
+        }
     }
 
     /// The most threads ``perform(_:)`` runs work on at once: 8 (as many as a PostgreSQL store's

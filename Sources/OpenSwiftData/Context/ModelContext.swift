@@ -285,6 +285,30 @@ public final class ModelContext {
         changesAfterReset.removeAll()
     }
 
+    /// Lets go of every model the context holds, unsaved changes included, and of the references
+    /// between them, for a context that ends with its work (``ModelContainer/perform(_:)``'s).
+    ///
+    /// A loaded to-many and the to-ones pointing back at its owner reference each other, and
+    /// models reference their context: such a graph would keep itself, and the context, alive
+    /// after the work that read it — memory a server would lose with every request.
+    func releaseModels() {
+        var models = insertedSet.all + changedSet.all + deletedSet.all
+        for entities in registry.values { models += entities.liveModels }
+        insertedSet.removeAll()
+        changedSet.removeAll()
+        deletedSet.removeAll()
+        pendingBatchDeletes.removeAll()
+        changesOfUnreadValues.removeAll()
+        registry.removeAll()
+        for model in models {
+            let data = model.persistentBackingData
+            data.context = nil
+            data.state = .detached
+            data.originals.removeAll()
+            for index in data.layout.relationshipSlots { data.slots[index] = .unloaded }
+        }
+    }
+
     /// Records a change to a model that ``reset()`` unregistered, for the next save to report.
     func noteChangeAfterReset(_ model: any PersistentModel, property: String) {
         let name = "\(model.persistentBackingData.layout.entityName).\(property)"
