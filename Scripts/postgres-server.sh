@@ -55,7 +55,7 @@ start)
     [ "$(id -u)" = 0 ] && chown postgres "$folder/server.key" "$folder/server.pem"
     port=$(free_port)
     as_server_user "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $folder -c max_connections=200 -c fsync=off -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $folder -c max_connections=200 -c fsync=off -c log_lock_waits=on -c deadlock_timeout=5ms -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
     echo "export OPENSWIFTDATA_POSTGRES_URL=postgres://openswiftdata:$password@127.0.0.1:$port/postgres"
     echo "export OPENSWIFTDATA_POSTGRES_CA=$folder/ca.pem"
     ;;

@@ -3,6 +3,7 @@ import Foundation
 // swift run -c release --package-path Benchmarks bench [--quick] [--runs N] [--only NAME] [--output DIR]
 // swift run -c release --package-path Benchmarks bench --migration [--rows N] [--runs N]  (see MigrationBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --inheritance [--rows N] [--runs N]  (see InheritanceBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --scale [--members N] [--repeats N] [--postgres URL]  (see ScaleBenchmark.swift)
 //
 // Measures OpenSwiftData against the SQLite C API (the floor), GRDB records and Fluent, in one
 // process and one run, on files with the same settings (WAL, synchronous=NORMAL). The 1M-row
@@ -65,6 +66,12 @@ func run() async throws {
     // Inheritance mode: a class hierarchy against a flat model (Results/inheritance.md).
     if arguments.contains("--inheritance") {
         try runInheritanceBenchmark()
+        exit(0)
+    }
+
+    // Scale mode: one write in a small and in a huge category (Results/scale.md).
+    if arguments.contains("--scale") {
+        try runScaleBenchmark()
         exit(0)
     }
 

@@ -7,7 +7,9 @@
 #
 #   load-test.sh EXPENSES_WEB_BINARY SECONDS [POSTGRES_URL]
 #
-# CI runs it for 3 seconds a run; Benchmarks/Results/web-load.md has a 20-second run.
+# With FOOD_ROWS=N set, the category the creates go to (Food) first gets N expenses through the
+# API, on each store, so a create's cost can be compared at category sizes.
+# CI runs it for 3 seconds a run; Benchmarks/Results/web-load.md has 20-second runs.
 set -euo pipefail
 binary=$1
 seconds=${2:-5}
@@ -81,6 +83,24 @@ print(len(notes), len(set(notes)))
 PY
 }
 
+# fill PORT: FOOD_ROWS expenses in Food before the create runs (if set), eight requests at a time.
+fill() {
+    [ -n "${FOOD_ROWS:-}" ] || return 0
+    python3 - "$1" "$FOOD_ROWS" <<'PY'
+import json, sys, urllib.request
+from concurrent.futures import ThreadPoolExecutor
+port, rows = sys.argv[1], int(sys.argv[2])
+def post(number):
+    body = json.dumps({"amount": 2.5, "note": f"fill {number}", "category": "Food"}).encode()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/expenses", data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        assert response.status == 201
+with ThreadPoolExecutor(8) as pool:
+    list(pool.map(post, range(rows)))
+PY
+    echo "Food holds $FOOD_ROWS more expenses" >&2
+}
+
 # verify LABEL PORT PREFIX WRK_OUTPUT…: every created expense stored once, none beyond those sent.
 verify() {
     local label=$1 port=$2 prefix=$3; shift 3
@@ -110,6 +130,7 @@ echo "| Store | Route | Requests/s | p99 latency | Errors |"
 echo "| --- | --- | ---: | ---: | ---: |"
 
 start 18080 --store "$work/load.store"
+fill 18080
 load 18080 "$work/sqlite-list.txt"
 row SQLite "GET /api/expenses?limit=20" "$work/sqlite-list.txt"
 load 18080 "$work/sqlite-create.txt" sqlite
@@ -119,6 +140,7 @@ verify SQLite 18080 sqlite "$work/sqlite-create.txt"
 if [ -n "$postgres" ]; then
     schema="load_$RANDOM$RANDOM"
     start 18081 --store "$postgres" --schema "$schema"
+    fill 18081
     load 18081 "$work/pg-list.txt"
     row PostgreSQL "GET /api/expenses?limit=20" "$work/pg-list.txt"
     load 18081 "$work/pg-create.txt" pg
