@@ -29,8 +29,8 @@ extension ModelContainer {
     /// models that reference each other through a relationship and its inverse, which a context
     /// of your own keeps alive as long as any of them is: return values (or
     /// `persistentModelID`s), not models; unsaved changes are dropped. The work runs to its end
-    /// even if the calling task is cancelled. A `@ModelActor` suits work that keeps state between calls; its methods run on
-    /// the cooperative threads.
+    /// even if the calling task is cancelled. A `@ModelActor` suits work that keeps state between
+    /// calls; its methods run on the cooperative threads.
     public func perform<Result: Sendable>(_ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
         try await workThreads.run { [self] in
             let context = ModelContext(self)

@@ -203,9 +203,9 @@ public final class ModelContainer: Sendable, Equatable {
         return context
     }
 
-    /// Saves ``mainContext``'s unsaved changes when the program ends normally (`exit`, or the end
-    /// of `main`, on the main thread) — if autosave is on and there are changes — and then closes
-    /// the container (``close()``), so an SQLite store leaves no `-wal` file behind.
+    /// Saves ``mainContext``'s unsaved changes when the program ends normally (`exit` on the main
+    /// actor, or the end of `main`, async or not) — if autosave is on and there are changes — and
+    /// then closes the container (``close()``), so an SQLite store leaves no `-wal` file behind.
     ///
     /// OpenSwiftData never installs signal handlers: a program's signals are its own (a server's
     /// graceful shutdown, swift-service-lifecycle's). To save when the program is told to stop,

@@ -43,11 +43,14 @@ final class ExclusiveConnection: @unchecked Sendable {
     }
 
     /// Drops the connection once no caller holds it (waiting at most `timeout`), which closes it;
-    /// later callers get an error.
+    /// later callers get an error. A caller that holds it past the wait keeps it open (logged).
     func close() {
-        let locked = lock.lock(before: Date(timeIntervalSinceNow: timeout))
+        guard lock.lock(before: Date(timeIntervalSinceNow: timeout)) else {
+            Log.general.error("\(name)'s writer was held for \(Self.describe(timeout)) by a save; it was left open")
+            return
+        }
         connection = nil
-        if locked { lock.unlock() }
+        lock.unlock()
     }
 
     func giveBack() {
