@@ -242,4 +242,41 @@ import Testing
         descriptor.relationshipKeyPathsForPrefetching = [\.expenses]
         #expect(members(try context.fetch(descriptor)) == "Food: 2 3; Travel: 1 10")
     }
+
+    /// The delete rules see the members a context added without loading: a cascade deletes them,
+    /// a deny counts them, and removals count as gone.
+    @Test(arguments: StoreKind.allCases)
+    func deleteRulesSeeMembersJoinedWithoutLoading(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Classroom.self, Team.self])
+        do {
+            let setup = store.context()
+            setup.insert(Classroom(name: "A", teacher: "Ann"))
+            setup.insert(Student(name: "Mai", gender: "F", score: 82, room: Classroom(name: "B", teacher: "Bob")))
+            setup.insert(Team(name: "Empty"))
+            setup.insert(Member(name: "Lee", team: Team(name: "Full")))
+            try setup.save()
+        }
+        // Cascade: Mai moves into A (A's students unread), then A is deleted with her.
+        let context = store.context()
+        let rooms = try context.fetch(FetchDescriptor<Classroom>(sortBy: [SortDescriptor(\.name)]))
+        let mai = try #require(try context.fetch(FetchDescriptor<Student>()).first)
+        mai.room = rooms[0]
+        context.delete(rooms[0])
+        try context.save()
+        #expect(try store.context().fetchCount(FetchDescriptor<Student>()) == 0)
+        #expect(try store.context().fetch(FetchDescriptor<Classroom>()).map(\.name) == ["B"])
+
+        // Deny: Lee moves into Empty (its members unread); Empty may not be deleted, Full may.
+        let teams = try context.fetch(FetchDescriptor<Team>(sortBy: [SortDescriptor(\.name)]))
+        let lee = try #require(try context.fetch(FetchDescriptor<Member>()).first)
+        lee.team = teams[0]
+        context.delete(teams[0])
+        #expect(throws: SwiftDataError.self) { try context.save() }
+        context.rollback()
+        lee.team = teams[0]
+        context.delete(teams[1])
+        try context.save()
+        #expect(try store.context().fetch(FetchDescriptor<Team>()).map(\.name) == ["Empty"])
+        #expect(try store.context().fetch(FetchDescriptor<Member>()).first?.team?.name == "Empty")
+    }
 }
