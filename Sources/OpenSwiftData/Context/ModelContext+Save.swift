@@ -67,12 +67,13 @@ struct SavePlan {
     private let batchDeletes: [BatchDelete]
     private var batchDeletedKeys: [(layout: ModelLayout, keys: [Int64], store: String)] = []
     /// The store each entity written was written to, for the identifiers of inserted models.
-    /// (Their primary keys are kept in their backing data's `pendingKey` until the save ends;
-    /// several models may get the same key when a unique constraint makes later ones update the
-    /// first's row.)
     private var storeIdentifiers: [ObjectIdentifier: String] = [:]
-    /// Inserted models that updated a stored model through a unique constraint.
-    private var upserted = Set<ObjectIdentifier>()
+    /// The keys the stores gave the inserted models, by token (``BackingData/saveToken``, their
+    /// position in `inserted`); several models may get the same key when a unique constraint
+    /// makes later ones update the first's row.
+    private var keys: [Int64?] = []
+    /// Tokens of inserted models that updated a stored model through a unique constraint.
+    private var upserted = Set<Int>()
 
     init(context: ModelContext) throws {
         self.context = context
@@ -86,6 +87,14 @@ struct SavePlan {
             data.state == .managed && (deletedIDs.isEmpty || !deletedIDs.contains(ObjectIdentifier(model)))
         }
         try validate()
+        var token = 0
+        for group in inserted {
+            for model in group.models {
+                model.persistentBackingData.saveToken = token
+                token += 1
+            }
+        }
+        keys = Array(repeating: nil, count: token)
     }
 
     // MARK: Delete rules
@@ -178,6 +187,17 @@ struct SavePlan {
     /// Writes the plan, one transaction per store involved: every store prepares its part (writes,
     /// uncommitted) before any commits, so a failure while writing leaves them all as they were.
     mutating func write() throws {
+        do {
+            try writeToStores()
+        } catch let partial as PartialSave {
+            throw partial  // some stores committed: ``apply(onlyStores:)`` still needs the tokens
+        } catch {
+            endTokens()
+            throw error
+        }
+    }
+
+    private mutating func writeToStores() throws {
         var stores: [any ModelStore] = []
         var storeOfLayout: [ObjectIdentifier: any ModelStore] = [:]
         let layouts = (inserted + changed).map(\.layout)
@@ -218,11 +238,26 @@ struct SavePlan {
             for store in stores {
                 // One store (the common case) takes the whole change set without filtering.
                 let part = stores.count == 1 ? changes : changes.part { storeOfLayout[ObjectIdentifier($0)] === store }
-                let result = try store.prepareSave(part, schema: context.container.schema)
+                let result: StoreSaveResult
+                if store.takesValues {
+                    let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: store.valueEncoding, withOriginals: store.checksOriginals)
+                    var values = try builder.build(
+                        inserted: part.inserted, changed: part.changed, deleted: part.deleted,
+                        nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)
+                    if !prepared.isEmpty { values.knownKeys = keys }
+                    result = try store.prepareSave(values, schema: context.container.schema)
+                } else {
+                    result = try store.prepareSave(models: part, schema: context.container.schema)
+                }
                 prepared.append(store)
                 storeIdentifiers.merge(result.storeIdentifiers) { _, new in new }
                 batchDeletedKeys += result.batchDeletedKeys
                 upserted.formUnion(result.upserted)
+                for run in result.keys {
+                    for (offset, key) in run.keys.enumerated() where run.firstToken + offset < keys.count {
+                        keys[run.firstToken + offset] = key
+                    }
+                }
             }
         } catch {
             for store in prepared { store.rollbackSave() }
@@ -230,7 +265,6 @@ struct SavePlan {
             guard savedEarly.isEmpty else {
                 throw PartialSave(committed: savedEarly.map { ObjectIdentifier($0) }, error: SwiftDataError(.storeIO, "the save was written to \(savedEarly.map { "'\($0.name)'" }.joined(separator: ", ")), which cannot take it back, but '\(stores[prepared.count].name)' failed (\(error)); that store's changes are still pending in the context"))
             }
-            voidPendingKeys()
             throw error
         }
         for (position, store) in prepared.enumerated() {
@@ -241,19 +275,17 @@ struct SavePlan {
                 // Earlier stores, and those that saved in one step, committed and cannot be undone:
                 // they count as saved, the rest stays pending.
                 let committed = Array(prepared[..<position]) + prepared[(position + 1)...].filter { !$0.isTransactional }
-                guard !committed.isEmpty else {
-                    voidPendingKeys()
-                    throw error
-                }
+                guard !committed.isEmpty else { throw error }
                 throw PartialSave(committed: committed.map { ObjectIdentifier($0) }, error: SwiftDataError(.storeIO, "the save was committed to \(committed.map { "'\($0.name)'" }.joined(separator: ", ")) but committing '\(store.name)' failed (\(error)); that store's changes are still pending in the context"))
             }
         }
     }
 
-    /// Nothing was written: the keys given out are void.
-    private func voidPendingKeys() {
+    /// The save is over for the inserted models (nothing was written, or it was brought in line):
+    /// their tokens are void.
+    private func endTokens() {
         for group in inserted {
-            for model in group.models { model.persistentBackingData.pendingKey = nil }
+            for model in group.models { model.persistentBackingData.saveToken = nil }
         }
     }
 
@@ -284,23 +316,20 @@ struct SavePlan {
             return (try? container.store(for: layout)).map { onlyStores.contains(ObjectIdentifier($0)) } ?? false
         }
         var applied: [any PersistentModel] = []
+        defer { endTokens() }
         for group in inserted {
-            guard applies(group.layout) else {
-                for model in group.models { model.persistentBackingData.pendingKey = nil }
-                continue
-            }
+            guard applies(group.layout) else { continue }
             let registry = context.entityRegistry(group.layout)
             let storeIdentifier = storeIdentifiers[ObjectIdentifier(group.layout)]
             summary.inserted.reserveCapacity(summary.inserted.count + group.models.count)
             for model in group.models {
                 let data = model.persistentBackingData
-                guard let primaryKey = data.pendingKey else { continue }
-                data.pendingKey = nil
+                guard let token = data.saveToken, token < keys.count, let primaryKey = keys[token] else { continue }
                 data.primaryKey = primaryKey
                 data.storeIdentifier = storeIdentifier
                 data.state = .managed
                 data.commitChanges()
-                if !upserted.isEmpty, upserted.contains(ObjectIdentifier(model)) {
+                if !upserted.isEmpty, upserted.contains(token) {
                     // The stored model's relationships merged with this one's: read them again.
                     for slot in data.layout.relationshipSlots { data.slots[slot] = .unloaded }
                 }

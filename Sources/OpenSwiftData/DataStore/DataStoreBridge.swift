@@ -69,7 +69,7 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
 
     // MARK: Saving
 
-    func prepareSave(_ changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
+    func prepareSave(models changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
         try locked {
             let maker = SnapshotMaker(storeIdentifier: identifier, deletedIDs: changes.deletedIDs)
             var written = Set<ObjectIdentifier>()
@@ -144,13 +144,15 @@ final class DataStoreBridge<S: DataStore>: ModelStore, @unchecked Sendable {
             for model in aliasModels {
                 if let merged = aliases[model.persistentModelID] { remapped[model.persistentModelID] = remapped[merged] }
             }
-            for (model, _) in upserted { saveResult.upserted.insert(ObjectIdentifier(model)) }
+            for (model, _) in upserted {
+                if let token = model.persistentBackingData.saveToken { saveResult.upserted.insert(token) }
+            }
             for model in insertedModels + upserted.map(\.model) + aliasModels {
                 let data = model.persistentBackingData
                 guard let permanent = remapped[model.persistentModelID], let key = permanent.storedPrimaryKey else {
                     throw SwiftDataError(.storeIO, "the store '\(name)' saved, but gave no permanent identifier for a new \(data.layout.entityName) (\(model.persistentModelID)); its DataStoreSaveChangesResult must map every inserted snapshot's identifier")
                 }
-                data.pendingKey = key
+                if let token = data.saveToken { saveResult.keys.append((token, [key])) }
                 saveResult.storeIdentifiers[ObjectIdentifier(data.layout)] = permanent.storeIdentifier ?? identifier
             }
             cache.withLock { cache in

@@ -36,8 +36,9 @@ public final class BackingData {
     @exclusivity(unchecked) @usableFromInline var isMaterializing = false
     /// Where the model sits in its context's inserted, changed and deleted sets (-1: not there).
     @exclusivity(unchecked) var setPositions = (inserted: -1, changed: -1, deleted: -1)
-    /// The primary key the save in progress gives this inserted model; set only while it runs.
-    @exclusivity(unchecked) var pendingKey: Int64?
+    /// This inserted model's token in the save in progress (its position among the save's new
+    /// models, ``ValueChangeSet``); set only while the save runs.
+    @exclusivity(unchecked) var saveToken: Int?
     /// The model's row is known not to exist (deleted elsewhere, or never there).
     var isGone = false
     /// Made by a new instance's initialiser (not handed over for a stored row): the values a

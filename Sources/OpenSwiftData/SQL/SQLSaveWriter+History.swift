@@ -23,20 +23,14 @@ extension SQLSaveWriter {
         tombstones[ObjectIdentifier(layout), default: [:]].merge(found) { _, new in new }
     }
 
-    /// Reads the preserved values of the models deleted one by one, a slice of keys per query.
-    mutating func readTombstonesOfDeletedModels() throws {
+    /// Reads the preserved values of the rows deleted one by one, a slice of keys per query.
+    mutating func readTombstonesOfDeletedRows() throws {
         guard store.keepsHistory else { return }
-        var keysByLayout: [ObjectIdentifier: (layout: ModelLayout, keys: [Int64])] = [:]
-        for model in changes.deleted {
-            let data = model.persistentBackingData
-            guard let key = data.primaryKey, !data.layout.preservedSlots.isEmpty else { continue }
-            keysByLayout[ObjectIdentifier(data.layout), default: (data.layout, [])].keys.append(key)
-        }
-        for (_, entry) in keysByLayout {
+        for group in changes.deletes where !group.layout.preservedSlots.isEmpty {
             var start = 0
-            while start < entry.keys.count {
-                let slice = entry.keys[start..<min(start + 500, entry.keys.count)]
-                try readTombstones(entry.layout, where: .in(.column(table: "", name: ModelLayout.primaryKeyColumn), slice.map { .bind(.integer($0)) }))
+            while start < group.keys.count {
+                let slice = group.keys[start..<min(start + 500, group.keys.count)]
+                try readTombstones(group.layout, where: .in(.column(table: "", name: ModelLayout.primaryKeyColumn), slice.map { .bind(.integer($0)) }))
                 start += slice.count
             }
         }
@@ -44,9 +38,9 @@ extension SQLSaveWriter {
 
     /// Records the save as one history transaction, numbered as the store numbers them (see
     /// ``SQLStore/nextHistoryNumber(on:)``).
-    mutating func writeHistory(upserts: Set<ObjectIdentifier>) throws {
+    mutating func writeHistory() throws {
         guard store.keepsHistory else { return }
-        let groups = historyGroups(upserts: upserts)
+        let groups = historyGroups()
         guard !groups.isEmpty else { return }
         if case .coreData(let map) = store.format {
             try writeCoreDataHistory(groups, map: map)
@@ -81,90 +75,57 @@ extension SQLSaveWriter {
 
     /// The save's changes in groups: inserts, then updates (by entity and changed properties),
     /// then deletes (one by one, then by predicate).
-    func historyGroups(upserts: Set<ObjectIdentifier>) -> [HistoryChangeGroup] {
+    func historyGroups() -> [HistoryChangeGroup] {
         var groups: [HistoryChangeGroup] = []
         var updates: [HistoryChangeGroup] = []
         var updateShapes: [UpdateKey: Int] = [:]
-        func update(_ layout: ModelLayout, _ slots: [Int], key: Int64) {
+        func update(_ layout: ModelLayout, _ slots: [Int], keys: some Sequence<Int64>) {
             let shape = UpdateKey(layout: ObjectIdentifier(layout), slots: slots)
             if let index = updateShapes[shape] {
-                updates[index].keys.append(key)
+                updates[index].keys.append(contentsOf: keys)
             } else {
                 updateShapes[shape] = updates.count
-                updates.append(HistoryChangeGroup(kind: .update, entityName: layout.entityName, keys: [key], properties: slots.map { layout.properties[$0].name }))
+                updates.append(HistoryChangeGroup(kind: .update, entityName: layout.entityName, keys: Array(keys), properties: slots.map { layout.properties[$0].name }))
             }
         }
 
-        for group in changes.inserted {
+        for group in changes.inserts {
             let layout = group.layout
             var keys: [Int64] = []
-            keys.reserveCapacity(group.models.count)
+            keys.reserveCapacity(group.count)
             var upserted: [Int64] = []
-            for model in group.models {
-                guard let key = model.persistentBackingData.pendingKey else { continue }
-                if upserts.isEmpty || !upserts.contains(ObjectIdentifier(model)) { keys.append(key) } else { upserted.append(key) }
+            for token in group.tokens {
+                guard let key = newKeys[token] else { continue }
+                if upserts.isEmpty || !upserts.contains(token) { keys.append(key) } else { upserted.append(key) }
             }
             if !keys.isEmpty { groups.append(HistoryChangeGroup(kind: .insert, entityName: layout.entityName, keys: keys)) }
-            // A new model that matched a stored one by its unique values updated that row (every
-            // stored property was written); two new models matching each other are one insert.
+            // A new row that matched a stored one by its unique values updated that row (every
+            // stored property was written); two new rows matching each other are one insert.
             let inserted = upserted.isEmpty ? [] : Set(keys)
             var seen = Set<Int64>()
             for key in upserted where !inserted.contains(key) && seen.insert(key).inserted {
-                update(layout, layout.storedSlots, key: key)
+                update(layout, layout.storedSlots, keys: CollectionOfOne(key))
             }
         }
 
-        for group in changes.changed {
-            let layout = group.layout
-            // With at most 64 properties a bit mask says which changed, without building a list.
-            let masks = layout.properties.count <= 64
-            var last: (mask: UInt64, index: Int)?
-            for model in group.models {
-                let data = model.persistentBackingData
-                guard let key = data.primaryKey else { continue }
-                if masks {
-                    let mask = data.originals.lowSlotMask
-                    guard mask != 0 else { continue }
-                    // Consecutive models mostly change the same properties.
-                    if let last, last.mask == mask {
-                        updates[last.index].keys.append(key)
-                        continue
-                    }
-                    let slots = (0..<layout.properties.count).filter { mask & (1 << UInt64($0)) != 0 }
-                    update(layout, slots, key: key)
-                    last = (mask, updateShapes[UpdateKey(layout: ObjectIdentifier(layout), slots: slots)] ?? 0)
-                } else if !data.originals.isEmpty {
-                    update(layout, data.originals.indices, key: key)
-                }
-            }
+        for group in changes.updates {
+            update(group.layout, group.changed, keys: group.keys)
         }
 
-        // References cleared on surviving models by a deleted model's `.nullify` rule.
-        if !changes.nullifications.isEmpty {
-            let changedIDs = Set(changes.changed.flatMap { $0.models.map { ObjectIdentifier($0) } })
-            var seen = Set<ObjectIdentifier>()
-            for item in changes.nullifications {
-                let id = ObjectIdentifier(item.model)
-                guard !changes.deletedIDs.contains(id), !changedIDs.contains(id), seen.insert(id).inserted,
-                      let key = item.model.persistentBackingData.primaryKey else { continue }
-                update(item.model.persistentBackingData.layout, [item.inverse.index], key: key)
-            }
+        // References cleared on surviving rows by a deleted row's `.nullify` rule.
+        var seen = Set<RowKey>()
+        for cleared in changes.clearedReferences where !cleared.isChanged && seen.insert(RowKey(layout: ObjectIdentifier(cleared.layout), key: cleared.key)).inserted {
+            update(cleared.layout, [cleared.slot], keys: CollectionOfOne(cleared.key))
         }
         groups += updates
 
         var deletes: [HistoryChangeGroup] = []
-        var deleteIndex: [ObjectIdentifier: Int] = [:]
-        for model in changes.deleted {
-            let data = model.persistentBackingData
-            guard let key = data.primaryKey else { continue }
-            let layout = ObjectIdentifier(data.layout)
-            let index = deleteIndex[layout] ?? {
-                deleteIndex[layout] = deletes.count
-                deletes.append(HistoryChangeGroup(kind: .delete, entityName: data.layout.entityName, keys: []))
-                return deletes.count - 1
-            }()
-            deletes[index].keys.append(key)
-            if let values = tombstones[layout]?[key] { deletes[index].tombstones[key] = values }
+        for group in changes.deletes {
+            var entry = HistoryChangeGroup(kind: .delete, entityName: group.layout.entityName, keys: group.keys)
+            if let values = tombstones[ObjectIdentifier(group.layout)] {
+                for key in group.keys { if let kept = values[key] { entry.tombstones[key] = kept } }
+            }
+            deletes.append(entry)
         }
         for batch in result.batchDeletedKeys {
             var group = HistoryChangeGroup(kind: .delete, entityName: batch.layout.entityName, keys: batch.keys)
@@ -181,4 +142,10 @@ extension SQLSaveWriter {
 private struct UpdateKey: Hashable {
     let layout: ObjectIdentifier
     let slots: [Int]
+}
+
+/// A row of an entity, for telling rows apart across entities.
+private struct RowKey: Hashable {
+    let layout: ObjectIdentifier
+    let key: Int64
 }

@@ -5,7 +5,7 @@ import Foundation
 struct SQLSaveWriter {
     let store: SQLStore
     let connection: any SQLConnection
-    let changes: ChangeSet
+    let changes: ValueChangeSet
     let schema: Schema
     private(set) var result = StoreSaveResult()
     /// The preserved values of rows about to be deleted, by layout and key, for the history.
@@ -13,8 +13,13 @@ struct SQLSaveWriter {
     /// Keys taken for this save before its transaction began, per counter (see
     /// ``SQLStore/reserveKeyBlocks(for:on:)``); empty where keys are reserved in the transaction.
     private var keys: [String: (next: Int64, last: Int64)]
+    /// The keys given to this save's new rows, by token (`nil` for a token of another store's row).
+    private(set) var newKeys: [Int64?] = []
+    /// Tokens of new rows that matched a stored row (or an earlier new one) through a unique
+    /// constraint and update it instead of inserting.
+    private(set) var upserts = Set<Int>()
 
-    init(store: SQLStore, connection: any SQLConnection, changes: ChangeSet, schema: Schema, keys: [String: (next: Int64, last: Int64)] = [:]) {
+    init(store: SQLStore, connection: any SQLConnection, changes: ValueChangeSet, schema: Schema, keys: [String: (next: Int64, last: Int64)] = [:]) {
         self.store = store
         self.connection = connection
         self.changes = changes
@@ -26,15 +31,14 @@ struct SQLSaveWriter {
     /// rows, cleared references, batch deletes, deleted rows, and the history transaction.
     mutating func write() throws {
         let store = self.store, connection = self.connection
-        let storeInserted = changes.inserted
-        let storeChanged = changes.changed
-        let upserts = try assignPrimaryKeys(storeInserted, store: store, connection: connection)
-        let rowValues = StoredValues(deletedIDs: changes.deletedIDs, format: store.format)
+        try assignPrimaryKeys()
 
-        for (layout, models) in storeInserted.map({ ($0.layout, $0.models) }) {
-            let stored = layout.storedSlots
-            let columns = stored.map { layout.properties[$0].name }
-            // Rows for new models: one INSERT, prepared once, run per model (or per many models
+        for group in changes.inserts {
+            let layout = group.layout
+            let width = layout.storedSlots.count
+            let columns = layout.storedSlots.map { layout.properties[$0].name }
+            let values = resolved(group.values, group.newReferences)
+            // Rows for new models: one INSERT, prepared once, run per row (or per many rows
             // where each statement is a round trip to a server).
             // A row of a class hierarchy's table says which class it is.
             // (Every row of a Core Data file does, and counts its saves from 1.)
@@ -42,89 +46,114 @@ struct SQLSaveWriter {
             let entity: StoredValue? = format.isCoreData || store.hierarchyRows(layout) != nil ? format.entityValue(layout) : nil
             let version = format.versionColumn
             let insertColumns = [ModelLayout.primaryKeyColumn] + columns + (entity != nil ? [ModelLayout.entityColumn] : []) + (version.map { [$0] } ?? [])
-            let insertValues = { (model: any PersistentModel, values: inout [StoredValue]) throws in
-                let data = model.persistentBackingData
-                values.append(.integer(data.pendingKey ?? 0))
-                for slot in stored { values.append(try rowValues.value(data, slot: slot)) }
-                if let entity { values.append(entity) }
-                if version != nil { values.append(.integer(1)) }
+            let newKeys = self.newKeys
+            let insertValues = { (position: Int, row: inout [StoredValue]) in
+                row.append(.integer(newKeys[group.firstToken + position] ?? 0))
+                row.append(contentsOf: values[position * width..<(position + 1) * width])
+                if let entity { row.append(entity) }
+                if version != nil { row.append(.integer(1)) }
             }
+            let upserts = self.upserts
             if upserts.isEmpty {
-                try store.insertEach(into: layout.tableName, columns: insertColumns, models, on: connection, bind: insertValues)
-            } else {
-                try store.insertEach(into: layout.tableName, columns: insertColumns, models.lazy.filter { !upserts.contains(ObjectIdentifier($0)) }, on: connection, bind: insertValues)
+                try store.insertEach(into: layout.tableName, columns: insertColumns, 0..<group.count, on: connection, bind: insertValues)
+                continue
             }
-            guard !upserts.isEmpty else { continue }
-            for model in models where upserts.contains(ObjectIdentifier(model)) {
-                try writeUpsert(model, rowValues: rowValues)
+            try store.insertEach(into: layout.tableName, columns: insertColumns, (0..<group.count).lazy.filter { !upserts.contains(group.firstToken + $0) }, on: connection, bind: insertValues)
+            for position in 0..<group.count where upserts.contains(group.firstToken + position) {
+                try writeUpsert(layout, key: newKeys[group.firstToken + position] ?? 0, row: values[position * width..<(position + 1) * width])
             }
         }
-        try writeUpdates(storeChanged, store: store, connection: connection, rowValues: rowValues)
-        try checkReferencedRowsExist(storeInserted + storeChanged, store: store, connection: connection)
-        for group in storeInserted + storeChanged where group.layout.hasPairs {
-            try writeJoinTables(for: group.models, store: store, connection: connection)
-        }
+        try writeUpdates(store: store, connection: connection)
+        try checkReferencedRowsExist(store: store, connection: connection)
+        try writeJoinTables(store: store, connection: connection)
 
-        // References cleared by nullify rules, for foreign keys held by surviving models.
-        for item in changes.nullifications where !changes.deletedIDs.contains(ObjectIdentifier(item.model)) {
-            guard case .foreignKey(let column)? = item.inverse.relationship.map(store.format.storage),
-                  let primaryKey = item.model.persistentBackingData.primaryKey else { continue }
-            let layout = item.model.persistentBackingData.layout
+        // References cleared by nullify rules, for keys held by surviving rows.
+        for cleared in changes.clearedReferences {
+            let layout = cleared.layout
+            guard case .foreignKey(let column)? = layout.properties[cleared.slot].relationship.map(store.format.storage) else { continue }
             try store.run(.update(
                 table: layout.tableName, assignments: [(column, .constant(.null))] + store.format.versionBump,
-                whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(primaryKey)))),
+                whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(cleared.key)))),
                 on: connection)
         }
 
         let batchDeleted = try writeBatchDeletes(store: store, connection: connection)
         result.batchDeletedKeys += batchDeleted
 
-        try readTombstonesOfDeletedModels()
+        try readTombstonesOfDeletedRows()
         // Deleted rows, their join rows, and references to them from relationships without inverse.
-        for model in changes.deleted {
-            let data = model.persistentBackingData
-            guard let primaryKey = data.primaryKey else { continue }
-            let layout = data.layout
-            let key = SQLExpression.bind(.integer(primaryKey))
-            try store.run(.delete(table: layout.tableName, whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, key)), on: connection)
-            for slot in layout.relationshipSlots {
-                if case .joinTable(let table, let ownerColumn, _)? = layout.properties[slot].relationship.map(store.format.storage) {
-                    try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, key)), on: connection)
-                }
-            }
-            for incoming in schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
-                switch incoming.property.relationship.map(store.format.storage) {
-                case .joinTable(let table, _, let otherColumn)?:
-                    try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: otherColumn), .equal, key)), on: connection)
-                case .foreignKey(let column)?:
-                    if incoming.property.relationship?.isOptional == true {
-                        try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))] + store.format.versionBump,
-                                              whereClause: .binary(.column(table: incoming.source.tableName, name: column), .equal, key)), on: connection)
+        for group in changes.deletes {
+            let layout = group.layout
+            let incoming = schema.incomingWithoutInverse(to: layout).filter { incoming in store.layouts.contains { $0 === incoming.source } }
+            for primaryKey in group.keys {
+                let key = SQLExpression.bind(.integer(primaryKey))
+                try store.run(.delete(table: layout.tableName, whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, key)), on: connection)
+                for slot in layout.relationshipSlots {
+                    if case .joinTable(let table, let ownerColumn, _)? = layout.properties[slot].relationship.map(store.format.storage) {
+                        try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, key)), on: connection)
                     }
-                default:
-                    break
+                }
+                for incoming in incoming {
+                    switch incoming.property.relationship.map(store.format.storage) {
+                    case .joinTable(let table, _, let otherColumn)?:
+                        try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: otherColumn), .equal, key)), on: connection)
+                    case .foreignKey(let column)?:
+                        if incoming.property.relationship?.isOptional == true {
+                            try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))] + store.format.versionBump,
+                                                  whereClause: .binary(.column(table: incoming.source.tableName, name: column), .equal, key)), on: connection)
+                        }
+                    default:
+                        break
+                    }
                 }
             }
         }
 
-        try writeHistory(upserts: upserts)
+        try writeHistory()
+        result.upserted = upserts
     }
 
-    /// A new model that matched a stored row through a unique constraint updates that row
+    /// `values` with each reference to a row new in this save (at `newReferences`, holding its
+    /// token) replaced by the key that row was given.
+    func resolved(_ values: [StoredValue], _ newReferences: [Int]) -> [StoredValue] {
+        guard !newReferences.isEmpty else { return values }
+        var values = values
+        for position in newReferences {
+            values[position] = key(of: values[position])
+        }
+        return values
+    }
+
+    /// The key of the new row whose token `value` holds (`.null`, logged, for a row of another
+    /// store that is written after this one).
+    private func key(of token: StoredValue) -> StoredValue {
+        if case .integer(let token) = token, token >= 0, token < newKeys.count, let key = newKeys[Int(token)] {
+            return .integer(key)
+        }
+        Log.general.warning("the store \(store.name) saves a relationship to a model of another store as nil")
+        return .null
+    }
+
+    /// The key a reference writes.
+    private func key(of reference: RowReference) -> StoredValue {
+        switch reference {
+        case .stored(let key): return .integer(key)
+        case .new(let token): return key(of: .integer(Int64(token)))
+        }
+    }
+
+    /// A new row that matched a stored row through a unique constraint updates that row
     /// (SwiftData's upsert): its attributes replace the stored ones; a to-one it sets replaces the
     /// stored reference and one it leaves `nil` keeps it (its to-many members are added to the
     /// stored ones where they are written). A replaced one-to-one partner's reference back is
     /// cleared, so both sides agree.
-    private mutating func writeUpsert(_ model: any PersistentModel, rowValues: StoredValues) throws {
-        let data = model.persistentBackingData
-        let layout = data.layout
-        let key = StoredValue.integer(data.pendingKey ?? 0)
+    private func writeUpsert(_ layout: ModelLayout, key primaryKey: Int64, row: ArraySlice<StoredValue>) throws {
+        let key = StoredValue.integer(primaryKey)
         var columns: [String] = []
         var values: [StoredValue] = []
         var replacedPartners: [(relationship: RelationshipLayout, column: String, partner: StoredValue)] = []
-        for slot in layout.storedSlots {
+        for (slot, value) in zip(layout.storedSlots, row) {
             let property = layout.properties[slot]
-            let value = try rowValues.value(data, slot: slot)
             if let relationship = property.relationship {
                 if value.isNull { continue }
                 if let inverse = relationship.inverse?.relationship, case .foreignKey(let column) = store.format.storage(inverse) {
@@ -147,56 +176,13 @@ struct SQLSaveWriter {
                     .binary(.column(table: table, name: ModelLayout.primaryKeyColumn), .notEqual, .bind(partner)))),
                 on: connection)
         }
-        result.upserted.insert(ObjectIdentifier(model))
     }
 
     /// Refuses a save that would store a reference to a row that no longer exists: a model this
     /// context read before another context or process deleted it, now related to a written model.
     /// Checked inside the write transaction, so the rows cannot go away before the commit.
-    private func checkReferencedRowsExist(_ groups: [ModelGroup], store: SQLStore, connection: any SQLConnection) throws {
-        var referenced: [ObjectIdentifier: (layout: ModelLayout, keys: Set<Int64>, example: String)] = [:]
-        for group in groups {
-            let layout = group.layout
-            for slot in layout.relationshipSlots {
-                let property = layout.properties[slot]
-                guard let relationship = property.relationship, let access = property.relationshipAccess else { continue }
-                let isToOne: Bool
-                switch store.format.storage(relationship) {
-                case .foreignKey: isToOne = true
-                case .joinTable: isToOne = false
-                case .inverseForeignKey: continue  // written, and checked, on the other side
-                }
-                var last: ObjectIdentifier?
-                let note = { (related: any PersistentModel) in
-                    // Consecutive models mostly refer to the same one; models inserted in this save have no key yet.
-                    let id = ObjectIdentifier(related)
-                    guard id != last else { return }
-                    last = id
-                    let relatedData = related.persistentBackingData
-                    guard let key = relatedData.primaryKey, !changes.deletedIDs.contains(id) else { return }
-                    let destination = ObjectIdentifier(relatedData.layout)
-                    if referenced[destination] == nil {
-                        referenced[destination] = (relatedData.layout, [], "\(layout.entityName).\(property.name)")
-                    }
-                    referenced[destination]?.keys.insert(key)
-                }
-                for model in group.models {
-                    let data = model.persistentBackingData
-                    guard data.state == .inserted || data.originals.contains(slot) else { continue }
-                    if case .pendingMembers(let pending) = data.slots[slot] {
-                        pending.changes.joined.forEach(note)
-                        continue
-                    }
-                    guard case .value(let value) = data.slots[slot] else { continue }
-                    if isToOne {
-                        if let related = access.first(value) { note(related) }
-                    } else {
-                        access.models(value).forEach(note)
-                    }
-                }
-            }
-        }
-        for (_, entry) in referenced {
+    private func checkReferencedRowsExist(store: SQLStore, connection: any SQLConnection) throws {
+        for entry in changes.referencedRows {
             // Rendered once per entity; each key is bound into the same statement.
             let lookup = SQLSelect(
                 columns: [.constant(.integer(1))],
@@ -214,42 +200,48 @@ struct SQLSaveWriter {
         }
     }
 
-    /// Gives each inserted model a primary key. A model whose unique values match an existing row
-    /// (or a model inserted earlier in this save) takes that row's key and is returned as an upsert.
-    /// New keys are reserved in one statement per entity that adds to the entity's last key and
-    /// returns it, so transactions on other connections (PostgreSQL) never get the same keys.
-    private mutating func assignPrimaryKeys(_ groups: [ModelGroup], store: SQLStore, connection: any SQLConnection) throws -> Set<ObjectIdentifier> {
-        var upserts = Set<ObjectIdentifier>()
-        let rowValues = StoredValues(deletedIDs: changes.deletedIDs, format: store.format)
-        for group in groups {
+    /// Gives each new row a primary key. A row whose unique values match an existing row (or a row
+    /// new earlier in this save) takes that row's key and is an upsert. New keys are reserved in
+    /// one statement per entity that adds to the entity's last key and returns it, so transactions
+    /// on other connections (PostgreSQL) never get the same keys.
+    private mutating func assignPrimaryKeys() throws {
+        let tokenCount = changes.inserts.map { $0.firstToken + $0.count }.max() ?? 0
+        newKeys = changes.knownKeys
+        if newKeys.count < tokenCount { newKeys += repeatElement(nil, count: tokenCount - newKeys.count) }
+        for group in changes.inserts {
             let layout = group.layout
-            // Each model's key: an existing row's, an earlier new model's (by position), or new.
+            let width = layout.storedSlots.count
+            // Each constraint's columns among the row's values.
+            let constraints = layout.uniquenessConstraints.map { constraint in
+                (first: constraint.first ?? 0, positions: constraint.compactMap { layout.storedSlots.firstIndex(of: $0) })
+            }
+            // Each row's key: an existing row's, an earlier new row's (by position), or new.
             enum Key { case existing(Int64), sameAs(Int), new }
             var keys: [Key] = []
-            keys.reserveCapacity(group.models.count)
+            keys.reserveCapacity(group.count)
             var seen: [[StoredValue]: Int] = [:]
             var newCount: Int64 = 0
-            for (position, model) in group.models.enumerated() {
-                let data = model.persistentBackingData
+            for position in 0..<group.count {
                 var key = Key.new
-                for constraint in layout.uniquenessConstraints {
-                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
+                let base = position * width
+                for (index, constraint) in constraints.enumerated() {
+                    let values = constraint.positions.map { group.values[base + $0] }
                     if values.contains(where: \.isNull) { continue }
-                    if let earlier = seen[[.integer(Int64(constraint.first ?? 0))] + values] {
+                    if let earlier = seen[[.integer(Int64(constraint.first))] + values] {
                         key = .sameAs(earlier)
                         break
                     }
-                    if let existing = try existingKey(layout, constraint: constraint, values: values, store: store, connection: connection) {
+                    if let existing = try existingKey(layout, constraint: layout.uniquenessConstraints[index], values: values, store: store, connection: connection) {
                         key = .existing(existing)
                         break
                     }
                 }
                 if case .new = key { newCount += 1 }
                 keys.append(key)
-                for constraint in layout.uniquenessConstraints {
-                    let values = try constraint.map { try rowValues.value(data, slot: $0) }
+                for constraint in constraints {
+                    let values = constraint.positions.map { group.values[base + $0] }
                     if values.contains(where: \.isNull) { continue }
-                    let lookup = [.integer(Int64(constraint.first ?? 0))] + values
+                    let lookup = [.integer(Int64(constraint.first))] + values
                     if seen[lookup] == nil { seen[lookup] = position }
                 }
             }
@@ -261,25 +253,28 @@ struct SQLSaveWriter {
                 }
                 next = last - newCount + 1
             }
-            for (position, model) in group.models.enumerated() {
+            var given: [Int64] = []
+            given.reserveCapacity(group.count)
+            for position in 0..<group.count {
                 let primaryKey: Int64
                 switch keys[position] {
                 case .existing(let key):
                     primaryKey = key
-                    upserts.insert(ObjectIdentifier(model))
+                    upserts.insert(group.firstToken + position)
                 case .sameAs(let earlier):
-                    primaryKey = group.models[earlier].persistentBackingData.pendingKey ?? 0
-                    upserts.insert(ObjectIdentifier(model))
+                    primaryKey = given[earlier]
+                    upserts.insert(group.firstToken + position)
                 case .new:
                     primaryKey = next
                     // Wrapping: after the last key (which may be Int64.max) `next` is not used.
                     next &+= 1
                 }
-                model.persistentBackingData.pendingKey = primaryKey
+                given.append(primaryKey)
+                newKeys[group.firstToken + position] = primaryKey
             }
+            result.keys.append((group.firstToken, given))
             result.storeIdentifiers[ObjectIdentifier(layout)] = store.identifier
         }
-        return upserts
     }
 
     /// Reserves `count` new keys in the table of `layout` and returns the last; `nil` if the
@@ -335,57 +330,29 @@ struct SQLSaveWriter {
     }
 
     /// Adds and removes join-table rows for to-many relationships that are stored as pairs.
-    private func writeJoinTables(for models: [any PersistentModel], store: SQLStore, connection: any SQLConnection) throws {
-        let rowValues = StoredValues(deletedIDs: changes.deletedIDs, format: store.format)
-        for model in models {
-            let data = model.persistentBackingData
-            let isNew = data.state == .inserted
-            guard case .integer = rowValues.key(of: model) else { continue }
-            let ownerKey = rowValues.key(of: model)
-            for slot in data.layout.relationshipSlots {
-                let property = data.layout.properties[slot]
-                guard let relationship = property.relationship,
-                      case .joinTable(let table, let ownerColumn, let otherColumn) = store.format.storage(relationship),
-                      isNew || data.originals.contains(slot) else { continue }
-                var added: [any PersistentModel]
-                var removed: [any PersistentModel] = []
-                switch data.slots[slot] {
-                case .value(let value):
-                    added = relationship.access.models(value)
-                case .pendingMembers(let pending):
-                    // Changed without loading: the pairs that joined and left, nothing else.
-                    (added, removed) = pending.changes
-                default:
-                    continue
-                }
-                if !isNew, case .value = data.slots[slot] {
-                    let current = added
-                    if case .value(let old)? = data.originals[slot] {
-                        let oldModels = relationship.access.models(old)
-                        let oldIDs = Set(oldModels.map { ObjectIdentifier($0) })
-                        let newIDs = Set(current.map { ObjectIdentifier($0) })
-                        added = current.filter { !oldIDs.contains(ObjectIdentifier($0)) }
-                        removed = oldModels.filter { !newIDs.contains(ObjectIdentifier($0)) }
-                    } else {
-                        // The old contents were never loaded: replace the owner's rows outright.
-                        try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey))), on: connection)
-                    }
-                }
-                if !added.isEmpty {
-                    let text = store.render(.insert(table: table, columns: [ownerColumn, otherColumn], orIgnore: true))
-                    for other in added {
-                        let otherKey = rowValues.key(of: other)
-                        if otherKey.isNull { continue }
-                        try store.execute(text, bindings: [ownerKey, otherKey], on: connection)
-                    }
-                }
-                for other in removed {
-                    let otherKey = rowValues.key(of: other)
+    private func writeJoinTables(store: SQLStore, connection: any SQLConnection) throws {
+        for change in changes.members {
+            guard case .joinTable(let table, let ownerColumn, let otherColumn)? = change.layout.properties[change.slot].relationship.map(store.format.storage) else { continue }
+            let ownerKey = key(of: change.owner)
+            if ownerKey.isNull { continue }
+            if change.replacesAll {
+                // The old members were never read: replace the owner's rows outright.
+                try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey))), on: connection)
+            }
+            if !change.joined.isEmpty {
+                let text = store.render(.insert(table: table, columns: [ownerColumn, otherColumn], orIgnore: true))
+                for other in change.joined {
+                    let otherKey = key(of: other)
                     if otherKey.isNull { continue }
-                    try store.run(.delete(table: table, whereClause: .binary(
-                        .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey)), .and,
-                        .binary(.column(table: table, name: otherColumn), .equal, .bind(otherKey)))), on: connection)
+                    try store.execute(text, bindings: [ownerKey, otherKey], on: connection)
                 }
+            }
+            for other in change.left {
+                let otherKey = key(of: other)
+                if otherKey.isNull { continue }
+                try store.run(.delete(table: table, whereClause: .binary(
+                    .binary(.column(table: table, name: ownerColumn), .equal, .bind(ownerKey)), .and,
+                    .binary(.column(table: table, name: otherColumn), .equal, .bind(otherKey)))), on: connection)
             }
         }
     }

@@ -28,10 +28,10 @@ extension SQLStore {
     /// where writers run at once, takes the keys of the models the save inserts from
     /// ``keyBlocks``, which reserves blocks as needed (see ``KeyBlocks``). Per counter, the keys
     /// taken (consecutive, ending at `last`); empty where keys are reserved inside the save.
-    func reserveKeyBlocks(for changes: ChangeSet, on connection: any SQLConnection) throws -> [String: (next: Int64, last: Int64)] {
-        guard engine.writersRunConcurrently, !changes.inserted.isEmpty, case .openSwiftData = format else { return [:] }
+    func reserveKeyBlocks(for changes: ValueChangeSet, on connection: any SQLConnection) throws -> [String: (next: Int64, last: Int64)] {
+        guard engine.writersRunConcurrently, !changes.inserts.isEmpty, case .openSwiftData = format else { return [:] }
         var needed: [String: Int64] = [:]
-        for group in changes.inserted { needed[group.layout.tableName, default: 0] += Int64(group.models.count) }
+        for group in changes.inserts { needed[group.layout.tableName, default: 0] += Int64(group.count) }
         var taken: [String: (next: Int64, last: Int64)] = [:]
         for (counter, count) in needed.sorted(by: { $0.key < $1.key }) {
             guard let last = try keyBlocks.take(count, from: counter, reserve: { size in try reserve(size, from: counter, on: connection) }) else { continue }

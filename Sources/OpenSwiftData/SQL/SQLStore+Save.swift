@@ -1,7 +1,16 @@
 import Foundation
 
 extension SQLStore: ModelStore {
-    func prepareSave(_ changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
+    var takesValues: Bool { true }
+
+    var valueEncoding: ValueEncoding {
+        guard case .coreData(let map) = format else { return .standard }
+        return ValueEncoding(propertyLists: true, propertyListExceptions: Set(map.composites.keys))
+    }
+
+    var checksOriginals: Bool { engine.writersRunConcurrently }
+
+    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> StoreSaveResult {
         var attempt = 1
         while true {
             var keys: [String: (next: Int64, last: Int64)] = [:]

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What one save writes, in the model's terms: the context builds it (delete rules applied,
-/// validation done) and each store writes its part, as it stores things.
+/// validation done). The built-in SQL stores take its values (``ValueChangeSet``); a custom
+/// `DataStore` still takes these models, through snapshots (``DataStoreBridge``).
 struct ChangeSet {
     /// New models, grouped by entity in order of first appearance.
     var inserted: [ModelGroup]
@@ -40,13 +41,17 @@ struct ChangeSet {
     }
 }
 
-/// What a store reports after writing its part of a change set.
+/// What a store reports after writing its part of a save. A store never writes into models: the
+/// context brings them in line from this.
 struct StoreSaveResult {
     /// The store each inserted entity was written to, by layout.
     var storeIdentifiers: [ObjectIdentifier: String] = [:]
+    /// The keys given to new rows: per run of consecutive tokens, the key of each (several rows
+    /// may share one when a unique constraint made later ones update the first's row).
+    var keys: [(firstToken: Int, keys: [Int64])] = []
     /// The keys of rows deleted by each batch delete, for `didSave` and the identity map.
     var batchDeletedKeys: [(layout: ModelLayout, keys: [Int64], store: String)] = []
-    /// Inserted models that updated a stored one through a unique constraint (an upsert): their
+    /// Tokens of new rows that updated a stored one through a unique constraint (an upsert): their
     /// relationships are read again, as the stored model's merged with theirs.
-    var upserted = Set<ObjectIdentifier>()
+    var upserted = Set<Int>()
 }

@@ -1,0 +1,297 @@
+import Foundation
+
+/// Turns a save's models into the ``ValueChangeSet`` the stores take: the one place where slots,
+/// originals and pending members become encoded values, keys and tokens.
+///
+/// Inserted models carry their token in ``BackingData/saveToken`` while the save runs (set by
+/// ``SavePlan``), so a reference to one is written as that token without a lookup table.
+struct ValueChangeSetBuilder {
+    let deletedIDs: Set<ObjectIdentifier>
+    let encoding: ValueEncoding
+    /// Whether updates carry the values their changed slots held when read (``ModelStore/checksOriginals``).
+    let withOriginals: Bool
+
+    /// The change set for the groups of a save.
+    func build(inserted: [ModelGroup], changed: [ModelGroup], deleted: [any PersistentModel],
+               nullifications: [ChangeSet.Nullification], batchDeletes: [BatchDelete], author: String?) throws -> ValueChangeSet {
+        var changes = ValueChangeSet(batchDeletes: batchDeletes, author: author)
+        var referenced = ReferenceCollector(deletedIDs: deletedIDs)
+        for group in inserted {
+            // A group's tokens are consecutive (``SavePlan`` gives them group by group).
+            guard let firstToken = group.models.first?.persistentBackingData.saveToken else { continue }
+            changes.inserts.append(try inserts(group, firstToken: firstToken))
+            referenced.collect(group, isNew: true)
+            if group.layout.hasPairs { members(of: group, isNew: true, into: &changes.members) }
+        }
+        for group in changed {
+            changes.updates += try updates(group)
+            referenced.collect(group, isNew: false)
+            if group.layout.hasPairs { members(of: group, isNew: false, into: &changes.members) }
+        }
+        changes.referencedRows = referenced.rows
+        if !nullifications.isEmpty {
+            let changedIDs = Set(changed.flatMap { $0.models.map { ObjectIdentifier($0) } })
+            for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
+                let data = item.model.persistentBackingData
+                guard let key = data.primaryKey else { continue }
+                changes.clearedReferences.append(ValueChangeSet.ClearedReference(
+                    layout: data.layout, key: key, slot: item.inverse.index, isChanged: changedIDs.contains(ObjectIdentifier(item.model))))
+            }
+        }
+        var deleteGroup: [ObjectIdentifier: Int] = [:]
+        for model in deleted {
+            let data = model.persistentBackingData
+            guard let key = data.primaryKey else { continue }
+            let id = ObjectIdentifier(data.layout)
+            if let index = deleteGroup[id] {
+                changes.deletes[index].keys.append(key)
+            } else {
+                deleteGroup[id] = changes.deletes.count
+                changes.deletes.append(ValueChangeSet.RowDeletes(layout: data.layout, keys: [key]))
+            }
+        }
+        return changes
+    }
+
+    // MARK: Rows
+
+    private func inserts(_ group: ModelGroup, firstToken: Int) throws -> RowInserts {
+        let layout = group.layout
+        let stored = layout.storedSlots
+        var values: [StoredValue] = []
+        values.reserveCapacity(group.models.count * stored.count)
+        var newReferences: [Int] = []
+        for model in group.models {
+            let data = model.persistentBackingData
+            for slot in stored {
+                if try append(data, slot: slot, to: &values) { newReferences.append(values.count - 1) }
+            }
+        }
+        return RowInserts(layout: layout, firstToken: firstToken, count: group.models.count, values: values, newReferences: newReferences)
+    }
+
+    /// Stored models' changes, grouped by the set of slots each changed (consecutive models mostly
+    /// change the same ones). Models without a stored key, or without changes, write nothing.
+    private func updates(_ group: ModelGroup) throws -> [RowUpdates] {
+        let layout = group.layout
+        // With at most 64 properties a bit mask says which changed, without building a list.
+        let masks = layout.properties.count <= 64
+        var result: [RowUpdates] = []
+        var byMask: [UInt64: Int] = [:]
+        var byList: [[Int]: Int] = [:]
+        var last: (mask: UInt64, index: Int)?
+        for model in group.models {
+            let data = model.persistentBackingData
+            guard let key = data.primaryKey, !data.originals.isEmpty else { continue }
+            let index: Int
+            if masks {
+                let mask = data.originals.lowSlotMask
+                if let last, last.mask == mask {
+                    index = last.index
+                } else if let known = byMask[mask] {
+                    index = known
+                } else {
+                    index = result.count
+                    byMask[mask] = index
+                    result.append(shape(layout, changed: (0..<layout.properties.count).filter { mask & (1 << UInt64($0)) != 0 }))
+                }
+                last = (mask, index)
+            } else {
+                let changed = data.originals.indices
+                if let known = byList[changed] {
+                    index = known
+                } else {
+                    index = result.count
+                    byList[changed] = index
+                    result.append(shape(layout, changed: changed))
+                }
+            }
+            result[index].keys.append(key)
+            for slot in result[index].slots {
+                if try append(data, slot: slot, to: &result[index].values) { result[index].newReferences.append(result[index].values.count - 1) }
+                if withOriginals { result[index].originals.append(original(data, slot: slot)) }
+            }
+        }
+        return result
+    }
+
+    private func shape(_ layout: ModelLayout, changed: [Int]) -> RowUpdates {
+        let changedSet = Set(changed)
+        return RowUpdates(layout: layout, changed: changed, slots: layout.storedSlots.filter { changedSet.contains($0) })
+    }
+
+    /// Appends the value stored slot `slot` writes: the encoded attribute, or the related row's
+    /// key — or its token, for a row new in this save, and then returns `true`.
+    @inline(__always)
+    private func append(_ data: BackingData, slot: Int, to values: inout [StoredValue]) throws -> Bool {
+        let property = data.layout.properties[slot]
+        switch data.slots[slot] {
+        case .value(let value):
+            if let codec = property.codec {
+                do {
+                    values.append(try encode(value, codec, property))
+                } catch {
+                    throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
+                }
+                return false
+            }
+            guard let access = property.relationshipAccess, let related = access.first(value) else {
+                values.append(.null)
+                return false
+            }
+            switch reference(to: related) {
+            case .stored(let key)?:
+                values.append(.integer(key))
+            case .new(let token)?:
+                values.append(.integer(Int64(token)))
+                return true
+            case nil:
+                values.append(.null)
+            }
+        case .toOneKey(let key):
+            values.append(.integer(key))
+        case .unloaded, .pendingMembers:
+            values.append(.null)
+        case .unreadable(let unreadable):
+            // Never written back: it stands for a stored value that was never read.
+            throw SwiftDataError(.modelValidationFailure, "\(unreadable.problem); that value cannot be written back")
+        }
+        return false
+    }
+
+    private func encode(_ value: Any, _ codec: any AttributeCodec, _ property: PropertyLayout) throws -> StoredValue {
+        try encoding.propertyLists && !encoding.propertyListExceptions.contains(property.name) ? codec.encodeForPropertyListStore(value) : codec.encode(value)
+    }
+
+    /// The value a stored slot held when this context read it (before its first change since
+    /// the last save); `nil` if the context never read it.
+    private func original(_ data: BackingData, slot: Int) -> StoredValue? {
+        let property = data.layout.properties[slot]
+        switch data.originals[slot] {
+        case .value(let value)?:
+            if let codec = property.codec { return try? encode(value, codec, property) }
+            guard let access = property.relationshipAccess else { return nil }
+            guard let related = access.first(value) else { return .null }
+            return related.persistentBackingData.primaryKey.map { .integer($0) }
+        case .toOneKey(let key)?:
+            return .integer(key)
+        case .unloaded?, .unreadable?, .pendingMembers?, nil:
+            return nil
+        }
+    }
+
+    /// How a written reference names `model`: its key, its token if it is new in this save, or
+    /// nothing for a model deleted in this save (or one no context inserted).
+    func reference(to model: any PersistentModel) -> RowReference? {
+        if !deletedIDs.isEmpty && deletedIDs.contains(ObjectIdentifier(model)) { return nil }
+        let data = model.persistentBackingData
+        if let key = data.primaryKey { return .stored(key) }
+        if let token = data.saveToken { return .new(token) }
+        Log.general.warning("a relationship refers to a \(data.layout.entityName) that is not inserted in this context; it is saved as nil")
+        return nil
+    }
+
+    // MARK: Pairs
+
+    /// The members that joined and left the to-many relationships kept as pairs of `group`'s
+    /// models: every member of a new model's; the difference from what was read for a stored one
+    /// (all of them, replacing the stored pairs, when the old members were never read).
+    private func members(of group: ModelGroup, isNew: Bool, into changes: inout [MemberChange]) {
+        let layout = group.layout
+        let slots = layout.relationshipSlots.filter {
+            if case .pairs? = layout.properties[$0].relationship?.shape { return true }
+            return false
+        }
+        for model in group.models {
+            let data = model.persistentBackingData
+            guard let owner = isNew ? data.saveToken.map(RowReference.new) : data.primaryKey.map(RowReference.stored) else { continue }
+            for slot in slots where isNew || data.originals.contains(slot) {
+                guard let access = layout.properties[slot].relationshipAccess else { continue }
+                var joined: [any PersistentModel]
+                var left: [any PersistentModel] = []
+                var replacesAll = false
+                switch data.slots[slot] {
+                case .value(let value):
+                    joined = access.models(value)
+                    if !isNew {
+                        if case .value(let old)? = data.originals[slot] {
+                            let oldModels = access.models(old)
+                            let oldIDs = Set(oldModels.map { ObjectIdentifier($0) })
+                            let newIDs = Set(joined.map { ObjectIdentifier($0) })
+                            joined = joined.filter { !oldIDs.contains(ObjectIdentifier($0)) }
+                            left = oldModels.filter { !newIDs.contains(ObjectIdentifier($0)) }
+                        } else {
+                            replacesAll = true
+                        }
+                    }
+                case .pendingMembers(let pending):
+                    // Changed without loading: the pairs that joined and left, nothing else.
+                    (joined, left) = pending.changes
+                default:
+                    continue
+                }
+                let change = MemberChange(
+                    layout: layout, slot: slot, owner: owner,
+                    joined: joined.compactMap { reference(to: $0) }, left: left.compactMap { reference(to: $0) },
+                    replacesAll: replacesAll)
+                if replacesAll || !change.joined.isEmpty || !change.left.isEmpty { changes.append(change) }
+            }
+        }
+    }
+}
+
+/// The stored rows that a save's written references point at, by entity (see
+/// ``ValueChangeSet/referencedRows``): to-ones of new models and changed to-ones, and the members of
+/// to-manys kept as pairs (a one-to-many is written, and collected, on its to-one side).
+private struct ReferenceCollector {
+    let deletedIDs: Set<ObjectIdentifier>
+    private var byEntity: [ObjectIdentifier: Int] = [:]
+    private(set) var rows: [ValueChangeSet.ReferencedRows] = []
+
+    init(deletedIDs: Set<ObjectIdentifier>) {
+        self.deletedIDs = deletedIDs
+    }
+
+    mutating func collect(_ group: ModelGroup, isNew: Bool) {
+        let layout = group.layout
+        for slot in layout.relationshipSlots {
+            let property = layout.properties[slot]
+            guard let relationship = property.relationship, let access = property.relationshipAccess else { continue }
+            if case .inverseReference = relationship.shape { continue }
+            let example = "\(layout.entityName).\(property.name)"
+            // Consecutive models mostly refer to the same one; models inserted in this save have no key yet.
+            var last: ObjectIdentifier?
+            for model in group.models {
+                let data = model.persistentBackingData
+                guard isNew || data.originals.contains(slot) else { continue }
+                switch data.slots[slot] {
+                case .pendingMembers(let pending):
+                    for related in pending.changes.joined { note(related, example: example, last: &last) }
+                case .value(let value):
+                    if relationship.isToMany {
+                        for related in access.models(value) { note(related, example: example, last: &last) }
+                    } else if let related = access.first(value) {
+                        note(related, example: example, last: &last)
+                    }
+                default:
+                    continue
+                }
+            }
+        }
+    }
+
+    private mutating func note(_ related: any PersistentModel, example: String, last: inout ObjectIdentifier?) {
+        let id = ObjectIdentifier(related)
+        guard id != last else { return }
+        last = id
+        let data = related.persistentBackingData
+        guard let key = data.primaryKey, !deletedIDs.contains(id) else { return }
+        let destination = ObjectIdentifier(data.layout)
+        if let index = byEntity[destination] {
+            rows[index].keys.insert(key)
+        } else {
+            byEntity[destination] = rows.count
+            rows.append(ValueChangeSet.ReferencedRows(layout: data.layout, keys: [key], example: example))
+        }
+    }
+}

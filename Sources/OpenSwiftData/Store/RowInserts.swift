@@ -1,0 +1,26 @@
+import Foundation
+
+/// New rows of one entity, in a save's ``ValueChangeSet``: every stored slot's value
+/// (``ModelLayout/storedSlots``, in order), row after row.
+struct RowInserts {
+    let layout: ModelLayout
+    /// The first row's token; the others follow one by one.
+    let firstToken: Int
+    /// The number of rows.
+    let count: Int
+    /// `count × layout.storedSlots.count` values, row after row: encoded attributes, and for a
+    /// to-one the related row's key (`.null` for none).
+    var values: [StoredValue]
+    /// Positions in ``values`` holding the *token* of a row new in this save, in place of the key
+    /// the store gives it.
+    var newReferences: [Int] = []
+
+    /// The tokens of the rows.
+    var tokens: Range<Int> { firstToken..<firstToken + count }
+
+    /// The values of the row at `position` (0-based within the group).
+    func row(_ position: Int) -> ArraySlice<StoredValue> {
+        let width = layout.storedSlots.count
+        return values[position * width..<(position + 1) * width]
+    }
+}
