@@ -52,6 +52,35 @@ private typealias Photo = ExternalStorageModels.Photo
         #expect(try CoreDataFileRows.read(url, "SELECT Z_PK, Z_OPT, ZIMAGE FROM ZPHOTO WHERE Z_PK <> 2 ORDER BY Z_PK") == ["1|2|0109", "3|1|01010203"])
     }
 
+    /// Storage is decided per table and column: `Sketch.image` is plain `Data` in its own table,
+    /// so it is written and read without the marker `Photo.image` has.
+    @Test func aSameNamedPlainAttributeOfAnotherEntityIsWrittenWithoutTheMarker() throws {
+        let url = try CoreDataLayoutTests.file("Photos.sqlite", """
+            CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+            INSERT INTO Z_PRIMARYKEY VALUES (1, 'Photo', 0, 1), (2, 'Sketch', 0, 1);
+            CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+            INSERT INTO Z_METADATA VALUES (1, '\(CoreDataLayoutTests.storeUUID)', NULL);
+            CREATE TABLE ZPHOTO ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZIMAGE BLOB );
+            INSERT INTO ZPHOTO VALUES (1, 1, 1, x'01FFD8');
+            CREATE TABLE ZSKETCH ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZIMAGE BLOB );
+            INSERT INTO ZSKETCH VALUES (1, 2, 1, x'0102');
+            """)
+        defer { CoreDataLayoutTests.cleanUp(url) }
+        let schema = Schema([Photo.self, ExternalStorageModels.Sketch.self])
+        do {
+            let context = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url)))
+            #expect(try context.fetch(FetchDescriptor<ExternalStorageModels.Sketch>()).map(\.image) == [Data([1, 2])])
+            context.insert(ExternalStorageModels.Sketch(image: Data([7, 8])))
+            context.insert(Photo(image: Data([9])))
+            try context.save()
+        }
+        #expect(try CoreDataFileRows.read(url, "SELECT Z_PK, ZIMAGE FROM ZSKETCH ORDER BY Z_PK") == ["1|0102", "2|0708"])
+        #expect(try CoreDataFileRows.read(url, "SELECT Z_PK, ZIMAGE FROM ZPHOTO ORDER BY Z_PK") == ["1|01FFD8", "2|0109"])
+        let context = ModelContext(try ModelContainer(for: schema, configurations: ModelConfiguration(url: url, allowsSave: false)))
+        #expect(Set(try context.fetch(FetchDescriptor<ExternalStorageModels.Sketch>()).map(\.image)) == [Data([1, 2]), Data([7, 8])])
+        #expect(Set(try context.fetch(FetchDescriptor<Photo>()).map(\.image)) == [Data([0xFF, 0xD8]), Data([9])])
+    }
+
     @Test func aValueInNeitherFormIsAnErrorNamingIt() throws {
         let url = try Self.buildStore(rows: "INSERT INTO ZPHOTO VALUES (1, 1, 1, x'07FFD8');")
         defer { CoreDataLayoutTests.cleanUp(url) }

@@ -129,7 +129,7 @@ struct ValueChangeSetBuilder {
         case .value(let value):
             if let codec = property.codec {
                 do {
-                    values.append(try encode(value, codec, property))
+                    values.append(try encode(value, codec, property, of: data.layout))
                 } catch {
                     throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
                 }
@@ -159,8 +159,8 @@ struct ValueChangeSetBuilder {
         return false
     }
 
-    private func encode(_ value: Any, _ codec: any AttributeCodec, _ property: PropertyLayout) throws -> StoredValue {
-        try encoding.propertyLists && !encoding.propertyListExceptions.contains(property.name) ? codec.encodeForPropertyListStore(value) : codec.encode(value)
+    private func encode(_ value: Any, _ codec: any AttributeCodec, _ property: PropertyLayout, of layout: ModelLayout) throws -> StoredValue {
+        try encoding.propertyLists && encoding.writesPropertyList(property, of: layout) ? codec.encodeForPropertyListStore(value) : codec.encode(value)
     }
 
     /// The value a stored slot held when this context read it (before its first change since
@@ -169,7 +169,7 @@ struct ValueChangeSetBuilder {
         let property = data.layout.properties[slot]
         switch data.originals[slot] {
         case .value(let value)?:
-            if let codec = property.codec { return try? encode(value, codec, property) }
+            if let codec = property.codec { return try? encode(value, codec, property, of: data.layout) }
             guard let access = property.relationshipAccess else { return nil }
             guard let related = access.first(value) else { return .null }
             return related.persistentBackingData.primaryKey.map { .integer($0) }

@@ -73,12 +73,13 @@ package protocol SQLDialect: Sendable {
     /// A call of one of the library's functions (`osd_contains`, `json_extract`…, named as
     /// SQLite knows them), its arguments rendered, in this dialect.
     func function(_ name: String, _ arguments: [String]) -> String
-    /// A column as read (`qualifier` already rendered, `nil` for none): by default its quoted
-    /// name; an attribute kept in several columns reads as one value built from them.
-    func column(_ qualifier: String?, _ name: String) -> String
-    /// The columns (quoted) and values an assignment of the value at `placeholder` to `column`
-    /// writes: by default that one column; an attribute kept in several columns writes each.
-    func assignments(_ column: String, _ placeholder: String) -> [(column: String, value: String)]
+    /// A column of `table` as read (`qualifier` already rendered, `nil` for none; `table` as the
+    /// store names it, `nil` where unknown): by default its quoted name; an attribute kept in
+    /// several columns reads as one value built from them.
+    func column(_ qualifier: String?, _ name: String, table: String?) -> String
+    /// The columns (quoted) and values an assignment of the value at `placeholder` to `column` of
+    /// `table` writes: by default that one column; an attribute kept in several columns writes each.
+    func assignments(_ column: String, _ placeholder: String, table: String) -> [(column: String, value: String)]
     /// Where writers run at once, the engine's transaction ids, which number the history instead
     /// of a counter (see ``SQLTransactionIDs``); `nil` where one writer at a time keeps a counter.
     var transactionIDs: SQLTransactionIDs? { get }
@@ -105,10 +106,10 @@ extension SQLDialect {
     package var maximumIdentifierBytes: Int? { nil }
     package var transactionIDs: SQLTransactionIDs? { nil }
 
-    package func column(_ qualifier: String?, _ name: String) -> String {
+    package func column(_ qualifier: String?, _ name: String, table: String?) -> String {
         qualifier.map { "\($0).\(quote(name))" } ?? quote(name)
     }
-    package func assignments(_ column: String, _ placeholder: String) -> [(column: String, value: String)] {
+    package func assignments(_ column: String, _ placeholder: String, table: String) -> [(column: String, value: String)] {
         [(quote(column), placeholder)]
     }
 
@@ -152,6 +153,12 @@ struct RenderedSQL: Sendable {
 struct SQLRenderer {
     let dialect: any SQLDialect
     private(set) var bindings: [StoredValue] = []
+    /// The table each qualifier in scope names (aliases of the selects being rendered, and a
+    /// statement's own table), so the dialect knows whose column it renders: two tables may
+    /// keep a same-named column differently (a Core Data file).
+    private var tables: [String: String] = [:]
+    /// The table unqualified columns belong to.
+    private var defaultTable: String?
 
     init(dialect: any SQLDialect) { self.dialect = dialect }
 
@@ -163,13 +170,19 @@ struct SQLRenderer {
 
     mutating func render(_ statement: SQLStatement) -> String {
         switch statement {
+        case .select: break
+        case .insert(let table, _, _, _), .updateByKey(let table, _, _, _, _), .update(let table, _, _), .delete(let table, _):
+            tables[table] = table
+            defaultTable = table
+        }
+        switch statement {
         case .select(let select):
             return render(select)
         case .insert(let table, let columns, let orIgnore, let rows):
             let width = max(columns.count, 1)
             var names = ""
             let values = (0..<max(rows, 1)).map { row in
-                let targets = columns.enumerated().flatMap { dialect.assignments($0.element, dialect.placeholder(row * width + $0.offset + 1)) }
+                let targets = columns.enumerated().flatMap { dialect.assignments($0.element, dialect.placeholder(row * width + $0.offset + 1), table: table) }
                 if row == 0 { names = targets.map(\.column).joined(separator: ", ") }
                 return "(" + (columns.isEmpty ? dialect.placeholder(row + 1) : targets.map(\.value).joined(separator: ", ")) + ")"
             }.joined(separator: ", ")
@@ -180,7 +193,7 @@ struct SQLRenderer {
             var index = 0
             var sets = columns.flatMap { column -> [String] in
                 index += 1
-                return dialect.assignments(column, dialect.placeholder(index)).map { "\($0.column) = \($0.value)" }
+                return dialect.assignments(column, dialect.placeholder(index), table: table).map { "\($0.column) = \($0.value)" }
             }
             if let counting { sets.append("\(dialect.quote(counting)) = \(dialect.quote(counting)) + 1") }
             index += 1
@@ -203,6 +216,13 @@ struct SQLRenderer {
     }
 
     mutating func render(_ select: SQLSelect) -> String {
+        // A nested select sees its own aliases and the outer ones (a correlated subquery).
+        let outer = (tables, defaultTable)
+        defer { (tables, defaultTable) = outer }
+        for reference in [select.from] + select.joins.map(\.table) where reference.jsonArray == nil {
+            tables[reference.alias] = reference.table
+        }
+        defaultTable = select.from.jsonArray == nil ? select.from.table : nil
         var text = select.distinct ? "SELECT DISTINCT " : "SELECT "
         text += select.columns.map { render($0) }.joined(separator: ", ")
         text += " FROM " + render(select.from)
@@ -238,7 +258,7 @@ struct SQLRenderer {
     mutating func render(_ expression: SQLExpression) -> String {
         switch expression {
         case .column(let table, let name):
-            return dialect.column(table.isEmpty ? nil : dialect.qualifier(table), name)
+            return dialect.column(table.isEmpty ? nil : dialect.qualifier(table), name, table: table.isEmpty ? defaultTable : tables[table] ?? table)
         case .bind(let value):
             bindings.append(value)
             return dialect.placeholder(bindings.count)

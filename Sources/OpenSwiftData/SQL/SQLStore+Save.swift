@@ -5,7 +5,7 @@ extension SQLStore: ModelStore {
 
     var valueEncoding: ValueEncoding {
         guard case .coreData(let map) = format else { return .standard }
-        return ValueEncoding(propertyLists: true, propertyListExceptions: Set(map.composites.keys))
+        return ValueEncoding(propertyLists: true, propertyListExceptions: Set(map.composites.keys.map { "\($0.table).\($0.column)" }))
     }
 
     var checksOriginals: Bool { engine.writersRunConcurrently }

@@ -51,8 +51,8 @@ enum SQLTableFormat: Sendable {
 
     /// Whether an attribute of a Core Data file is a `Codable` struct kept as a composite, a
     /// column per field, which reads in SQL as its JSON (``CoreDataComposite``).
-    func isComposite(_ propertyName: String) -> Bool {
-        if case .coreData(let map) = self { return map.composites[propertyName] != nil }
+    func isComposite(_ property: PropertyLayout, of layout: ModelLayout) -> Bool {
+        if case .coreData(let map) = self { return map.composites[TableColumn(table: layout.tableName, column: property.name)] != nil }
         return false
     }
 

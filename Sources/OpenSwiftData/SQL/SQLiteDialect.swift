@@ -10,12 +10,13 @@ struct SQLiteDialect: SQLDialect {
     /// Which of `renames` are tables, which queries also write as column qualifiers
     /// (`UPDATE "ZITEM" … WHERE "ZITEM"."Z_PK" = ?`); aliases such as `t0` are never renamed.
     var renamedTables: Set<String> = []
-    /// The attributes of a Core Data file kept as composites, a column per field, by property
-    /// name (``CoreDataModelMap/composites``): read as one JSON value, written field by field.
-    var composites: [String: CoreDataComposite] = [:]
-    /// The `.externalStorage` attributes of a Core Data file, by property name, and the folder of
-    /// its externally stored values (``CoreDataExternalData``): read and written without the marker.
-    var externalData: [String: String] = [:]
+    /// The attributes of a Core Data file kept as composites, a column per field, by table and
+    /// property name (``CoreDataModelMap/composites``): read as one JSON value, written field by field.
+    var composites: [TableColumn: CoreDataComposite] = [:]
+    /// The `.externalStorage` attributes of a Core Data file, by table and property name, and the
+    /// folder of its externally stored values (``CoreDataExternalData``): read and written without
+    /// the marker.
+    var externalData: [TableColumn: String] = [:]
     var systemName: String { "sqlite" }
 
     func quote(_ identifier: String) -> String {
@@ -77,18 +78,22 @@ struct SQLiteDialect: SQLDialect {
     func function(_ name: String, _ arguments: [String]) -> String {
         "\(name)(\(arguments.joined(separator: ", ")))"
     }
-    func column(_ qualifier: String?, _ name: String) -> String {
+    func column(_ qualifier: String?, _ name: String, table: String?) -> String {
         let column = qualifier.map { "\($0).\(quote(name))" } ?? quote(name)
-        if !externalData.isEmpty, let folder = externalData[name] {
+        guard let table, !externalData.isEmpty || !composites.isEmpty else { return column }
+        let key = TableColumn(table: table, column: name)
+        if let folder = externalData[key] {
             return "osd_external_data(\(column), \(standardLiteral(.text(folder)) ?? "''"))"
         }
-        guard !composites.isEmpty, let composite = composites[name] else { return column }
+        guard let composite = composites[key] else { return column }
         let columns = composite.elements.map { element in qualifier.map { "\($0).\(quoteWithDoubleQuotes(element.column))" } ?? quoteWithDoubleQuotes(element.column) }
         return "osd_composite(\(standardLiteral(.text(composite.descriptor)) ?? "''"), \(columns.joined(separator: ", ")))"
     }
-    func assignments(_ column: String, _ placeholder: String) -> [(column: String, value: String)] {
-        if !externalData.isEmpty, externalData[column] != nil { return [(quote(column), "osd_external_data_inline(\(placeholder))")] }
-        guard !composites.isEmpty, let composite = composites[column] else { return [(quote(column), placeholder)] }
+    func assignments(_ column: String, _ placeholder: String, table: String) -> [(column: String, value: String)] {
+        guard !externalData.isEmpty || !composites.isEmpty else { return [(quote(column), placeholder)] }
+        let key = TableColumn(table: table, column: column)
+        if externalData[key] != nil { return [(quote(column), "osd_external_data_inline(\(placeholder))")] }
+        guard let composite = composites[key] else { return [(quote(column), placeholder)] }
         return composite.elements.map { element in
             let path = standardLiteral(.text(element.path.joined(separator: "."))) ?? "''"
             return (quoteWithDoubleQuotes(element.column), "osd_composite_field(\(placeholder), \(path), '\(element.kind.rawValue)')")

@@ -60,8 +60,14 @@ struct ValueEncoding: Sendable {
     /// for the attributes named in ``propertyListExceptions``.
     var propertyLists = false
     /// Attributes written as JSON even where ``propertyLists`` is set (a Core Data file's
-    /// composites, which the statement spreads over their columns).
+    /// composites, which the statement spreads over their columns), as `Entity.property` with the
+    /// entity at the top of its class hierarchy.
     var propertyListExceptions: Set<String> = []
 
     static let standard = ValueEncoding()
+
+    /// Whether `property` of `layout`'s models is written as a property list.
+    func writesPropertyList(_ property: PropertyLayout, of layout: ModelLayout) -> Bool {
+        propertyLists && (propertyListExceptions.isEmpty || !propertyListExceptions.contains("\(layout.root.entityName).\(property.name)"))
+    }
 }

@@ -147,6 +147,12 @@ enum ExternalStorageModels {
         @Attribute(.externalStorage) var image: Data
         init(image: Data) { self.image = image }
     }
+
+    /// A plain `Data` attribute with the name `Photo`'s external one has.
+    @Model final class Sketch {
+        var image: Data
+        init(image: Data) { self.image = image }
+    }
 }
 
 /// Models with `Codable` structs, which SwiftData keeps as composite attributes on Apple

@@ -31,12 +31,13 @@ struct CoreDataModelMap: Sendable {
     let tableEntityNumbers: [String: [Int64]]
     /// The tables of many-to-many relationships, by the shape's pair name.
     let joinTables: [String: JoinTable]
-    /// The `Codable` struct attributes kept as composites (a column per field), by property name.
-    let composites: [String: CoreDataComposite]
-    /// The `Data` attributes declared with `.externalStorage`, by property name: Core Data keeps
-    /// their values behind a marker byte, inline or in a file of the store's support folder
-    /// (``CoreDataExternalData``).
-    let externalData: Set<String>
+    /// The `Codable` struct attributes kept as composites (a column per field), by table and
+    /// property name.
+    let composites: [TableColumn: CoreDataComposite]
+    /// The `Data` attributes declared with `.externalStorage`, by table and property name: Core
+    /// Data keeps their values behind a marker byte, inline or in a file of the store's support
+    /// folder (``CoreDataExternalData``). A same-named attribute of another table is plain.
+    let externalData: Set<TableColumn>
     /// Each entity's properties in the order the bits of a history change's `ZCOLUMNS` name them.
     let historyProperties: [String: [String]]
     /// The store's UUID (`Z_METADATA.Z_UUID`), the store identifier of its models.
@@ -114,8 +115,8 @@ struct CoreDataModelMap: Sendable {
         var tableColumns: [String: [String: String]] = [:]
         var declaredColumns: [String: Set<String>] = [:]
         var tableEntityNumbers: [String: [Int64]] = [:]
-        var composites: [String: CoreDataComposite] = [:]
-        var externalData: Set<String> = []
+        var composites: [TableColumn: CoreDataComposite] = [:]
+        var externalData: Set<TableColumn> = []
         for layout in layouts.sorted(by: { $0.entityName < $1.entityName }) {
             guard numbers[layout.entityName] != nil else {
                 throw mismatch("the model declares entity \(layout.entityName), which the file does not have (it has \(numbers.keys.sorted().joined(separator: ", ")))")
@@ -138,10 +139,11 @@ struct CoreDataModelMap: Sendable {
                     guard let composite = try Self.composite(property, of: layout, table: table, columns: columns, mismatch: mismatch) else {
                         throw mismatch("\(layout.entityName).\(property.name) has no column \(column) in \(table)")
                     }
-                    if let other = composites[property.name], other != composite {
-                        throw SwiftDataError(.unsupportedType, "two models of \(place) have a composite attribute named \(property.name) with different fields, which OpenSwiftData cannot tell apart in Core Data's layout yet; rename one of them (the file was not changed)")
+                    let key = TableColumn(table: layout.tableName, column: property.name)
+                    if let other = composites[key], other != composite {
+                        throw SwiftDataError(.unsupportedType, "two models of \(place) that share the table \(table) have a composite attribute named \(property.name) with different fields, which one set of columns cannot hold; rename one of them (the file was not changed)")
                     }
-                    composites[property.name] = composite
+                    composites[key] = composite
                     for element in composite.elements {
                         try Self.claim(element.column, for: "\(layout.entityName).\(property.name).\(element.path.joined(separator: "."))", in: &claimed, table: table)
                     }
@@ -154,7 +156,7 @@ struct CoreDataModelMap: Sendable {
                     guard property.codec?.typeName == "Data" || property.codec?.typeName == "Data?" else {
                         throw SwiftDataError(.unsupportedType, "\(layout.entityName).\(property.name) is declared with .externalStorage but is not Data; OpenSwiftData reads Core Data's external storage for Data attributes only (the file was not changed)")
                     }
-                    externalData.insert(property.name)
+                    externalData.insert(TableColumn(table: layout.tableName, column: property.name))
                 }
                 let expected = Self.columnTypes(property)
                 if !expected.contains(type) {
