@@ -31,7 +31,7 @@ import Testing
         }
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.translatingPredicates)
     func comparisonsAndBooleanLogic(_ kind: StoreKind) throws {
         let store = try Self.fixture(kind)
         let cutoff = QueryFixture.epoch.addingTimeInterval(-13_000 * QueryFixture.day)
@@ -71,7 +71,7 @@ import Testing
         Self.check(store, #Predicate<QPerson> { $0.age > 1_000 }, expectMatches: false)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.translatingPredicates)
     func optionalsAndToOneChains(_ kind: StoreKind) throws {
         let store = try Self.fixture(kind)
         let lions = try #require(try store.context().fetch(FetchDescriptor<QTeam>(predicate: #Predicate { $0.name == "Lions" })).first)
@@ -97,7 +97,7 @@ import Testing
         Self.check(store, #Predicate<QPerson> { $0.nickname.flatMap { $0.isEmpty } ?? true }, expectMatches: true)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.translatingPredicates)
     func arithmeticAndConditionals(_ kind: StoreKind) throws {
         let store = try Self.fixture(kind)
         Self.check(store, #Predicate<QPerson> { $0.age * 2 + 1 > 61 }, expectMatches: true)
@@ -115,7 +115,7 @@ import Testing
         Self.check(store, #Predicate<QPerson> { ($0.age > 40 ? "old" : "young") == "old" }, expectMatches: true)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.translatingPredicates)
     func strings(_ kind: StoreKind) throws {
         let store = try Self.fixture(kind)
         let search = "ANN"
@@ -144,7 +144,7 @@ import Testing
         Self.check(store, #Predicate<QPerson> { $0.team?.name.starts(with: "L") == true }, expectMatches: true)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.translatingPredicates)
     func collectionsAndRanges(_ kind: StoreKind) throws {
         let store = try Self.fixture(kind)
         let names = ["Ann", "Bob", "Nobody"]
@@ -177,7 +177,7 @@ import Testing
         Self.check(store, #Predicate<QPerson> { ("A"..."Bz").contains($0.name) }, expectMatches: true)
     }
 
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.translatingPredicates)
     func toManyRelationships(_ kind: StoreKind) throws {
         let store = try Self.fixture(kind)
         Self.check(store, #Predicate<QTeam> { $0.members.isEmpty }, expectMatches: true)
@@ -202,7 +202,7 @@ import Testing
 
 /// Enums with payloads and structs are compared by their stored JSON, which is canonical.
 @Suite struct CodableValuePredicateTests {
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.translatingPredicates)
     func codableValuesCompareByValue(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Sample.self])
         let context = store.context()
@@ -249,7 +249,7 @@ import Testing
 
     /// In a class hierarchy `is` and `as?` test each row's class: the store's answer equals
     /// `evaluate` over the models of every class, on every store.
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.translatingPredicates)
     func classTestsAndCastsInAHierarchy(_ kind: StoreKind) throws {
         let store = try TestStore(kind, InheritanceModels.types)
         try InheritanceTests.seed(store.context())

@@ -31,6 +31,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// logging decorator (whose history passes through `HistoryProviding`). The JSON example
     /// store keeps none.
     static var keepingHistory: [StoreKind] { allCases.filter { $0 != .json } }
+
+    /// The kinds whose store runs predicates itself (in SQL). The JSON example store asks the
+    /// context to filter in memory with `Predicate.evaluate`, so comparing its results with
+    /// `evaluate` could not fail.
+    static var translatingPredicates: [StoreKind] { allCases.filter { $0 != .json } }
 }
 
 /// A container over a fresh store, and the file it lives in (removed when the test is done).
