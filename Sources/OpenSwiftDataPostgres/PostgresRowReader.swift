@@ -8,7 +8,7 @@ import PostgresNIO
 /// with each row's cell bytes in turn (no allocation per row), the columns' types and formats
 /// read once. Binary cells (what postgres-nio asks for) are read straight from their bytes;
 /// anything else goes through postgres-nio's decoding.
-final class PostgresRowReader: SQLRow {
+final class PostgresRowReader: StoredRow {
     // `let`s and a buffer allocated once: class `var`s would cost an exclusivity check per read.
     private let bytes: UnsafeMutablePointer<ByteBuffer?>
     private let count: Int
@@ -52,7 +52,7 @@ final class PostgresRowReader: SQLRow {
 
     func isNull(at column: Int32) -> Bool { bytes[Int(column)] == nil }
 
-    func storageClass(at column: Int32) -> SQLStorageClass {
+    func storageClass(at column: Int32) -> StoredStorageClass {
         let index = Int(column)
         guard bytes[index] != nil else { return .null }
         switch types[index] {

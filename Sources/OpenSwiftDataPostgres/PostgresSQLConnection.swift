@@ -16,7 +16,7 @@ final class PostgresSQLConnection: SQLConnection {
 
     /// Reads the rows as they arrive: the event loop hands them over while the caller turns the
     /// earlier ones into models, rather than collecting the whole result first.
-    func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws {
+    func query(_ text: String, bindings: [StoredValue], row: (any StoredRow) throws -> Void) throws {
         let queue = PostgresRowQueue()
         let query = PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings))
         let answer = connection.query(query, logger: PostgresConnectionPool.logger) { queue.append($0) }

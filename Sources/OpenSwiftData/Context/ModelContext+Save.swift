@@ -239,13 +239,13 @@ struct SavePlan {
                 // One store (the common case) takes the whole change set without filtering.
                 let part = stores.count == 1 ? changes : changes.part { storeOfLayout[ObjectIdentifier($0)] === store }
                 let result: StoreSaveResult
-                if store.takesValues {
-                    let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: store.valueEncoding, withOriginals: store.checksOriginals)
+                if let rowStore = store.rowStore {
+                    let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: rowStore.valueEncoding, withOriginals: rowStore.checksOriginals)
                     var values = try builder.build(
                         inserted: part.inserted, changed: part.changed, deleted: part.deleted,
                         nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)
                     if !prepared.isEmpty { values.knownKeys = keys }
-                    result = try store.prepareSave(values, schema: context.container.schema)
+                    result = try rowStore.prepareSave(values, schema: context.container.schema)
                 } else {
                     result = try store.prepareSave(models: part, schema: context.container.schema)
                 }

@@ -61,10 +61,12 @@ struct ValueChangeSetBuilder {
         var values: [StoredValue] = []
         values.reserveCapacity(group.models.count * stored.count)
         var newReferences: [Int] = []
+        // The group's models share its layout: its properties are looked up once.
+        let properties = stored.map { layout.properties[$0] }
         for model in group.models {
             let data = model.persistentBackingData
-            for slot in stored {
-                if try append(data, slot: slot, to: &values) { newReferences.append(values.count - 1) }
+            for (slot, property) in zip(stored, properties) {
+                if try append(data, slot: slot, property: property, layout: layout, to: &values) { newReferences.append(values.count - 1) }
             }
         }
         return RowInserts(layout: layout, firstToken: firstToken, count: group.models.count, values: values, newReferences: newReferences)
@@ -108,7 +110,7 @@ struct ValueChangeSetBuilder {
             }
             result[index].keys.append(key)
             for slot in result[index].slots {
-                if try append(data, slot: slot, to: &result[index].values) { result[index].newReferences.append(result[index].values.count - 1) }
+                if try append(data, slot: slot, property: layout.properties[slot], layout: layout, to: &result[index].values) { result[index].newReferences.append(result[index].values.count - 1) }
                 if withOriginals { result[index].originals.append(original(data, slot: slot)) }
             }
         }
@@ -123,15 +125,14 @@ struct ValueChangeSetBuilder {
     /// Appends the value stored slot `slot` writes: the encoded attribute, or the related row's
     /// key — or its token, for a row new in this save, and then returns `true`.
     @inline(__always)
-    private func append(_ data: BackingData, slot: Int, to values: inout [StoredValue]) throws -> Bool {
-        let property = data.layout.properties[slot]
+    private func append(_ data: BackingData, slot: Int, property: PropertyLayout, layout: ModelLayout, to values: inout [StoredValue]) throws -> Bool {
         switch data.slots[slot] {
         case .value(let value):
             if let codec = property.codec {
                 do {
-                    values.append(try encode(value, codec, property, of: data.layout))
+                    values.append(try encode(value, codec, property, of: layout))
                 } catch {
-                    throw SwiftDataError(.unsupportedType, "\(data.layout.entityName).\(property.name): \(error)")
+                    throw SwiftDataError(.unsupportedType, "\(layout.entityName).\(property.name): \(error)")
                 }
                 return false
             }

@@ -1,34 +1,26 @@
 import Foundation
 
 /// How an SQL store reads rows of an entity in a class hierarchy, whose table holds its
-/// subclasses' rows too: after the entity's own columns come the columns only its subclasses
-/// have (each once; siblings may share one), then which class to make: `Z_ENT` turned into the
-/// class's position in ``kinds`` by the query (comparing names in the engine and reading a number
-/// costs less per row than reading each name into a `String` and looking it up).
+/// subclasses' rows too (``RowKinds``): after the entity's own columns come the columns only its
+/// subclasses have, then which class to make: `Z_ENT` turned into the class's position in
+/// ``RowKinds/kinds`` by the query (comparing names in the engine and reading a number costs less
+/// per row than reading each name into a `String` and looking it up).
 ///
 /// Built once per layout when the store opens. `@unchecked Sendable`: immutable.
 final class HierarchyRows: @unchecked Sendable {
     let layout: ModelLayout
+    /// The classes a row can be and where their columns are, as the context reads them.
+    let rowKinds: RowKinds
     /// The columns after the layout's own, for its subclasses' own properties.
     let extraColumns: [String]
-    /// Each kind of row: its layout, and for each of its stored slots beyond `layout`'s, the
-    /// position of its column in ``extraColumns``. In the order of ``entityNames``.
-    let kinds: [Kind]
-    /// The entity names of the layout and its subclasses, for messages.
-    let entityNames: [String]
     /// What `Z_ENT` holds for the layout and each subclass (``SQLTableFormat/entityValue(_:)``),
-    /// in the order of ``entityNames``, for `Z_ENT IN (…)`.
+    /// in the order of ``RowKinds/entityNames``, for `Z_ENT IN (…)`.
     let entityValues: [StoredValue]
-
-    struct Kind {
-        let layout: ModelLayout
-        let extras: [(slot: Int, column: Int)]
-    }
 
     init(layout: ModelLayout, kinds: [ModelLayout], format: SQLTableFormat) {
         self.layout = layout
         var columns: [String] = []
-        var found: [Kind] = []
+        var found: [RowKinds.Kind] = []
         for kind in kinds {
             var extras: [(slot: Int, column: Int)] = []
             for slot in kind.storedSlots where slot >= layout.properties.count {
@@ -40,11 +32,10 @@ final class HierarchyRows: @unchecked Sendable {
                     extras.append((slot, columns.count - 1))
                 }
             }
-            found.append(Kind(layout: kind, extras: extras))
+            found.append(RowKinds.Kind(layout: kind, extras: extras))
         }
         self.extraColumns = columns
-        self.kinds = found
-        self.entityNames = kinds.map(\.entityName)
+        self.rowKinds = RowKinds(layout: layout, kinds: found, extraColumnCount: columns.count)
         self.entityValues = kinds.map(format.entityValue)
     }
 
@@ -63,23 +54,6 @@ final class HierarchyRows: @unchecked Sendable {
         return .caseWhen(
             entityValues.enumerated().map { (.binary(entity, .equal, .bind($1)), .constant(.integer(Int64($0)))) },
             else: .constant(.integer(-1)))
-    }
-
-    /// The kind of a row, from the number ``rowColumns(alias:slots:)`` reads; `nil` for a row of
-    /// a class the store's schema does not have.
-    func kind(_ number: Int64) -> Kind? {
-        number >= 0 && number < kinds.count ? kinds[Int(number)] : nil
-    }
-
-    /// Where the first extra column is, in a row read from `offset`.
-    func firstExtraColumn(offset: Int32) -> Int32 {
-        offset + 1 + Int32(layout.storedSlots.count)
-    }
-
-    /// Where `Z_ENT` is, in a row read from `offset` with `slots`.
-    func entityColumn(offset: Int32, slots: [Int]?) -> Int32 {
-        guard let slots else { return firstExtraColumn(offset: offset) + Int32(extraColumns.count) }
-        return offset + 1 + Int32(slots.count)
     }
 
     /// The condition keeping the rows of this entity and its subclasses, when the table holds

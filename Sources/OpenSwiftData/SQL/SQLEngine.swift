@@ -49,7 +49,7 @@ package struct SQLTransactionStatements: Sendable {
 /// One connection of an ``SQLEngine``, used by one caller at a time.
 package protocol SQLConnection: AnyObject {
     /// Runs `text` with `bindings`, calling `row` for each result row (valid only during the call).
-    func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws
+    func query(_ text: String, bindings: [StoredValue], row: (any StoredRow) throws -> Void) throws
     /// Runs `text` with `bindings`; returns the number of rows it changed.
     func execute(_ text: String, bindings: [StoredValue]) throws -> Int
     /// `text` made ready to run many times with different values.

@@ -95,13 +95,13 @@ struct SQLMigration {
         let from = try migration.layouts(of: stage.fromVersion)
         let to = try migration.layouts(of: stage.toVersion)
         try bring(to: from, reporter: reporter, removesEntities: true)
-        if case .custom(_, _, let willMigrate?, _) = stage {
-            try runStage(willMigrate, layouts: from, version: stage.fromVersion.versionIdentifier)
+        if stage.hasClosure(.willMigrate) {
+            try stage.runClosure(.willMigrate, on: stageStore(from), layouts: from, version: stage.fromVersion.versionIdentifier, configuration: stageConfiguration)
         }
         try bring(to: to, reporter: reporter, removesEntities: true)
         try writeVersion(stage.toVersion.versionIdentifier)
-        if case .custom(_, _, _, let didMigrate?) = stage {
-            try runStage(didMigrate, layouts: to, version: stage.toVersion.versionIdentifier)
+        if stage.hasClosure(.didMigrate) {
+            try stage.runClosure(.didMigrate, on: stageStore(to), layouts: to, version: stage.toVersion.versionIdentifier, configuration: stageConfiguration)
         }
         reporter.finished()
     }
@@ -116,15 +116,12 @@ struct SQLMigration {
         described = description
     }
 
-    /// Runs a custom stage's closure with a context on `layouts`, saving what it leaves unsaved.
-    private func runStage(_ body: (ModelContext) throws -> Void, layouts: [ModelLayout], version: Schema.Version) throws {
+    /// The store a custom stage's closure works on: `layouts`' tables, on the migration's
+    /// connection and inside its transaction.
+    private func stageStore(_ layouts: [ModelLayout]) -> SQLStore {
         let engine = MigrationStageEngine(connection: connection, dialect: dialect, translate: translate)
         // A stage's saves rewrite data in the old and new shapes; they are not history an app reads.
-        let store = SQLStore(engine: engine, identifier: identifier, name: storeName, allowsSave: true, layouts: layouts, keepsHistory: false)
-        let container = ModelContainer(migrationStage: Schema(layouts.map(\.modelType), version: version), store: store, configuration: stageConfiguration)
-        let context = ModelContext(container)
-        try body(context)
-        if context.hasChanges { try context.save() }
+        return SQLStore(engine: engine, identifier: identifier, name: storeName, allowsSave: true, layouts: layouts, keepsHistory: false)
     }
 
     private func writeVersion(_ version: Schema.Version) throws {

@@ -297,7 +297,7 @@ struct SQLSaveWriter {
     }
 
     /// The last number a counter update reserved, checked (see ``SQLStore/reservedLast(_:count:counter:)``).
-    func reservedLast(_ row: any SQLRow, count: Int64, counter: String) throws -> Int64 {
+    func reservedLast(_ row: any StoredRow, count: Int64, counter: String) throws -> Int64 {
         try store.reservedLast(row, count: count, counter: counter)
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Fetches in SQL: a descriptor becomes one `SELECT` (``QueryBuilder``), and rows become models
-/// straight from the statement (``materialize(_:row:offset:slots:in:registry:)``).
+/// Fetches in SQL: a descriptor becomes one `SELECT` (``QueryBuilder``), and the statement's rows
+/// are handed to the context as they are read (``RowStore``), which makes them models.
 extension SQLStore {
     var systemName: String { dialect.systemName }
     var isTransactional: Bool { true }
@@ -28,23 +28,18 @@ extension SQLStore {
         QueryBuilder(root: layout, hierarchies: hierarchies, format: format, entityCondition: hierarchyRows(layout)?.entityCondition(alias: "t0"))
     }
 
-    func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject] {
-        let select = try select(request)
-        let layout = request.layout, slots = request.slots
-        // Collected as class references: appending to a `[T]` in this unspecialised generic
-        // function would look up `Array<T>`'s metadata for every row.
-        var loaded: [AnyObject] = []
-        let registry = context.entityRegistry(layout)
-        let hierarchy = hierarchyRows(layout)
-        try read { connection in
-            try query(select, on: connection) { row in
-                loaded.append(try materialize(layout, row: row, slots: slots, in: context, registry: registry, hierarchy: hierarchy))
-            }
-        }
-        return loaded
+    func rowShape(_ layout: ModelLayout, slots: [Int]?) -> RowShape {
+        RowShape(layout: layout, slots: slots, kinds: hierarchyRows(layout)?.rowKinds)
     }
 
-    func fetchCount<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> Int {
+    func fetchRows<T>(_ request: StoreFetch<T>, row: (any StoredRow) throws -> Void) throws {
+        let select = try select(request)
+        try read { connection in
+            try query(select, on: connection, row: row)
+        }
+    }
+
+    func countRows<T>(_ request: StoreFetch<T>) throws -> Int {
         var select = try select(request, columns: [])
         select.orderBy = []
         var count = 0
@@ -63,7 +58,7 @@ extension SQLStore {
         return count
     }
 
-    func fetchKeys<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [Int64] {
+    func rowKeys<T>(_ request: StoreFetch<T>) throws -> [Int64] {
         let select = try select(request, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
         var keys: [Int64] = []
         try read { connection in
@@ -72,17 +67,17 @@ extension SQLStore {
         return keys
     }
 
-    func fetchIdentifiers<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [PersistentIdentifier] {
+    func rowIdentifiers<T>(_ request: StoreFetch<T>) throws -> [PersistentIdentifier] {
         let layout = request.layout
-        guard let hierarchy = hierarchyRows(layout), hierarchy.kinds.count > 1 else {
-            return try fetchKeys(request, in: context).map { PersistentIdentifier(entityName: layout.entityName, storeIdentifier: identifier, storedKey: $0) }
+        guard let hierarchy = hierarchyRows(layout), hierarchy.rowKinds.kinds.count > 1 else {
+            return try rowKeys(request).map { PersistentIdentifier(entityName: layout.entityName, storeIdentifier: identifier, storedKey: $0) }
         }
         // Each row's own class, read as ``HierarchyRows`` reads it for a fetch.
         let select = try select(request, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn), hierarchy.kindColumn(alias: "t0")])
         var identifiers: [PersistentIdentifier] = []
         try read { connection in
             try query(select, on: connection) { row in
-                let entity = hierarchy.kind(row.int64(at: 1))?.layout.entityName ?? layout.entityName
+                let entity = hierarchy.rowKinds.kind(row.int64(at: 1))?.layout.entityName ?? layout.entityName
                 identifiers.append(PersistentIdentifier(entityName: entity, storeIdentifier: identifier, storedKey: row.int64(at: 0)))
             }
         }
@@ -108,10 +103,7 @@ extension SQLStore {
     /// Keys are bound in chunks well under SQLite's limit on bound values.
     static let keyChunk = 5_000
 
-    func loadModels(_ layout: ModelLayout, keys: [Int64], in context: ModelContext) throws -> [any PersistentModel] {
-        var loaded: [any PersistentModel] = []
-        loaded.reserveCapacity(keys.count)
-        let registry = context.entityRegistry(layout)
+    func loadRows(_ layout: ModelLayout, keys: [Int64], row: (any StoredRow) throws -> Void) throws {
         let hierarchy = hierarchyRows(layout)
         for chunk in keys.chunked(Self.keyChunk) {
             let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
@@ -122,20 +114,30 @@ extension SQLStore {
                 from: SQLTableReference(table: layout.tableName, alias: "t0"),
                 whereClause: whereClause)
             try read { connection in
-                try query(select, on: connection) { row in
-                    loaded.append(try materialize(layout, row: row, in: context, registry: registry, hierarchy: hierarchy))
-                }
+                try query(select, on: connection, row: row)
             }
         }
-        return loaded
     }
 
-    func loadRelated(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]] {
-        guard let relationship = property.relationship else { return [:] }
+    func loadRow(_ layout: ModelLayout, key: Int64, row: (any StoredRow) throws -> Void) throws -> Bool {
+        let select = SQLSelect(
+            columns: layout.rowColumns(alias: "t0"),
+            from: SQLTableReference(table: layout.tableName, alias: "t0"),
+            whereClause: .binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))))
+        var found = false
+        try read { connection in
+            try query(select, on: connection) { current in
+                found = true
+                try row(current)
+            }
+        }
+        return found
+    }
+
+    func loadRelatedRows(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], row: (any StoredRow, Int64) throws -> Void) throws {
+        guard let relationship = property.relationship else { return }
         let destination = relationship.destination
-        let registry = context.entityRegistry(destination)
         let hierarchy = hierarchyRows(destination)
-        var grouped: [Int64: [any PersistentModel]] = [:]
         for chunk in ownerKeys.chunked(Self.keyChunk) {
             var select = SQLSelect(
                 columns: rowColumns(destination, alias: "t0"),
@@ -151,7 +153,7 @@ extension SQLStore {
                 select.joins = [SQLJoin(kind: .inner, table: SQLTableReference(table: table, alias: "j"),
                                         on: .binary(.column(table: "j", name: otherColumn), .equal, .column(table: "t0", name: ModelLayout.primaryKeyColumn)))]
             case .foreignKey:
-                return [:]
+                return
             }
             select.columns.append(owner)
             select.whereClause = chunk.count == 1 ? .binary(owner, .equal, .bind(.integer(chunk[chunk.startIndex]))) : .in(owner, chunk.map { .bind(.integer($0)) })
@@ -161,22 +163,11 @@ extension SQLStore {
             select.orderBy = [SQLOrdering(expression: owner, ascending: true),
                               SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true)]
             let ownerColumn = Int32(select.columns.count - 1)
-            var currentOwner: Int64?
-            var current: [any PersistentModel] = []
             try read { connection in
-                try query(select, on: connection) { row in
-                    let model = try materialize(destination, row: row, in: context, registry: registry, hierarchy: hierarchy)
-                    let key = row.int64(at: ownerColumn)
-                    if key != currentOwner {
-                        if let currentOwner { grouped[currentOwner] = current }
-                        currentOwner = key
-                        current = []
-                    }
-                    current.append(model)
+                try query(select, on: connection) { current in
+                    try row(current, current.int64(at: ownerColumn))
                 }
             }
-            if let currentOwner { grouped[currentOwner] = current }
         }
-        return grouped
     }
 }

@@ -69,7 +69,7 @@ extension SQLStore {
         guard let ids = dialect.transactionIDs else { return }
         let q = dialect.quote, p = dialect.placeholder
         var highest: Int64 = 0
-        let note = { (row: any SQLRow) in
+        let note = { (row: any StoredRow) in
             if case .integer(let value) = row.value(at: 0) { highest = max(highest, value) }
         }
         try connection.query("SELECT MAX(\(q("Z_PK"))) FROM \(q(historyTransactionTable))", bindings: [], row: note)

@@ -17,7 +17,7 @@ extension SQLStore {
     /// The last number a counter update reserved, checked: a counter another program set near
     /// `Int64.max` (which SQLite then turns into a floating-point number) or below zero would
     /// hand out keys that overflow or collide, so it is refused, and nothing is saved.
-    func reservedLast(_ row: any SQLRow, count: Int64, counter: String) throws -> Int64 {
+    func reservedLast(_ row: any StoredRow, count: Int64, counter: String) throws -> Int64 {
         guard case .integer(let last) = row.value(at: 0), last >= count else {
             throw SwiftDataError(.storeIO, "the store \(name)'s counter \(counter) in \(Self.primaryKeyTable) holds \(row.value(at: 0)) after reserving \(count) more, which is not a key this store can give (it is exhausted, or another program changed it); nothing was saved")
         }

@@ -1,7 +1,6 @@
 import Foundation
 
-extension SQLStore: ModelStore {
-    var takesValues: Bool { true }
+extension SQLStore: RowStore {
 
     var valueEncoding: ValueEncoding {
         guard case .coreData(let map) = format else { return .standard }

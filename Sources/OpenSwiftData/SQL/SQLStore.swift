@@ -59,7 +59,7 @@ final class SQLStore: Sendable {
         hierarchyRowsByLayout.isEmpty ? nil : hierarchyRowsByLayout[ObjectIdentifier(layout)]
     }
 
-    /// The columns a row of `layout` is read with (see ``materialize(_:row:offset:slots:in:registry:hierarchy:)``).
+    /// The columns a row of `layout` is read with (see ``rowShape(_:slots:)``).
     func rowColumns(_ layout: ModelLayout, alias: String, slots: [Int]? = nil) -> [SQLExpression] {
         hierarchyRows(layout)?.rowColumns(alias: alias, slots: slots) ?? layout.rowColumns(alias: alias, slots: slots)
     }
@@ -160,7 +160,7 @@ final class SQLStore: Sendable {
     // MARK: Running SQL
 
     /// Renders and runs a query, calling `row` for each result row.
-    func query(_ select: SQLSelect, on connection: any SQLConnection, row: (any SQLRow) throws -> Void) throws {
+    func query(_ select: SQLSelect, on connection: any SQLConnection, row: (any StoredRow) throws -> Void) throws {
         let rendered = SQLRenderer.render(.select(select), dialect: dialect)
         try query(rendered.text, bindings: rendered.bindings, on: connection, row: row)
     }
@@ -227,7 +227,7 @@ final class SQLStore: Sendable {
     }
 
     /// Runs SQL text that returns rows, calling `row` for each.
-    func query(_ text: String, bindings: [StoredValue], on connection: any SQLConnection, row: (any SQLRow) throws -> Void) throws {
+    func query(_ text: String, bindings: [StoredValue], on connection: any SQLConnection, row: (any StoredRow) throws -> Void) throws {
         record(text, bindings)
         try connection.query(text, bindings: bindings, row: row)
     }

@@ -99,7 +99,7 @@ final class SQLiteConnection {
 }
 
 /// A prepared statement. Bind, step until it returns `false`, then `reset()`.
-final class SQLiteStatement: SQLRow {
+final class SQLiteStatement: StoredRow {
     let handle: OpaquePointer
     unowned let connection: SQLiteConnection
     let sql: String
@@ -210,7 +210,7 @@ final class SQLiteStatement: SQLRow {
     func int64(at column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(at column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
-    func storageClass(at column: Int32) -> SQLStorageClass {
+    func storageClass(at column: Int32) -> StoredStorageClass {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_NULL: return .null
         case SQLITE_INTEGER: return .integer

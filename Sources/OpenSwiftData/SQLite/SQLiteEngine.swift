@@ -70,7 +70,7 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
 }
 
 extension SQLiteConnection: SQLConnection {
-    func query(_ text: String, bindings: [StoredValue], row: (any SQLRow) throws -> Void) throws {
+    func query(_ text: String, bindings: [StoredValue], row: (any StoredRow) throws -> Void) throws {
         let statement = try prepare(text)
         defer { statement.reset() }
         try statement.bind(bindings)

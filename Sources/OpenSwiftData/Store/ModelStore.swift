@@ -23,19 +23,12 @@ protocol ModelStore: AnyObject, Sendable {
 
     // MARK: Saving
 
-    /// Whether the store takes a save as values (``ValueChangeSet``: the built-in SQL stores) or
-    /// as models (``ChangeSet``: a custom `DataStore`, through snapshots).
-    var takesValues: Bool { get }
-    /// How the store wants attribute values encoded in a ``ValueChangeSet``.
-    var valueEncoding: ValueEncoding { get }
-    /// Whether its updates check that the changed columns still hold what the context read
-    /// (where writers run at once), so a ``ValueChangeSet`` carries the values read.
-    var checksOriginals: Bool { get }
-    /// Writes `changes` (this store's part of a save) in a transaction left open; on failure the
-    /// transaction is rolled back and the error thrown. The result names the keys given to new
-    /// rows; nothing is written into models.
-    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> StoreSaveResult
-    /// The same for a store that takes models (``takesValues`` is `false`).
+    /// The store as a ``RowStore`` (values in, rows out: the built-in SQL stores), or `nil` for a
+    /// store that takes and gives models (a custom `DataStore`, through snapshots).
+    var rowStore: (any RowStore)? { get }
+    /// Writes `changes` (this store's part of a save) in one step or in a transaction left open
+    /// (``isTransactional``), for a store that is not a ``RowStore``. New models' keys are in the
+    /// result.
     func prepareSave(models changes: ChangeSet, schema: Schema) throws -> StoreSaveResult
     /// Commits the prepared transaction (rolled back if the commit fails).
     func commitSave() throws
@@ -102,13 +95,7 @@ protocol ModelStore: AnyObject, Sendable {
 extension ModelStore {
     var systemName: String { "custom" }
 
-    var takesValues: Bool { false }
-    var valueEncoding: ValueEncoding { .standard }
-    var checksOriginals: Bool { false }
-
-    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> StoreSaveResult {
-        throw SwiftDataError(.storeIO, "the store \(name) does not take a save as values")
-    }
+    var rowStore: (any RowStore)? { nil }
 
     func prepareSave(models changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
         throw SwiftDataError(.storeIO, "the store \(name) does not take a save as models")

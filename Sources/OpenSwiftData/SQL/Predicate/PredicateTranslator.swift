@@ -284,7 +284,7 @@ struct PredicateTranslator {
         }
         if let model = value as? any PersistentModel {
             // An unsaved model matches no stored row; unsaved matches come from pending changes.
-            return .integer(model.persistentBackingData.primaryKey ?? -1)
+            return .integer(model.persistentModelID.primaryKey ?? -1)
         }
         if let identifier = value as? PersistentIdentifier, !(codec is IdentifierCodec) {
             return .integer(identifier.primaryKey ?? -1)

@@ -1,71 +1,81 @@
 import Foundation
 
-/// Rows into models: the SQL stores' fast path, reading columns straight into a model's slots
-/// and registering the model in the context's identity map.
-extension SQLStore {
-    /// The model for a row read with ``rowColumns(_:alias:slots:)`` starting at `offset`: the
-    /// registered instance (its unchanged properties refreshed from the row) or a new one, with the
-    /// slots not read left to load on first access. Fetches pass the entity's registry and, for an
-    /// entity in a class hierarchy, its ``HierarchyRows``, looked up once per query.
-    func materialize(
-        _ layout: ModelLayout, row: any SQLRow, offset: Int32 = 0, slots: [Int]? = nil, in context: ModelContext,
-        registry: EntityRegistry? = nil, hierarchy: HierarchyRows? = nil
-    ) throws -> any PersistentModel {
-        if let hierarchy { return try materializeKind(hierarchy, row: row, offset: offset, slots: slots, in: context, registry: registry) }
-        let registry = registry ?? context.entityRegistry(layout)
+/// Rows into models: the one place a row a store answered with becomes a registered model — the
+/// identity map (a row of a model this context holds refreshes it instead), the fill modes, the
+/// check that a registered model is still of its row's class, and the values read straight from
+/// the row into slot storage (the fast path the fetch benchmarks measure: no snapshot between).
+///
+/// Made once per fetch or load (the entity's registry and its ``RowShape`` looked up once), used
+/// for every row inside the store's callback, while the row is valid.
+struct Materializer {
+    let context: ModelContext
+    let shape: RowShape
+    let registry: EntityRegistry
+    let storeIdentifier: String
+
+    init(context: ModelContext, shape: RowShape, storeIdentifier: String) {
+        self.context = context
+        self.shape = shape
+        self.registry = context.entityRegistry(shape.layout)
+        self.storeIdentifier = storeIdentifier
+    }
+
+    /// The model for a row of ``shape`` starting at `offset`: the registered instance (its
+    /// unchanged properties refreshed from the row) or a new one, with the slots not read left to
+    /// load on first access.
+    func model(_ row: any StoredRow, offset: Int32 = 0) throws -> any PersistentModel {
+        if let kinds = shape.kinds { return try modelOfKind(kinds, row: row, offset: offset) }
+        let layout = shape.layout, slots = shape.slots
         let primaryKey = row.int64(at: offset)
         if let existing = registry.model(primaryKey) {
             let data = existing.persistentBackingData
             if data.state == .managed || data.state == .deleted {
-                try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
+                try Self.fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
             }
             return existing
         }
         // The values are read before the model is made, then put in place in one assignment;
         // to-many relationships load on first access.
-        let values = try readSlots(layout, from: row, offset: offset, slots: slots)
-        return StoredModel.make(layout, slots: values, primaryKey: primaryKey, storeIdentifier: identifier, in: context, registry: registry)
+        let values = try Self.readSlots(layout, from: row, offset: offset, slots: slots)
+        return StoredModel.make(layout, slots: values, primaryKey: primaryKey, storeIdentifier: storeIdentifier, in: context, registry: registry)
     }
 
-    /// A row of a class hierarchy's table: a model of the class its `Z_ENT` names, with the
-    /// fetched entity's columns and that class's own.
-    private func materializeKind(
-        _ hierarchy: HierarchyRows, row: any SQLRow, offset: Int32, slots: [Int]?, in context: ModelContext, registry: EntityRegistry?
-    ) throws -> any PersistentModel {
-        let layout = hierarchy.layout
-        let registry = registry ?? context.entityRegistry(layout)
+    /// A row of a class hierarchy's table: a model of the class the row names, with the fetched
+    /// entity's columns and that class's own.
+    private func modelOfKind(_ kinds: RowKinds, row: any StoredRow, offset: Int32) throws -> any PersistentModel {
+        let layout = shape.layout, slots = shape.slots
         let primaryKey = row.int64(at: offset)
-        guard let kind = hierarchy.kind(row.int64(at: hierarchy.entityColumn(offset: offset, slots: slots))) else {
-            throw SwiftDataError(.loadIssueModelContainer, "\(layout.tableName) row \(primaryKey) is of a class that is not \(layout.entityName) or one of its subclasses in this container's schema (\(hierarchy.entityNames.joined(separator: ", "))); add that model class to the schema")
+        guard let kind = kinds.kind(row.int64(at: kinds.kindColumn(offset: offset, slots: slots))) else {
+            throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) row \(primaryKey) is of a class that is not \(layout.entityName) or one of its subclasses in this container's schema (\(kinds.entityNames.joined(separator: ", "))); add that model class to the schema")
         }
         let extras = slots == nil ? kind.extras : []
-        let firstExtra = hierarchy.firstExtraColumn(offset: offset)
+        let firstExtra = kinds.firstExtraColumn(offset: offset)
         if let existing = registry.model(primaryKey) {
             let data = existing.persistentBackingData
             guard data.layout === kind.layout else { throw SwiftDataError.rowChangedClass(data.layout, now: kind.layout, key: primaryKey) }
             if data.state == .managed || data.state == .deleted {
-                try fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
+                try Self.fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
                 for (slot, column) in extras where FillMode.unchanged.takes(slot, of: data) {
-                    data.slots[slot] = try read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
+                    data.slots[slot] = try Self.read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
                 }
             }
             return existing
         }
-        var values = try readSlots(layout, from: row, offset: offset, slots: slots, capacity: kind.layout.properties.count)
+        var values = try Self.readSlots(layout, from: row, offset: offset, slots: slots, capacity: kind.layout.properties.count)
         if kind.layout !== layout {
             // Appended one by one: `append(contentsOf:)` a slice is unspecialised library code.
             for _ in values.count..<kind.layout.properties.count { values.append(.unloaded) }
             for (slot, column) in extras {
-                values[slot] = try read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
+                values[slot] = try Self.read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
             }
         }
-        return StoredModel.make(kind.layout, slots: values, primaryKey: primaryKey, storeIdentifier: identifier, in: context, registry: registry)
+        return StoredModel.make(kind.layout, slots: values, primaryKey: primaryKey, storeIdentifier: storeIdentifier, in: context, registry: registry)
     }
 
     /// A new model's slots: `slots` (by default every stored slot) read from the row, the others
     /// not loaded.
     /// `capacity`: room for a subclass's slots, added after these.
-    private func readSlots(_ layout: ModelLayout, from row: any SQLRow, offset: Int32, slots: [Int]?, capacity: Int = 0) throws -> ContiguousArray<BackingData.Slot> {
+    private static func readSlots(_ layout: ModelLayout, from row: any StoredRow, offset: Int32, slots: [Int]?, capacity: Int = 0) throws -> ContiguousArray<BackingData.Slot> {
         guard slots == nil else {
             var values = layout.unloadedSlots
             var column = offset + 1
@@ -96,8 +106,8 @@ extension SQLStore {
 
     /// One column's value as a slot.
     @inline(__always)
-    private func read(
-        _ reader: ModelLayout.SlotReader, slot: Int, layout: ModelLayout, from row: any SQLRow, column: Int32, offset: Int32
+    private static func read(
+        _ reader: ModelLayout.SlotReader, slot: Int, layout: ModelLayout, from row: any StoredRow, column: Int32, offset: Int32
     ) throws -> BackingData.Slot {
         if reader.fast != .none, let slot = readFast(reader, from: row, column: column) { return slot }
         if let codec = reader.codec {
@@ -120,7 +130,7 @@ extension SQLStore {
     /// problem is logged. The row is not rewritten unless the property is assigned without being
     /// read first; a change made after reading the stand-in is refused at save.
     @inline(never)
-    private func unreadable(_ layout: ModelLayout, slot: Int, row: any SQLRow, offset: Int32, problem: String) throws -> BackingData.Slot {
+    private static func unreadable(_ layout: ModelLayout, slot: Int, row: any StoredRow, offset: Int32, problem: String) throws -> BackingData.Slot {
         let property = layout.properties[slot]
         let message = "\(layout.entityName) row \(row.int64(at: offset)), property \(property.name): \(problem)"
         guard let placeholder = PlaceholderValue.make(any: property.valueType) else {
@@ -133,7 +143,7 @@ extension SQLStore {
     /// A common attribute type read straight from the row; `nil` when the column's storage class
     /// is not the one the type is stored as (the codec then converts it, or reports it).
     @inline(__always)
-    private func readFast(_ reader: ModelLayout.SlotReader, from row: any SQLRow, column: Int32) -> BackingData.Slot? {
+    private static func readFast(_ reader: ModelLayout.SlotReader, from row: any StoredRow, column: Int32) -> BackingData.Slot? {
         let storage = row.storageClass(at: column)
         if storage == .null {
             return reader.nullValue.map { .value($0) }
@@ -150,7 +160,7 @@ extension SQLStore {
     }
 
     /// Copies a row's values into the slots of a registered model.
-    func fill(_ data: BackingData, from row: any SQLRow, offset: Int32, slots: [Int], mode: FillMode) throws {
+    static func fill(_ data: BackingData, from row: any StoredRow, offset: Int32, slots: [Int], mode: FillMode) throws {
         let layout = data.layout
         var column = offset + 1
         for slot in slots {

@@ -1,16 +1,20 @@
-/// One row of a query result, read by column position.
-package protocol SQLRow {
+/// One row a store answers a fetch with, read by column position: the primary key first, then a
+/// column per slot the fetch reads (``RowShape``).
+///
+/// A row is valid only inside the callback it is handed to, so a store can hand out its engine's
+/// current row without copying it (SQLite's statement, read in place into a model's slots).
+package protocol StoredRow {
     func value(at column: Int32) -> StoredValue
     func int64(at column: Int32) -> Int64
     func isNull(at column: Int32) -> Bool
     /// How the column's value is stored, for readers that take common types straight from the row.
-    func storageClass(at column: Int32) -> SQLStorageClass
+    func storageClass(at column: Int32) -> StoredStorageClass
     func double(at column: Int32) -> Double
     /// The column's text (call only when its storage class is `.text`).
     func text(at column: Int32) -> String
 }
 
 /// The storage class of a column value in a row.
-package enum SQLStorageClass {
+package enum StoredStorageClass {
     case null, integer, real, text, blob
 }

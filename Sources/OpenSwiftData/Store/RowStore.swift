@@ -1,0 +1,39 @@
+import Foundation
+
+/// A store on the value side of the seam — the built-in SQL stores: a save comes in as values
+/// (``ValueChangeSet``) and is answered with keys (``StoreSaveResult``); a fetch is answered with
+/// rows (``StoredRow``), laid out as ``rowShape(_:slots:)`` says. It never sees a model, a backing
+/// data or a context: the context turns rows into models (``Materializer``), and its model-facing
+/// requirements of ``ModelStore`` are met from these (`RowStore+Models.swift`, in Context/).
+protocol RowStore: ModelStore {
+    /// How the store wants attribute values encoded in a ``ValueChangeSet``.
+    var valueEncoding: ValueEncoding { get }
+    /// Whether its updates check that the changed columns still hold what the context read
+    /// (where writers run at once), so a ``ValueChangeSet`` carries the values read.
+    var checksOriginals: Bool { get }
+    /// Writes `changes` (this store's part of a save) in a transaction left open; on failure the
+    /// transaction is rolled back and the error thrown. The result names the keys given to new
+    /// rows.
+    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> StoreSaveResult
+
+    /// How the store's rows of `layout` are laid out when they read `slots` (`nil`: every stored slot).
+    func rowShape(_ layout: ModelLayout, slots: [Int]?) -> RowShape
+    /// Calls `row` for each row a fetch selects, in its order (``rowShape(_:slots:)`` with the
+    /// request's slots).
+    func fetchRows<T>(_ request: StoreFetch<T>, row: (any StoredRow) throws -> Void) throws
+    /// The number of rows a fetch selects.
+    func countRows<T>(_ request: StoreFetch<T>) throws -> Int
+    /// The primary keys of the rows a fetch selects, in its order.
+    func rowKeys<T>(_ request: StoreFetch<T>) throws -> [Int64]
+    /// The identifiers of the rows a fetch selects, in its order, each naming the row's own class.
+    func rowIdentifiers<T>(_ request: StoreFetch<T>) throws -> [PersistentIdentifier]
+    /// Calls `row` for each row of `layout` stored under one of `keys` (whole rows), in any order.
+    func loadRows(_ layout: ModelLayout, keys: [Int64], row: (any StoredRow) throws -> Void) throws
+    /// Calls `row` with the row of `layout` stored under `key`, read with every stored slot of
+    /// `layout` and nothing else (no subclass columns); `false` if there is none.
+    func loadRow(_ layout: ModelLayout, key: Int64, row: (any StoredRow) throws -> Void) throws -> Bool
+    /// Calls `row` for each row the to-many `property` of `owner`'s rows holds for one of
+    /// `ownerKeys` (whole rows of the destination), with the owner's key, grouped by owner in key
+    /// order and by primary key within.
+    func loadRelatedRows(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], row: (any StoredRow, Int64) throws -> Void) throws
+}
