@@ -1,0 +1,116 @@
+import Foundation
+
+/// One entity's identity map: primary key to the one instance of that row in the context.
+///
+/// The map does not keep models alive: entries hold them `unowned`, and a model's backing data
+/// removes its entry when it is deinitialised (the model is going away). `unowned` rather than
+/// `weak` spares every loaded model a side table and the atomic traffic of weak references.
+///
+/// Primary keys are allocated densely from 1, so entries live in pages of 4,096 indexed by key
+/// (no hashing); keys far beyond that range go to a dictionary.
+final class EntityRegistry {
+    private struct Entry {
+        unowned let model: any PersistentModel
+        /// The backing data that registered the entry, so only it removes the entry.
+        let owner: ObjectIdentifier
+    }
+
+    /// Held separately from the owners so that finding and checking a slot reads plain integers
+    /// and never copies (and reference-counts) the unowned model.
+    private struct UnownedModel {
+        unowned let model: any PersistentModel
+    }
+
+    private final class Page {
+        /// The registering backing data's identity per slot; 0 when the slot is empty.
+        @exclusivity(unchecked) var owners = ContiguousArray<UInt>(repeating: 0, count: EntityRegistry.pageSize)
+        @exclusivity(unchecked) var models = ContiguousArray<UnownedModel?>(repeating: nil, count: EntityRegistry.pageSize)
+    }
+
+    private static let pageShift = 12
+    private static let pageSize = 1 << pageShift
+    /// Keys below this use pages (268 million rows); larger or negative ones the dictionary.
+    private static let pagedLimit: Int64 = 1 << 28
+
+    // Exclusivity is not checked dynamically: the registry is used only on its context's thread,
+    // and it is touched for every model loaded and released.
+    @exclusivity(unchecked) private var pages: [Page?] = []
+    @exclusivity(unchecked) private var overflow: [Int64: Entry] = [:]
+    @exclusivity(unchecked) private(set) var count = 0
+
+    private func locate(_ key: Int64) -> (page: Int, slot: Int)? {
+        guard key >= 0, key < EntityRegistry.pagedLimit else { return nil }
+        return (Int(key) >> EntityRegistry.pageShift, Int(key) & (EntityRegistry.pageSize - 1))
+    }
+
+    private func page(_ index: Int) -> Page? {
+        index < pages.count ? pages[index] : nil
+    }
+
+    func model(_ primaryKey: Int64) -> (any PersistentModel)? {
+        if let (index, slot) = locate(primaryKey) {
+            guard let page = page(index), page.owners[slot] != 0 else { return nil }
+            return page.models[slot]?.model
+        }
+        return overflow[primaryKey]?.model
+    }
+
+    func insert(_ model: any PersistentModel, primaryKey: Int64, data: BackingData? = nil) {
+        let data = data ?? model.persistentBackingData
+        data.registeredIn = self
+        let owner = ObjectIdentifier(data)
+        if let (index, slot) = locate(primaryKey) {
+            while pages.count <= index { pages.append(nil) }
+            let target: Page
+            if let existing = pages[index] {
+                target = existing
+            } else {
+                target = Page()
+                pages[index] = target
+            }
+            if target.owners[slot] == 0 { count += 1 }
+            target.owners[slot] = UInt(bitPattern: owner)
+            target.models[slot] = UnownedModel(model: model)
+        } else {
+            if overflow[primaryKey] == nil { count += 1 }
+            overflow[primaryKey] = Entry(model: model, owner: owner)
+        }
+    }
+
+    func remove(_ primaryKey: Int64) {
+        if let (index, slot) = locate(primaryKey) {
+            guard let target = page(index), target.owners[slot] != 0 else { return }
+            target.owners[slot] = 0
+            target.models[slot] = nil
+            count -= 1
+        } else if overflow.removeValue(forKey: primaryKey) != nil {
+            count -= 1
+        }
+    }
+
+    /// Removes the entry of a backing data being deinitialised, if it is still that one's.
+    func remove(_ primaryKey: Int64, owner: BackingData) {
+        let owner = ObjectIdentifier(owner)
+        if let (index, slot) = locate(primaryKey) {
+            guard let target = page(index), target.owners[slot] == UInt(bitPattern: owner) else { return }
+            target.owners[slot] = 0
+            target.models[slot] = nil
+            count -= 1
+        } else if overflow[primaryKey]?.owner == owner {
+            overflow.removeValue(forKey: primaryKey)
+            count -= 1
+        }
+    }
+
+    var liveModels: [any PersistentModel] {
+        var models: [any PersistentModel] = []
+        for page in pages {
+            guard let page else { continue }
+            for (slot, owner) in page.owners.enumerated() where owner != 0 {
+                if let entry = page.models[slot] { models.append(entry.model) }
+            }
+        }
+        for entry in overflow.values { models.append(entry.model) }
+        return models
+    }
+}
