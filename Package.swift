@@ -68,7 +68,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ]
+            ],
+            // Notes for contributors on the rooms and the store seam, not a resource.
+            exclude: ["ARCHITECTURE.md"]
         ),
         .target(name: "SwiftData", dependencies: ["OpenSwiftData"]),
         .target(
