@@ -17,7 +17,7 @@ final class HierarchyRows: @unchecked Sendable {
     /// in the order of ``RowKinds/entityNames``, for `Z_ENT IN (…)`.
     let entityValues: [StoredValue]
 
-    init(layout: ModelLayout, kinds: [ModelLayout], format: SQLTableFormat) {
+    init(layout: ModelLayout, kinds: [ModelLayout], format: any SQLTableFormat) {
         self.layout = layout
         var columns: [String] = []
         var found: [RowKinds.Kind] = []

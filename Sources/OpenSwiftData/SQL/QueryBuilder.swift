@@ -9,7 +9,7 @@ struct QueryBuilder {
     /// subclasses') of the shared table.
     private let entityCondition: SQLExpression?
 
-    init(root: ModelLayout, hierarchies: ModelHierarchies = ModelHierarchies([]), format: SQLTableFormat = .openSwiftData, entityCondition: SQLExpression? = nil) {
+    init(root: ModelLayout, hierarchies: ModelHierarchies = ModelHierarchies([]), format: any SQLTableFormat = OpenSwiftDataTableFormat(), entityCondition: SQLExpression? = nil) {
         self.root = root
         self.translator = PredicateTranslator(root: root, hierarchies: hierarchies, format: format)
         self.entityCondition = entityCondition

@@ -38,14 +38,15 @@ extension SQLSaveWriter {
 
     /// Records the save as one history transaction, numbered as the store numbers them (see
     /// ``SQLStore/nextHistoryNumber(on:)``).
-    mutating func writeHistory() throws {
+    func writeHistory() throws {
         guard store.keepsHistory else { return }
         let groups = historyGroups()
         guard !groups.isEmpty else { return }
-        if case .coreData(let map) = store.format {
-            try writeCoreDataHistory(groups, map: map)
-            return
-        }
+        try store.format.writeHistory(groups, writer: self)
+    }
+
+    /// Records `groups` in the store's own history tables (``OpenSwiftDataTableFormat``).
+    func writeTableHistory(_ groups: [HistoryChangeGroup]) throws {
         guard let number = try store.nextHistoryNumber(on: connection) else {
             throw SwiftDataError(.storeIO, "the store \(store.name) has no history counter; it is damaged or was changed by another program")
         }

@@ -43,7 +43,7 @@ struct SQLSaveWriter {
             // A row of a class hierarchy's table says which class it is.
             // (Every row of a Core Data file does, and counts its saves from 1.)
             let format = store.format
-            let entity: StoredValue? = format.isCoreData || store.hierarchyRows(layout) != nil ? format.entityValue(layout) : nil
+            let entity: StoredValue? = format.everyRowRecordsItsEntity || store.hierarchyRows(layout) != nil ? format.entityValue(layout) : nil
             let version = format.versionColumn
             let insertColumns = [ModelLayout.primaryKeyColumn] + columns + (entity != nil ? [ModelLayout.entityColumn] : []) + (version.map { [$0] } ?? [])
             let newKeys = self.newKeys
@@ -282,18 +282,11 @@ struct SQLSaveWriter {
     /// save's transaction began (``SQLStore/reserveKeyBlocks(for:on:)``), so the counter row is not
     /// held until the commit.
     mutating func reserveKeys(_ count: Int64, for layout: ModelLayout) throws -> Int64? {
-        if case .coreData(let map) = store.format { return try reserveCoreDataKeys(count, for: layout, map: map) }
         if let taken = keys[layout.tableName], taken.last - taken.next + 1 >= count {
             keys[layout.tableName]?.next = taken.next + count
             return taken.next + count - 1
         }
-        return try reserve(count, from: layout.tableName)
-    }
-
-    /// Adds `count` to the counter `name` in `Z_PRIMARYKEY` inside this save's transaction and
-    /// returns the last number reserved (see ``SQLStore/reserve(_:from:on:)``).
-    func reserve(_ count: Int64, from name: String) throws -> Int64? {
-        try store.reserve(count, from: name, on: connection)
+        return try store.format.reserveKeys(count, for: layout, store: store, on: connection)
     }
 
     /// The last number a counter update reserved, checked (see ``SQLStore/reservedLast(_:count:counter:)``).

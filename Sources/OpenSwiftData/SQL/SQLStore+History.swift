@@ -29,8 +29,12 @@ extension SQLStore {
 
     func fetchHistory(_ query: HistoryQuery) throws -> [HistoryRecord] {
         guard keepsHistory else { return [] }
-        if case .coreData(let map) = format { return try fetchCoreDataHistory(query, map: map) }
-        return try read { connection in
+        return try format.fetchHistory(query, store: self)
+    }
+
+    /// The history in the store's own tables (``OpenSwiftDataTableFormat``).
+    func fetchTableHistory(_ query: HistoryQuery) throws -> [HistoryRecord] {
+        try read { connection in
             let t = "t"
             var condition = historyCondition(query.condition, alias: t)
             // Where writers run at once, only transactions numbered below every one still running.
@@ -140,7 +144,7 @@ extension SQLStore {
         let t = "t"
         return SQLSelect(
             columns: [.column(table: t, name: "Z_PK")],
-            from: SQLTableReference(table: format.isCoreData ? Self.coreDataTransactionTable : Self.historyTransactionTable, alias: t),
+            from: SQLTableReference(table: format.historyTransactionTable, alias: t),
             whereClause: historyCondition(query.condition, alias: t),
             orderBy: [SQLOrdering(expression: .column(table: t, name: "Z_PK"), ascending: true)],
             limit: query.limit)
@@ -148,7 +152,21 @@ extension SQLStore {
 
     /// Deletes the transactions whose row meets `condition` (unqualified columns), and their changes.
     private func deleteHistory(where condition: SQLExpression?, on connection: any SQLConnection) throws {
-        if format.isCoreData { return try deleteCoreDataHistory(where: condition, on: connection) }
+        try format.deleteHistory(where: condition, withAllData: false, store: self, on: connection)
+    }
+
+    /// Deletes the transactions in the store's own tables whose row meets `condition`
+    /// (unqualified columns; `nil`: all of them), and their changes. `withAllData`: all of them
+    /// because all data was deleted (``deleteAllHistory(on:)``).
+    func deleteTableHistory(where condition: SQLExpression?, withAllData: Bool, on connection: any SQLConnection) throws {
+        if withAllData {
+            try run(.delete(table: Self.historyChangeTable, whereClause: nil), on: connection)
+            try run(.delete(table: Self.historyTransactionTable, whereClause: nil), on: connection)
+            // Numbered by transaction ids: this transaction's number is above every token given so far.
+            guard let skipped = try nextHistoryNumber(on: connection) else { return }
+            try raisePurged(to: skipped, on: connection)
+            return
+        }
         let transactions = SQLTableReference(table: Self.historyTransactionTable, alias: "h")
         var highest: Int64 = 0
         try query(SQLSelect(columns: [.function("MAX", [.column(table: "", name: "Z_PK")])], from: transactions, whereClause: condition), on: connection) { row in
@@ -174,12 +192,7 @@ extension SQLStore {
     /// deleted, so that a token of the last transaction stands before deleted history.
     func deleteAllHistory(on connection: any SQLConnection) throws {
         guard keepsHistory else { return }
-        if format.isCoreData { return try deleteCoreDataHistory(where: nil, on: connection) }
-        try run(.delete(table: Self.historyChangeTable, whereClause: nil), on: connection)
-        try run(.delete(table: Self.historyTransactionTable, whereClause: nil), on: connection)
-        // Numbered by transaction ids: this transaction's number is above every token given so far.
-        guard let skipped = try nextHistoryNumber(on: connection) else { return }
-        try raisePurged(to: skipped, on: connection)
+        try format.deleteHistory(where: nil, withAllData: true, store: self, on: connection)
     }
 
     // MARK: Conditions
@@ -191,11 +204,7 @@ extension SQLStore {
 
     /// A column of the transactions table under `alias`, in the store's layout.
     func historyColumn(_ column: HistoryColumn, alias: String) -> SQLExpression {
-        if case .coreData = format { return Self.coreDataHistoryColumn(column, alias: alias) }
-        switch column {
-        case .timestamp: return .column(table: alias, name: "Z_TIMESTAMP")
-        case .author: return .column(table: alias, name: "Z_AUTHOR")
-        }
+        format.historyColumn(column, alias: alias)
     }
 
     /// A history condition as SQL over the transactions table under `alias`; `nil` for all rows.

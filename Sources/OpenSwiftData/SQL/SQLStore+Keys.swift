@@ -29,7 +29,7 @@ extension SQLStore {
     /// ``keyBlocks``, which reserves blocks as needed (see ``KeyBlocks``). Per counter, the keys
     /// taken (consecutive, ending at `last`); empty where keys are reserved inside the save.
     func reserveKeyBlocks(for changes: ValueChangeSet, on connection: any SQLConnection) throws -> [String: (next: Int64, last: Int64)] {
-        guard engine.writersRunConcurrently, !changes.inserts.isEmpty, case .openSwiftData = format else { return [:] }
+        guard engine.writersRunConcurrently, !changes.inserts.isEmpty, format.reservesKeyBlocks else { return [:] }
         var needed: [String: Int64] = [:]
         for group in changes.inserts { needed[group.layout.tableName, default: 0] += Int64(group.count) }
         var taken: [String: (next: Int64, last: Int64)] = [:]

@@ -2,10 +2,7 @@ import Foundation
 
 extension SQLStore: RowStore {
 
-    var valueEncoding: ValueEncoding {
-        guard case .coreData(let map) = format else { return .standard }
-        return ValueEncoding(propertyLists: true, propertyListExceptions: Set(map.composites.keys.map { "\($0.table).\($0.column)" }))
-    }
+    var valueEncoding: ValueEncoding { format.valueEncoding }
 
     var checksOriginals: Bool { engine.writersRunConcurrently }
 

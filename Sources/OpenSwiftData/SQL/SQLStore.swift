@@ -18,7 +18,7 @@ final class SQLStore: Sendable {
     let engine: any SQLEngine
     let dialect: any SQLDialect
     /// Whose layout the tables follow: OpenSwiftData's, or a Core Data file's.
-    let format: SQLTableFormat
+    let format: any SQLTableFormat
     /// Whether saves are recorded in the store's history tables and history can be read: false for
     /// a read-only store written before history existed, and for a migration stage's saves.
     let keepsHistory: Bool
@@ -36,7 +36,7 @@ final class SQLStore: Sendable {
     static let formatVersion = "2"
 
     init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout], keepsHistory: Bool,
-         format: SQLTableFormat = .openSwiftData) {
+         format: any SQLTableFormat = OpenSwiftDataTableFormat()) {
         self.engine = engine
         self.format = format
         self.keepsHistory = keepsHistory

@@ -62,9 +62,8 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
         if let property = layout.property(for: keyPath) {
             translator.currentKeyPath = "\(layout.entityName).\(property.name)"
             if let codec = property.codec {
-                if codec.storesJSON && translator.format.isCoreData {
-                    let kept = translator.format.isComposite(property, of: layout) ? "a composite attribute (a column per field)" : "a binary property list"
-                    throw PredicateTranslator.unsupported(self, "\(layout.entityName).\(property.name) is kept as \(kept) in a Core Data store file, which predicates cannot compare yet; fetch without it and filter the results")
+                if codec.storesJSON, let kept = translator.format.uncomparableForm(property, of: layout) {
+                    throw PredicateTranslator.unsupported(self, "\(layout.entityName).\(property.name) is kept as \(kept), which predicates cannot compare yet; fetch without it and filter the results")
                 }
                 return .sql(.column(table: alias, name: property.name),
                             OperandInfo(codec: codec, nullable: codec.isOptional, json: codec.jsonShape))

@@ -66,7 +66,7 @@ struct PredicateTranslator {
     /// The class hierarchies of the store's entities, for `is` and `as?`.
     let hierarchies: ModelHierarchies
     /// Whose layout the tables follow (what `Z_ENT` holds, where pairs live).
-    let format: SQLTableFormat
+    let format: any SQLTableFormat
     private var variables: [PredicateExpressions.VariableID: PredicateOperand] = [:]
     /// Joins per query level: `scopes[0]` is the outer query, later ones are subqueries.
     private var scopes: [Scope] = [Scope()]
@@ -82,7 +82,7 @@ struct PredicateTranslator {
         var joinAliases: [String: String] = [:]
     }
 
-    init(root: ModelLayout, hierarchies: ModelHierarchies, format: SQLTableFormat = .openSwiftData) {
+    init(root: ModelLayout, hierarchies: ModelHierarchies, format: any SQLTableFormat = OpenSwiftDataTableFormat()) {
         self.root = root
         self.hierarchies = hierarchies
         self.format = format

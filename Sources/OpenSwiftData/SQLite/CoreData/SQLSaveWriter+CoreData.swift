@@ -1,28 +1,13 @@
 import Foundation
 
-/// Saving into a Core Data file (``CoreDataModelMap``) as Core Data itself saves: keys from the
-/// top entity's `Z_MAX` in `Z_PRIMARYKEY`, and the history as rows of `ATRANSACTION` (strings
-/// shared through `ATRANSACTIONSTRING`) and `ACHANGE`, each numbered by its own counter there.
-/// The rows themselves (`Z_ENT`, `Z_OPT`) are written by the shared writer through ``SQLTableFormat``.
+/// Saving into a Core Data file (``CoreDataModelMap``) as Core Data itself saves: the history as
+/// rows of `ATRANSACTION` (strings shared through `ATRANSACTIONSTRING`) and `ACHANGE`, each numbered
+/// by its own counter in `Z_PRIMARYKEY`. Keys (from the top entity's `Z_MAX`) and the rows
+/// themselves (`Z_ENT`, `Z_OPT`) are written by the shared writer through ``CoreDataTableFormat``.
 ///
 /// The statements name Core Data's fixed tables and columns directly: they are not entity or
 /// property names, which the dialect renames.
 extension SQLSaveWriter {
-    /// Reserves `count` keys for new rows of `layout`'s table from the counter of its top entity
-    /// and returns the last. Entities that share a table share its keys, so the count starts from
-    /// the highest of their counters (Core Data keeps it on the top entity; a file that kept it on
-    /// another is still given keys no row has).
-    func reserveCoreDataKeys(_ count: Int64, for layout: ModelLayout, map: CoreDataModelMap) throws -> Int64? {
-        let numbers = map.tableEntityNumbers[layout.root.entityName] ?? [map.entityNumber(layout)]
-        let list = numbers.map(String.init).joined(separator: ", ")
-        let text = "UPDATE Z_PRIMARYKEY SET Z_MAX = (SELECT MAX(COALESCE(Z_MAX, 0)) FROM Z_PRIMARYKEY WHERE Z_ENT IN (\(list))) + ? WHERE Z_ENT = ? RETURNING Z_MAX"
-        var last: Int64?
-        try store.query(text, bindings: [.integer(count), .integer(map.entityNumber(layout.root))], on: connection) { row in
-            last = try reservedLast(row, count: count, counter: "Z_MAX of \(layout.root.entityName)")
-        }
-        return last
-    }
-
     /// Reserves `count` numbers from the counter of Core Data's own entity `name` and returns the last.
     private func reserveCoreDataNumbers(_ count: Int64, of name: String, map: CoreDataModelMap) throws -> Int64 {
         var last: Int64?
@@ -41,7 +26,7 @@ extension SQLSaveWriter {
     /// seconds since 2001; author, bundle and process as numbers of shared `ATRANSACTIONSTRING`
     /// rows) and a row of `ACHANGE` per inserted, updated or deleted object (type 0, 1 or 2, the
     /// object's entity number and key, and for an update the bits of its changed properties).
-    mutating func writeCoreDataHistory(_ groups: [HistoryChangeGroup], map: CoreDataModelMap) throws {
+    func writeCoreDataHistory(_ groups: [HistoryChangeGroup], map: CoreDataModelMap) throws {
         let number = try reserveCoreDataNumbers(1, of: "TRANSACTION", map: map)
         let author = HistoryAuthor.current(changes.author)
         // Core Data records the process by name.

@@ -9,7 +9,7 @@ import Foundation
 /// `-wal` file beside it (changes not yet checkpointed into the file), it is opened read-only the
 /// ordinary way, so those changes are read too. With `allowsSave: true` it is opened for writing
 /// in the journal mode the file already has (Core Data's files are in WAL mode), and saves are
-/// written in Core Data's layout (``SQLSaveWriter`` through ``SQLTableFormat/coreData(_:)``).
+/// written in Core Data's layout (``SQLSaveWriter`` through ``CoreDataTableFormat``).
 extension SQLiteEngine {
     /// Whether the existing file at `path` is in Core Data's layout, peeked at without creating
     /// or changing anything.
@@ -55,6 +55,6 @@ extension SQLiteEngine {
             externalData: Dictionary(uniqueKeysWithValues: map.externalData.map { ($0, CoreDataExternalData.folder(ofStoreAt: path)) })))
         return SQLStore(
             engine: engine, identifier: map.storeIdentifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts,
-            keepsHistory: map.hasHistory, format: .coreData(map))
+            keepsHistory: map.hasHistory, format: CoreDataTableFormat(map: map))
     }
 }
