@@ -2,25 +2,15 @@ import CSQLite
 
 /// SQLite's dialect.
 struct SQLiteDialect: SQLDialect {
-    /// Table and column names as the file spells them, by the name the store's queries use (for a
-    /// Core Data file, ``CoreDataModelMap/renames``: `Item` → `ZITEM`, `name` → `ZNAME`). Empty for
-    /// OpenSwiftData's own files. Renaming where names are quoted keeps one query builder, one
-    /// predicate translator and one save writer for both layouts.
-    var renames: [String: String] = [:]
-    /// Which of `renames` are tables, which queries also write as column qualifiers
-    /// (`UPDATE "ZITEM" … WHERE "ZITEM"."Z_PK" = ?`); aliases such as `t0` are never renamed.
-    var renamedTables: Set<String> = []
-    /// The attributes of a Core Data file kept as composites, a column per field, by table and
-    /// property name (``CoreDataModelMap/composites``): read as one JSON value, written field by field.
-    var composites: [TableColumn: CoreDataComposite] = [:]
-    /// The `.externalStorage` attributes of a Core Data file, by table and property name, and the
-    /// folder of its externally stored values (``CoreDataExternalData``): read and written without
-    /// the marker.
-    var externalData: [TableColumn: String] = [:]
+    /// The names and column forms of the file's layout where they differ from the store's (a
+    /// Core Data file's, `CoreDataSpelling`); `nil` for OpenSwiftData's own files. Renaming where
+    /// names are quoted keeps one query builder, one predicate translator and one save writer for
+    /// both layouts.
+    var spelling: (any SQLSpelling)?
     var systemName: String { "sqlite" }
 
     func quote(_ identifier: String) -> String {
-        if !renames.isEmpty, let renamed = renames[identifier] { return quoteWithDoubleQuotes(renamed) }
+        if let spelling, let renamed = spelling.storedName(identifier) { return quoteWithDoubleQuotes(renamed) }
         return quoteWithDoubleQuotes(identifier)
     }
     func placeholder(_ index: Int) -> String { "?\(index)" }
@@ -56,7 +46,7 @@ struct SQLiteDialect: SQLDialect {
     /// Always quoted: a model may be named like a keyword (`Order`, `Group`); aliases keep their
     /// own spelling (`t0`), never renamed.
     func qualifier(_ table: String) -> String {
-        renamedTables.contains(table) ? quote(table) : quoteWithDoubleQuotes(table)
+        spelling?.isRenamedTable(table) == true ? quote(table) : quoteWithDoubleQuotes(table)
     }
     var falseCondition: String { "0" }
     func deleteReturningKeys(_ delete: String, key: String) -> String? { nil }
@@ -80,23 +70,10 @@ struct SQLiteDialect: SQLDialect {
     }
     func column(_ qualifier: String?, _ name: String, table: String?) -> String {
         let column = qualifier.map { "\($0).\(quote(name))" } ?? quote(name)
-        guard let table, !externalData.isEmpty || !composites.isEmpty else { return column }
-        let key = TableColumn(table: table, column: name)
-        if let folder = externalData[key] {
-            return "osd_external_data(\(column), \(standardLiteral(.text(folder)) ?? "''"))"
-        }
-        guard let composite = composites[key] else { return column }
-        let columns = composite.elements.map { element in qualifier.map { "\($0).\(quoteWithDoubleQuotes(element.column))" } ?? quoteWithDoubleQuotes(element.column) }
-        return "osd_composite(\(standardLiteral(.text(composite.descriptor)) ?? "''"), \(columns.joined(separator: ", ")))"
+        guard let spelling, let table else { return column }
+        return spelling.readColumn(name, qualified: column, qualifier: qualifier, table: table, dialect: self) ?? column
     }
     func assignments(_ column: String, _ placeholder: String, table: String) -> [(column: String, value: String)] {
-        guard !externalData.isEmpty || !composites.isEmpty else { return [(quote(column), placeholder)] }
-        let key = TableColumn(table: table, column: column)
-        if externalData[key] != nil { return [(quote(column), "osd_external_data_inline(\(placeholder))")] }
-        guard let composite = composites[key] else { return [(quote(column), placeholder)] }
-        return composite.elements.map { element in
-            let path = standardLiteral(.text(element.path.joined(separator: "."))) ?? "''"
-            return (quoteWithDoubleQuotes(element.column), "osd_composite_field(\(placeholder), \(path), '\(element.kind.rawValue)')")
-        }
+        spelling?.writeColumn(column, placeholder: placeholder, table: table, dialect: self) ?? [(quote(column), placeholder)]
     }
 }

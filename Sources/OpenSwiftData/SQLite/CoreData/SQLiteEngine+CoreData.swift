@@ -51,8 +51,7 @@ extension SQLiteEngine {
             if mode.lowercased() == "wal" { try connection.execute("PRAGMA synchronous=NORMAL") }
         }
         let readers = ReaderPool(path: path, maximum: 4, readOnly: true, immutable: immutable)
-        let engine = SQLiteEngine(connection: connection, name: configuration.name, readers: readers, dialect: SQLiteDialect(renames: map.renames, renamedTables: Set(map.tableEntityNumbers.keys), composites: map.composites,
-            externalData: Dictionary(uniqueKeysWithValues: map.externalData.map { ($0, CoreDataExternalData.folder(ofStoreAt: path)) })))
+        let engine = SQLiteEngine(connection: connection, name: configuration.name, readers: readers, dialect: SQLiteDialect(spelling: CoreDataSpelling(map: map, storePath: path)))
         return SQLStore(
             engine: engine, identifier: map.storeIdentifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts,
             keepsHistory: map.hasHistory, format: CoreDataTableFormat(map: map))
