@@ -1,29 +1,18 @@
 import Foundation
 
-/// Snapshots into models: a snapshot becomes a new model of its own class, or refreshes the
-/// registered one.
+/// Snapshots into models: a snapshot's values, decoded slot by slot, go through the context's
+/// ``Materializer`` (registration, fill modes, the class check), as rows do.
 extension DataStoreBridge {
-    /// The registered model for a snapshot, its unchanged values refreshed, or a new one.
+    /// The registered model for a snapshot, its unchanged values refreshed, or a new one of the
+    /// snapshot's class (a fetch of `Trip` returns business trips too).
     func materialize(_ snapshot: DefaultSnapshot, layout: ModelLayout, in context: ModelContext, registry: EntityRegistry) throws -> any PersistentModel {
         guard let key = snapshot.persistentIdentifier.storedPrimaryKey else {
             throw SwiftDataError(.storeIO, "the store '\(name)' returned a \(layout.entityName) snapshot with a temporary identifier (\(snapshot.persistentIdentifier))")
         }
         let kind = kind(snapshot.persistentIdentifier.entityName, of: layout)
-        if let existing = registry.model(key) {
-            let data = existing.persistentBackingData
-            guard data.layout === kind else { throw SwiftDataError.rowChangedClass(data.layout, now: kind, key: key) }
-            if data.state == .managed || data.state == .deleted {
-                try fill(data, from: snapshot, mode: .unchanged)
-            }
-            return existing
+        return try Materializer.model(kind, key: key, storeIdentifier: identifier, in: context, registry: registry) { slot in
+            try snapshot.slot(slot, of: kind, storeName: name)
         }
-        // A snapshot of a subclass (a fetch of `Trip` returns business trips too) makes a model
-        // of that class.
-        var slots = kind.unloadedSlots
-        for slot in kind.storedSlots {
-            slots[slot] = try snapshot.slot(slot, of: kind, storeName: name)
-        }
-        return StoredModel.make(kind, slots: slots, primaryKey: key, storeIdentifier: identifier, in: context, registry: registry)
     }
 
     /// The layout of the store's entity `name` if it is `layout` or one of its subclasses; `layout` otherwise.
@@ -33,9 +22,8 @@ extension DataStoreBridge {
     }
 
     func fill(_ data: BackingData, from snapshot: DefaultSnapshot, mode: FillMode) throws {
-        for slot in data.layout.storedSlots where mode.takes(slot, of: data) {
-            data.slots[slot] = try snapshot.slot(slot, of: data.layout, storeName: name)
-        }
+        let layout = data.layout
+        try Materializer.fill(data, mode: mode) { slot in try snapshot.slot(slot, of: layout, storeName: name) }
     }
 
     /// A custom key seen for the first time gets its stand-in only if the store has the row.
