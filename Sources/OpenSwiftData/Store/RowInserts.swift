@@ -17,10 +17,4 @@ struct RowInserts {
 
     /// The tokens of the rows.
     var tokens: Range<Int> { firstToken..<firstToken + count }
-
-    /// The values of the row at `position` (0-based within the group).
-    func row(_ position: Int) -> ArraySlice<StoredValue> {
-        let width = layout.storedSlots.count
-        return values[position * width..<(position + 1) * width]
-    }
 }
