@@ -109,28 +109,29 @@ package struct PostgresDialect: SQLDialect {
     /// as Swift matches whole `Character`s; case folded with ICU's root locale. Each keeps NULL
     /// for a NULL argument. An argument may appear twice in the text; its placeholder then names
     /// the same parameter twice.
-    package func function(_ name: String, _ arguments: [String]) -> String {
-        switch (name, arguments.count) {
-        case ("osd_contains", 2):
+    package func function(_ function: SQLFunction, _ arguments: [String]) -> String {
+        switch (function, arguments.count) {
+        case (.contains, 2):
             return "CAST((\(nfc(arguments[0])) ~ ('(?<!\\u200D)' || \(literalPattern(nfc(arguments[1]))) || '(?!\(Self.extending))')) AS INTEGER)"
-        case ("osd_starts_with", 2):
+        case (.startsWith, 2):
             return "CAST((\(nfc(arguments[0])) ~ ('^' || \(literalPattern(nfc(arguments[1]))) || '(?!\(Self.extending))')) AS INTEGER)"
-        case ("osd_localized_standard_contains", 2):
+        case (.localizedStandardContains, 2):
             return "CAST((\(arguments[1]) <> '' AND strpos(\(folded(arguments[0])), \(folded(arguments[1]))) > 0) AS INTEGER)"
-        case ("osd_case_insensitive_compare", 2):
+        case (.caseInsensitiveCompare, 2):
             let a = "(lower(\(nfc(arguments[0])) COLLATE \"und-x-icu\") COLLATE \"C\")"
             let b = "(lower(\(nfc(arguments[1])) COLLATE \"und-x-icu\") COLLATE \"C\")"
             return "(CASE WHEN \(a) < \(b) THEN -1 WHEN \(a) = \(b) THEN 0 WHEN \(a) > \(b) THEN 1 END)"
-        case ("osd_localized_compare", 2):
+        case (.localizedCompare, 2):
             let a = "(\(nfc(arguments[0])) COLLATE \"und-x-icu\")", b = "(\(nfc(arguments[1])) COLLATE \"und-x-icu\")"
             return "(CASE WHEN \(a) < \(b) THEN -1 WHEN \(a) > \(b) THEN 1 WHEN \(a) = \(b) THEN 0 END)"
-        case ("osd_count", 1):
+        case (.characterCount, 1):
             // Characters: code points in NFC, less those that extend the character before them.
             return "char_length(regexp_replace(\(nfc(arguments[0])), '\\u200D.|\(Self.extending)', '', 'g'))"
-        case ("json_array_length", 1):
+        case (.jsonArrayLength, 1):
             return "jsonb_array_length(CAST(\(arguments[0]) AS jsonb))"
         default:
-            return "\(name)(\(arguments.joined(separator: ", ")))"
+            // The aggregates, coalesce and length are PostgreSQL's own, under SQLite's names.
+            return "\(function.sqliteName)(\(arguments.joined(separator: ", ")))"
         }
     }
 

@@ -14,7 +14,7 @@ indirect enum SQLExpression: Sendable {
     case negate(SQLExpression)
     case isNull(SQLExpression)
     case isNotNull(SQLExpression)
-    case function(String, [SQLExpression])
+    case function(SQLFunction, [SQLExpression])
     case `in`(SQLExpression, [SQLExpression])
     /// `expr IN (SELECT …)`.
     case inSelect(SQLExpression, SQLSelect)

@@ -70,9 +70,8 @@ package protocol SQLDialect: Sendable {
     /// A statement that keeps an index's `CREATE INDEX` text beside it, for an engine that keeps
     /// only its own rewriting of it (PostgreSQL); `nil` where the engine keeps the text.
     func recordIndexDefinition(_ name: String, definition: String) -> String?
-    /// A call of one of the library's functions (`osd_contains`, `json_extract`…, named as
-    /// SQLite knows them), its arguments rendered, in this dialect.
-    func function(_ name: String, _ arguments: [String]) -> String
+    /// A call of `function` (a typed node of the AST), its arguments rendered, in this dialect.
+    func function(_ function: SQLFunction, _ arguments: [String]) -> String
     /// A column of `table` as read (`qualifier` already rendered, `nil` for none; `table` as the
     /// store names it, `nil` where unknown): by default its quoted name; an attribute kept in
     /// several columns reads as one value built from them.

@@ -132,8 +132,8 @@ struct SQLRenderer {
             return "(\(render(inner)) IS NULL)"
         case .isNotNull(let inner):
             return "(\(render(inner)) IS NOT NULL)"
-        case .function(let name, let arguments):
-            return dialect.function(name, arguments.map { render($0) })
+        case .function(let function, let arguments):
+            return dialect.function(function, arguments.map { render($0) })
         case .in(let lhs, var list):
             if list.isEmpty { return dialect.falseCondition }
             if dialect.collatesBothOperands, case .collate(_, let collation) = lhs {

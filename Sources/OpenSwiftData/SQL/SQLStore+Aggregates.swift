@@ -12,7 +12,7 @@ extension SQLStore {
             // Cast, because PostgreSQL sums BIGINTs as NUMERIC; a sum beyond 64 bits is an error
             // in both engines (translated to `valueOutOfRange`), never a wrapped or rounded value.
             var (select, column) = try aggregateSelect(request, of: path)
-            select.columns = [.cast(.function("sum", [column]), .integer)]
+            select.columns = [.cast(.function(.sum, [column]), .integer)]
             var sum = StoredValue.null
             try read { connection in
                 try query(select, on: connection) { row in
@@ -25,7 +25,7 @@ extension SQLStore {
             // sum() reads as 0: the NaNs are counted, and a NULL sum of some values is NaN, as in Swift.
             var (select, column) = try aggregateSelect(request, of: path)
             let isNaN = SQLExpression.caseWhen([(.binary(column, .equal, .bind(.real(.nan))), .constant(.integer(1)))], else: .constant(.integer(0)))
-            select.columns = [.function("sum", [column]), .function("count", [column]), .function("sum", [isNaN])]
+            select.columns = [.function(.sum, [column]), .function(.count, [column]), .function(.sum, [isNaN])]
             var sum = StoredValue.null
             try read { connection in
                 try query(select, on: connection) { row in

@@ -169,7 +169,7 @@ extension SQLStore {
         }
         let transactions = SQLTableReference(table: Self.historyTransactionTable, alias: "h")
         var highest: Int64 = 0
-        try query(SQLSelect(columns: [.function("MAX", [.column(table: "", name: "Z_PK")])], from: transactions, whereClause: condition), on: connection) { row in
+        try query(SQLSelect(columns: [.function(.max, [.column(table: "", name: "Z_PK")])], from: transactions, whereClause: condition), on: connection) { row in
             if !row.isNull(at: 0) { highest = row.int64(at: 0) }
         }
         guard highest > 0 else { return }

@@ -65,8 +65,8 @@ struct SQLiteDialect: SQLDialect {
     func truth(_ value: String) -> String { value }
     func truthValue(_ condition: String) -> String { condition }
     var nullOrdering: (ascending: String, descending: String) { ("", "") }
-    func function(_ name: String, _ arguments: [String]) -> String {
-        "\(name)(\(arguments.joined(separator: ", ")))"
+    func function(_ function: SQLFunction, _ arguments: [String]) -> String {
+        "\(function.sqliteName)(\(arguments.joined(separator: ", ")))"
     }
     func column(_ qualifier: String?, _ name: String, table: String?) -> String {
         let column = qualifier.map { "\($0).\(quote(name))" } ?? quote(name)

@@ -29,7 +29,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatablePredicate {
             } else {
                 throw PredicateTranslator.unsupported(self, "a Character can only be looked for as a constant")
             }
-            return .sql(.binary(.function("osd_contains", [text, character]), .equal, .constant(.integer(1))), .boolean)
+            return .sql(.binary(.function(.contains, [text, character]), .equal, .constant(.integer(1))), .boolean)
         }
         if case .constant(let value) = base, let list = elements(of: value, as: LHS.Output.self) {
             // A constant list: `member IN (…)`, with nil handled as Swift's `contains(nil)` does.
@@ -104,7 +104,7 @@ extension PredicateExpressions.SequenceAllSatisfy: SQLTranslatablePredicate {
             try inner.binding(variable.key, to: source.element) { try $0.condition(test) }
         }
         // No element for which the test is not true (an unknown test counts as not true).
-        let failing = SQLExpression.not(.truth(.function("coalesce", [condition.asValue, .constant(.integer(0))])))
+        let failing = SQLExpression.not(.truth(.function(.coalesce, [condition.asValue, .constant(.integer(0))])))
         return .sql(.not(.exists(source.select([.constant(.integer(1))], extra: [failing], joins: joins))), .boolean)
     }
 }
@@ -146,7 +146,7 @@ extension PredicateExpressions.SequenceStartsWith: SQLTranslatablePredicate {
             throw PredicateTranslator.unsupported(self, "starts(with:) translates for strings only")
         }
         let codec = ScalarCodec<String>()
-        let call = SQLExpression.function("osd_starts_with", [
+        let call = SQLExpression.function(.startsWith, [
             try translator.value(of: whole, codec: codec, node: self), try translator.value(of: start, codec: codec, node: self),
         ])
         return .sql(.binary(call, .equal, .constant(.integer(1))), .boolean)
@@ -164,7 +164,7 @@ extension PredicateExpressions.CollectionContainsCollection: SQLTranslatablePred
             throw PredicateTranslator.unsupported(self, "contains(_:) of one collection in another translates for strings only")
         }
         let codec = ScalarCodec<String>()
-        let call = SQLExpression.function("osd_contains", [
+        let call = SQLExpression.function(.contains, [
             try translator.value(of: whole, codec: codec, node: self), try translator.value(of: part, codec: codec, node: self),
         ])
         return .sql(.binary(call, .equal, .constant(.integer(1))), .boolean)
@@ -172,10 +172,10 @@ extension PredicateExpressions.CollectionContainsCollection: SQLTranslatablePred
 }
 
 /// `max()` / `min()` of an array attribute: an aggregate over its JSON elements.
-private func extreme(_ function: String, _ operand: PredicateOperand, _ translator: inout PredicateTranslator, node: Any) throws -> PredicateOperand {
+private func extreme(_ function: SQLFunction, _ operand: PredicateOperand, _ translator: inout PredicateTranslator, node: Any) throws -> PredicateOperand {
     guard let source = try translator.source(of: operand, node: node),
           case .sql(let value, let info) = source.element else {
-        throw PredicateTranslator.unsupported(node, "\(function)() translates for array attributes only")
+        throw PredicateTranslator.unsupported(node, "\(function.sqliteName)() translates for array attributes only")
     }
     let argument = info.codec?.isSwiftString == true ? SQLExpression.collate(value, .swift) : value
     var element = info
@@ -187,7 +187,7 @@ extension PredicateExpressions.SequenceMaximum: SQLTranslatablePredicate {
     func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
         let operand = try translator.translate(elements)
         if PredicateTranslator.isConstant(operand) { return .constant(try evaluate(translator.constantBindings) as Any) }
-        return try extreme("max", operand, &translator, node: self)
+        return try extreme(.max, operand, &translator, node: self)
     }
 }
 
@@ -195,7 +195,7 @@ extension PredicateExpressions.SequenceMinimum: SQLTranslatablePredicate {
     func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
         let operand = try translator.translate(elements)
         if PredicateTranslator.isConstant(operand) { return .constant(try evaluate(translator.constantBindings) as Any) }
-        return try extreme("min", operand, &translator, node: self)
+        return try extreme(.min, operand, &translator, node: self)
     }
 }
 
@@ -250,7 +250,7 @@ extension PredicateExpressions.DictionaryKeyDefaultValueSubscript: SQLTranslatab
             throw PredicateTranslator.unsupported(self, "subscripts translate for dictionary attributes keyed by a constant string only")
         }
         let other = try translator.value(of: fallback, codec: element, node: self)
-        return .sql(.function("coalesce", [.jsonValue(expression, path, element.storedType), other]), OperandInfo(codec: element, nullable: false))
+        return .sql(.function(.coalesce, [.jsonValue(expression, path, element.storedType), other]), OperandInfo(codec: element, nullable: false))
     }
 }
 

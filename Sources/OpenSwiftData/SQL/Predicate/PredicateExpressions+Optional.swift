@@ -75,7 +75,7 @@ extension PredicateExpressions.NilCoalesce: SQLTranslatablePredicate {
         let codec = leftInfo?.codec ?? rightInfo?.codec
         let l = try translator.value(of: left, codec: codec, node: self)
         let r = try translator.value(of: right, codec: codec, node: self)
-        return .sql(.function("coalesce", [l, r]), OperandInfo(codec: codec, nullable: rightInfo?.nullable ?? false, json: leftInfo?.json ?? rightInfo?.json))
+        return .sql(.function(.coalesce, [l, r]), OperandInfo(codec: codec, nullable: rightInfo?.nullable ?? false, json: leftInfo?.json ?? rightInfo?.json))
     }
 }
 

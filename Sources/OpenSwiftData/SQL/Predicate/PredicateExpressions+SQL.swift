@@ -91,17 +91,17 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
         let anyKeyPath = keyPath as AnyKeyPath
         if Root.Output.self == String.self {
             if anyKeyPath == keyPaths._countKeyPath {
-                return .sql(.function("osd_count", [expression]), OperandInfo(codec: ScalarCodec<Int>(), nullable: info.nullable))
+                return .sql(.function(.characterCount, [expression]), OperandInfo(codec: ScalarCodec<Int>(), nullable: info.nullable))
             }
             if anyKeyPath == keyPaths._isEmptyKeyPath {
-                return .sql(.binary(.function("length", [expression]), .equal, .constant(.integer(0))), .boolean)
+                return .sql(.binary(.function(.length, [expression]), .equal, .constant(.integer(0))), .boolean)
             }
         } else if info.json != nil {
             if anyKeyPath == keyPaths._countKeyPath {
-                return .sql(.function("json_array_length", [expression]), .integer)
+                return .sql(.function(.jsonArrayLength, [expression]), .integer)
             }
             if anyKeyPath == keyPaths._isEmptyKeyPath {
-                return .sql(.binary(.function("json_array_length", [expression]), .equal, .constant(.integer(0))), .boolean)
+                return .sql(.binary(.function(.jsonArrayLength, [expression]), .equal, .constant(.integer(0))), .boolean)
             }
             if let element = info.json?.element, let first = keyPaths._firstKeyPath, let last = keyPaths._lastKeyPath, anyKeyPath == first || anyKeyPath == last {
                 let path: JSONPath = anyKeyPath == first ? .index(0) : .last
@@ -118,7 +118,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
         }
         let anyKeyPath = keyPath as AnyKeyPath
         if anyKeyPath == keyPaths._countKeyPath {
-            return .sql(.subquery(source.select([.function("count", [.constant(.integer(1))])])), .integer)
+            return .sql(.subquery(source.select([.function(.count, [.constant(.integer(1))])])), .integer)
         }
         if anyKeyPath == keyPaths._isEmptyKeyPath {
             return .sql(.not(.exists(source.select([.constant(.integer(1))]))), .boolean)

@@ -140,9 +140,9 @@ extension _StringPairExpression {
 #endif
 
 /// A call of one of the Swift-implemented string functions on two string operands.
-private func stringFunction(_ name: String, _ root: PredicateOperand, _ other: PredicateOperand, _ translator: inout PredicateTranslator, node: Any) throws -> SQLExpression {
+private func stringFunction(_ function: SQLFunction, _ root: PredicateOperand, _ other: PredicateOperand, _ translator: inout PredicateTranslator, node: Any) throws -> SQLExpression {
     let codec = ScalarCodec<String>()
-    return .function(name, [try translator.value(of: root, codec: codec, node: node), try translator.value(of: other, codec: codec, node: node)])
+    return .function(function, [try translator.value(of: root, codec: codec, node: node), try translator.value(of: other, codec: codec, node: node)])
 }
 
 extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatablePredicate {
@@ -152,7 +152,7 @@ extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatableP
         if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
             return .constant(try evaluate(translator.constantBindings))
         }
-        let call = try stringFunction("osd_localized_standard_contains", left, right, &translator, node: self)
+        let call = try stringFunction(.localizedStandardContains, left, right, &translator, node: self)
         return .sql(.binary(call, .equal, .constant(.integer(1))), .boolean)
     }
 }
@@ -165,7 +165,7 @@ extension PredicateExpressions.StringCaseInsensitiveCompare: SQLTranslatablePred
         if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
             return .constant(try evaluate(translator.constantBindings))
         }
-        return .sql(try stringFunction("osd_case_insensitive_compare", left, right, &translator, node: self),
+        return .sql(try stringFunction(.caseInsensitiveCompare, left, right, &translator, node: self),
                     OperandInfo(codec: RawValueCodec<ComparisonResult>(raw: ScalarCodec<Int>()), nullable: false))
     }
 }
@@ -177,7 +177,7 @@ extension PredicateExpressions.StringLocalizedCompare: SQLTranslatablePredicate 
         if PredicateTranslator.isConstant(left) && PredicateTranslator.isConstant(right) {
             return .constant(try evaluate(translator.constantBindings))
         }
-        return .sql(try stringFunction("osd_localized_compare", left, right, &translator, node: self),
+        return .sql(try stringFunction(.localizedCompare, left, right, &translator, node: self),
                     OperandInfo(codec: RawValueCodec<ComparisonResult>(raw: ScalarCodec<Int>()), nullable: false))
     }
 }

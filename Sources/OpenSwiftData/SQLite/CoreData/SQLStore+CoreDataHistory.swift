@@ -28,7 +28,7 @@ extension SQLStore {
             columns: [.column(table: s, name: "ZNAME")],
             from: SQLTableReference(table: coreDataStringTable, alias: s),
             whereClause: .binary(.column(table: s, name: "Z_PK"), .equal, .column(table: alias, name: name + "TS")))
-        return .function("COALESCE", [.subquery(numbered), .column(table: alias, name: name)])
+        return .function(.coalesce, [.subquery(numbered), .column(table: alias, name: name)])
     }
 
     func fetchCoreDataHistory(_ query: HistoryQuery, map: CoreDataModelMap) throws -> [HistoryRecord] {
@@ -54,7 +54,7 @@ extension SQLStore {
                 // Core Data numbers transactions from 1 and keeps no record of deletions: history
                 // after `after` is incomplete when its oldest remaining transaction is later.
                 var oldest: Int64?
-                let first = SQLSelect(columns: [.function("MIN", [.column(table: t, name: "Z_PK")])], from: SQLTableReference(table: Self.coreDataTransactionTable, alias: t))
+                let first = SQLSelect(columns: [.function(.min, [.column(table: t, name: "Z_PK")])], from: SQLTableReference(table: Self.coreDataTransactionTable, alias: t))
                 try self.query(first, on: connection) { row in oldest = row.isNull(at: 0) ? nil : row.int64(at: 0) }
                 if let oldest, after < oldest - 1 {
                     throw SwiftDataError(.historyTokenExpired, "the history token stands after transaction \(after) of the store \(name), but its history now starts at transaction \(oldest), so changes in between are lost; fetch the data itself again, and continue from the newest token")
