@@ -39,7 +39,7 @@ extension SortDescriptor {
         LocalizedSortKey.register(appended, for: keyPath, order: comparator.order)
         // A key path made of Sendable key paths is Sendable; the marker protocol leaves the
         // reference's layout as it is, and a dynamic cast to it is not allowed.
-        self.init(unsafeBitCast(appended, to: (KeyPath<Compared, LocalizedSortKey> & Sendable).self), order: order)
+        self.init(AssumedSendable.cast(appended, to: (KeyPath<Compared, LocalizedSortKey> & Sendable).self), order: order)
     }
 
     /// A sort by an optional string property with a localized comparator (`nil` first when forward).
@@ -47,7 +47,7 @@ extension SortDescriptor {
         let sortKey = comparator.order == .localized ? \String?.localizedSortKey : \String?.localizedStandardSortKey
         let appended = keyPath.appending(path: sortKey)
         LocalizedSortKey.register(appended, for: keyPath, order: comparator.order)
-        self.init(unsafeBitCast(appended, to: (KeyPath<Compared, LocalizedSortKey?> & Sendable).self), order: order)
+        self.init(AssumedSendable.cast(appended, to: (KeyPath<Compared, LocalizedSortKey?> & Sendable).self), order: order)
     }
 }
 #endif

@@ -80,11 +80,11 @@ private struct HistoryChangeMaker {
 /// key path's own layout.
 private func sendableKeyPath<Model>(_ keyPath: AnyKeyPath, _: Model.Type) -> (any PartialKeyPath<Model> & Sendable)? {
     guard let typed = keyPath as? PartialKeyPath<Model> else { return nil }
-    return unsafeBitCast(typed, to: (any PartialKeyPath<Model> & Sendable).self)
+    return AssumedSendable.cast(typed, to: (any PartialKeyPath<Model> & Sendable).self)
 }
 
 /// A decoded attribute value as `any Sendable`. Attribute values are values read from the store,
 /// owned by nobody else; `Any` and `any Sendable` share one layout (`Sendable` is a marker).
 private func sendableValue(_ value: Any) -> any Sendable {
-    unsafeBitCast(value as Any, to: (any Sendable).self)
+    AssumedSendable.cast(value as Any, to: (any Sendable).self)
 }
