@@ -1,7 +1,8 @@
 import Foundation
 
 /// Writes one store's part of a save inside the transaction ``SQLStore/prepareSave(_:schema:)``
-/// opened: every statement rendered and prepared once per entity and shape, run per model.
+/// opened, from the save's values (``ValueChangeSet``): every statement rendered and prepared
+/// once per entity and shape, run per row. It answers with keys (``StoreSaveResult``).
 struct SQLSaveWriter {
     let store: SQLStore
     let connection: any SQLConnection
