@@ -61,12 +61,15 @@ struct ValueChangeSetBuilder {
         var values: [StoredValue] = []
         values.reserveCapacity(group.models.count * stored.count)
         var newReferences: [Int] = []
-        // The group's models share its layout: its properties are looked up once.
+        // The group's models share its layout: its properties, and how each is encoded, are
+        // looked up once.
         let properties = stored.map { layout.properties[$0] }
+        let propertyLists = propertyListSlots(layout)
         for model in group.models {
             let data = model.persistentBackingData
             for (slot, property) in zip(stored, properties) {
-                if try append(data, slot: slot, property: property, layout: layout, to: &values) { newReferences.append(values.count - 1) }
+                let propertyList = !propertyLists.isEmpty && propertyLists[slot]
+                if try append(data, slot: slot, property: property, layout: layout, propertyList: propertyList, to: &values) { newReferences.append(values.count - 1) }
             }
         }
         return RowInserts(layout: layout, firstToken: firstToken, count: group.models.count, values: values, newReferences: newReferences)
@@ -82,6 +85,7 @@ struct ValueChangeSetBuilder {
         var byMask: [UInt64: Int] = [:]
         var byList: [[Int]: Int] = [:]
         var last: (mask: UInt64, index: Int)?
+        let propertyLists = propertyListSlots(layout)
         for model in group.models {
             let data = model.persistentBackingData
             guard let key = data.primaryKey, !data.originals.isEmpty else { continue }
@@ -110,8 +114,9 @@ struct ValueChangeSetBuilder {
             }
             result[index].keys.append(key)
             for slot in result[index].slots {
-                if try append(data, slot: slot, property: layout.properties[slot], layout: layout, to: &result[index].values) { result[index].newReferences.append(result[index].values.count - 1) }
-                if withOriginals { result[index].originals.append(original(data, slot: slot)) }
+                let propertyList = !propertyLists.isEmpty && propertyLists[slot]
+                if try append(data, slot: slot, property: layout.properties[slot], layout: layout, propertyList: propertyList, to: &result[index].values) { result[index].newReferences.append(result[index].values.count - 1) }
+                if withOriginals { result[index].originals.append(original(data, slot: slot, propertyList: propertyList)) }
             }
         }
         return result
@@ -125,12 +130,12 @@ struct ValueChangeSetBuilder {
     /// Appends the value stored slot `slot` writes: the encoded attribute, or the related row's
     /// key — or its token, for a row new in this save, and then returns `true`.
     @inline(__always)
-    private func append(_ data: BackingData, slot: Int, property: PropertyLayout, layout: ModelLayout, to values: inout [StoredValue]) throws -> Bool {
+    private func append(_ data: BackingData, slot: Int, property: PropertyLayout, layout: ModelLayout, propertyList: Bool, to values: inout [StoredValue]) throws -> Bool {
         switch data.slots[slot] {
         case .value(let value):
             if let codec = property.codec {
                 do {
-                    values.append(try encode(value, codec, property, of: layout))
+                    values.append(try encode(value, codec, propertyList: propertyList))
                 } catch {
                     throw SwiftDataError(.unsupportedType, "\(layout.entityName).\(property.name): \(error)")
                 }
@@ -160,17 +165,24 @@ struct ValueChangeSetBuilder {
         return false
     }
 
-    private func encode(_ value: Any, _ codec: any AttributeCodec, _ property: PropertyLayout, of layout: ModelLayout) throws -> StoredValue {
-        try encoding.propertyLists && encoding.writesPropertyList(property, of: layout) ? codec.encodeForPropertyListStore(value) : codec.encode(value)
+    private func encode(_ value: Any, _ codec: any AttributeCodec, propertyList: Bool) throws -> StoredValue {
+        try propertyList ? codec.encodeForPropertyListStore(value) : codec.encode(value)
+    }
+
+    /// Which slots of `layout` are written as property lists, by slot; empty where none is (the
+    /// common case), so callers test `isEmpty` first. Worked out once per group, not per value.
+    private func propertyListSlots(_ layout: ModelLayout) -> [Bool] {
+        guard encoding.propertyLists else { return [] }
+        return layout.properties.map { encoding.writesPropertyList($0, of: layout) }
     }
 
     /// The value a stored slot held when this context read it (before its first change since
     /// the last save); `nil` if the context never read it.
-    private func original(_ data: BackingData, slot: Int) -> StoredValue? {
+    private func original(_ data: BackingData, slot: Int, propertyList: Bool) -> StoredValue? {
         let property = data.layout.properties[slot]
         switch data.originals[slot] {
         case .value(let value)?:
-            if let codec = property.codec { return try? encode(value, codec, property, of: data.layout) }
+            if let codec = property.codec { return try? encode(value, codec, propertyList: propertyList) }
             guard let access = property.relationshipAccess else { return nil }
             guard let related = access.first(value) else { return .null }
             return related.persistentBackingData.primaryKey.map { .integer($0) }

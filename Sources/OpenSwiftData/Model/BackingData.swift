@@ -36,8 +36,7 @@ public final class BackingData {
     @exclusivity(unchecked) @usableFromInline var isMaterializing = false
     /// Where the model sits in its context's inserted, changed and deleted sets (-1: not there).
     @exclusivity(unchecked) var setPositions = (inserted: -1, changed: -1, deleted: -1)
-    /// This inserted model's token in the save in progress (its position among the save's new
-    /// models, ``ValueChangeSet``); set only while the save runs.
+    /// This inserted model's place among the new models of the save in progress (``ValueChangeSet``).
     @exclusivity(unchecked) var saveToken: Int?
     /// The model's row is known not to exist (deleted elsewhere, or never there).
     var isGone = false

@@ -7,6 +7,13 @@ import Foundation
 /// `Z_MAX`; history is Core Data's persistent history (`ATRANSACTION`, `ACHANGE`).
 struct CoreDataTableFormat: SQLTableFormat {
     let map: CoreDataModelMap
+    /// Property lists, but JSON for composites (which the dialect spreads over their columns).
+    let valueEncoding: ValueEncoding
+
+    init(map: CoreDataModelMap) {
+        self.map = map
+        valueEncoding = ValueEncoding(propertyLists: true, propertyListExceptions: Set(map.composites.keys.map { "\($0.table).\($0.column)" }))
+    }
 
     func entityValue(_ layout: ModelLayout) -> StoredValue { .integer(map.entityNumber(layout)) }
 
@@ -24,10 +31,6 @@ struct CoreDataTableFormat: SQLTableFormat {
                               otherColumn: isFirst ? table.secondColumn : table.firstColumn)
         }
         return relationship.storage
-    }
-
-    var valueEncoding: ValueEncoding {
-        ValueEncoding(propertyLists: true, propertyListExceptions: Set(map.composites.keys.map { "\($0.table).\($0.column)" }))
     }
 
     func uncomparableForm(_ property: PropertyLayout, of layout: ModelLayout) -> String? {
