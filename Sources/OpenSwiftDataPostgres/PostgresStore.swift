@@ -50,6 +50,7 @@ public final class PostgresStore: DataStoreBatching, @unchecked Sendable {
         try core.cachedSnapshots(for: persistentIdentifiers, editingState: editingState)
     }
 
+    /// Writes the request's changes in one transaction, as `DefaultStore.save(_:)` does.
     public func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
         try core.save(request)
     }

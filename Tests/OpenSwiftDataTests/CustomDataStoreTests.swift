@@ -365,4 +365,62 @@ final class LogCollector: @unchecked Sendable {
         try store.delete(DataStoreBatchDeleteRequest(editingState: editing, predicate: #Predicate<Expense> { $0.amount >= 2 }))
         #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>()).map(\.amount) == [1])
     }
+
+    /// A request written by hand (not by a context) may change a relationship from its to-many
+    /// side alone, and may carry a value its property cannot hold: the first is written from that
+    /// side, the second is refused with nothing written.
+    @Test func theDefaultStoreWritesRelationshipsFromEitherSideAndRefusesBadValues() throws {
+        let url = TestStore.temporaryURL()
+        defer { TestStore.removeFiles(at: url) }
+        let schema = Schema([Expense.self, Category.self, Course.self, Pupil.self])
+        let store = try DefaultStore(ModelConfiguration(schema: schema, url: url), migrationPlan: nil)
+        let editing = EditingState()
+        let container = try ModelContainer(for: schema, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        let lunch = Expense(amount: 5)
+        let dinner = Expense(amount: 7)
+        let course = Course(title: "Maths")
+        context.insert(lunch)
+        context.insert(dinner)
+        context.insert(course)
+        try context.save()
+
+        // A new category naming both expenses, and a new pupil in the course, from those sides only.
+        let food = PersistentIdentifier(entityName: "Category", storeIdentifier: nil, key: .temporary(1))
+        let ada = PersistentIdentifier(entityName: "Pupil", storeIdentifier: nil, key: .temporary(2))
+        let saved = try store.save(DataStoreSaveChangesRequest(editingState: editing, inserted: [
+            DefaultSnapshot(persistentIdentifier: food, values: ["name": .text("Food"), "expenses": .models([lunch.persistentModelID, dinner.persistentModelID])]),
+            DefaultSnapshot(persistentIdentifier: ada, values: ["name": .text("Ada"), "courses": .models([course.persistentModelID])]),
+        ], updated: [], deleted: []))
+        let foodID = try #require(saved.remappedIdentifiers[food])
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map { $0.category?.name } == ["Food", "Food"])
+        #expect(try fresh.fetch(FetchDescriptor<Course>()).first?.pupils.map(\.name) == ["Ada"])
+
+        // The category lets one expense go, again from its side alone.
+        let stored = try #require(try store.cachedSnapshots(for: [foodID], editingState: editing)[foodID])
+        #expect(stored["expenses"] as? [PersistentIdentifier] == [lunch.persistentModelID, dinner.persistentModelID])
+        _ = try store.save(DataStoreSaveChangesRequest(editingState: editing, inserted: [], updated: [
+            DefaultSnapshot(persistentIdentifier: foodID, values: ["name": .text("Food"), "expenses": .models([dinner.persistentModelID])]),
+        ], deleted: []))
+        let after = ModelContext(container)
+        #expect(try after.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map { $0.category?.name } == [nil, "Food"])
+
+        // A date that is text, and a to-one holding a list: refused, nothing written.
+        let bad = PersistentIdentifier(entityName: "Expense", storeIdentifier: nil, key: .temporary(3))
+        for values: [String: SnapshotValue] in [
+            ["amount": .real(1), "date": .text("yesterday"), "note": .null, "category": .null],
+            ["amount": .real(1), "date": .real(0), "note": .null, "category": .models([foodID])],
+        ] {
+            #expect(throws: SwiftDataError.self) {
+                try store.save(DataStoreSaveChangesRequest(editingState: editing, inserted: [DefaultSnapshot(persistentIdentifier: bad, values: values)], updated: [], deleted: []))
+            }
+        }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Expense>()) == 2)
+
+        // Deleting the category alone clears the reference the remaining expense holds.
+        _ = try store.save(DataStoreSaveChangesRequest(editingState: editing, inserted: [], updated: [], deleted: [stored]))
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>()).map { $0.category == nil } == [true, true])
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Category>()) == 0)
+    }
 }

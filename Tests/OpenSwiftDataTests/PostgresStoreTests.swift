@@ -5,6 +5,8 @@ import Testing
 @testable import OpenSwiftDataPostgres
 import PostgresNIO
 import TestModels
+import JSONStore
+import Logging
 
 /// What only the PostgreSQL store has: namespaces, several containers (several servers) on one
 /// database, and errors at container creation. The behaviour every store shares runs against it
@@ -18,6 +20,42 @@ struct PostgresStoreTests {
             PostgresConfiguration("shop", url: try #require(PostgresServer.url), postgresSchema: name, allowsSave: allowsSave)
         }
         deinit { PostgresServer.drop(name) }
+    }
+
+    /// `PostgresStore` through the `DataStore` API, behind a decorator: what a context saves as
+    /// snapshots (relationships on both sides, a unique upsert, a move, a delete) reads back the
+    /// same through the store's own container.
+    @Test func thePostgresStoreAnswersThroughTheDataStoreAPI() throws {
+        let namespace = Namespace()
+        var logger = Logger(label: "tests")
+        logger.logLevel = .critical
+        let schema = Schema([Expense.self, Category.self, Tag.self, Course.self, Pupil.self])
+        let decorated = try ModelContainer(for: schema, configurations: LoggingStoreConfiguration(wrapping: try namespace.configuration(), logger: logger))
+        let context = ModelContext(decorated)
+        let food = Category(name: "Food"), travel = Category(name: "Travel")
+        let lunch = Expense(amount: 5, category: food), train = Expense(amount: 30, category: food)
+        let maths = Course(title: "Maths"), ada = Pupil(name: "Ada")
+        context.insert(lunch)
+        context.insert(train)
+        context.insert(travel)
+        context.insert(Tag(name: "swift", uses: 1))
+        context.insert(maths)
+        ada.courses.append(maths)
+        context.insert(ada)
+        try context.save()
+        train.category = travel
+        context.insert(Tag(name: "swift", uses: 5))
+        try context.save()
+        context.delete(lunch)
+        try context.save()
+
+        let plain = ModelContext(try ModelContainer(for: schema, configurations: try namespace.configuration()))
+        #expect(try plain.fetch(FetchDescriptor<Expense>()).map { "\($0.amount) \($0.category?.name ?? "-")" } == ["30.0 Travel"])
+        #expect(try plain.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])).map(\.expenses.count) == [0, 1])
+        #expect(try plain.fetch(FetchDescriptor<Tag>()).map(\.uses) == [5])
+        #expect(try plain.fetch(FetchDescriptor<Course>()).first?.pupils.map(\.name) == ["Ada"])
+        // And the decorated container reads the same from the store's snapshots.
+        #expect(try ModelContext(decorated).fetch(FetchDescriptor<Pupil>()).first?.courses.map(\.title) == ["Maths"])
     }
 
     @Test func namespacesKeepTheirOwnModels() throws {

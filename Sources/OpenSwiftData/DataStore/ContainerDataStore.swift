@@ -1,79 +1,87 @@
 import Foundation
 
-/// A built-in store (SQLite, PostgreSQL) answering SwiftData's ``DataStore`` requests through a
-/// container of its own: what ``DefaultStore`` and `PostgresStore` do, written once.
+/// A built-in store (SQLite, PostgreSQL) answering SwiftData's ``DataStore`` requests: what
+/// ``DefaultStore`` and `PostgresStore` do, written once.
+///
+/// Fetches and saves go straight to the store's rows and values (``RowSnapshots``,
+/// ``SnapshotChangeSet``): no model is made for a snapshot, nor a snapshot from a model. The
+/// container opens and migrates the store and owns it; requests that apply delete rules (a delete
+/// by predicate) or read history go through a context of its own.
 package final class ContainerDataStore: @unchecked Sendable {
-    // `@unchecked Sendable`: each request runs on a context of its own; the container is Sendable.
+    // `@unchecked Sendable`: the container and the store are Sendable; the rest is immutable.
     let container: ModelContainer
+    let store: any RowStore
     package let schema: Schema
     package let name: String
+    /// The store's entities by name.
+    private let layouts: [String: ModelLayout]
 
     /// Opens a container on `configuration` alone, for the models of `schema`.
     package init(_ configuration: any DataStoreConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
         self.schema = schema
         self.name = configuration.name
         self.container = try ModelContainer(for: schema, migrationPlan: migrationPlan, configurations: [configuration])
+        guard let store = container.stores.first?.rowStore else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "the configuration '\(configuration.name)' does not open a built-in store")
+        }
+        self.store = store
+        var layouts: [String: ModelLayout] = [:]
+        for layout in container.schema.layouts { layouts[layout.entityName] = layout }
+        self.layouts = layouts
     }
 
     /// The store's identifier.
-    package var identifier: String { container.stores[0].identifier }
+    package var identifier: String { store.identifier }
 
-    private var maker: SnapshotMaker { SnapshotMaker(storeIdentifier: identifier, deletedIDs: []) }
+    private func request<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> StoreFetch<T> {
+        guard let layout = container.schema.layout(for: T.self) else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "the store '\(name)' has no entity for \(T.self)")
+        }
+        return StoreFetch(descriptor: descriptor, layout: layout)
+    }
 
     package func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
-        let context = ModelContext(container)
-        let snapshots = try context.fetch(request.descriptor).map { try maker.snapshot(of: $0) }
+        let snapshots = try RowSnapshots(store: store).fetch(self.request(request.descriptor))
         return DataStoreFetchResult(descriptor: request.descriptor, fetchedSnapshots: snapshots)
     }
 
     package func fetchCount<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> Int {
-        try ModelContext(container).fetchCount(request.descriptor)
+        try store.countRows(self.request(request.descriptor))
     }
 
     package func fetchIdentifiers<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> [PersistentIdentifier] {
-        try ModelContext(container).fetchIdentifiers(request.descriptor)
+        try store.rowIdentifiers(self.request(request.descriptor))
     }
 
+    /// The stored snapshots of the identifiers that name a row.
     package func cachedSnapshots(for persistentIdentifiers: [PersistentIdentifier], editingState: EditingState) throws -> [PersistentIdentifier: DefaultSnapshot] {
-        let context = ModelContext(container)
+        let reader = RowSnapshots(store: store)
         var found: [PersistentIdentifier: DefaultSnapshot] = [:]
-        for id in persistentIdentifiers {
-            let model = context.model(for: id)
-            guard model.persistentBackingData.context === context, !model.persistentBackingData.isGone else { continue }
-            found[id] = try maker.snapshot(of: model)
+        for (entity, ids) in Dictionary(grouping: persistentIdentifiers, by: \.entityName) {
+            guard let layout = layouts[entity] else { continue }
+            let stored = try reader.load(layout, keys: ids.compactMap(\.primaryKey))
+            for id in ids {
+                guard let key = id.primaryKey, let snapshot = stored[key], snapshot.persistentIdentifier.entityName == entity else { continue }
+                found[id] = snapshot
+            }
         }
         return found
     }
 
-    /// Writes the request's changes in one transaction: new models for the inserted snapshots,
-    /// the updated snapshots' values on their models, deletes with their delete rules.
+    /// Writes the request's changes in one transaction: rows for the inserted snapshots (a unique
+    /// constraint's match updated instead), what differs from the stored rows for the updated ones,
+    /// and the deleted ones removed.
     package func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
-        let context = ModelContext(container)
-        context.author = request.editingState.author
-        var created: [PersistentIdentifier: any PersistentModel] = [:]
-        var targets: [(model: any PersistentModel, snapshot: DefaultSnapshot)] = []
-        for snapshot in request.inserted {
-            let layout = try layout(of: snapshot)
-            let model = layout.modelType.init(backingData: BackingData(layout: layout))
-            context.insertModel(model)
-            created[snapshot.persistentIdentifier] = model
-            targets.append((model, snapshot))
-        }
-        for snapshot in request.updated {
-            targets.append((try stored(snapshot.persistentIdentifier, in: context), snapshot))
-        }
-        let resolve = { (id: PersistentIdentifier) throws -> any PersistentModel in
-            try created[id] ?? self.stored(id, in: context)
-        }
-        for (model, snapshot) in targets {
-            try apply(snapshot, to: model, resolve: resolve)
-        }
-        for snapshot in request.deleted {
-            context.deleteModel(try stored(snapshot.persistentIdentifier, in: context))
-        }
-        try context.save()
+        let (changes, tokens) = try SnapshotChangeSet(store: store, layouts: layouts, storeName: name).build(request)
+        let result = try store.prepareSave(changes, schema: container.schema)
+        try store.commitSave()
         var remapped: [PersistentIdentifier: PersistentIdentifier] = [:]
-        for (temporary, model) in created { remapped[temporary] = model.persistentModelID }
+        for run in result.keys {
+            for (offset, key) in run.keys.enumerated() where run.firstToken + offset < tokens.count {
+                let temporary = tokens[run.firstToken + offset]
+                remapped[temporary] = PersistentIdentifier(entityName: temporary.entityName, storeIdentifier: identifier, storedKey: key)
+            }
+        }
         return DataStoreSaveChangesResult(for: identifier, remappedIdentifiers: remapped)
     }
 
@@ -98,48 +106,5 @@ package final class ContainerDataStore: @unchecked Sendable {
     /// Deletes every model in the store.
     package func erase() throws {
         container.deleteAllData()
-    }
-
-    private func layout(of snapshot: DefaultSnapshot) throws -> ModelLayout {
-        guard let layout = schema.layout(named: snapshot.persistentIdentifier.entityName) else {
-            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "the store '\(name)' has no entity \(snapshot.persistentIdentifier.entityName)")
-        }
-        return layout
-    }
-
-    /// The stored model for an identifier, or an error naming it.
-    private func stored(_ id: PersistentIdentifier, in context: ModelContext) throws -> any PersistentModel {
-        let model = context.model(for: id)
-        let data = model.persistentBackingData
-        guard data.context === context, !data.isGone, data.layout.entityName == id.entityName else {
-            throw SwiftDataError(.modelNotFound, "the store '\(name)' has no \(id.entityName) \(id)")
-        }
-        return model
-    }
-
-    /// Gives a model the snapshot's values: attributes as stored, relationships (with their
-    /// inverses kept) to the models the snapshot names. Unchanged values are left alone.
-    private func apply(_ snapshot: DefaultSnapshot, to model: any PersistentModel, resolve: (PersistentIdentifier) throws -> any PersistentModel) throws {
-        let data = model.persistentBackingData
-        let layout = data.layout
-        for property in layout.properties {
-            let slot = property.index
-            if let relationship = property.relationship {
-                let wanted = snapshot.relatedIdentifiers(property)
-                let current = data.state == .inserted ? [] : data.relatedModels(slot).map(\.persistentModelID)
-                guard wanted != current || data.state == .inserted else { continue }
-                let models = try wanted.map(resolve)
-                guard let value = relationship.access.makeValue(models) else { continue }
-                RelationshipMaintenance.set(owner: model, index: slot, to: value)
-            } else if property.codec != nil {
-                let value = try snapshot.slot(slot, of: layout, storeName: name)
-                if data.state != .inserted, case .value(let new) = value, let old = try? data.loadedValue(slot),
-                   let codec = property.codec, (try? codec.encode(old)) == (try? codec.encode(new)) {
-                    continue
-                }
-                data.willChange(slot, of: model)
-                data.slots[slot] = value
-            }
-        }
     }
 }

@@ -13,7 +13,8 @@ import Foundation
 /// ```
 ///
 /// It answers fetches with every descriptor option in SQL (it never asks the context to filter or
-/// sort), and saves a request in one transaction.
+/// sort), straight from the rows, and saves a request in one transaction, straight into rows: no
+/// model is made on the way.
 public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
     // `@unchecked Sendable`: each request runs on a context of its own; the container is Sendable.
     /// The configuration that opens it.
@@ -60,8 +61,14 @@ public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
         try core.cachedSnapshots(for: persistentIdentifiers, editingState: editingState)
     }
 
-    /// Writes the request's changes in one transaction: new models for the inserted snapshots,
-    /// the updated snapshots' values on their models, deletes with their delete rules.
+    /// Writes the request's changes in one transaction: rows for the inserted snapshots (a unique
+    /// constraint's match is updated instead, as ``ModelContext/save()`` does), what differs from
+    /// the stored row for each updated snapshot, and the deleted rows removed.
+    ///
+    /// Delete rules are the requester's, as for every `DataStore`: a context's request names the
+    /// models a `.cascade` removes and those a `.nullify` changes. A relationship may be changed
+    /// from either side; a reference another row holds to a deleted one is cleared. A value a
+    /// property cannot hold is refused, and nothing is written.
     public func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
         try core.save(request)
     }
