@@ -72,35 +72,6 @@ struct Materializer {
         return StoredModel.make(kind.layout, slots: values, primaryKey: primaryKey, storeIdentifier: storeIdentifier, in: context, registry: registry)
     }
 
-    /// The model of class `kind` stored under `key`, for values another form holds (a custom
-    /// store's snapshot, decoded slot by slot by `slot`): the registered instance — which must
-    /// still be of that class — with its unchanged stored slots refreshed, or a new one. The same
-    /// rules as for a row, for stores that do not answer with rows.
-    static func model(
-        _ kind: ModelLayout, key: Int64, storeIdentifier: String, in context: ModelContext, registry: EntityRegistry,
-        slot: (Int) throws -> BackingData.Slot
-    ) throws -> any PersistentModel {
-        if let existing = registry.model(key) {
-            let data = existing.persistentBackingData
-            guard data.layout === kind else { throw SwiftDataError.rowChangedClass(data.layout, now: kind, key: key) }
-            if data.state == .managed || data.state == .deleted {
-                try fill(data, mode: .unchanged, slot: slot)
-            }
-            return existing
-        }
-        var slots = kind.unloadedSlots
-        for stored in kind.storedSlots { slots[stored] = try slot(stored) }
-        return StoredModel.make(kind, slots: slots, primaryKey: key, storeIdentifier: storeIdentifier, in: context, registry: registry)
-    }
-
-    /// Puts values decoded by `slot` into the stored slots of a registered model that `mode` lets
-    /// take them.
-    static func fill(_ data: BackingData, mode: FillMode, slot: (Int) throws -> BackingData.Slot) throws {
-        for stored in data.layout.storedSlots where mode.takes(stored, of: data) {
-            data.slots[stored] = try slot(stored)
-        }
-    }
-
     /// A new model's slots: `slots` (by default every stored slot) read from the row, the others
     /// not loaded.
     /// `capacity`: room for a subclass's slots, added after these.

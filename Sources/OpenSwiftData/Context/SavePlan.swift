@@ -185,17 +185,16 @@ struct SavePlan {
             for store in stores {
                 // One store (the common case) takes the whole change set without filtering.
                 let part = stores.count == 1 ? changes : changes.part { storeOfLayout[ObjectIdentifier($0)] === store }
-                let result: StoreSaveResult
-                if let rowStore = store.rowStore {
-                    let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: rowStore.valueEncoding, withOriginals: rowStore.checksOriginals)
-                    var values = try builder.build(
-                        inserted: part.inserted, changed: part.changed, deleted: part.deleted,
-                        nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)
-                    if !prepared.isEmpty { values.knownKeys = keys }
-                    result = try rowStore.prepareSave(values, schema: context.container.schema)
-                } else {
-                    result = try store.prepareSave(models: part, schema: context.container.schema)
+                guard let rowStore = store.rowStore else {
+                    throw SwiftDataError(.storeIO, "the store '\(store.name)' does not take values")
                 }
+                let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: rowStore.valueEncoding, withOriginals: rowStore.checksOriginals)
+                var values = try builder.build(
+                    inserted: part.inserted, changed: part.changed, deleted: part.deleted,
+                    nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)
+                values.editingState = part.editingState
+                if !prepared.isEmpty { values.knownKeys = keys }
+                let result = try rowStore.prepareSave(values, schema: context.container.schema)
                 prepared.append(store)
                 storeIdentifiers.merge(result.storeIdentifiers) { _, new in new }
                 batchDeletedKeys += result.batchDeletedKeys

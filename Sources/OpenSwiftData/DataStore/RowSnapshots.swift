@@ -24,7 +24,7 @@ struct RowSnapshots {
         guard !keys.isEmpty else { return [:] }
         let shape = store.rowShape(layout, slots: nil)
         var read: [Read] = []
-        try store.loadRows(layout, keys: keys) { row in read.append(try self.read(row, shape: shape)) }
+        try store.loadRows(layout, keys: keys, editingState: .unused) { row in read.append(try self.read(row, shape: shape)) }
         var byKey: [Int64: DefaultSnapshot] = [:]
         for snapshot in try snapshots(read) {
             if let key = snapshot.persistentIdentifier.primaryKey { byKey[key] = snapshot }
@@ -50,7 +50,7 @@ struct RowSnapshots {
                 guard let relationship = property.relationship, relationship.isToMany else { continue }
                 let shape = store.rowShape(relationship.destination, slots: nil)
                 var byOwner: [Int64: [PersistentIdentifier]] = [:]
-                try store.loadRelatedRows(property, of: group.layout, ownerKeys: group.keys) { row, owner in
+                try store.loadRelatedRows(property, of: group.layout, ownerKeys: group.keys, editingState: .unused) { row, owner in
                     byOwner[owner, default: []].append(try identifier(row, shape: shape))
                 }
                 members[id, default: [:]][property.name] = byOwner

@@ -211,41 +211,11 @@ struct SQLSaveWriter {
         if newKeys.count < tokenCount { newKeys += repeatElement(nil, count: tokenCount - newKeys.count) }
         for group in changes.inserts {
             let layout = group.layout
-            let width = layout.storedSlots.count
-            // Each constraint's columns among the row's values.
-            let constraints = layout.uniquenessConstraints.map { constraint in
-                (first: constraint.first ?? 0, positions: constraint.compactMap { layout.storedSlots.firstIndex(of: $0) })
+            let store = self.store, connection = self.connection
+            let keys = try UniqueMatch.matches(group) { constraint, values in
+                try existingKey(layout, constraint: constraint, values: values, store: store, connection: connection)
             }
-            // Each row's key: an existing row's, an earlier new row's (by position), or new.
-            enum Key { case existing(Int64), sameAs(Int), new }
-            var keys: [Key] = []
-            keys.reserveCapacity(group.count)
-            var seen: [[StoredValue]: Int] = [:]
-            var newCount: Int64 = 0
-            for position in 0..<group.count {
-                var key = Key.new
-                let base = position * width
-                for (index, constraint) in constraints.enumerated() {
-                    let values = constraint.positions.map { group.values[base + $0] }
-                    if values.contains(where: \.isNull) { continue }
-                    if let earlier = seen[[.integer(Int64(constraint.first))] + values] {
-                        key = .sameAs(earlier)
-                        break
-                    }
-                    if let existing = try existingKey(layout, constraint: layout.uniquenessConstraints[index], values: values, store: store, connection: connection) {
-                        key = .existing(existing)
-                        break
-                    }
-                }
-                if case .new = key { newCount += 1 }
-                keys.append(key)
-                for constraint in constraints {
-                    let values = constraint.positions.map { group.values[base + $0] }
-                    if values.contains(where: \.isNull) { continue }
-                    let lookup = [.integer(Int64(constraint.first))] + values
-                    if seen[lookup] == nil { seen[lookup] = position }
-                }
-            }
+            let newCount = Int64(keys.lazy.filter { $0 == .new }.count)
             var next: Int64 = 0
             if newCount > 0 {
                 // A class hierarchy's models share their table's keys.

@@ -32,11 +32,12 @@ extension SQLStore {
         RowShape(layout: layout, slots: slots, kinds: hierarchyRows(layout)?.rowKinds)
     }
 
-    func fetchRows<T>(_ request: StoreFetch<T>, row: (any StoredRow) throws -> Void) throws {
+    func fetchRows<T>(_ request: StoreFetch<T>, row: (any StoredRow) throws -> Void) throws -> FetchLeftovers {
         let select = try select(request)
         try read { connection in
             try query(select, on: connection, row: row)
         }
+        return []
     }
 
     func countRows<T>(_ request: StoreFetch<T>) throws -> Int {
@@ -103,7 +104,7 @@ extension SQLStore {
     /// Keys are bound in chunks well under SQLite's limit on bound values.
     static let keyChunk = 5_000
 
-    func loadRows(_ layout: ModelLayout, keys: [Int64], row: (any StoredRow) throws -> Void) throws {
+    func loadRows(_ layout: ModelLayout, keys: [Int64], editingState: EditingState, row: (any StoredRow) throws -> Void) throws {
         let hierarchy = hierarchyRows(layout)
         for chunk in keys.chunked(Self.keyChunk) {
             let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
@@ -119,7 +120,7 @@ extension SQLStore {
         }
     }
 
-    func loadRow(_ layout: ModelLayout, key: Int64, row: (any StoredRow) throws -> Void) throws -> Bool {
+    func loadRow(_ layout: ModelLayout, key: Int64, editingState: EditingState, row: (any StoredRow) throws -> Void) throws -> Bool {
         let select = SQLSelect(
             columns: layout.rowColumns(alias: "t0"),
             from: SQLTableReference(table: layout.tableName, alias: "t0"),
@@ -134,7 +135,7 @@ extension SQLStore {
         return found
     }
 
-    func loadRelatedRows(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], row: (any StoredRow, Int64) throws -> Void) throws {
+    func loadRelatedRows(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], editingState: EditingState, row: (any StoredRow, Int64) throws -> Void) throws {
         guard let relationship = property.relationship else { return }
         let destination = relationship.destination
         let hierarchy = hierarchyRows(destination)

@@ -2,6 +2,8 @@ import Foundation
 
 extension SQLStore: RowStore {
 
+    var distinguishesContexts: Bool { false }
+
     var valueEncoding: ValueEncoding { format.valueEncoding }
 
     var checksOriginals: Bool { engine.writersRunConcurrently }

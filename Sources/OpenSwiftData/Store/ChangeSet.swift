@@ -1,8 +1,8 @@
 import Foundation
 
 /// What one save writes, in the model's terms: the context builds it (delete rules applied,
-/// validation done). The built-in SQL stores take its values (``ValueChangeSet``); a custom
-/// `DataStore` still takes these models, through snapshots (``DataStoreBridge``).
+/// validation done) and splits it by store; each store takes its part as values
+/// (``ValueChangeSet``), never these models.
 struct ChangeSet {
     /// New models, grouped by entity in order of first appearance.
     var inserted: [ModelGroup]

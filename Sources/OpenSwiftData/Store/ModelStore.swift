@@ -23,13 +23,9 @@ protocol ModelStore: AnyObject, Sendable {
 
     // MARK: Saving
 
-    /// The store as a ``RowStore`` (values in, rows out: the built-in SQL stores), or `nil` for a
-    /// store that takes and gives models (a custom `DataStore`, through snapshots).
+    /// The store as a ``RowStore`` (values in, rows out), which every store is: the built-in SQL
+    /// stores, and custom `DataStore`s through ``DataStoreBridge``.
     var rowStore: (any RowStore)? { get }
-    /// Writes `changes` (this store's part of a save) in one step or in a transaction left open
-    /// (``isTransactional``), for a store that is not a ``RowStore``. New models' keys are in the
-    /// result.
-    func prepareSave(models changes: ChangeSet, schema: Schema) throws -> StoreSaveResult
     /// Commits the prepared transaction (rolled back if the commit fails).
     func commitSave() throws
     /// Discards the prepared transaction.
@@ -96,10 +92,6 @@ extension ModelStore {
     var systemName: String { "custom" }
 
     var rowStore: (any RowStore)? { nil }
-
-    func prepareSave(models changes: ChangeSet, schema: Schema) throws -> StoreSaveResult {
-        throw SwiftDataError(.storeIO, "the store \(name) does not take a save as models")
-    }
 
     /// A context that used the store is gone (custom stores are told through `invalidateState(for:)`).
     func contextEnded(_ editingState: EditingState) {}

@@ -11,6 +11,8 @@ struct StoreFetch<T: PersistentModel> {
     var excluded: [BatchDelete] = []
     /// Limit and offset are left to the context, which applies them after merging unsaved changes.
     var ignoresPaging = false
+    /// The context asking, for stores that tell contexts apart (custom `DataStore`s).
+    var editingState = EditingState.unused
 }
 
 /// A delete by predicate (`delete(model:where:)`) that the store runs at save time without

@@ -26,6 +26,8 @@ struct ValueChangeSet {
     var batchDeletes: [BatchDelete] = []
     /// The saving context's author, recorded in the store's history.
     var author: String?
+    /// The saving context, for stores that tell contexts apart (custom `DataStore`s).
+    var editingState = EditingState.unused
     /// Keys that stores written earlier in this save gave their new rows, by token (`nil` for the
     /// others): a reference from this store's rows to one of those is written with its key.
     var knownKeys: [Int64?] = []
