@@ -64,9 +64,12 @@ final class PostgresSQLConnection: SQLConnection {
 
     /// The values as PostgreSQL parameters: integers as `int8`, reals as `float8` (NaN included),
     /// text as `text`, blobs as `bytea`; NULL with no type, so the server takes the column's.
+    /// Dates, UUIDs and decimals go in the forms the store's columns keep them
+    /// (``StoredValue/storageForm``: `float8`, `bytea`, `text`).
     static func binds(_ values: [StoredValue]) throws -> PostgresBindings {
         var binds = PostgresBindings(capacity: values.count)
-        for value in values {
+        for typed in values {
+            let value = typed.storageForm
             switch value {
             case .null: binds.appendNull()
             case .integer(let integer): binds.append(integer)
@@ -75,6 +78,7 @@ final class PostgresSQLConnection: SQLConnection {
                 try checkText(text)
                 binds.append(text)
             case .blob(let data): binds.append(ByteBuffer(bytes: data))
+            case .date, .uuid, .decimal: break  // in storage form above
             }
         }
         return binds

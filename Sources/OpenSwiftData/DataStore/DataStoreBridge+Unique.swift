@@ -33,7 +33,7 @@ extension DataStoreBridge {
     /// `layout` model: that is refused.
     func storedMatch(_ layout: ModelLayout, constraint: [Int], values: [StoredValue], editingState: EditingState) throws -> Int64? {
         for snapshot in try allSnapshots(of: layout.root, editingState: editingState) {
-            guard let stored = UniqueValues(snapshot, constraint, of: layout), stored.values == values else { continue }
+            guard let stored = UniqueValues(snapshot, constraint, of: layout), stored.values == values.map(\.storageForm) else { continue }
             guard snapshot.persistentIdentifier.entityName == layout.entityName else {
                 throw SwiftDataError.upsertChangesClass(layout, existing: snapshot.persistentIdentifier.entityName)
             }

@@ -22,12 +22,13 @@ struct SnapshotRow: StoredRow {
     func isNull(at column: Int32) -> Bool { value(at: column).isNull }
 
     func storageClass(at column: Int32) -> StoredStorageClass {
-        switch value(at: column) {
+        switch value(at: column).storageForm {
         case .null: return .null
         case .integer: return .integer
         case .real: return .real
         case .text: return .text
         case .blob: return .blob
+        case .date, .uuid, .decimal: return .null  // never: in storage form above
         }
     }
 

@@ -18,6 +18,7 @@ enum SnapshotValue: Hashable, Sendable, Codable {
         case .real(let value): self = .real(value)
         case .text(let value): self = .text(value)
         case .blob(let value): self = .blob(value)
+        case .date, .uuid, .decimal: self.init(stored.storageForm)
         }
     }
 

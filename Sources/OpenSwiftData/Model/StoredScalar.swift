@@ -101,9 +101,10 @@ extension String: StoredScalar {
 extension Date: StoredScalar {
     static var storedType: StoredType { .real }
     static func decode(_ value: StoredValue) throws -> Date {
-        Date(timeIntervalSinceReferenceDate: try Double.decode(value))
+        if case .date(let date) = value { return date }
+        return Date(timeIntervalSinceReferenceDate: try Double.decode(value))
     }
-    var storedValue: StoredValue { .real(timeIntervalSinceReferenceDate) }
+    var storedValue: StoredValue { .date(self) }
 }
 
 extension Data: StoredScalar {
@@ -123,6 +124,7 @@ extension UUID: StoredScalar {
     static var storedType: StoredType { .blob }
     static func decode(_ value: StoredValue) throws -> UUID {
         switch value {
+        case .uuid(let uuid): return uuid
         case .blob(let raw) where raw.count == 16:
             let bytes = [UInt8](raw)
             return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
@@ -134,10 +136,7 @@ extension UUID: StoredScalar {
             throw failure(value)
         }
     }
-    var storedValue: StoredValue {
-        let u = uuid
-        return .blob(Data([u.0, u.1, u.2, u.3, u.4, u.5, u.6, u.7, u.8, u.9, u.10, u.11, u.12, u.13, u.14, u.15]))
-    }
+    var storedValue: StoredValue { .uuid(self) }
 }
 
 /// URLs are stored as their absolute string.
@@ -157,6 +156,7 @@ extension Decimal: StoredScalar {
     static var storedType: StoredType { .text }
     static func decode(_ value: StoredValue) throws -> Decimal {
         switch value {
+        case .decimal(let decimal): return decimal
         case .text(Double.storedNaN): return .nan
         case .text(let raw):
             guard let decimal = Decimal(string: raw, locale: posix) else { throw failure(value) }
@@ -169,7 +169,7 @@ extension Decimal: StoredScalar {
         default: throw failure(value)
         }
     }
-    var storedValue: StoredValue { .text(description) }
+    var storedValue: StoredValue { .decimal(self) }
 }
 
 // MARK: - Codecs

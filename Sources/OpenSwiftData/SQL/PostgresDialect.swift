@@ -61,7 +61,7 @@ package struct PostgresDialect: SQLDialect {
         "WITH \"Z_DELETED\" AS (\(delete) RETURNING \(key)) SELECT string_agg(\(key)::text, ',') FROM \"Z_DELETED\""
     }
     package func literal(_ value: StoredValue) -> String? {
-        guard case .blob(let data) = value else { return standardLiteral(value) }
+        guard case .blob(let data) = value.storageForm else { return standardLiteral(value) }
         return "'\\x" + data.map { String(format: "%02x", $0) }.joined() + "'::bytea"
     }
     package var altersColumnsInPlace: Bool { true }

@@ -125,6 +125,8 @@ extension SQLDialect {
             return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
         case .blob(let data):
             return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        case .date, .uuid, .decimal:
+            return standardLiteral(value.storageForm)
         }
     }
 

@@ -9,6 +9,7 @@ extension StoredValue: CustomStringConvertible {
         case .real(let value): return String(value)
         case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
         case .blob(let value): return "x'" + value.map { String(format: "%02x", $0) }.joined() + "'"
+        case .date, .uuid, .decimal: return storageForm.description
         }
     }
 }

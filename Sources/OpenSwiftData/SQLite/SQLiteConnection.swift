@@ -139,6 +139,9 @@ final class SQLiteStatement: StoredRow {
             status = sqlite3_bind_null(handle, index)
         case .integer(let value):
             status = sqlite3_bind_int64(handle, index, value)
+        case .date, .uuid, .decimal:
+            // The SQLite store keeps these in their storage forms (seconds, 16 bytes, text).
+            return try bind(value.storageForm, at: index)
         case .real(let value) where value.isNaN:
             // SQLite would store a NaN as NULL: it is kept as the text `NaN`, which the codecs
             // read back as NaN and predicates leave out of ordering comparisons.

@@ -12,12 +12,14 @@ enum CoreDataFileRows {
         while try row.step() {
             var fields: [String] = []
             for column in 0..<row.columnCount {
-                switch row.value(at: column) {
+                // A SQLite row holds only the five storage forms.
+                switch row.value(at: column).storageForm {
                 case .null: fields.append("NULL")
                 case .integer(let value): fields.append(String(value))
                 case .real(let value): fields.append(String(value))
                 case .text(let text): fields.append(text)
                 case .blob(let data): fields.append(data.map { String(format: "%02X", $0) }.joined())
+                case .date, .uuid, .decimal: fields.append("?")
                 }
             }
             lines.append(fields.joined(separator: "|"))
