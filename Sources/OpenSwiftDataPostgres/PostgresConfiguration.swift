@@ -115,6 +115,9 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
             try connection.query("SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1", bindings: [.text(postgresSchema)]) { row in
                 if case .text(let name) = row.value(at: 0) { tables.insert(name) }
             }
+            // A new store keeps UUIDs and decimals in `uuid` and `numeric` columns; an existing one
+            // as its metadata says (one created before, in their storage forms).
+            engine.keep(typedValues: try SQLStore.storedTypedValues(on: connection, dialect: engine.dialect, tables: tables) ?? PostgresDialect.newStoreTypedValues)
             let prepared = try request.prepareTables(
                 on: connection, dialect: engine.dialect, tables: tables, place: place, name: name, allowsSave: allowsSave, translate: { $0 })
             _ = try connection.execute("COMMIT", bindings: [])

@@ -9,7 +9,10 @@ import PostgresNIO
 /// saves from several contexts, processes and machines run at once.
 final class PostgresEngine: SQLEngine, @unchecked Sendable {
     // `@unchecked Sendable`: the pool is thread-safe; a connection is used by one caller at a time.
-    let dialect: any SQLDialect = PostgresDialect()
+    /// Set once while the store opens, before any other use: which values the store keeps in
+    /// types of their own is read from its metadata.
+    private(set) var dialect: any SQLDialect = PostgresDialect()
+    private var typedValues: Set<ValueMeaning> = []
     let pool: PostgresConnectionPool
     let transactionStatements = SQLTransactionStatements(begin: "BEGIN", commit: "COMMIT", rollback: "ROLLBACK")
     var writersRunConcurrently: Bool { true }
@@ -20,14 +23,22 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
         self.pool = pool
     }
 
+    /// Keeps `typedValues` in types of their own (`uuid`, `numeric`): called while the store
+    /// opens, before any other use of the engine.
+    func keep(typedValues: Set<ValueMeaning>) {
+        let dialect = PostgresDialect(typedValues: typedValues)
+        self.dialect = dialect
+        self.typedValues = dialect.typedValues
+    }
+
     func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
         try pool.withConnection { connection in
-            try body(PostgresSQLConnection(pool: pool, connection: connection))
+            try body(PostgresSQLConnection(pool: pool, connection: connection, typedValues: typedValues))
         }
     }
 
     func beginWrite() throws -> any SQLConnection {
-        PostgresSQLConnection(pool: pool, connection: try pool.acquire())
+        PostgresSQLConnection(pool: pool, connection: try pool.acquire(), typedValues: typedValues)
     }
 
     func endWrite(_ connection: any SQLConnection) {

@@ -41,6 +41,14 @@ final class PostgresRowReader: StoredRow {
     }
 
     func value(at column: Int32) -> StoredValue {
+        let index = Int(column)
+        if let buffer = bytes[index] {
+            switch types[index] {
+            case .uuid: return uuid(buffer, binary: binary[index])
+            case .numeric: return numeric(buffer, binary: binary[index])
+            default: break
+            }
+        }
         switch storageClass(at: column) {
         case .null: return .null
         case .integer: return .integer(int64(at: column))
@@ -103,6 +111,74 @@ final class PostgresRowReader: StoredRow {
         default:
             return (try? cell(index, buffer).decode(String.self)) ?? ""
         }
+    }
+
+    /// A `uuid` cell: its 16 bytes (binary) or its text.
+    private func uuid(_ buffer: ByteBuffer, binary: Bool) -> StoredValue {
+        if binary {
+            guard let bytes = buffer.getBytes(at: buffer.readerIndex, length: 16), buffer.readableBytes == 16 else { return .blob(Data(buffer: buffer)) }
+            return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                     bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
+        }
+        let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
+        return UUID(uuidString: text).map { .uuid($0) } ?? .text(text)
+    }
+
+    /// A `numeric` cell as a decimal, read from PostgreSQL's binary form here (postgres-nio's
+    /// decoding would stop the process on a value too large for `Decimal`): a value `Decimal`
+    /// cannot hold comes back as its text, which the codec then reports.
+    private func numeric(_ buffer: ByteBuffer, binary: Bool) -> StoredValue {
+        guard binary else {
+            let text = buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
+            return Self.decimal(text).map { .decimal($0) } ?? .text(text)
+        }
+        var cell = buffer
+        guard let count = cell.readInteger(as: Int16.self), let weight = cell.readInteger(as: Int16.self),
+              let sign = cell.readInteger(as: UInt16.self), let scale = cell.readInteger(as: Int16.self),
+              count >= 0, scale >= 0 else { return .null }
+        switch sign {
+        case 0xC000: return .decimal(.nan)
+        case 0x0000, 0x4000: break
+        // ±Infinity (PostgreSQL 14 and later), which no Decimal holds: the codec reports it.
+        default: return .text(sign == 0xD000 ? "Infinity" : "-Infinity")
+        }
+        var groups: [Int16] = []
+        groups.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let group = cell.readInteger(as: Int16.self), group >= 0, group < 10_000 else { return .null }
+            groups.append(group)
+        }
+        // Base-10000 digit groups: `weight` is the power of the first one.
+        func group(_ position: Int) -> String {
+            let value = position >= 0 && position < groups.count ? groups[position] : 0
+            let digits = String(value)
+            return String(repeating: "0", count: 4 - digits.count) + digits
+        }
+        var text = sign == 0x4000 ? "-" : ""
+        if weight < 0 {
+            text += "0"
+        } else {
+            var integer = ""
+            for position in 0...Int(weight) { integer += group(position) }
+            let trimmed = integer.drop { $0 == "0" }
+            text += trimmed.isEmpty ? "0" : String(trimmed)
+        }
+        if scale > 0 {
+            var fraction = ""
+            var position = Int(weight) + 1
+            while fraction.count < Int(scale) {
+                fraction += group(position)
+                position += 1
+            }
+            text += "." + fraction.prefix(Int(scale))
+        }
+        return Self.decimal(text).map { .decimal($0) } ?? .text(text)
+    }
+
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
+    private static func decimal(_ text: String) -> Decimal? {
+        text == "NaN" ? .nan : Decimal(string: text, locale: posix)
     }
 
     /// The current row's cell at `index`, for postgres-nio's own decoding.

@@ -8,17 +8,20 @@ import PostgresNIO
 final class PostgresSQLConnection: SQLConnection {
     let pool: PostgresConnectionPool
     let connection: PostgresConnection
+    /// The values bound in types of their own (``PostgresDialect/typedValues``).
+    let typedValues: Set<ValueMeaning>
 
-    init(pool: PostgresConnectionPool, connection: PostgresConnection) {
+    init(pool: PostgresConnectionPool, connection: PostgresConnection, typedValues: Set<ValueMeaning>) {
         self.pool = pool
         self.connection = connection
+        self.typedValues = typedValues
     }
 
     /// Reads the rows as they arrive: the event loop hands them over while the caller turns the
     /// earlier ones into models, rather than collecting the whole result first.
     func query(_ text: String, bindings: [StoredValue], row: (any StoredRow) throws -> Void) throws {
         let queue = PostgresRowQueue()
-        let query = PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings))
+        let query = PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues))
         let answer = connection.query(query, logger: PostgresConnectionPool.logger) { queue.append($0) }
         answer.whenComplete { _ in queue.finish() }
         var batch: [PostgresRow] = []
@@ -54,7 +57,7 @@ final class PostgresSQLConnection: SQLConnection {
     }
 
     func execute(_ text: String, bindings: [StoredValue]) throws -> Int {
-        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings)), on: connection)
+        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues)), on: connection)
         return result.metadata.rows ?? 0
     }
 
@@ -64,11 +67,22 @@ final class PostgresSQLConnection: SQLConnection {
 
     /// The values as PostgreSQL parameters: integers as `int8`, reals as `float8` (NaN included),
     /// text as `text`, blobs as `bytea`; NULL with no type, so the server takes the column's.
-    /// Dates, UUIDs and decimals go in the forms the store's columns keep them
-    /// (``StoredValue/storageForm``: `float8`, `bytea`, `text`).
-    static func binds(_ values: [StoredValue]) throws -> PostgresBindings {
+    /// UUIDs and decimals go as `uuid` and `numeric` where the store keeps them so
+    /// (`typedValues`); dates, and the others, in their storage forms (``StoredValue/storageForm``:
+    /// `float8`, `bytea`, `text`).
+    static func binds(_ values: [StoredValue], typedValues: Set<ValueMeaning>) throws -> PostgresBindings {
         var binds = PostgresBindings(capacity: values.count)
         for typed in values {
+            switch typed {
+            case .uuid(let uuid) where typedValues.contains(.uuid):
+                binds.append(uuid)
+                continue
+            case .decimal(let decimal) where typedValues.contains(.decimal):
+                try binds.append(NumericText(decimal), context: .default)
+                continue
+            default:
+                break
+            }
             let value = typed.storageForm
             switch value {
             case .null: binds.appendNull()
@@ -90,6 +104,17 @@ final class PostgresSQLConnection: SQLConnection {
         if text.utf8.contains(0) {
             throw SwiftDataError(.unsupportedType, "PostgreSQL cannot store text containing the NUL character (U+0000), as in \(String(text.prefix(40)).debugDescription); nothing was written. Remove it, or store the value as Data")
         }
+    }
+}
+/// A decimal as a `numeric` parameter in text form: every digit and `NaN` kept as PostgreSQL
+/// parses them (postgres-nio's binary form cannot say NaN).
+private struct NumericText: PostgresEncodable {
+    let value: Decimal
+    init(_ value: Decimal) { self.value = value }
+    static var psqlType: PostgresDataType { .numeric }
+    static var psqlFormat: PostgresFormat { .text }
+    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        byteBuffer.writeString(value.isNaN ? "NaN" : value.description)
     }
 }
 #endif

@@ -224,7 +224,7 @@ import Testing
         let pool = try PostgresConnectionPool(url: try PostgresURL(try server()), maximum: 1, connectTimeout: .seconds(5))
         defer { pool.shutDown() }
         try pool.withConnection { connection in
-            let sql = PostgresSQLConnection(pool: pool, connection: connection)
+            let sql = PostgresSQLConnection(pool: pool, connection: connection, typedValues: [])
             var seen: [Int64] = []
             #expect(throws: Enough.self) {
                 try sql.query("SELECT n, 'row ' || n FROM generate_series(1, 20000) AS n WHERE n > $1", bindings: [.integer(0)]) { row in

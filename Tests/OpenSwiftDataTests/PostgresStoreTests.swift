@@ -58,6 +58,66 @@ struct PostgresStoreTests {
         #expect(try ModelContext(decorated).fetch(FetchDescriptor<Pupil>()).first?.courses.map(\.title) == ["Maths"])
     }
 
+    /// A new store keeps UUIDs in `uuid` columns and decimals in `numeric` ones (every digit, NaN
+    /// included); dates stay seconds in `DOUBLE PRECISION`, so they read back exactly.
+    @Test func uuidsAndDecimalsLiveInColumnsOfTheirOwnType() throws {
+        let namespace = Namespace()
+        let container = try ModelContainer(for: Sample.self, configurations: try namespace.configuration())
+        let context = ModelContext(container)
+        let id = UUID()
+        let big = try #require(Decimal(string: "12345678901234567890.123456789012345678", locale: Locale(identifier: "en_US_POSIX")))
+        let tiny = try #require(Decimal(string: "-0.000000000000000000000000001", locale: Locale(identifier: "en_US_POSIX")))
+        let when = Date(timeIntervalSinceReferenceDate: 123_456_789.123_456_789)
+        context.insert(Sample(int: 1, decimal: big, date: when, uuid: id, optionalUUID: id))
+        context.insert(Sample(int: 2, decimal: tiny))
+        context.insert(Sample(int: 3, decimal: .nan))
+        try context.save()
+
+        let types = try PostgresServer.columnTypes("Sample", in: namespace.name)
+        #expect(types["decimal"] == "numeric" && types["uuid"] == "uuid" && types["optionalUUID"] == "uuid")
+        #expect(types["date"] == "double precision")
+
+        let fresh = ModelContext(try ModelContainer(for: Sample.self, configurations: try namespace.configuration()))
+        let all = try fresh.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int)]))
+        #expect(all.count == 3)
+        #expect(all.first?.decimal == big && all.first?.uuid == id && all.first?.optionalUUID == id && all.first?.date == when)
+        #expect(all.dropFirst().first?.decimal == tiny)
+        #expect(all.last?.decimal.isNaN == true)
+        #expect(try fresh.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.uuid == id })).map(\.int) == [1])
+        let threshold = Decimal(1000)
+        #expect(try fresh.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.decimal > threshold })).map(\.int) == [1])
+        #expect(try fresh.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.optionalUUID == nil }, sortBy: [SortDescriptor(\.int)])).map(\.int) == [2, 3])
+    }
+
+    /// A store created before UUIDs and decimals had columns of their own (bytes and text) keeps
+    /// them so: it reads, writes and filters them as before, and new columns are made alike.
+    @Test func aStoreFromBeforeTypedColumnsKeepsItsForms() throws {
+        let namespace = Namespace()
+        let id = UUID()
+        do {
+            let context = ModelContext(try ModelContainer(for: Sample.self, configurations: try namespace.configuration()))
+            context.insert(Sample(int: 1, decimal: 19.99, uuid: id))
+            try context.save()
+        }
+        // The columns as the earlier version made them, and no record of typed values.
+        try PostgresServer.execute([
+            #"ALTER TABLE "Sample" ALTER COLUMN "decimal" TYPE TEXT USING "decimal"::text"#,
+            #"ALTER TABLE "Sample" ALTER COLUMN "uuid" TYPE BYTEA USING decode(replace("uuid"::text, '-', ''), 'hex')"#,
+            #"ALTER TABLE "Sample" ALTER COLUMN "optionalUUID" TYPE BYTEA USING decode(replace("optionalUUID"::text, '-', ''), 'hex')"#,
+            #"DELETE FROM "Z_METADATA" WHERE "Z_KEY" = 'typed values'"#,
+        ], in: namespace.name)
+        let container = try ModelContainer(for: Sample.self, configurations: try namespace.configuration())
+        let context = ModelContext(container)
+        let other = UUID()
+        context.insert(Sample(int: 2, decimal: 5, uuid: other))
+        try context.save()
+        let fresh = ModelContext(container)
+        #expect(try fresh.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int)])).map(\.uuid) == [id, other])
+        #expect(try fresh.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.uuid == id })).map(\.decimal) == [19.99])
+        let types = try PostgresServer.columnTypes("Sample", in: namespace.name)
+        #expect(types["uuid"] == "bytea" && types["decimal"] == "text")
+    }
+
     @Test func namespacesKeepTheirOwnModels() throws {
         let first = Namespace(), second = Namespace()
         let one = try ModelContainer(for: Expense.self, Category.self, configurations: try first.configuration())

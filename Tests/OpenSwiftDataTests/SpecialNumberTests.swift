@@ -99,6 +99,36 @@ final class Measurement {
         }
     }
 
+    /// `Decimal.nan` orders before every number, as in Swift: stored as text (SQLite) it would
+    /// read as 0, in a `numeric` column (PostgreSQL) it would order after every number.
+    @Test(arguments: StoreKind.translatingPredicates)
+    func decimalNaNOrdersBeforeEveryNumber(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Measurement.self])
+        let context = store.context()
+        for (label, amount) in [("nan", Decimal.nan), ("one", 1), ("big", 5000), ("negative", -20)] {
+            context.insert(Measurement(label: label, value: 0, amount: amount, optionalAmount: amount))
+        }
+        try context.save()
+        let all = try store.context().fetch(FetchDescriptor<Measurement>())
+        let limit = Decimal(1000)
+        let below = Decimal(-5)
+        let predicates: [Predicate<Measurement>] = [
+            #Predicate { $0.amount > limit },
+            #Predicate { $0.amount < limit },
+            #Predicate { limit >= $0.amount },
+            #Predicate { !($0.amount < limit) },
+            #Predicate { $0.amount < below },
+            #Predicate { ($0.optionalAmount ?? 0) <= below },
+        ]
+        for predicate in predicates {
+            let fetched = try store.context().fetch(FetchDescriptor(predicate: predicate)).map(\.label).sorted()
+            let expected = try all.filter { try predicate.evaluate($0) }.map(\.label).sorted()
+            #expect(fetched == expected, "\(predicate)")
+        }
+        let sorted = try store.context().fetch(FetchDescriptor<Measurement>(sortBy: [SortDescriptor(\.amount)])).map(\.label)
+        #expect(sorted == all.sorted(using: SortDescriptor(\.amount)).map(\.label))
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aNaNRowLeavesTheEntityReadable(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Measurement.self])

@@ -29,6 +29,9 @@ protocol AttributeCodec: AnyObject, Sendable {
     var isFloatingPoint: Bool { get }
     /// How a store adds the stored values up exactly (``StoreArithmetic``).
     var arithmetic: StoreArithmetic { get }
+    /// What the values mean, for stores that keep dates, UUIDs or decimals in a type of their own
+    /// (`nil` for every other type).
+    var meaning: ValueMeaning? { get }
     func decode(_ value: StoredValue) throws -> Any
     func encode(_ value: Any) throws -> StoredValue
     /// The stored value as Core Data's layout keeps it: values stored as JSON here are binary
@@ -75,6 +78,7 @@ extension AttributeCodec {
     var storesJSON: Bool { false }
     var isFloatingPoint: Bool { false }
     var arithmetic: StoreArithmetic { .none }
+    var meaning: ValueMeaning? { nil }
     func encodeForPropertyListStore(_ value: Any) throws -> StoredValue { try encode(value) }
 }
 
@@ -83,6 +87,7 @@ final class ScalarCodec<T: StoredScalar>: AttributeCodec {
     var storedType: StoredType { T.storedType }
     var isSwiftString: Bool { T.self == String.self }
     var ordersAsReal: Bool { T.self == Decimal.self }
+    var meaning: ValueMeaning? { T.meaning }
     var isFloatingPoint: Bool { T.self == Double.self || T.self == Float.self }
     var arithmetic: StoreArithmetic {
         if isFloatingPoint { return .real }
@@ -141,6 +146,7 @@ final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unc
     var storedType: StoredType { wrapped.storedType }
     var isSwiftString: Bool { wrapped.isSwiftString }
     var ordersAsReal: Bool { wrapped.ordersAsReal }
+    var meaning: ValueMeaning? { wrapped.meaning }
     var isJSONCompatible: Bool { wrapped.isJSONCompatible }
     var jsonShape: JSONShape? { wrapped.jsonShape }
     var storesJSON: Bool { wrapped.storesJSON }
@@ -175,6 +181,7 @@ final class RawValueCodec<T: RawRepresentable>: AttributeCodec {
     init(raw: any AttributeCodec) { self.raw = raw }
     var storedType: StoredType { raw.storedType }
     var isJSONCompatible: Bool { raw.isJSONCompatible }
+    var meaning: ValueMeaning? { raw.meaning }
     var isOptional: Bool { false }
     var typeName: String { String(describing: T.self) }
     func decode(_ value: StoredValue) throws -> Any {

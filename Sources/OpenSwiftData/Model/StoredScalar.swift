@@ -3,11 +3,15 @@ import Foundation
 /// A type stored as one primitive value without help: numbers, strings, dates, data, identifiers.
 protocol StoredScalar {
     static var storedType: StoredType { get }
+    /// What the values mean beyond their stored form (dates, UUIDs, decimals); `nil` by default.
+    static var meaning: ValueMeaning? { get }
     static func decode(_ value: StoredValue) throws -> Self
     var storedValue: StoredValue { get }
 }
 
 extension StoredScalar {
+    static var meaning: ValueMeaning? { nil }
+
     static func failure(_ value: StoredValue) -> DecodingFailure {
         DecodingFailure(expected: String(describing: Self.self), found: value)
     }
@@ -100,6 +104,7 @@ extension String: StoredScalar {
 /// they round-trip exactly and compare in a store as they do in Swift.
 extension Date: StoredScalar {
     static var storedType: StoredType { .real }
+    static var meaning: ValueMeaning? { .date }
     static func decode(_ value: StoredValue) throws -> Date {
         if case .date(let date) = value { return date }
         return Date(timeIntervalSinceReferenceDate: try Double.decode(value))
@@ -122,6 +127,7 @@ extension Data: StoredScalar {
 /// UUIDs are stored as their 16 bytes.
 extension UUID: StoredScalar {
     static var storedType: StoredType { .blob }
+    static var meaning: ValueMeaning? { .uuid }
     static func decode(_ value: StoredValue) throws -> UUID {
         switch value {
         case .uuid(let uuid): return uuid
@@ -154,6 +160,7 @@ extension Decimal: StoredScalar {
     /// Made once: decoding runs per row.
     private static let posix = Locale(identifier: "en_US_POSIX")
     static var storedType: StoredType { .text }
+    static var meaning: ValueMeaning? { .decimal }
     static func decode(_ value: StoredValue) throws -> Decimal {
         switch value {
         case .decimal(let decimal): return decimal

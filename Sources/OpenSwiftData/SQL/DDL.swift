@@ -71,7 +71,7 @@ enum DDL {
     /// `nullable`: a subclass's own column, empty in other classes' rows).
     static func columnDefinition(_ property: PropertyLayout, dialect: any SQLDialect, nullable: Bool = false) -> String? {
         if let codec = property.codec {
-            let type = dialect.columnType(codec.storedType, floatingPoint: codec.isFloatingPoint, swiftString: codec.isSwiftString)
+            let type = dialect.columnType(codec.storedType, meaning: codec.meaning, floatingPoint: codec.isFloatingPoint, swiftString: codec.isSwiftString)
             return "\(type)\(codec.isOptional || nullable ? "" : " NOT NULL")".trimmingCharacters(in: .whitespaces)
         }
         return property.relationship != nil ? dialect.storedType(.integer) : nil

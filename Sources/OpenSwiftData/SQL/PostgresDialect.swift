@@ -4,7 +4,17 @@
 /// ordered by code point (`COLLATE "C"`), which is the order of Swift's `<` — never the server's
 /// locale. NaN is a real `DOUBLE PRECISION` value, ordered after every number as SQLite orders it.
 package struct PostgresDialect: SQLDialect {
-    package init() {}
+    /// UUIDs in `uuid` columns and decimals in `numeric` ones: what a new store is created with.
+    /// (Dates stay `DOUBLE PRECISION` seconds: `timestamptz` keeps only microseconds, and a `Date`
+    /// must read back exactly.)
+    package static let newStoreTypedValues: Set<ValueMeaning> = [.uuid, .decimal]
+    /// The values this store keeps in a type of their own (its metadata says which; a store
+    /// created before there were any keeps none).
+    package let typedValues: Set<ValueMeaning>
+
+    package init(typedValues: Set<ValueMeaning> = []) {
+        self.typedValues = typedValues.subtracting([.date])
+    }
     package var systemName: String { "postgresql" }
 
     package func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
@@ -25,8 +35,15 @@ package struct PostgresDialect: SQLDialect {
         case .blob: return "BYTEA"
         }
     }
-    package func columnType(_ type: StoredType, floatingPoint: Bool, swiftString: Bool) -> String {
-        swiftString ? "TEXT COLLATE \"C\"" : storedType(type)
+    package func columnType(_ type: StoredType, meaning: ValueMeaning?, floatingPoint: Bool, swiftString: Bool) -> String {
+        if let meaning, typedValues.contains(meaning) {
+            switch meaning {
+            case .uuid: return "UUID"
+            case .decimal: return "NUMERIC"
+            case .date: break  // never typed (see newStoreTypedValues)
+            }
+        }
+        return swiftString ? "TEXT COLLATE \"C\"" : storedType(type)
     }
     package var keyOnlyTableOptions: String { "" }
     package func indexedColumn(_ quotedName: String, swiftString: Bool) -> String {
@@ -61,6 +78,14 @@ package struct PostgresDialect: SQLDialect {
         "WITH \"Z_DELETED\" AS (\(delete) RETURNING \(key)) SELECT string_agg(\(key)::text, ',') FROM \"Z_DELETED\""
     }
     package func literal(_ value: StoredValue) -> String? {
+        switch value {
+        case .uuid(let uuid) where typedValues.contains(.uuid):
+            return "'\(uuid.uuidString)'::uuid"
+        case .decimal(let decimal) where typedValues.contains(.decimal):
+            return "'\(decimal.description)'::numeric"
+        default:
+            break
+        }
         guard case .blob(let data) = value.storageForm else { return standardLiteral(value) }
         return "'\\x" + data.map { String(format: "%02x", $0) }.joined() + "'::bytea"
     }

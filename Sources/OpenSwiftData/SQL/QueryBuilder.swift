@@ -52,7 +52,7 @@ struct QueryBuilder {
             throw SwiftDataError(.unsupportedSortDescriptor, "\(last.name) is stored as JSON and has no order in the store")
         }
         var expression = column(chain)
-        if codec.ordersAsReal { expression = .cast(expression, .real) }
+        if codec.ordersAsReal { expression = .decimalOrder(expression) }
         if codec.isSwiftString {
             switch stringOrder {
             case .lexical: expression = .collate(expression, .swift)
@@ -72,5 +72,14 @@ struct QueryBuilder {
             alias = translator.join(from: alias, property: step)
         }
         return .column(table: alias, name: chain.last?.name ?? ModelLayout.primaryKeyColumn)
+    }
+}
+
+extension SQLExpression {
+    /// A decimal (stored as text, or `numeric`) as a number that orders as Swift orders
+    /// `Decimal`s: `Decimal.nan` before every number (SQLite would read its text as 0, and
+    /// PostgreSQL orders a `numeric` NaN after every number).
+    static func decimalOrder(_ value: SQLExpression) -> SQLExpression {
+        .caseWhen([(.binary(value, .equal, .bind(.decimal(.nan))), .bind(.real(-.infinity)))], else: .cast(value, .real))
     }
 }

@@ -12,8 +12,12 @@ package protocol SQLDialect: Sendable {
     /// The SQL column type for a neutral column type.
     func storedType(_ type: StoredType) -> String
     /// The type of an attribute's column (without `NOT NULL`): floating-point columns must keep
-    /// `-0.0`, NaN and infinities; Swift strings compare as Swift compares them, in indexes too.
-    func columnType(_ type: StoredType, floatingPoint: Bool, swiftString: Bool) -> String
+    /// `-0.0`, NaN and infinities; Swift strings compare as Swift compares them, in indexes too;
+    /// dates, UUIDs and decimals (`meaning`) in a type of their own where ``typedValues`` says so.
+    func columnType(_ type: StoredType, meaning: ValueMeaning?, floatingPoint: Bool, swiftString: Bool) -> String
+    /// The values this store keeps in a type of their own rather than in their
+    /// ``StoredValue/storageForm`` (none for SQLite; for PostgreSQL, what the store was created with).
+    var typedValues: Set<ValueMeaning> { get }
     /// A column (its quoted name) in an index's column list: Swift strings are indexed as they
     /// compare, so that a unique index refuses canonically equal strings.
     func indexedColumn(_ quotedName: String, swiftString: Bool) -> String

@@ -12,7 +12,10 @@ extension SQLStore {
             _ = try connection.execute(statement, bindings: [])
         }
         let insertMetadata = SQLRenderer.render(.insert(table: metadataTable, columns: ["Z_KEY", "Z_VALUE"], orIgnore: false), dialect: dialect).text
-        let metadata = [("identifier", identifier), ("fingerprint", StoredSchema.describing(layouts)), ("version", version.description), ("format", formatVersion)]
+        var metadata = [("identifier", identifier), ("fingerprint", StoredSchema.describing(layouts)), ("version", version.description), ("format", formatVersion)]
+        if !dialect.typedValues.isEmpty {
+            metadata.append((typedValuesKey, dialect.typedValues.map(\.rawValue).sorted().joined(separator: ",")))
+        }
         for (key, value) in metadata {
             _ = try connection.execute(insertMetadata, bindings: [.text(key), .text(value)])
         }
@@ -21,6 +24,17 @@ extension SQLStore {
             _ = try connection.execute(insertKey, bindings: [.text(table), .integer(0)])
         }
         try prepareHistory(on: connection, dialect: dialect, tables: [])
+    }
+
+    /// The metadata key naming the values a store keeps in types of their own (``SQLDialect/typedValues``).
+    static let typedValuesKey = "typed values"
+
+    /// The values an existing store keeps in types of their own, as its metadata says (none for a
+    /// store created before there were any); `nil` when `tables` has no store yet.
+    package static func storedTypedValues(on connection: any SQLConnection, dialect: any SQLDialect, tables: Set<String>) throws -> Set<ValueMeaning>? {
+        guard tables.contains(metadataTable) else { return nil }
+        let names = try readMetadata(connection, dialect: dialect)[typedValuesKey] ?? ""
+        return Set(names.split(separator: ",").compactMap { ValueMeaning(rawValue: String($0)) })
     }
 
     /// The store's metadata, key by key.

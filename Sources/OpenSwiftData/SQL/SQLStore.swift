@@ -6,7 +6,7 @@ import Foundation
 /// Fetches become one `SELECT` each and rows become models straight from the engine's row
 /// (`+Fetch`, `+Rows`); a save is one transaction written by ``SQLSaveWriter``. The engine opens
 /// connections and transactions; the dialect spells the SQL.
-final class SQLStore: Sendable {
+package final class SQLStore: Sendable {
     let identifier: String
     let name: String
     let allowsSave: Bool

@@ -22,7 +22,8 @@ struct SQLiteDialect: SQLDialect {
         case .blob: return "BLOB"
         }
     }
-    func columnType(_ type: StoredType, floatingPoint: Bool, swiftString: Bool) -> String {
+    var typedValues: Set<ValueMeaning> { [] }
+    func columnType(_ type: StoredType, meaning: ValueMeaning?, floatingPoint: Bool, swiftString: Bool) -> String {
         // Floating-point columns get no type, so no REAL affinity: it would store -0.0 as 0.
         if floatingPoint { return "" }
         return swiftString ? "\(storedType(type)) COLLATE \(SQLiteFunctions.collation)" : storedType(type)

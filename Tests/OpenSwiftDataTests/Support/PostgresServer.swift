@@ -45,7 +45,7 @@ enum PostgresServer {
         let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5))
         defer { pool.shutDown() }
         return try pool.withConnection { connection in
-            let sql = PostgresSQLConnection(pool: pool, connection: connection)
+            let sql = PostgresSQLConnection(pool: pool, connection: connection, typedValues: [])
             var lines: [String] = []
             var tables: [String] = []
             func read(_ text: String, _ bindings: [StoredValue] = []) throws -> [String] {
@@ -64,6 +64,30 @@ enum PostgresServer {
                 lines += try read("SELECT '\(table)', t::text, '' FROM \"\(namespace)\".\"\(table)\" AS t ORDER BY 2")
             }
             return lines.joined(separator: "\n")
+        }
+    }
+
+    /// The data type of each column of a table, by column name.
+    static func columnTypes(_ table: String, in namespace: String) throws -> [String: String] {
+        let url = try #require(url, "no PostgreSQL server")
+        let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5))
+        defer { pool.shutDown() }
+        return try pool.withConnection { connection in
+            var types: [String: String] = [:]
+            try PostgresSQLConnection(pool: pool, connection: connection, typedValues: []).query(
+                "SELECT column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2",
+                bindings: [.text(namespace), .text(table)]) { row in types[row.text(at: 0)] = row.text(at: 1) }
+            return types
+        }
+    }
+
+    /// Runs statements in a namespace, as another program would.
+    static func execute(_ statements: [String], in namespace: String) throws {
+        let url = try #require(url, "no PostgreSQL server")
+        let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5), namespace: namespace)
+        defer { pool.shutDown() }
+        try pool.withConnection { connection in
+            for statement in statements { _ = try pool.run(PostgresQuery(unsafeSQL: statement), on: connection) }
         }
     }
 

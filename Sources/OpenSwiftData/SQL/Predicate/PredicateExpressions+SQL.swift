@@ -180,9 +180,9 @@ func predicateComparison(_ translator: inout PredicateTranslator, _ lhs: Predica
     var left = try translator.value(of: lhs, codec: rhsInfo?.codec ?? lhsInfo?.codec, node: node)
     var right = try translator.value(of: rhs, codec: lhsInfo?.codec ?? rhsInfo?.codec, node: node)
     if lhsInfo?.codec?.ordersAsReal == true || rhsInfo?.codec?.ordersAsReal == true {
-        // Decimals are stored as text; they order as numbers.
-        left = .cast(left, .real)
-        right = .cast(right, .real)
+        // Decimals are stored as text (or `numeric`); they order as numbers, `Decimal.nan` before
+        // every one as in Swift.
+        return .binary(.decimalOrder(left), op, .decimalOrder(right))
     }
     let comparison = SQLExpression.binary(left, op, collated(right, lhsInfo, rhsInfo))
     guard lhsInfo?.codec?.isFloatingPoint == true || rhsInfo?.codec?.isFloatingPoint == true else { return comparison }
