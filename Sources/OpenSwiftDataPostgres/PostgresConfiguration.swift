@@ -39,6 +39,17 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
     public var maximumConnections: Int
     /// How long connecting may take before it is an error, in seconds.
     public var connectTimeout: TimeInterval
+    /// Whether a new store keeps dates in `timestamptz` columns, which other SQL tools read as
+    /// times, rather than as seconds since 2001 in `DOUBLE PRECISION` ones (the default). A
+    /// `timestamptz` keeps whole microseconds, so a date with a finer part (`Date.now` has one)
+    /// reads back rounded to the nearest microsecond. Decided when the store is created; a store
+    /// keeps the form it was created with.
+    ///
+    /// ```swift
+    /// var configuration = PostgresConfiguration("Trips", url: url)
+    /// configuration.storesDatesAsTimestamps = true
+    /// ```
+    public var storesDatesAsTimestamps = false
     /// Whether saves are recorded in the store's history (always). Only the benchmarks turn it
     /// off, to measure in one run what history costs a save.
     @_spi(Benchmarking) public var recordsHistory = true
@@ -117,7 +128,8 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
             }
             // A new store keeps UUIDs and decimals in `uuid` and `numeric` columns; an existing one
             // as its metadata says (one created before, in their storage forms).
-            engine.keep(typedValues: try SQLStore.storedTypedValues(on: connection, dialect: engine.dialect, tables: tables) ?? PostgresDialect.newStoreTypedValues)
+            let forNewStore = PostgresDialect.newStoreTypedValues.union(storesDatesAsTimestamps ? [.date] : [])
+            engine.keep(typedValues: try SQLStore.storedTypedValues(on: connection, dialect: engine.dialect, tables: tables) ?? forNewStore)
             let prepared = try request.prepareTables(
                 on: connection, dialect: engine.dialect, tables: tables, place: place, name: name, allowsSave: allowsSave, translate: { $0 })
             _ = try connection.execute("COMMIT", bindings: [])

@@ -45,6 +45,7 @@ final class PostgresRowReader: StoredRow {
         if let buffer = bytes[index] {
             switch types[index] {
             case .uuid: return uuid(buffer, binary: binary[index])
+            case .timestamptz: return timestamp(buffer, binary: binary[index])
             case .numeric: return numeric(buffer, binary: binary[index])
             default: break
             }
@@ -110,6 +111,19 @@ final class PostgresRowReader: StoredRow {
             return buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? ""
         default:
             return (try? cell(index, buffer).decode(String.self)) ?? ""
+        }
+    }
+
+    /// A `timestamptz` cell: microseconds since 2000-01-01 UTC (its infinities as infinite dates).
+    private func timestamp(_ buffer: ByteBuffer, binary: Bool) -> StoredValue {
+        guard binary, buffer.readableBytes == 8, let microseconds = buffer.getInteger(at: buffer.readerIndex, as: Int64.self) else {
+            return .text(buffer.getString(at: buffer.readerIndex, length: buffer.readableBytes) ?? "")
+        }
+        switch microseconds {
+        case .max: return .date(Date(timeIntervalSinceReferenceDate: .infinity))
+        case .min: return .date(Date(timeIntervalSinceReferenceDate: -.infinity))
+        // One rounding: from whole microseconds since 2001 (exact) to seconds.
+        default: return .date(Date(timeIntervalSinceReferenceDate: Double(microseconds &- 31_622_400_000_000) / 1_000_000))
         }
     }
 

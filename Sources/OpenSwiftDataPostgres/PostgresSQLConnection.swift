@@ -80,6 +80,12 @@ final class PostgresSQLConnection: SQLConnection {
             case .decimal(let decimal) where typedValues.contains(.decimal):
                 try binds.append(NumericText(decimal), context: .default)
                 continue
+            case .date(let date) where typedValues.contains(.date):
+                guard let microseconds = PostgresDialect.microsecondsSince2000(date) else {
+                    throw SwiftDataError(.modelValidationFailure, "the date \(date.timeIntervalSinceReferenceDate) seconds after 2001-01-01 is outside what a timestamptz column holds (4713 BC to 294276 AD); nothing was saved")
+                }
+                try binds.append(Timestamp(microseconds: microseconds), context: .default)
+                continue
             default:
                 break
             }
@@ -106,6 +112,17 @@ final class PostgresSQLConnection: SQLConnection {
         }
     }
 }
+/// A date as a `timestamptz` parameter: microseconds since 2000-01-01 UTC, checked beforehand
+/// (postgres-nio's own encoding stops the process on a date that is not finite).
+private struct Timestamp: PostgresEncodable {
+    let microseconds: Int64
+    static var psqlType: PostgresDataType { .timestamptz }
+    static var psqlFormat: PostgresFormat { .binary }
+    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        byteBuffer.writeInteger(microseconds)
+    }
+}
+
 /// A decimal as a `numeric` parameter in text form: every digit and `NaN` kept as PostgreSQL
 /// parses them (postgres-nio's binary form cannot say NaN).
 private struct NumericText: PostgresEncodable {

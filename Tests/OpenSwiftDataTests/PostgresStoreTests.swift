@@ -89,6 +89,35 @@ struct PostgresStoreTests {
         #expect(try fresh.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.optionalUUID == nil }, sortBy: [SortDescriptor(\.int)])).map(\.int) == [2, 3])
     }
 
+    /// With `storesDatesAsTimestamps`, dates live in `timestamptz` columns: whole microseconds read
+    /// back exactly, a finer part rounds to the nearest microsecond, predicates compare times, and a
+    /// date no `timestamptz` holds is refused with nothing saved.
+    @Test func datesCanLiveInTimestampColumns() throws {
+        let namespace = Namespace()
+        var configuration = try namespace.configuration()
+        configuration.storesDatesAsTimestamps = true
+        let container = try ModelContainer(for: Sample.self, configurations: configuration)
+        let context = ModelContext(container)
+        let exact = Date(timeIntervalSinceReferenceDate: 123_456_789.123_456)
+        let finer = Date(timeIntervalSinceReferenceDate: 123_456_789.123_456_7)
+        let early = Date(timeIntervalSinceReferenceDate: -3_000_000_000.5)
+        context.insert(Sample(int: 1, date: exact, optionalDate: early))
+        context.insert(Sample(int: 2, date: finer))
+        try context.save()
+        #expect(try PostgresServer.columnTypes("Sample", in: namespace.name)["date"] == "timestamp with time zone")
+
+        let fresh = ModelContext(try ModelContainer(for: Sample.self, configurations: try namespace.configuration()))
+        let all = try fresh.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int)]))
+        #expect(all.map(\.date) == [exact, Date(timeIntervalSinceReferenceDate: 123_456_789.123_457)])
+        #expect(all.first?.optionalDate == early)
+        let cut = Date(timeIntervalSinceReferenceDate: 123_456_789.123_456_5)
+        #expect(try fresh.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.date < cut })).map(\.int) == [1])
+
+        fresh.insert(Sample(int: 3, date: Date(timeIntervalSinceReferenceDate: .infinity)))
+        #expect(throws: SwiftDataError.self) { try fresh.save() }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Sample>()) == 2)
+    }
+
     /// A store created before UUIDs and decimals had columns of their own (bytes and text) keeps
     /// them so: it reads, writes and filters them as before, and new columns are made alike.
     @Test func aStoreFromBeforeTypedColumnsKeepsItsForms() throws {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// PostgreSQL's dialect, for the PostgreSQL store (`OpenSwiftDataPostgres`).
 ///
 /// Strings are compared as Swift compares them: normalised to NFC (canonical equivalence) and
@@ -5,15 +7,15 @@
 /// locale. NaN is a real `DOUBLE PRECISION` value, ordered after every number as SQLite orders it.
 package struct PostgresDialect: SQLDialect {
     /// UUIDs in `uuid` columns and decimals in `numeric` ones: what a new store is created with.
-    /// (Dates stay `DOUBLE PRECISION` seconds: `timestamptz` keeps only microseconds, and a `Date`
-    /// must read back exactly.)
+    /// Dates stay `DOUBLE PRECISION` seconds unless the configuration asks for `timestamptz`,
+    /// which keeps only microseconds (a `Date` holds a tenth of one).
     package static let newStoreTypedValues: Set<ValueMeaning> = [.uuid, .decimal]
     /// The values this store keeps in a type of their own (its metadata says which; a store
     /// created before there were any keeps none).
     package let typedValues: Set<ValueMeaning>
 
     package init(typedValues: Set<ValueMeaning> = []) {
-        self.typedValues = typedValues.subtracting([.date])
+        self.typedValues = typedValues
     }
     package var systemName: String { "postgresql" }
 
@@ -40,7 +42,7 @@ package struct PostgresDialect: SQLDialect {
             switch meaning {
             case .uuid: return "UUID"
             case .decimal: return "NUMERIC"
-            case .date: break  // never typed (see newStoreTypedValues)
+            case .date: return "TIMESTAMPTZ"
             }
         }
         return swiftString ? "TEXT COLLATE \"C\"" : storedType(type)
@@ -63,6 +65,16 @@ package struct PostgresDialect: SQLDialect {
     }
     /// ICU's root collation with digits compared by value, created in each store's namespace.
     package static let localizedStandardCollation = "osd_localized_standard"
+    /// A date as `timestamptz` holds it: whole microseconds since 2000-01-01 UTC, the nearest to
+    /// the date; `nil` for a date no `timestamptz` holds (not finite, or beyond its range).
+    package static func microsecondsSince2000(_ date: Date) -> Int64? {
+        let microseconds = (date.timeIntervalSinceReferenceDate * 1_000_000).rounded()
+        // 4713 BC to 294276 AD, PostgreSQL's range, well inside Int64.
+        guard microseconds.isFinite, abs(microseconds) < 9.2e18 else { return nil }
+        let value = Int64(microseconds) + 31_622_400_000_000
+        return value >= -211_813_488_000_000_000 && value < 9_214_646_400_000_000_000 ? value : nil
+    }
+
     package static let createLocalizedStandardCollation = "CREATE COLLATION IF NOT EXISTS \(localizedStandardCollation) (provider = icu, locale = 'und-u-kn-true')"
 
     package var isNotDistinctOperator: String { "IS NOT DISTINCT FROM" }
@@ -83,6 +95,9 @@ package struct PostgresDialect: SQLDialect {
             return "'\(uuid.uuidString)'::uuid"
         case .decimal(let decimal) where typedValues.contains(.decimal):
             return "'\(decimal.description)'::numeric"
+        case .date(let date) where typedValues.contains(.date):
+            guard let microseconds = Self.microsecondsSince2000(date) else { return nil }
+            return "(TIMESTAMPTZ '2000-01-01 00:00:00+00' + \(microseconds) * INTERVAL '1 microsecond')"
         default:
             break
         }
