@@ -145,6 +145,20 @@ struct PostgresStoreTests {
         #expect(try fresh.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.uuid == id })).map(\.decimal) == [19.99])
         let types = try PostgresServer.columnTypes("Sample", in: namespace.name)
         #expect(types["uuid"] == "bytea" && types["decimal"] == "text")
+
+        // The move the PostgreSQL article documents, then the store reads as a new one would.
+        try PostgresServer.execute([
+            #"ALTER TABLE "Sample" ALTER COLUMN "uuid" TYPE UUID USING encode("uuid", 'hex')::uuid"#,
+            #"ALTER TABLE "Sample" ALTER COLUMN "optionalUUID" TYPE UUID USING encode("optionalUUID", 'hex')::uuid"#,
+            #"ALTER TABLE "Sample" ALTER COLUMN "decimal" TYPE NUMERIC USING "decimal"::numeric"#,
+            #"INSERT INTO "Z_METADATA" ("Z_KEY", "Z_VALUE") VALUES ('typed values', 'decimal,uuid')"#,
+        ], in: namespace.name)
+        let moved = ModelContext(try ModelContainer(for: Sample.self, configurations: try namespace.configuration()))
+        #expect(try moved.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.uuid == other })).map(\.decimal) == [5])
+        moved.insert(Sample(int: 3, decimal: .nan, uuid: id))
+        try moved.save()
+        #expect(try moved.fetch(FetchDescriptor<Sample>(predicate: #Predicate { $0.uuid == id }, sortBy: [SortDescriptor(\.int)])).map(\.int) == [1, 3])
+        #expect(try PostgresServer.columnTypes("Sample", in: namespace.name)["uuid"] == "uuid")
     }
 
     @Test func namespacesKeepTheirOwnModels() throws {
