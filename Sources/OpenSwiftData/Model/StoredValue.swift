@@ -18,8 +18,9 @@ package enum StoredValue: Hashable, Sendable {
     case date(Date)
     /// A UUID (SQLite: its 16 bytes).
     case uuid(UUID)
-    /// A decimal number, every digit kept (SQLite: its text; `NaN` for not-a-number).
-    case decimal(Decimal)
+    /// A decimal number, every digit kept (SQLite: its text; `NaN` for not-a-number). Boxed: a
+    /// `Decimal` is 20 bytes, and every value of every row would be that much larger.
+    indirect case decimal(Decimal)
 
     package var isNull: Bool {
         if case .null = self { return true }

@@ -139,8 +139,15 @@ final class SQLiteStatement: StoredRow {
             status = sqlite3_bind_null(handle, index)
         case .integer(let value):
             status = sqlite3_bind_int64(handle, index, value)
-        case .date, .uuid, .decimal:
-            // The SQLite store keeps these in their storage forms (seconds, 16 bytes, text).
+        // The SQLite store keeps dates, UUIDs and decimals in their storage forms (seconds, 16
+        // bytes, text); dates and UUIDs are bound straight from the value, without making that form.
+        case .date(let date) where !date.timeIntervalSinceReferenceDate.isNaN:
+            status = sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate)
+        case .uuid(let uuid):
+            status = withUnsafeBytes(of: uuid.uuid) { buffer in
+                sqlite3_bind_blob64(handle, index, buffer.baseAddress, sqlite3_uint64(buffer.count), SQLiteStatement.transient)
+            }
+        case .date, .decimal:
             return try bind(value.storageForm, at: index)
         case .real(let value) where value.isNaN:
             // SQLite would store a NaN as NULL: it is kept as the text `NaN`, which the codecs
