@@ -3,7 +3,7 @@ import Foundation
 /// What the context asks of a store, met for a ``RowStore`` by turning its rows into models here,
 /// above the seam (``Materializer``): the store itself never sees a context.
 extension RowStore {
-    var rowStore: (any RowStore)? { self }
+    var rowStore: any RowStore { self }
 
     func fetch<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [AnyObject] {
         var request = request

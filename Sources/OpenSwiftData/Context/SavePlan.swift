@@ -185,9 +185,7 @@ struct SavePlan {
             for store in stores {
                 // One store (the common case) takes the whole change set without filtering.
                 let part = stores.count == 1 ? changes : changes.part { storeOfLayout[ObjectIdentifier($0)] === store }
-                guard let rowStore = store.rowStore else {
-                    throw SwiftDataError(.storeIO, "the store '\(store.name)' does not take values")
-                }
+                let rowStore = store.rowStore
                 let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: rowStore.valueEncoding, withOriginals: rowStore.checksOriginals)
                 var values = try builder.build(
                     inserted: part.inserted, changed: part.changed, deleted: part.deleted,

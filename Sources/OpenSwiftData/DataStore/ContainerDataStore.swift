@@ -21,8 +21,8 @@ package final class ContainerDataStore: @unchecked Sendable {
         self.schema = schema
         self.name = configuration.name
         self.container = try ModelContainer(for: schema, migrationPlan: migrationPlan, configurations: [configuration])
-        guard let store = container.stores.first?.rowStore else {
-            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "the configuration '\(configuration.name)' does not open a built-in store")
+        guard let store = container.stores.first.map(\.rowStore) else {
+            throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "the configuration '\(configuration.name)' opened no store")
         }
         self.store = store
         var layouts: [String: ModelLayout] = [:]

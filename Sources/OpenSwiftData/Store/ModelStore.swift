@@ -25,7 +25,7 @@ protocol ModelStore: AnyObject, Sendable {
 
     /// The store as a ``RowStore`` (values in, rows out), which every store is: the built-in SQL
     /// stores, and custom `DataStore`s through ``DataStoreBridge``.
-    var rowStore: (any RowStore)? { get }
+    var rowStore: any RowStore { get }
     /// Commits the prepared transaction (rolled back if the commit fails).
     func commitSave() throws
     /// Discards the prepared transaction.
@@ -90,8 +90,6 @@ protocol ModelStore: AnyObject, Sendable {
 
 extension ModelStore {
     var systemName: String { "custom" }
-
-    var rowStore: (any RowStore)? { nil }
 
     /// A context that used the store is gone (custom stores are told through `invalidateState(for:)`).
     func contextEnded(_ editingState: EditingState) {}
