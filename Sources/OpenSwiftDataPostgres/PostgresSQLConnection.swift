@@ -72,36 +72,31 @@ final class PostgresSQLConnection: SQLConnection {
     /// `float8`, `bytea`, `text`).
     static func binds(_ values: [StoredValue], typedValues: Set<ValueMeaning>) throws -> PostgresBindings {
         var binds = PostgresBindings(capacity: values.count)
-        for typed in values {
-            switch typed {
-            case .uuid(let uuid) where typedValues.contains(.uuid):
-                binds.append(uuid)
-                continue
-            case .decimal(let decimal) where typedValues.contains(.decimal):
-                try binds.append(NumericText(decimal), context: .default)
-                continue
-            case .date(let date) where typedValues.contains(.date):
-                guard let microseconds = PostgresDialect.microsecondsSince2000(date) else {
-                    throw SwiftDataError(.modelValidationFailure, "the date \(date.timeIntervalSinceReferenceDate) seconds after 2001-01-01 is outside what a timestamptz column holds (4713 BC to 294276 AD); nothing was saved")
-                }
-                try binds.append(Timestamp(microseconds: microseconds), context: .default)
-                continue
-            default:
-                break
-            }
-            let value = typed.storageForm
-            switch value {
-            case .null: binds.appendNull()
-            case .integer(let integer): binds.append(integer)
-            case .real(let real): binds.append(real)
-            case .text(let text):
-                try checkText(text)
-                binds.append(text)
-            case .blob(let data): binds.append(ByteBuffer(bytes: data))
-            case .date, .uuid, .decimal: break  // in storage form above
-            }
-        }
+        for value in values { try append(value, to: &binds, typedValues: typedValues) }
         return binds
+    }
+
+    private static func append(_ value: StoredValue, to binds: inout PostgresBindings, typedValues: Set<ValueMeaning>) throws {
+        switch value {
+        case .null: binds.appendNull()
+        case .integer(let integer): binds.append(integer)
+        case .real(let real): binds.append(real)
+        case .text(let text):
+            try checkText(text)
+            binds.append(text)
+        case .blob(let data): binds.append(ByteBuffer(bytes: data))
+        case .uuid(let uuid) where typedValues.contains(.uuid):
+            binds.append(uuid)
+        case .decimal(let decimal) where typedValues.contains(.decimal):
+            try binds.append(NumericText(decimal), context: .default)
+        case .date(let date) where typedValues.contains(.date):
+            guard let microseconds = PostgresDialect.microsecondsSince2000(date) else {
+                throw SwiftDataError(.modelValidationFailure, "the date \(date.timeIntervalSinceReferenceDate) seconds after 2001-01-01 is outside what a timestamptz column holds (4713 BC to 294276 AD); nothing was saved")
+            }
+            try binds.append(Timestamp(microseconds: microseconds), context: .default)
+        case .date, .uuid, .decimal:
+            try append(value.storageForm, to: &binds, typedValues: typedValues)
+        }
     }
 
     /// PostgreSQL's text cannot hold the NUL character: such a value is refused before anything
