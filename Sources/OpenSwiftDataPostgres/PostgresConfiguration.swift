@@ -12,9 +12,10 @@ import OpenSwiftData
 ///
 /// let configuration = PostgresConfiguration("Trips", url: URL(string: "postgres://app:secret@db.internal:5432/travel")!)
 /// let container = try ModelContainer(for: Trip.self, configurations: configuration)
-/// let context = ModelContext(container)
-/// context.insert(Trip(name: "Lisbon"))
-/// try context.save()
+/// try await container.perform { context in
+///     context.insert(Trip(name: "Lisbon"))
+///     try context.save()
+/// }
 /// ```
 ///
 /// The tables live in the PostgreSQL schema `postgresSchema` (created if missing), so several

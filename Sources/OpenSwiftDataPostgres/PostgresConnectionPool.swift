@@ -9,7 +9,7 @@ import PostgresNIO
 
 /// Connections to one PostgreSQL server, each lent to one caller at a time.
 ///
-/// Synchronous on purpose: `ModelContext`'s API is synchronous. The work runs on the pool's own
+/// Synchronous on purpose: a context's fetches and saves are synchronous. The work runs on the pool's own
 /// event-loop threads — never Swift's cooperative threads — and the calling thread waits for it,
 /// so a caller on an actor blocks only itself, and no event loop ever waits for a caller: no
 /// deadlock however few cores there are. A call made on an event-loop thread would wait for

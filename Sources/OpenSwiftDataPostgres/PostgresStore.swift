@@ -66,7 +66,7 @@ public final class PostgresStore: DataStoreBatching, @unchecked Sendable {
 
 extension PostgresStore: HistoryProviding {
     /// The history transactions `descriptor` selects, oldest first unless it sorts otherwise
-    /// (see `ModelContext.fetchHistory(_:)`).
+    /// (as a context's `fetchHistory(_:)` does).
     ///
     /// ```swift
     /// let changes = try store.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
