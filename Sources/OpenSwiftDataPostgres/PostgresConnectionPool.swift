@@ -170,6 +170,20 @@ final class PostgresConnectionPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// A connection outside the pool, for a listener that keeps it (``PostgresCommitListener``);
+    /// the caller closes it.
+    func connectOutsidePool() async throws -> PostgresConnection {
+        let id = condition.withLock {
+            nextID += 1
+            return nextID
+        }
+        do {
+            return try await PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: Self.logger).get()
+        } catch {
+            throw Self.describe(error, doing: "connect to", at: place)
+        }
+    }
+
     private func connect(id: Int) throws -> PostgresConnection {
         do {
             return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: Self.logger).wait()

@@ -46,6 +46,23 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
         pool.release(connection.connection)
     }
 
+    /// Other servers learn of a save from PostgreSQL itself, so nobody polls.
+    var announcesSaves: Bool { true }
+
+    /// `pg_notify` inside the save's transaction: PostgreSQL delivers it to every listener when
+    /// (and only if) the transaction commits. The payload names the entities, comma-separated;
+    /// empty when they would not fit PostgreSQL's 8000-byte limit (listeners then read history
+    /// for all of them).
+    func announceSave(of entityNames: Set<String>, channel: String, on connection: any SQLConnection) throws {
+        var payload = entityNames.sorted().joined(separator: ",")
+        if payload.utf8.count > 7_000 { payload = "" }
+        try connection.query("SELECT pg_notify($1, $2)", bindings: [.text(channel), .text(payload)]) { _ in }
+    }
+
+    func watchCommits(channel: String, _ signal: @escaping @Sendable (Set<String>?) -> Void) -> (any CommitWatch)? {
+        PostgresCommitListener(pool: pool, channel: channel, signal: signal)
+    }
+
     /// The pool's errors already say what failed.
     func translate(_ error: any Error) -> any Error { error }
 

@@ -28,6 +28,8 @@ public final class ModelContainer: Sendable, Equatable {
     private let mainContextBox = MainContextBox()
     /// The threads ``perform(_:)`` runs work on, started on first use.
     let workThreads = WorkThreads(limit: 8)
+    /// What changed in the stores, for live results (``ResultsObserver``, ``HistoryObserver``).
+    let changeFeed: ChangeFeed
 
     /// Creates a container for the given models (and those they relate to).
     ///
@@ -167,6 +169,7 @@ public final class ModelContainer: Sendable, Equatable {
         self.migrationPlanType = PlanType(type: migrationPlan)
         self.stores = stores
         self.storeIndexByEntity = assignment
+        self.changeFeed = ChangeFeed(stores: stores)
     }
 
     /// Opens a custom store, telling it its models through its configuration's schema.
@@ -187,6 +190,7 @@ public final class ModelContainer: Sendable, Equatable {
         self.migrationPlanType = PlanType(type: nil)
         self.stores = [store]
         self.storeIndexByEntity = Dictionary(uniqueKeysWithValues: schema.layouts.map { ($0.entityName, 0) })
+        self.changeFeed = ChangeFeed(stores: [store])
     }
 
     // Its work threads end once the work queued is done; its stores close as they go away.
@@ -244,6 +248,7 @@ public final class ModelContainer: Sendable, Equatable {
     /// ``saveMainContextAtExit()`` closes the container after its exit save. (SwiftData has no
     /// such call: an app's stores stay open until it ends.)
     public func close() {
+        changeFeed.stop()
         for store in stores { store.close() }
     }
 
@@ -255,6 +260,7 @@ public final class ModelContainer: Sendable, Equatable {
             } catch {
                 Log.general.error("deleteAllData failed for '\(store.name)': \(error)")
             }
+            changeFeed.saved(in: store.identifier, entities: entityNames(in: store))
         }
     }
 
@@ -275,9 +281,15 @@ public final class ModelContainer: Sendable, Equatable {
             throw SwiftDataError(.readOnlyStore, "the store '\(readOnly.name)' does not allow saving (allowsSave: false), so the container cannot be erased; nothing was erased")
         }
         for store in stores {
+            defer { changeFeed.saved(in: store.identifier, entities: entityNames(in: store)) }
             try store.deleteAllData()
             try store.deleteHistory(HistoryQuery(condition: .always))
         }
+    }
+
+    /// The entities the container keeps in `store`.
+    private func entityNames(in store: any ModelStore) -> Set<String> {
+        Set(storeIndexByEntity.filter { stores[$0.value] === store }.keys)
     }
 
     /// Whether both are the same container.

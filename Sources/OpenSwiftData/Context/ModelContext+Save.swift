@@ -45,6 +45,14 @@ extension ModelContext {
     }
 
     private func postDidSave(_ summary: SavePlan.Summary) {
+        // Live results learn of the save first; they update on their own isolation later.
+        var touched: [String: Set<String>] = [:]
+        for id in summary.inserted + summary.updated + summary.deleted {
+            touched[id.storeIdentifier ?? "", default: []].insert(id.entityName)
+        }
+        for (store, entities) in touched {
+            container.changeFeed.saved(in: store, entities: entities)
+        }
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: summary.inserted,
             NotificationKey.updatedIdentifiers.rawValue: summary.updated,

@@ -19,6 +19,11 @@ public struct FetchResultsCollection<Element>: RandomAccessCollection {
         self.storage = storage
     }
 
+    /// Models already fetched, all in one batch (a ``ResultsObserver``'s results).
+    init(_ models: [Element]) {
+        storage = FetchResultsStorage(count: models.count, batchSize: models.count) { Array(models[$0]) }
+    }
+
     /// The first position, 0.
     public var startIndex: Int { 0 }
     /// One past the last position: the number of results.

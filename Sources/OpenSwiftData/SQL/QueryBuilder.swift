@@ -40,8 +40,12 @@ struct QueryBuilder {
     /// An `ORDER BY` term for a sort descriptor: a persisted attribute of the model or of a model
     /// reached through to-one relationships, in Swift's order (strings compare as Swift compares them,
     /// or as the descriptor's localized comparator does; `nil` first when ascending).
-    private mutating func ordering<T>(_ sort: SortDescriptor<T>) throws -> SQLOrdering {
+    private mutating func ordering<T: PersistentModel>(_ sort: SortDescriptor<T>) throws -> SQLOrdering {
         let (keyPath, stringOrder) = try StringSortOrder.of(sort)
+        if keyPath == \T.persistentModelID as AnyKeyPath {
+            // Identifiers of one entity order as their keys (a ResultsObserver's stable order).
+            return SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: sort.order == .forward)
+        }
         guard let chain = KeyPathResolver.chain(keyPath, from: root), let last = chain.last else {
             throw SwiftDataError(.unsupportedSortDescriptor, "the sort key path \(keyPath) of \(root.entityName) is not a persisted attribute, or a persisted attribute reached through to-one relationships")
         }

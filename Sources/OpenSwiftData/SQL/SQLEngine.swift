@@ -27,11 +27,29 @@ package protocol SQLEngine: AnyObject, Sendable {
     func translate(_ error: any Error) -> any Error
     /// Closes the connections (a store whose container is gone). Calls after this throw.
     func close()
+
+    // MARK: Saves made elsewhere
+
+    /// Whether a save tells watchers on other servers which entities it touched
+    /// (``announceSave(of:channel:on:)``); where they can poll cheaply (SQLite) it does not.
+    var announcesSaves: Bool { get }
+    /// Inside a save's open transaction on `connection`: tells every ``watchCommits(channel:_:)``
+    /// elsewhere, once the transaction commits (and only then), that it touched `entityNames`.
+    func announceSave(of entityNames: Set<String>, channel: String, on connection: any SQLConnection) throws
+    /// Starts watching for saves other connections commit — other processes on the same file,
+    /// other servers on the same database — and calls `signal` after each, with the entity names
+    /// they touched when the engine knows them (`nil`: unknown, perhaps anything). `nil` where no
+    /// one else can write (a private in-memory database). The watch runs until stopped.
+    func watchCommits(channel: String, _ signal: @escaping @Sendable (Set<String>?) -> Void) -> (any CommitWatch)?
 }
 
 extension SQLEngine {
     package func close() {}
+    package var announcesSaves: Bool { false }
+    package func announceSave(of entityNames: Set<String>, channel: String, on connection: any SQLConnection) throws {}
+    package func watchCommits(channel: String, _ signal: @escaping @Sendable (Set<String>?) -> Void) -> (any CommitWatch)? { nil }
 }
+
 
 /// How an engine starts and ends a write transaction.
 package struct SQLTransactionStatements: Sendable {

@@ -37,12 +37,17 @@ extension SQLSaveWriter {
     }
 
     /// Records the save as one history transaction, numbered as the store numbers them (see
-    /// ``SQLStore/nextHistoryNumber(on:)``).
+    /// ``SQLStore/nextHistoryNumber(on:)``), and tells watchers elsewhere which entities it
+    /// touched where the engine announces saves (PostgreSQL's `NOTIFY`, delivered at commit).
     func writeHistory() throws {
-        guard store.keepsHistory else { return }
+        let engine = store.engine
+        guard store.keepsHistory || engine.announcesSaves else { return }
         let groups = historyGroups()
         guard !groups.isEmpty else { return }
-        try store.format.writeHistory(groups, writer: self)
+        if store.keepsHistory { try store.format.writeHistory(groups, writer: self) }
+        if engine.announcesSaves {
+            try engine.announceSave(of: Set(groups.map(\.entityName)), channel: store.changeChannel, on: connection)
+        }
     }
 
     /// Records `groups` in the store's own history tables (``OpenSwiftDataTableFormat``).

@@ -7,7 +7,8 @@ import Foundation
 /// `@unchecked Sendable`: `idle` and `opened` are only touched with `condition` locked, and a
 /// checked-out connection belongs to its caller alone until it is checked in.
 final class ReaderPool: @unchecked Sendable {
-    private let path: String
+    /// The database file.
+    let path: String
     private let maximum: Int
     private let readOnly: Bool
     private let condition = NSCondition()
@@ -15,7 +16,8 @@ final class ReaderPool: @unchecked Sendable {
     private var opened = 0
     private var closed = false
 
-    private let immutable: Bool
+    /// Whether the file is opened without locks (a folder that cannot be written): nobody writes it.
+    let immutable: Bool
 
     init(path: String, maximum: Int, readOnly: Bool, immutable: Bool) {
         self.path = path

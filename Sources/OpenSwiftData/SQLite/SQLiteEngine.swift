@@ -46,6 +46,13 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
 
     func translate(_ error: any Error) -> any Error { Self.translate(error) }
 
+    /// Other processes' saves to the file, by polling (``SQLiteCommitPoller``); none for an
+    /// in-memory database or a file nobody can write.
+    func watchCommits(channel: String, _ signal: @escaping @Sendable (Set<String>?) -> Void) -> (any CommitWatch)? {
+        guard let readers, !readers.immutable else { return nil }
+        return SQLiteCommitPoller(path: readers.path, signal: signal)
+    }
+
     /// Closes the readers, then the writer once no save holds it: the last connection to a file
     /// closing checkpoints its WAL and removes the `-wal` and `-shm` files.
     func close() {

@@ -86,6 +86,23 @@ protocol ModelStore: AnyObject, Sendable {
     /// For a custom store that provides history of type `T`: deletes what `descriptor` selects and
     /// returns `true`; `false` for every other store.
     func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool
+
+    // MARK: Watching (live results)
+
+    /// Whether every save is recorded in history ``fetchHistory(_:)`` reads, so what changed
+    /// after a transaction number can be read back (``ChangeFeed`` follows the store that way).
+    var keepsHistory: Bool { get }
+    /// The number of the newest history transaction a reader may see now (0 if none); `nil` for
+    /// a store that keeps no history.
+    func latestHistoryNumber() throws -> Int64?
+    /// Starts watching for saves committed outside this process's stores — another process on
+    /// the same file, another server on the same database — calling `signal` after each with the
+    /// entity names touched (`nil`: unknown). `nil` where nobody else can write.
+    func watchSaves(_ signal: @escaping @Sendable (Set<String>?) -> Void) -> (any CommitWatch)?
+    /// The entities a fetch's query reads besides its own (joined through relationships by its
+    /// predicate), so a change to another entity cannot change its results; `nil` when the store
+    /// cannot say (it filters in memory).
+    func entitiesRead<T>(by request: StoreFetch<T>) -> Set<String>?
 }
 
 extension ModelStore {
@@ -113,6 +130,11 @@ extension ModelStore {
 
     /// A store that filters models in memory has nothing faster than adding up the models.
     func fetchSum<T>(_ request: StoreFetch<T>, of path: [PropertyLayout]) throws -> StoredValue? { nil }
+
+    var keepsHistory: Bool { false }
+    func latestHistoryNumber() throws -> Int64? { nil }
+    func watchSaves(_ signal: @escaping @Sendable (Set<String>?) -> Void) -> (any CommitWatch)? { nil }
+    func entitiesRead<T>(by request: StoreFetch<T>) -> Set<String>? { nil }
 
     func fetchHistory(_ query: HistoryQuery) throws -> [HistoryRecord] { [] }
     func deleteHistory(_ query: HistoryQuery) throws {}

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Threads of a container's own for blocking store work started from async code
-/// (``ModelContainer/perform(_:)``): started as work arrives, up to ``limit``, and stopped when
+/// (``ModelContainer/perform(_:)``, reading what changed for live results): started as work arrives, up to ``limit``, and stopped when
 /// the container goes away.
 ///
 /// A fetch or save blocks its thread until the store answers. On one of Swift's cooperative
@@ -36,7 +36,8 @@ final class WorkThreads: @unchecked Sendable {
         }
     }
 
-    private func submit(_ job: @escaping () -> Void) {
+    /// Queues `job` to run on one of the threads, without waiting for it.
+    func submit(_ job: @escaping () -> Void) {
         condition.lock()
         jobs.append(job)
         if idle == 0 && threads < maximum && !stopped {

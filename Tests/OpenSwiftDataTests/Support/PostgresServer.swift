@@ -91,6 +91,22 @@ enum PostgresServer {
         }
     }
 
+    /// Ends the sessions listening on `channel`, as a server restart ends them (an administrator's
+    /// `pg_terminate_backend`); returns how many there were.
+    @discardableResult
+    static func terminateListeners(channel: String) throws -> Int {
+        let url = try #require(url, "no PostgreSQL server")
+        let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5))
+        defer { pool.shutDown() }
+        return try pool.withConnection { connection in
+            var ended = 0
+            try PostgresSQLConnection(pool: pool, connection: connection, typedValues: []).query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND position($1 in query) > 0 AND pid <> pg_backend_pid()",
+                bindings: [.text(channel)]) { _ in ended += 1 }
+            return ended
+        }
+    }
+
     /// Removes a test's namespace and its tables.
     static func drop(_ namespace: String) {
         guard let url, let address = try? PostgresURL(url),
@@ -103,6 +119,7 @@ enum PostgresServer {
     #else
     static func dump(_ namespace: String) throws -> String { "" }
     static func drop(_ namespace: String) {}
+    static func terminateListeners(channel: String) throws -> Int { 0 }
     #endif
 }
 

@@ -76,6 +76,9 @@ struct PredicateTranslator {
     /// Values of closure variables bound to constants, so sub-expressions over them can be
     /// evaluated in Swift (constant folding).
     private(set) var constantBindings = PredicateBindings()
+    /// The entities the query reads through relationships (joined or walked as collections):
+    /// live results refetch when one of them changes.
+    private(set) var readEntities = Set<String>()
 
     private struct Scope {
         var joins: [SQLJoin] = []
@@ -158,6 +161,7 @@ struct PredicateTranslator {
             if let existing = scope.joinAliases[key] { return existing }
         }
         guard let destination = property.relationship?.destination else { return alias }
+        readEntities.insert(destination.entityName)
         let joined = newAlias()
         let join = SQLJoin(
             kind: .left,
@@ -183,6 +187,7 @@ struct PredicateTranslator {
             throw SwiftDataError(.unsupportedPredicate, "\(ownerLayout.entityName).\(property.name) is not a relationship")
         }
         let destination = relationship.destination
+        readEntities.insert(destination.entityName)
         let element = newAlias()
         let owner = SQLExpression.column(table: alias, name: ModelLayout.primaryKeyColumn)
         var source = CollectionSource(

@@ -1,0 +1,71 @@
+import Foundation
+import Observation
+import Testing
+
+/// Waits for an observable value to reach what a test expects: reads it, and if it is not there
+/// yet, waits for Observation to report a change to what the read touched, then reads again.
+/// The time limit only keeps a broken test from hanging; it decides nothing when the test passes.
+enum ObservedValue {
+    struct TimedOut: Error, CustomStringConvertible {
+        let last: String
+        var description: String { "the observed value never became what the test expected; last read: \(last)" }
+    }
+
+    @MainActor
+    static func wait<T>(_ read: @escaping @MainActor () -> T, until done: (T) -> Bool, within limit: Duration = .seconds(20)) async throws -> T {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            let changed = ChangeSignal()
+            let value = withObservationTracking { read() } onChange: { changed.fire() }
+            if done(value) { return value }
+            guard await changed.wait(until: deadline) else { throw TimedOut(last: "\(value)") }
+        }
+    }
+
+    /// The same for code outside any actor (an observer made without isolation).
+    static func waitOutsideActors<T>(_ read: @escaping () -> T, until done: (T) -> Bool, within limit: Duration = .seconds(20)) async throws -> T {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            let changed = ChangeSignal()
+            let value = withObservationTracking { read() } onChange: { changed.fire() }
+            if done(value) { return value }
+            guard await changed.wait(until: deadline) else { throw TimedOut(last: "\(value)") }
+        }
+    }
+}
+
+/// One observed change: `fire` from whatever thread Observation reports it on, `wait` until it
+/// fires (`true`) or the deadline passes (`false`).
+private final class ChangeSignal: @unchecked Sendable {
+    private let lock = NSLock()
+    private var fired = false
+    private var continuation: CheckedContinuation<Bool, Never>?
+
+    func fire() { finish(true) }
+
+    private func finish(_ value: Bool) {
+        let waiting: CheckedContinuation<Bool, Never>? = lock.withLock {
+            if value { fired = true }
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(returning: value)
+    }
+
+    func wait(until deadline: ContinuousClock.Instant) async -> Bool {
+        let guardTask = Task { [self] in
+            try? await Task.sleep(until: deadline)
+            finish(false)
+        }
+        defer { guardTask.cancel() }
+        return await withCheckedContinuation { continuation in
+            let now: Bool? = lock.withLock {
+                if fired { return true }
+                if ContinuousClock.now >= deadline { return false }
+                self.continuation = continuation
+                return nil
+            }
+            if let now { continuation.resume(returning: now) }
+        }
+    }
+}
