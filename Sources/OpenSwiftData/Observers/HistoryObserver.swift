@@ -51,6 +51,7 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
     ///     already happened count as one event at once. `nil`: from now.
     ///   - observedModels: The models whose changes count (subclasses included); empty: any.
     ///   - authors: The `ModelContext.author`s whose transactions count; empty: anyone's.
+    ///   - modelContainer: The container whose stores are observed.
     ///   - isolation: Where ``eventCounter`` changes; the caller's by default.
     ///
     /// ```swift
