@@ -6,7 +6,7 @@ import TestModels
 
 /// `ResultsObserver`: results that follow saves in the observer's context, other contexts, other
 /// processes on the same SQLite file and other servers on the same PostgreSQL database; sections.
-@MainActor
+@LiveResultsActor
 @Suite struct LiveResultsTests {
     @Test(arguments: StoreKind.allCases)
     func resultsFollowSavesInTheirOwnContext(_ kind: StoreKind) async throws {
@@ -151,7 +151,7 @@ import TestModels
         let other = store.context()
         other.insert(Expense(amount: 7))
         try other.save()
-        let amounts = try await ObservedValue.waitOutsideActors({ observer.results.map(\.amount) }, until: { !$0.isEmpty })
+        let amounts = try await ObservedValue.wait({ observer.results.map(\.amount) }, until: { !$0.isEmpty })
         #expect(amounts == [7])
     }
 

@@ -25,7 +25,10 @@ extension SQLStore {
     /// So that a read shows every save committed before it began (its own context's among them),
     /// it first waits for the write transactions that began before it to end — usually at once,
     /// at most ``historyReadWait``, after which it shows what has ended: later, never skipped.
-    func visibleHistoryLimit(on connection: any SQLConnection) throws -> Int64? {
+    ///
+    /// `waiting: false` answers at once with the numbers every transaction below has ended (a
+    /// starting position for live results, which reads what comes after it later anyway).
+    func visibleHistoryLimit(on connection: any SQLConnection, waiting: Bool = true) throws -> Int64? {
         guard let ids = dialect.transactionIDs else { return nil }
         let started = ContinuousClock.now
         var pause = Duration.milliseconds(1)
@@ -33,7 +36,7 @@ extension SQLStore {
         let next = first[0]
         var oldest = first[1]
         // A read inside this thread's own open save would wait for itself.
-        let waits = !isWritingOnThisThread
+        let waits = waiting && !isWritingOnThisThread
         while waits && oldest < next && ContinuousClock.now - started < Self.historyReadWait {
             Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
             pause = min(pause * 2, .milliseconds(50))

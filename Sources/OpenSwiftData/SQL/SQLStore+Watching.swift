@@ -17,8 +17,9 @@ extension SQLStore {
             let t = "t"
             var condition: SQLExpression?
             // Where writers run at once, a transaction numbered lower may still commit: the
-            // position is below every one still running, so it is never passed over.
-            if let limit = try visibleHistoryLimit(on: connection) {
+            // position is below every one still running, so it is never passed over (and there is
+            // no need to wait for them to end).
+            if let limit = try visibleHistoryLimit(on: connection, waiting: false) {
                 condition = .binary(.column(table: t, name: "Z_PK"), .less, .bind(.integer(limit)))
             }
             let select = SQLSelect(

@@ -5,14 +5,17 @@ import Testing
 /// Waits for an observable value to reach what a test expects: reads it, and if it is not there
 /// yet, waits for Observation to report a change to what the read touched, then reads again.
 /// The time limit only keeps a broken test from hanging; it decides nothing when the test passes.
+/// (It is long: on PostgreSQL a history read waits for write transactions that began before it,
+/// and the whole suite's tests write at once.)
 enum ObservedValue {
     struct TimedOut: Error, CustomStringConvertible {
         let last: String
         var description: String { "the observed value never became what the test expected; last read: \(last)" }
     }
 
-    @MainActor
-    static func wait<T>(_ read: @escaping @MainActor () -> T, until done: (T) -> Bool, within limit: Duration = .seconds(20)) async throws -> T {
+    /// On the caller's isolation (an actor's, or none), where the observer under test updates.
+    static func wait<T>(_ read: () -> T, until done: (T) -> Bool, within limit: Duration = .seconds(120),
+                        isolation: isolated (any Actor)? = #isolation) async throws -> T {
         let deadline = ContinuousClock.now + limit
         while true {
             let changed = ChangeSignal()
@@ -21,17 +24,12 @@ enum ObservedValue {
             guard await changed.wait(until: deadline) else { throw TimedOut(last: "\(value)") }
         }
     }
+}
 
-    /// The same for code outside any actor (an observer made without isolation).
-    static func waitOutsideActors<T>(_ read: @escaping () -> T, until done: (T) -> Bool, within limit: Duration = .seconds(20)) async throws -> T {
-        let deadline = ContinuousClock.now + limit
-        while true {
-            let changed = ChangeSignal()
-            let value = withObservationTracking { read() } onChange: { changed.fire() }
-            if done(value) { return value }
-            guard await changed.wait(until: deadline) else { throw TimedOut(last: "\(value)") }
-        }
-    }
+/// The live-results suites' actor: their observers update on it. Not the main actor, which other
+/// suites' tests may hold while they wait for a store.
+@globalActor actor LiveResultsActor {
+    static let shared = LiveResultsActor()
 }
 
 /// One observed change: `fire` from whatever thread Observation reports it on, `wait` until it
