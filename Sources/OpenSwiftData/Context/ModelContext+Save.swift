@@ -46,12 +46,16 @@ extension ModelContext {
 
     private func postDidSave(_ summary: SavePlan.Summary) {
         // Live results learn of the save first; they update on their own isolation later.
-        var touched: [String: Set<String>] = [:]
-        for id in summary.inserted + summary.updated + summary.deleted {
-            touched[id.storeIdentifier ?? "", default: []].insert(id.entityName)
-        }
-        for (store, entities) in touched {
-            container.changeFeed.saved(in: store, entities: entities)
+        // Without observers the saved identifiers are not even looked at (a save may hold 100,000).
+        let feed = container.changeFeed
+        if feed.isWatched {
+            var touched: [String: Set<String>] = [:]
+            for ids in [summary.inserted, summary.updated, summary.deleted] {
+                for id in ids { touched[id.storeIdentifier ?? "", default: []].insert(id.entityName) }
+            }
+            for (store, entities) in touched {
+                feed.saved(in: store, entities: entities)
+            }
         }
         NotificationCenter.default.post(name: ModelContext.didSave, object: self, userInfo: [
             NotificationKey.insertedIdentifiers.rawValue: summary.inserted,

@@ -73,6 +73,9 @@ final class ChangeFeed: @unchecked Sendable {
         reader.stop()
     }
 
+    /// Whether anyone subscribes: saves need not say what they touched otherwise.
+    var isWatched: Bool { lock.withLock { !handlers.isEmpty } }
+
     /// Calls `handler` with every change from now on (on the feed's thread), until the returned
     /// subscription is released.
     func subscribe(_ handler: @escaping @Sendable (Change) -> Void) -> Subscription {

@@ -4,6 +4,7 @@ import Foundation
 /// (polled), another server on the same PostgreSQL database (`LISTEN`). Started by a store when
 /// live results first need it, stopped when the last observer goes.
 package protocol CommitWatch: AnyObject, Sendable {
-    /// Ends the watch: its signal is not called after this returns.
+    /// Ends the watch. A signal already under way may still arrive (PostgreSQL's listener ends
+    /// asynchronously); ``ChangeFeed`` ignores signals once nobody subscribes.
     func stop()
 }
