@@ -2,8 +2,10 @@
 // form with a bad amount (the page must say what is wrong), then with a good one (the expense
 // must appear in the table), and saves a screenshot. Then adds a note crafted to break out of
 // the page's attributes (a quote with a combining mark): it must show as text and run nothing.
+// Last, live updates: an expense created through the JSON API of OTHER_URL (another instance on
+// the same database; the same server if not given) must appear in the open page without a reload.
 //
-//   node --experimental-websocket browser-check.mjs http://127.0.0.1:8080 screenshot.png
+//   node --experimental-websocket browser-check.mjs http://127.0.0.1:8080 screenshot.png [OTHER_URL]
 //
 // Talks to Chromium over its DevTools protocol; needs Debian's `chromium` and Node 20 or newer.
 import { spawn } from 'node:child_process';
@@ -11,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const [base, screenshot] = process.argv.slice(2);
+const [base, screenshot, otherBase] = process.argv.slice(2);
 if (!base || !screenshot) {
   console.error('usage: browser-check.mjs BASE_URL SCREENSHOT.png');
   process.exit(2);
@@ -73,6 +75,15 @@ const evaluate = async (expression) => (await page('Runtime.evaluate', { express
 await page('Page.enable');
 await page('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false });
 
+// Waits (up to 15 s, checking every 100 ms) for `expression` to hold in the page.
+async function waitFor(expression, failure) {
+  const deadline = Date.now() + 15_000;
+  while (!(await evaluate(expression))) {
+    if (Date.now() > deadline) fail(failure);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function load(action) {
   const loaded = event('Page.loadEventFired');
   await action();
@@ -109,7 +120,22 @@ await submit('0.01', hostile);
 if (await evaluate(`window.__xss !== undefined || document.querySelectorAll('[onfocus]').length > 0`)) fail('a crafted note added an attribute to the page and ran script');
 if (!(await evaluate(`document.querySelector('#expenses').innerText.includes(${JSON.stringify(hostile)})`))) fail('the crafted note is not shown as text');
 
-console.log(`browser check passed: refused -12 ("${complaint.trim()}"), added "${note}" (${row.replace(/\s+/g, ' ').trim()}), total ${before} → ${after}; a crafted note stayed text; screenshot ${screenshot}`);
+// Live: the page stays open (a marker set now survives only if it is not reloaded) while another
+// instance stores an expense; the row must appear within 15 s.
+const other = otherBase ?? base;
+await waitFor(`document.body.dataset.live === 'open'`, 'the page never opened its event stream (GET /events)');
+await evaluate(`window.__notReloaded = true`);
+const liveNote = `Live from ${other === base ? 'this server' : 'another server'} ${Date.now()}`;
+const created = await fetch(`${other}/api/expenses`, {
+  method: 'POST', headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ amount: 2.5, note: liveNote, category: 'Food' }),
+});
+if (created.status !== 201) fail(`POST ${other}/api/expenses answered ${created.status}`);
+await waitFor(`document.querySelector('#expenses').innerText.includes(${JSON.stringify(liveNote)})`,
+  `an expense stored through ${other} did not appear in the open page`);
+if (!(await evaluate(`window.__notReloaded === true`))) fail('the page was reloaded instead of updated');
+
+console.log(`browser check passed: refused -12 ("${complaint.trim()}"), added "${note}" (${row.replace(/\s+/g, ' ').trim()}), total ${before} → ${after}; a crafted note stayed text; "${liveNote}" appeared live; screenshot ${screenshot}`);
 socket.close();
 const exited = new Promise((resolve) => chromium.once('exit', resolve));
 chromium.kill('SIGTERM');

@@ -46,6 +46,7 @@ public enum ExpensesApplication {
         }
         APIController(service: service).addRoutes(to: router)
         WebController(service: service, templates: try templates()).addRoutes(to: router)
+        LiveEvents(service: service).addRoutes(to: router)
         return router
     }
 

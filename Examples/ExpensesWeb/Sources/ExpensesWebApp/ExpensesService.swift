@@ -16,6 +16,10 @@ import ServiceLifecycle
 /// HTTP server, so the requests in flight finish first.
 public final class ExpensesService: Service, Sendable {
     public let container: ModelContainer
+    /// Counts saves of expenses and categories — by this server's requests, the command-line app
+    /// on the same file, or another server on the same PostgreSQL database — for the page's live
+    /// updates (`GET /events`).
+    public let changes: HistoryObserver
 
     /// A service on `container`, with at most `threadCount` requests' data work at once. Seeds
     /// the store once when it is empty, as the command-line app does.
@@ -23,6 +27,9 @@ public final class ExpensesService: Service, Sendable {
         self.container = container
         container.maximumPerformThreads = threadCount
         try ExpenseViewModel(context: ModelContext(container)).seedIfEmpty()
+        // Outside any actor: the counter changes on the thread that reads the history, and each
+        // page's event stream watches it with `Observations`.
+        changes = try HistoryObserver(observedModels: [Expense.self, Category.self], modelContainer: container, isolation: nil)
     }
 
     /// Runs `body` on one of the container's threads with a new context and view model.
