@@ -52,6 +52,23 @@ final class Shelf {
     }
 }
 
+/// Someone else's `Codable` type, stored whole with `@Attribute(.codable)`.
+struct ReadingState: Codable, Equatable {
+    var bookTitle: String
+    var page: Int
+}
+
+@Model
+final class Reader {
+    var name: String
+    @Attribute(.codable) var reading: ReadingState
+
+    init(name: String, reading: ReadingState) {
+        self.name = name
+        self.reading = reading
+    }
+}
+
 /// A value type that is not `Codable`: stored through its transformer, as on Apple platforms.
 final class Color: Equatable, @unchecked Sendable {
     let hex: UInt32

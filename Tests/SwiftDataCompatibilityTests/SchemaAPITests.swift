@@ -92,4 +92,17 @@ import SwiftData
         let unique = Schema.Unique<Library>([\.code], [\.name, \.code])
         #expect(unique.constraints == [[\Library.code], [\Library.name, \Library.code]])
     }
+
+    /// iOS 27's `@Attribute(.codable)`: a third party's `Codable` type stored whole.
+    @Test func codableAttributesAreStoredWhole() throws {
+        let (container, _) = try TestContainer.make([Reader.self])
+        let context = SwiftData.ModelContext(container)
+        context.insert(Reader(name: "Ana", reading: ReadingState(bookTitle: "Dune", page: 212)))
+        try context.save()
+        let reader = try #require(try SwiftData.ModelContext(container).fetch(FetchDescriptor<Reader>()).first)
+        #expect(reader.reading == ReadingState(bookTitle: "Dune", page: 212))
+        let attribute = try #require(Schema([Reader.self]).entities.first?.attributes.first { $0.name == "reading" })
+        #expect(attribute.isCodable)
+        #expect(attribute.options.contains(Schema.Attribute.Option.codable))
+    }
 }

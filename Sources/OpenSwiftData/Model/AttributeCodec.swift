@@ -10,8 +10,13 @@ protocol AttributeCodec: AnyObject, Sendable {
     var storedType: StoredType { get }
     /// Whether the Swift type is optional (the stored value may be null).
     var isOptional: Bool { get }
-    /// A short name of the Swift type for messages and the schema fingerprint.
+    /// A short name of the Swift type for messages.
     var typeName: String { get }
+    /// The type as the schema fingerprint records it (``typeName``, except for values stored in
+    /// their own `Codable` form, whose type may change shape without a migration).
+    var schemaTypeName: String { get }
+    /// Whether predicates and sorts may not look at the stored values (`@Attribute(.codable)`).
+    var isOpaque: Bool { get }
     /// Whether values are Swift strings, which stores must compare in Swift's order.
     var isSwiftString: Bool { get }
     /// Whether the stored form does not order like the Swift values (decimals stored as text), so
@@ -71,6 +76,8 @@ struct DecodingFailure: Error, CustomStringConvertible {
 }
 
 extension AttributeCodec {
+    var schemaTypeName: String { typeName }
+    var isOpaque: Bool { false }
     var isSwiftString: Bool { false }
     var ordersAsReal: Bool { false }
     var isJSONCompatible: Bool { false }
@@ -154,6 +161,8 @@ final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unc
     var arithmetic: StoreArithmetic { wrapped.arithmetic }
     var isOptional: Bool { true }
     var typeName: String { wrapped.typeName + "?" }
+    var schemaTypeName: String { wrapped.schemaTypeName + "?" }
+    var isOpaque: Bool { wrapped.isOpaque }
     func decode(_ value: StoredValue) throws -> Any {
         if case .null = value { return none }
         return try wrapped.decode(value)
@@ -259,6 +268,8 @@ protocol _OptionalProtocol {
     static var _wrappedType: Any.Type { get }
     static func _optionalCodec() -> (any AttributeCodec)?
     static func _transformableCodec(transformer: ValueTransformer, name: String) -> any AttributeCodec
+    /// `@Attribute(.codable)` on an optional: the wrapped type in its own `Codable` form.
+    static func _codableCodec() -> (any AttributeCodec)?
     static var _none: Any { get }
     var _wrapped: Any? { get }
 }
@@ -286,6 +297,10 @@ extension Optional: _OptionalProtocol {
         return OptionalCodec<Wrapped>(wrapped: wrapped)
     }
     static var _none: Any { Optional<Wrapped>.none as Any }
+    static func _codableCodec() -> (any AttributeCodec)? {
+        guard let wrapped = AttributeCodecs.codable(for: Wrapped.self), !wrapped.isOptional else { return nil }
+        return OptionalCodec<Wrapped>(wrapped: wrapped)
+    }
 }
 
 enum AttributeCodecs {

@@ -46,6 +46,10 @@ final class PropertyLayout: @unchecked Sendable {
                     self.codec = nil
                     self.problem = "\(metadata.name): no ValueTransformer is registered under the name '\(name)'; register it with ValueTransformer.setValueTransformer(_:forName:) before making the container"
                 }
+            } else if (metadata.metadata as? Schema.Attribute)?.isCodable == true {
+                self.relationshipAccess = nil
+                self.codec = AttributeCodecs.codable(for: typed.valueType)
+                self.problem = self.codec == nil ? "\(metadata.name): @Attribute(.codable) needs a Codable type, and \(typed.valueType) is not" : nil
             } else if let codec = AttributeCodecs.make(for: typed.valueType) {
                 self.relationshipAccess = nil
                 self.codec = codec

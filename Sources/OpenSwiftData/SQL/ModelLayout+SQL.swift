@@ -27,7 +27,7 @@ extension ModelLayout {
             if let relationship = property.relationship {
                 parts.append("  rel \(property.name) -> \(relationship.destination.entityName) \(relationship.isToMany ? "many" : "one") \(relationship.storage.fingerprint)")
             } else if let codec = property.codec {
-                parts.append("  attr \(property.name) \(codec.typeName) \(codec.storedType.rawValue)\(codec.isSwiftString ? " swift" : "")\(codec.isOptional ? " null" : "")")
+                parts.append("  attr \(property.name) \(codec.schemaTypeName) \(codec.storedType.rawValue)\(codec.isSwiftString ? " swift" : "")\(codec.isOptional ? " null" : "")")
             }
         }
         for group in uniquenessConstraints { parts.append("  unique \(group.map { properties[$0].name }.joined(separator: ","))") }

@@ -38,6 +38,8 @@ extension Schema {
         public var isExternalStorage: Bool { options.contains(.externalStorage) }
         /// Whether the value is transformed before storage.
         public var isTransformable: Bool { options.contains { $0.transformerName != nil } }
+        /// Whether the attribute is stored in its type's own `Codable` form (``Option/codable``).
+        public var isCodable: Bool { options.contains(.codable) }
 
         /// The description `@Attribute(...)` passes to the schema.
         public init(_ options: Option..., originalName: String? = nil, hashModifier: String? = nil) {
@@ -146,6 +148,15 @@ extension Schema {
             public static let ephemeral = Option(name: "ephemeral")
             /// Index the value for Spotlight (a hint; there is no Spotlight off Apple platforms).
             public static let spotlight = Option(name: "spotlight")
+            /// Store the value in its type's own `Codable` encoding, as one opaque value: predicates
+            /// and sorts cannot look into it, and the type can change shape (gain a field, say)
+            /// without a migration — stored values decode with the new type as its `Codable`
+            /// conformance allows.
+            ///
+            /// ```swift
+            /// @Attribute(.codable) var preferences: Preferences   // a struct of your own, or a third party's
+            /// ```
+            public static var codable: Option { Option(name: "codable") }
             /// Store the value as the `Data` a transformer makes of it, and read it back through the
             /// transformer's reverse transformation (see ``ValueTransformer``).
             ///

@@ -62,6 +62,9 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
         if let property = layout.property(for: keyPath) {
             translator.currentKeyPath = "\(layout.entityName).\(property.name)"
             if let codec = property.codec {
+                if codec.isOpaque {
+                    throw PredicateTranslator.unsupported(self, "\(layout.entityName).\(property.name) is stored with @Attribute(.codable), as one opaque value that predicates cannot look into; fetch without it and filter the results, or store the fields you query as attributes of their own")
+                }
                 if codec.storesJSON, let kept = translator.format.uncomparableForm(property, of: layout) {
                     throw PredicateTranslator.unsupported(self, "\(layout.entityName).\(property.name) is kept as \(kept), which predicates cannot compare yet; fetch without it and filter the results")
                 }
