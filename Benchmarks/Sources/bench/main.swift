@@ -3,6 +3,7 @@ import Foundation
 // swift run -c release --package-path Benchmarks bench [--quick] [--runs N] [--only NAME] [--output DIR]
 // swift run -c release --package-path Benchmarks bench --migration [--rows N] [--runs N]  (see MigrationBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --inheritance [--rows N] [--runs N]  (see InheritanceBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --live-results [--observers N] [--saves N] [--runs N]  (see LiveResultsBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --scale [--members N] [--repeats N] [--postgres URL]  (see ScaleBenchmark.swift)
 //
 // Measures OpenSwiftData against the SQLite C API (the floor), GRDB records and Fluent, in one
@@ -66,6 +67,12 @@ func run() async throws {
     // Inheritance mode: a class hierarchy against a flat model (Results/inheritance.md).
     if arguments.contains("--inheritance") {
         try runInheritanceBenchmark()
+        exit(0)
+    }
+
+    // Live-results mode: observers against saves they do not concern (Results/live-results.md).
+    if arguments.contains("--live-results") {
+        try runLiveResultsBenchmark()
         exit(0)
     }
 

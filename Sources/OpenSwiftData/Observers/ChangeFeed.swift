@@ -180,7 +180,7 @@ final class ChangeFeed: @unchecked Sendable {
         }
         let records: [HistoryRecord]
         do {
-            records = try store.fetchHistory(HistoryQuery(condition: .transaction(.greater, position), tokensAfter: [position]))
+            records = try store.fetchHistory(HistoryQuery(condition: .transaction(.greater, position), tokensAfter: [position], entitiesOnly: true))
         } catch {
             // History after the position was deleted (or could not be read): what changed is not
             // known, so every observer of the store refreshes, and the feed starts again from now.

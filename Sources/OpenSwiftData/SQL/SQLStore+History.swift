@@ -55,7 +55,7 @@ extension SQLStore {
                     author: row.isNull(at: 2) ? nil : row.text(at: 2), bundleIdentifier: row.text(at: 3),
                     processIdentifier: row.text(at: 4), storeIdentifier: identifier, groups: []))
             }
-            try readChanges(into: &records, on: connection)
+            try readChanges(into: &records, entitiesOnly: query.entitiesOnly, on: connection)
             // Read last: a purge that committed while the transactions were read is seen here.
             if let after = query.tokensAfter.min() {
                 let purged = try counter(Self.historyPurgedCounter, on: connection)
@@ -68,7 +68,7 @@ extension SQLStore {
     }
 
     /// Adds their changes to `records` (ascending by number).
-    private func readChanges(into records: inout [HistoryRecord], on connection: any SQLConnection) throws {
+    private func readChanges(into records: inout [HistoryRecord], entitiesOnly: Bool, on connection: any SQLConnection) throws {
         guard let first = records.first?.transaction, let last = records.last?.transaction else { return }
         let c = "c"
         let number = SQLExpression.column(table: c, name: "Z_TRANSACTION")
@@ -83,6 +83,17 @@ extension SQLStore {
             orderBy: [SQLOrdering(expression: number, ascending: true), SQLOrdering(expression: .column(table: c, name: "Z_ORDER"), ascending: true)])
         var position: [Int64: Int] = [:]
         for (index, record) in records.enumerated() { position[record.transaction] = index }
+        if entitiesOnly {
+            var names = select
+            names.columns = [.column(table: c, name: "Z_TRANSACTION"), .column(table: c, name: "Z_ENTITY")]
+            names.orderBy = []
+            names.distinct = true
+            try query(names, on: connection) { row in
+                guard let index = position[row.int64(at: 0)] else { return }
+                records[index].groups.append(HistoryChangeGroup(kind: .update, entityName: row.text(at: 1), keys: []))
+            }
+            return
+        }
         let decoder = JSONDecoder()
         try query(select, on: connection) { row in
             guard let index = position[row.int64(at: 0)] else { return }

@@ -10,6 +10,9 @@ struct HistoryQuery: Sendable {
     /// Transaction numbers the caller holds tokens for and wants everything after: a store whose
     /// history was deleted past one of them throws ``SwiftDataError/historyTokenExpired``.
     var tokensAfter: [Int64] = []
+    /// Only which entities each transaction touched, not the keys, properties and tombstones
+    /// (live results ask after every save, and need no more). Stores may return more.
+    var entitiesOnly = false
 }
 
 /// A condition on history transactions. `.token` comparisons become `.transaction` comparisons
