@@ -42,6 +42,9 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
         var counter = 0
         /// Per store, the last transaction number already counted (or passed over).
         var positions: [String: Int64] = [:]
+        /// Whether the positions are set; changes arriving before wait in `early`.
+        var ready = false
+        var early: [ChangeFeed.Change] = []
     }
 
     /// Starts observing `modelContainer`.
@@ -95,10 +98,15 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
                 positions[store.identifier] = try store.latestHistoryNumber() ?? 0
             }
         }
-        state.withLock {
-            $0.positions = positions
-            if missed { $0.counter = 1 }
+        let early = state.withLock { state in
+            state.positions = positions
+            if missed { state.counter = 1 }
+            state.ready = true
+            defer { state.early = [] }
+            return state.early
         }
+        // Changes the feed delivered while the positions were taken: those past them count.
+        if !early.isEmpty, relevant(early) { count() }
     }
 
     /// How many times relevant transactions arrived since the observer was created. Observable:
@@ -144,7 +152,11 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
 
 extension HistoryObserver: LiveObserver {
     func catchUp(with changes: [ChangeFeed.Change]) {
-        if relevant(changes) { count() }
+        let waiting = state.withLock { state in
+            if !state.ready { state.early += changes }
+            return !state.ready
+        }
+        if !waiting, relevant(changes) { count() }
     }
 
     /// Without isolation the count changes at once, on the thread that read the history.

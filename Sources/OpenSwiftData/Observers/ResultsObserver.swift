@@ -60,14 +60,16 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
         storedResults = FetchResultsCollection([])
         relay = ObserverRelay(isolation: isolation)
         self.descriptor.sortBy = normalized(descriptor.sortBy)
-        try apply(modelContext.fetch(self.descriptor))
         let read = try entitiesTheFetchReads()
         entities.withLock { $0 = read }
         relay.attach(self)
+        // Subscribed before the first fetch, so a save committed in between is not missed (at
+        // worst it is fetched twice).
         let relay = self.relay, entities = self.entities
         subscription = modelContext.container.changeFeed.subscribe { change in
             if change.touches(entities.withLock { $0 }) { relay.changed(change) }
         }
+        try apply(modelContext.fetch(self.descriptor))
     }
 
     /// The fetch the observer runs: its predicate (``filterBy``), its sorts (``sortBy``), and any
