@@ -15,59 +15,98 @@ import PostgresNIO
 /// "anything may have changed", since saves committed meanwhile notified nobody. What did
 /// change is then read from the store's history.
 ///
-/// `@unchecked Sendable`: `connection` and `stopped` are touched with `lock` held.
+/// Everything runs on the pool's event loop as future callbacks, never on Swift's cooperative
+/// threads, so stopping can wait for the connection to close from any thread but that loop.
+///
+/// `@unchecked Sendable`: the fields below `lock` are touched with it held.
 final class PostgresCommitListener: CommitWatch, @unchecked Sendable {
+    private let pool: PostgresConnectionPool
+    private let channel: String
+    private let signal: @Sendable (Set<String>?) -> Void
     private let lock = NSLock()
     private var connection: PostgresConnection?
+    /// A connection attempt under way.
+    private var connecting: EventLoopFuture<PostgresConnection>?
+    private var retry: Scheduled<Void>?
+    private var pause = TimeAmount.milliseconds(50)
     private var stopped = false
-    private var task: Task<Void, Never>?
 
     init(pool: PostgresConnectionPool, channel: String, signal: @escaping @Sendable (Set<String>?) -> Void) {
-        task = Task.detached { [self] in await listen(pool: pool, channel: channel, signal: signal) }
+        self.pool = pool
+        self.channel = channel
+        self.signal = signal
+        connect()
     }
 
-    private func listen(pool: PostgresConnectionPool, channel: String, signal: @escaping @Sendable (Set<String>?) -> Void) async {
-        var pause = Duration.milliseconds(50)
-        while !isStopped {
-            var current: PostgresConnection?
-            do {
-                let connection = try await pool.connectOutsidePool()
-                current = connection
-                if keep(connection) {
-                    try await connection.listen(on: channel) { notifications in
-                        // Saves committed before the LISTEN took effect (since the feed took its
-                        // position, or while the connection was down) notified nobody.
-                        signal(nil)
-                        pause = .milliseconds(50)
-                        for try await notification in notifications {
-                            signal(Self.entities(notification.payload))
-                        }
-                    }
-                }
-            } catch {
-                if !isStopped {
-                    PostgresConnectionPool.logger.debug("live results: listening at \(pool.place) ended: \(error); connecting again")
-                }
+    private func connect() {
+        let attempt: EventLoopFuture<PostgresConnection>
+        do {
+            attempt = try lock.withLock {
+                guard !stopped else { throw CancellationError() }
+                let attempt = try pool.connectOutsidePool()
+                connecting = attempt
+                return attempt
             }
-            // A connection must be closed before it goes away, however listening ended.
-            if let current {
-                try? await current.close()
-                lock.withLock { connection = nil }
+        } catch {
+            // Stopped, or the store was closed: its event loops are gone, nothing to listen with.
+            return
+        }
+        attempt.whenComplete { [self] result in
+            switch result {
+            case .success(let connection):
+                let kept = lock.withLock {
+                    connecting = nil
+                    guard !stopped else { return false }
+                    self.connection = connection
+                    return true
+                }
+                guard kept else {
+                    connection.close().whenComplete { _ in }
+                    return
+                }
+                listen(on: connection)
+            case .failure(let error):
+                lock.withLock { connecting = nil }
+                PostgresConnectionPool.logger.debug("live results: could not connect to listen at \(pool.place): \(error)")
+                scheduleRetry(on: attempt.eventLoop)
             }
-            if isStopped { return }
-            try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .seconds(5))
         }
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private func listen(on connection: PostgresConnection) {
+        let signal = self.signal
+        connection.addListener(channel: channel) { _, notification in
+            signal(Self.entities(notification.payload))
+        }
+        // The LISTEN goes out before this query; when it is answered, notifications flow.
+        // The comment names the session in pg_stat_activity (the channel is letters, digits, `_`, `-`).
+        connection.query(PostgresQuery(unsafeSQL: "/* LISTEN \(channel) */ SELECT 1"), logger: PostgresConnectionPool.logger).whenComplete { [self] result in
+            if case .success = result {
+                lock.withLock { pause = .milliseconds(50) }
+                // Saves committed before the LISTEN took effect notified nobody.
+                signal(nil)
+            } else {
+                connection.close().whenComplete { _ in }
+            }
+        }
+        connection.closeFuture.whenComplete { [self] _ in
+            let again = lock.withLock {
+                if self.connection === connection { self.connection = nil }
+                return !stopped
+            }
+            if again {
+                PostgresConnectionPool.logger.debug("live results: the listening connection to \(pool.place) ended; connecting again")
+                scheduleRetry(on: connection.eventLoop)
+            }
+        }
+    }
 
-    /// Keeps `connection` so ``stop()`` can close it; `false` if stopped meanwhile.
-    private func keep(_ connection: PostgresConnection) -> Bool {
+    private func scheduleRetry(on loop: any EventLoop) {
         lock.withLock {
-            guard !stopped else { return false }
-            self.connection = connection
-            return true
+            guard !stopped else { return }
+            let wait = pause
+            pause = min(pause * 2, .seconds(5))
+            retry = loop.scheduleTask(in: wait) { [self] in connect() }
         }
     }
 
@@ -77,13 +116,21 @@ final class PostgresCommitListener: CommitWatch, @unchecked Sendable {
         payload.isEmpty ? nil : Set(payload.split(separator: ",").map(String.init))
     }
 
+    /// Ends listening and waits until the connection is closed (and an attempt under way has
+    /// ended): the store closes its pool's event loops next, and a connection still at work on
+    /// them would leave its operations unanswered.
     func stop() {
-        let (connection, task) = lock.withLock {
+        let (connection, connecting, retry) = lock.withLock {
             stopped = true
-            return (self.connection, self.task)
+            return (self.connection, self.connecting, self.retry)
         }
-        task?.cancel()
-        connection?.close().whenComplete { _ in }
+        retry?.cancel()
+        if let connecting, let opened = try? connecting.wait() {
+            try? opened.close().wait()
+        }
+        if let connection {
+            try? connection.close().wait()
+        }
     }
 }
 #endif

@@ -160,28 +160,29 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     func release(_ connection: PostgresConnection) {
         condition.lock()
+        var closing: EventLoopFuture<Void>?
         if connection.isClosed || isShutDown {
             open -= 1
-            if !connection.isClosed { let _: EventLoopFuture<Void> = connection.close() }
+            if !connection.isClosed { closing = connection.close() }
         } else {
             idle.append(connection)
         }
         condition.signal()
         condition.unlock()
+        // Given back after the pool shut down: closed before it goes away (never on an event
+        // loop: `acquire` refuses those threads).
+        try? closing?.wait()
     }
 
     /// A connection outside the pool, for a listener that keeps it (``PostgresCommitListener``);
-    /// the caller closes it.
-    func connectOutsidePool() async throws -> PostgresConnection {
-        let id = condition.withLock {
+    /// the caller closes it. Throws once the pool is shut down (its event loops are gone).
+    func connectOutsidePool() throws -> EventLoopFuture<PostgresConnection> {
+        let id = try condition.withLock {
+            guard !isShutDown else { throw SwiftDataError(.storeIO, "the PostgreSQL store at \(place) was closed") }
             nextID += 1
             return nextID
         }
-        do {
-            return try await PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: Self.logger).get()
-        } catch {
-            throw Self.describe(error, doing: "connect to", at: place)
-        }
+        return PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: Self.logger)
     }
 
     private func connect(id: Int) throws -> PostgresConnection {

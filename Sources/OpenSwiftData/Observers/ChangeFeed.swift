@@ -63,6 +63,12 @@ final class ChangeFeed: @unchecked Sendable {
     private var queued = Set<String>()
     /// For stores without history: the entities saved since the last report.
     private var unreported: [String: Set<String>] = [:]
+    /// The container was closed: nothing is watched any more.
+    private var closed = false
+    /// Reads of history under way (guarded by `readingEnded`); ``stop()`` waits for them, since
+    /// the stores close next.
+    private var reading = 0
+    private let readingEnded = NSCondition()
 
     init(stores: [any ModelStore]) {
         self.stores = stores
@@ -83,7 +89,7 @@ final class ChangeFeed: @unchecked Sendable {
         let id = nextID
         nextID += 1
         handlers[id] = handler
-        if handlers.count == 1 { start() }
+        if handlers.count == 1 && !closed { start() }
         lock.unlock()
         return Subscription { [weak self] in self?.unsubscribe(id) }
     }
@@ -125,15 +131,20 @@ final class ChangeFeed: @unchecked Sendable {
         watches = []
         handlers = [:]
         positions = [:]
+        closed = true
         lock.unlock()
         for watch in stopping { watch.stop() }
+        // A read that began before the container closed finishes before its store closes.
+        readingEnded.withLock {
+            while reading > 0 { readingEnded.wait() }
+        }
     }
 
     /// A save may have been committed in the store `identifier`: by one of the container's
     /// contexts (`entities`: what it touched) or elsewhere (`nil`).
     func saved(in identifier: String, entities: Set<String>?) {
         lock.lock()
-        guard !handlers.isEmpty, let store = stores.first(where: { $0.identifier == identifier }) else {
+        guard !handlers.isEmpty, !closed, let store = stores.first(where: { $0.identifier == identifier }) else {
             lock.unlock()
             return
         }
@@ -159,7 +170,18 @@ final class ChangeFeed: @unchecked Sendable {
         queued.remove(identifier)
         let position = positions[identifier]
         let names = unreported.removeValue(forKey: identifier)
+        let open = !closed
+        // Counted while `lock` is held, so `stop()` (which sets `closed` under it) either sees
+        // this read or this read sees `closed`.
+        if open { readingEnded.withLock { reading += 1 } }
         lock.unlock()
+        guard open else { return }
+        defer {
+            readingEnded.withLock {
+                reading -= 1
+                readingEnded.broadcast()
+            }
+        }
         if store.keepsHistory {
             if let change = readHistory(of: store, after: position) { deliver(change) }
             return

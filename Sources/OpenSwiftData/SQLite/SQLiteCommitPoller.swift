@@ -32,19 +32,27 @@ final class SQLiteCommitPoller: CommitWatch, @unchecked Sendable {
     }
 
     private func poll(_ path: String, signal: @Sendable (Set<String>?) -> Void) {
+        watch(path, signal: signal)
+        // Only now, its connection closed: the store closes its own connections after `stop()`,
+        // and the last connection to close (a writer) removes the `-wal` file.
+        condition.withLock {
+            running = false
+            condition.broadcast()
+        }
+    }
+
+    /// Polls until stopped, on a connection that is closed when this returns.
+    private func watch(_ path: String, signal: @Sendable (Set<String>?) -> Void) {
         let connection: SQLiteConnection
         do {
             connection = try SQLiteConnection(path: path, readOnly: true, create: false)
         } catch {
             Log.general.error("live results: could not open \(path) to watch for other processes' saves (\(error)); only this process's saves are seen")
-            condition.withLock {
-                running = false
-                condition.broadcast()
-            }
             return
         }
         var last = Self.dataVersion(connection)
         condition.lock()
+        defer { condition.unlock() }
         while !stopped {
             _ = condition.wait(until: Date(timeIntervalSinceNow: Self.interval))
             if stopped { break }
@@ -56,9 +64,6 @@ final class SQLiteCommitPoller: CommitWatch, @unchecked Sendable {
             }
             condition.lock()
         }
-        running = false
-        condition.broadcast()
-        condition.unlock()
     }
 
     /// The connection's data version; `nil` if it cannot be read (the file went away), which

@@ -4,7 +4,7 @@ import Foundation
 /// (polled), another server on the same PostgreSQL database (`LISTEN`). Started by a store when
 /// live results first need it, stopped when the last observer goes.
 package protocol CommitWatch: AnyObject, Sendable {
-    /// Ends the watch. A signal already under way may still arrive (PostgreSQL's listener ends
-    /// asynchronously); ``ChangeFeed`` ignores signals once nobody subscribes.
+    /// Ends the watch, waiting until its thread or task is done (its connection closed, so the
+    /// store may close its own next): no signal follows.
     func stop()
 }

@@ -21,7 +21,11 @@ enum ObservedValue {
             let changed = ChangeSignal()
             let value = withObservationTracking { read() } onChange: { changed.fire() }
             if done(value) { return value }
-            guard await changed.wait(until: deadline) else { throw TimedOut(last: "\(value)") }
+            // A change made on another thread between the read and Observation installing its
+            // tracking fires nothing: read once more now that the tracking is in place.
+            let again = read()
+            if done(again) { return again }
+            guard await changed.wait(until: deadline) else { throw TimedOut(last: "\(again)") }
         }
     }
 }

@@ -101,7 +101,7 @@ enum PostgresServer {
         return try pool.withConnection { connection in
             var ended = 0
             try PostgresSQLConnection(pool: pool, connection: connection, typedValues: []).query(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND position($1 in query) > 0 AND pid <> pg_backend_pid()",
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%LISTEN%' AND position($1 in query) > 0 AND pid <> pg_backend_pid()",
                 bindings: [.text(channel)]) { _ in ended += 1 }
             return ended
         }
