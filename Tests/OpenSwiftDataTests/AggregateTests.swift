@@ -3,14 +3,17 @@ import Testing
 import TestModels
 @testable import OpenSwiftData
 
-/// `fetchSum`, on every store: the oracle is the same descriptor fetched and added up in Swift —
-/// predicates (through relationships), sort order with limits and offsets, unsaved changes,
-/// nils, integer overflow, decimals, NaN.
+/// `fetchSum`, `fetchAverage`, `fetchMin` and `fetchMax`, on every store: the oracle is the same
+/// descriptor fetched and reduced in Swift — predicates (through relationships), sort order with
+/// limits and offsets, unsaved changes, nils, integer overflow, decimals, NaN, strings as Swift
+/// compares them, enums ordered by case.
 @Suite struct AggregateTests {
     /// Random readings (reproducible): three sensors and none, nils in the optionals, small
-    /// integers that overflow `Int8` when enough are added.
+    /// integers that overflow `Int8` when enough are added, unsigned values past `Int64.max`,
+    /// labels of which two are canonically equal ("é" composed and decomposed).
     static func seed(_ context: ModelContext, count: Int = 150, seed: UInt64 = 7) throws {
         var random = SplitMix64(state: seed)
+        let labels = ["\u{E9}", "e\u{301}", "b", "B", "ab", ""]
         let sensors = ["a", "b", "c"].enumerated().map { Sensor(name: $0.element, offset: $0.offset * 10 - 5) }
         for _ in 0..<count {
             let reading = Reading(
@@ -20,7 +23,10 @@ import TestModels
                 weight: random.below(5) == 0 ? nil : Double(random.below(1_000_000)) / 7,
                 ratio: Float(random.below(1_000)) / 3,
                 bonus: random.below(3) == 0 ? nil : random.below(100),
-                unsigned: UInt64(random.below(1_000)),
+                unsigned: random.below(6) == 0 ? UInt64.max - UInt64(random.below(1_000)) : UInt64(random.below(1_000)),
+                label: random.pick(labels),
+                taken: Date(timeIntervalSinceReferenceDate: Double(random.below(100_000_000))),
+                grade: random.pick(Grade.allCases),
                 sensor: random.below(4) == 0 ? nil : random.pick(sensors))
             context.insert(reading)
         }
@@ -94,6 +100,60 @@ import TestModels
         withExtendedLifetime(store) {}
     }
 
+    /// The average Swift computes, within rounding (`nil` for no values).
+    static func expectAverage(_ actual: Double?, _ values: [Double], _ name: String) {
+        guard !values.isEmpty else {
+            #expect(actual == nil, "\(name): \(String(describing: actual)) for no values")
+            return
+        }
+        let expected = values.reduce(0, +) / Double(values.count)
+        let scale = max(1, values.reduce(0) { $0 + abs($1) } / Double(values.count))
+        guard let actual else {
+            Issue.record("\(name): no average, expected \(expected)")
+            return
+        }
+        #expect(abs(actual - expected) <= scale * 1e-12, "\(name): \(actual) against \(expected)")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func averagesAndExtremesMatchFetchingAndReducing(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, AggregateModels.types)
+        try Self.seed(store.context())
+        let fresh = ModelContext(try store.reopen(AggregateModels.types))
+        for (name, descriptor) in Self.descriptors {
+            let models = try fresh.fetch(descriptor)
+            Self.expectAverage(try fresh.fetchAverage(descriptor, of: \.count), models.map { Double($0.count) }, "\(name) count")
+            Self.expectAverage(try fresh.fetchAverage(descriptor, of: \.small), models.map { Double($0.small) }, "\(name) small")
+            Self.expectAverage(try fresh.fetchAverage(descriptor, of: \.bonus), models.compactMap { $0.bonus.map(Double.init) }, "\(name) bonus")
+            Self.expectAverage(try fresh.fetchAverage(descriptor, of: \.weight), models.compactMap(\.weight), "\(name) weight")
+            Self.expectAverage(try fresh.fetchAverage(descriptor, of: \.ratio), models.map { Double($0.ratio) }, "\(name) ratio")
+            Self.expectAverage(try fresh.fetchAverage(descriptor, of: \.unsigned), models.map { Double($0.unsigned) }, "\(name) unsigned")
+            Self.expectAverage(try fresh.fetchAverage(descriptor, of: \.sensor?.offset), models.compactMap { $0.sensor.map { Double($0.offset) } }, "\(name) sensor offset")
+            let prices = models.map(\.price)
+            #expect(try fresh.fetchAverage(descriptor, of: \.price) == (prices.isEmpty ? nil : prices.reduce(0, +) / Decimal(prices.count)), "\(name) price")
+
+            #expect(try fresh.fetchMin(descriptor, of: \.count) == models.map(\.count).min(), "\(name) count")
+            #expect(try fresh.fetchMax(descriptor, of: \.count) == models.map(\.count).max(), "\(name) count")
+            #expect(try fresh.fetchMin(descriptor, of: \.small) == models.map(\.small).min(), "\(name) small")
+            #expect(try fresh.fetchMax(descriptor, of: \.bonus) == models.compactMap(\.bonus).max(), "\(name) bonus")
+            #expect(try fresh.fetchMin(descriptor, of: \.weight) == models.compactMap(\.weight).min(), "\(name) weight")
+            #expect(try fresh.fetchMax(descriptor, of: \.weight) == models.compactMap(\.weight).max(), "\(name) weight")
+            #expect(try fresh.fetchMin(descriptor, of: \.ratio) == models.map(\.ratio).min(), "\(name) ratio")
+            #expect(try fresh.fetchMin(descriptor, of: \.price) == models.map(\.price).min(), "\(name) price")
+            #expect(try fresh.fetchMax(descriptor, of: \.price) == models.map(\.price).max(), "\(name) price")
+            #expect(try fresh.fetchMin(descriptor, of: \.unsigned) == models.map(\.unsigned).min(), "\(name) unsigned")
+            #expect(try fresh.fetchMax(descriptor, of: \.unsigned) == models.map(\.unsigned).max(), "\(name) unsigned")
+            #expect(try fresh.fetchMin(descriptor, of: \.label) == models.map(\.label).min(), "\(name) label")
+            #expect(try fresh.fetchMax(descriptor, of: \.label) == models.map(\.label).max(), "\(name) label")
+            #expect(try fresh.fetchMin(descriptor, of: \.taken) == models.map(\.taken).min(), "\(name) taken")
+            #expect(try fresh.fetchMax(descriptor, of: \.taken) == models.map(\.taken).max(), "\(name) taken")
+            #expect(try fresh.fetchMin(descriptor, of: \.grade) == models.map(\.grade).min(), "\(name) grade")
+            #expect(try fresh.fetchMax(descriptor, of: \.grade) == models.map(\.grade).max(), "\(name) grade")
+            #expect(try fresh.fetchMax(descriptor, of: \.sensor?.name) == models.compactMap(\.sensor?.name).max(), "\(name) sensor name")
+        }
+        withExtendedLifetime(store) {}
+    }
+
     /// Unsaved inserts, edits and deletes count (as for `fetchCount`), unless the descriptor
     /// leaves pending changes out.
     @Test(arguments: StoreKind.allCases)
@@ -116,6 +176,11 @@ import TestModels
         var stored = FetchDescriptor<Reading>()
         stored.includePendingChanges = false
         #expect(try context.fetchSum(stored, of: \.count) == 60)
+        #expect(try context.fetchAverage(FetchDescriptor<Reading>(), of: \.count) == 145)
+        #expect(try context.fetchAverage(stored, of: \.count) == 20)
+        #expect(try context.fetchMax(FetchDescriptor<Reading>(), of: \.count) == 400)
+        #expect(try context.fetchMax(stored, of: \.count) == 30)
+        #expect(try context.fetchMin(FetchDescriptor<Reading>(), of: \.price) == Decimal(string: "0.10")!)
         try context.save()
         let fresh = ModelContext(try store.reopen(AggregateModels.types))
         #expect(try fresh.fetchSum(FetchDescriptor<Reading>(), of: \.count) == 435)
@@ -161,6 +226,14 @@ import TestModels
         #expect(try sum(#Predicate { $0.count == 2 || $0.count == 5 }) == 1.5)
         #expect(try sum(#Predicate { $0.count == 5 }) == 0)
         #expect(try sum(#Predicate { $0.count > 5 }) == 0)
+        // Averages take NaN in as Swift does; least and greatest values leave it out.
+        #expect(try fresh.fetchAverage(FetchDescriptor(predicate: #Predicate<Reading> { $0.count <= 2 }), of: \.weight)?.isNaN == true)
+        #expect(try fresh.fetchAverage(FetchDescriptor(predicate: #Predicate<Reading> { $0.count == 2 || $0.count == 5 }), of: \.weight) == 1.5)
+        #expect(try fresh.fetchAverage(FetchDescriptor(predicate: #Predicate<Reading> { $0.count == 5 }), of: \.weight) == nil)
+        #expect(try fresh.fetchMin(FetchDescriptor<Reading>(), of: \.weight) == -.infinity)
+        #expect(try fresh.fetchMax(FetchDescriptor<Reading>(), of: \.weight) == .infinity)
+        #expect(try fresh.fetchMax(FetchDescriptor(predicate: #Predicate<Reading> { $0.count <= 2 }), of: \.weight) == 1.5)
+        #expect(try fresh.fetchMin(FetchDescriptor(predicate: #Predicate<Reading> { $0.count == 1 }), of: \.weight) == nil)
     }
 
     /// What cannot be added up is refused by name.

@@ -1,5 +1,12 @@
 import Foundation
 
+/// Aggregates over the models a descriptor selects, computed by the store without loading them:
+/// sums, averages, least and greatest values. (Counts are ``ModelContext/fetchCount(_:)``; per
+/// group, see `ModelContext+GroupedAggregates.swift`.)
+///
+/// Every aggregate answers what fetching the same descriptor and reducing in Swift would: the
+/// predicate, sort order, `fetchLimit` and `fetchOffset` apply, and with `includePendingChanges`
+/// (the default) this context's unsaved inserts, edits and deletes count.
 extension ModelContext {
     /// The sum of a numeric attribute over the models a descriptor selects, computed by the store
     /// without loading the models.
@@ -18,7 +25,7 @@ extension ModelContext {
     /// SQL stores compute the sum in the database (a `Decimal` attribute, stored as text, is added
     /// up in Swift from that one column); a custom ``DataStore`` fetches the models and adds them.
     public func fetchSum<T: PersistentModel, V: AdditiveArithmetic>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V>) throws -> V {
-        try sum(descriptor, keyPath: keyPath) { $0[keyPath: keyPath] }
+        try query(descriptor, .sum, "fetchSum of", keyPath).sums { $0[keyPath: keyPath] }[0] ?? .zero
     }
 
     /// The sum of an optional numeric attribute over the models a descriptor selects; `nil`s are
@@ -28,60 +35,119 @@ extension ModelContext {
     /// let tips = try context.fetchSum(FetchDescriptor<Expense>(), of: \.tip)   // tip: Double?
     /// ```
     public func fetchSum<T: PersistentModel, V: AdditiveArithmetic>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V?>) throws -> V {
-        try sum(descriptor, keyPath: keyPath) { $0[keyPath: keyPath] }
+        try query(descriptor, .sum, "fetchSum of", keyPath).sums { $0[keyPath: keyPath] }[0] ?? .zero
     }
 
-    private func sum<T: PersistentModel, V: AdditiveArithmetic>(_ descriptor: FetchDescriptor<T>, keyPath: AnyKeyPath, value: (T) -> V?) throws -> V {
-        let layout = try layout(for: T.self)
-        let (path, codec) = try aggregatedAttribute(keyPath, of: layout, function: "fetchSum")
-        let name = "the sum of \(layout.entityName).\(path.map(\.name).joined(separator: "."))"
-        let pending = hasPendingChanges(of: layout)
-        if !(descriptor.includePendingChanges && pending),
-           let stored = try container.store(for: layout).fetchSum(StoreFetch(descriptor: descriptor, layout: layout), of: path) {
-            if stored.isNull { return .zero }
-            guard let sum = try? codec.decode(stored) as? V else {
-                throw SwiftDataError(.valueOutOfRange, "\(name) (\(stored)) does not fit \(V.self)")
-            }
-            return sum
-        }
-        // Unsaved changes of this entity, or a store that cannot add up: the models are fetched
-        // (as `fetchCount` does) and added here, with the same overflow rule. Stored values only
-        // are fetched in a context of their own, whose models hold no unsaved edits.
-        let models = !descriptor.includePendingChanges && pending ? try ModelContext(container).fetch(descriptor) : try fetch(descriptor)
-        var total = V.zero
-        for model in models {
-            guard let next = value(model) else { continue }
-            guard let added = Self.adding(total, next) else {
-                throw SwiftDataError(.valueOutOfRange, "\(name) does not fit \(V.self)")
-            }
-            total = added
-        }
-        return total
+    /// The average of an integer attribute over the models a descriptor selects, as a `Double`;
+    /// `nil` when nothing is selected.
+    ///
+    /// The values are added as `Double`s, so the average is finite even where their integer sum
+    /// would overflow. The descriptor applies as it does to a sum.
+    ///
+    /// ```swift
+    /// let pages = try context.fetchAverage(FetchDescriptor<Book>(), of: \.pageCount)   // Double?
+    /// ```
+    public func fetchAverage<T: PersistentModel, V: BinaryInteger>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V>) throws -> Double? {
+        try query(descriptor, .average, "fetchAverage of", keyPath).averages { Double($0[keyPath: keyPath]) }[0]
     }
 
-    /// The attribute an aggregate reads (through to-one relationships), with its codec; refuses
-    /// relationships and values stored as JSON by name.
-    private func aggregatedAttribute(_ keyPath: AnyKeyPath, of layout: ModelLayout, function: String) throws -> ([PropertyLayout], any AttributeCodec) {
-        guard let path = KeyPathResolver.chain(keyPath, from: layout), let last = path.last else {
-            throw SwiftDataError(.unsupportedKeyPath, "\(function) of \(keyPath): not a persisted attribute of \(layout.entityName), or one reached through to-one relationships")
-        }
-        guard let codec = last.codec, !codec.storesJSON else {
-            throw SwiftDataError(.unsupportedKeyPath, "\(function) of \(layout.entityName).\(last.name): it is a relationship or a value stored as JSON; name a numeric attribute")
-        }
-        return (path, codec)
+    /// The average of an optional integer attribute over the models a descriptor selects, `nil`s
+    /// left out; `nil` when no model has a value.
+    ///
+    /// ```swift
+    /// let rating = try context.fetchAverage(FetchDescriptor<Review>(), of: \.stars)   // stars: Int?
+    /// ```
+    public func fetchAverage<T: PersistentModel, V: BinaryInteger>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V?>) throws -> Double? {
+        try query(descriptor, .average, "fetchAverage of", keyPath).averages { $0[keyPath: keyPath].map { Double($0) } }[0]
     }
 
-    /// `a + b`, or `nil` where a fixed-width integer sum would overflow (Swift's `+` traps).
-    private static func adding<V: AdditiveArithmetic>(_ a: V, _ b: V) -> V? {
-        if let a = a as? any FixedWidthInteger {
-            return addingReportingOverflow(a, b) as? V
-        }
-        return a + b
+    /// The average of a `Double` or `Float` attribute over the models a descriptor selects; `nil`
+    /// when nothing is selected. A NaN makes it NaN, as in Swift.
+    ///
+    /// ```swift
+    /// var latest = FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.date, order: .reverse)])
+    /// latest.fetchLimit = 10
+    /// let typical = try context.fetchAverage(latest, of: \.amount)   // of the ten latest
+    /// ```
+    public func fetchAverage<T: PersistentModel, V: BinaryFloatingPoint>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V>) throws -> Double? {
+        try query(descriptor, .average, "fetchAverage of", keyPath).averages { Double($0[keyPath: keyPath]) }[0]
     }
 
-    private static func addingReportingOverflow<I: FixedWidthInteger>(_ a: I, _ b: Any) -> I? {
-        guard let b = b as? I else { return nil }
-        let (sum, overflow) = a.addingReportingOverflow(b)
-        return overflow ? nil : sum
+    /// The average of an optional `Double` or `Float` attribute, `nil`s left out; `nil` when no
+    /// model has a value.
+    ///
+    /// ```swift
+    /// let tip = try context.fetchAverage(FetchDescriptor<Expense>(), of: \.tip)   // tip: Double?
+    /// ```
+    public func fetchAverage<T: PersistentModel, V: BinaryFloatingPoint>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V?>) throws -> Double? {
+        try query(descriptor, .average, "fetchAverage of", keyPath).averages { $0[keyPath: keyPath].map { Double($0) } }[0]
+    }
+
+    /// The average of a `Decimal` attribute, exact up to the division; `nil` when nothing is
+    /// selected.
+    ///
+    /// ```swift
+    /// let price = try context.fetchAverage(FetchDescriptor<Item>(), of: \.price)   // Decimal?
+    /// ```
+    public func fetchAverage<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, Decimal>) throws -> Decimal? {
+        try query(descriptor, .average, "fetchAverage of", keyPath).decimalAverages { $0[keyPath: keyPath] }[0]
+    }
+
+    /// The average of an optional `Decimal` attribute, `nil`s left out; `nil` when no model has
+    /// a value.
+    ///
+    /// ```swift
+    /// let discount = try context.fetchAverage(FetchDescriptor<Item>(), of: \.discount)   // Decimal?
+    /// ```
+    public func fetchAverage<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, Decimal?>) throws -> Decimal? {
+        try query(descriptor, .average, "fetchAverage of", keyPath).decimalAverages { $0[keyPath: keyPath] }[0]
+    }
+
+    /// The least value of an attribute over the models a descriptor selects, in `V`'s own order
+    /// (strings as Swift compares them); `nil` when nothing is selected. A NaN is left out.
+    ///
+    /// ```swift
+    /// let first = try context.fetchMin(FetchDescriptor<Expense>(), of: \.date)   // Date?
+    /// ```
+    ///
+    /// SQL stores compute `min` in the database for numbers, strings and dates; other values (such
+    /// as decimals stored as text, or enums, which order by case) are read from their one column
+    /// and compared in Swift.
+    public func fetchMin<T: PersistentModel, V: Comparable>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V>) throws -> V? {
+        try query(descriptor, .minimum, "fetchMin of", keyPath).extremes(least: true) { $0[keyPath: keyPath] }[0]
+    }
+
+    /// The least value of an optional attribute, `nil`s left out; `nil` when no model has a value.
+    ///
+    /// ```swift
+    /// let lightest = try context.fetchMin(FetchDescriptor<Parcel>(), of: \.weight)   // weight: Double?
+    /// ```
+    public func fetchMin<T: PersistentModel, V: Comparable>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V?>) throws -> V? {
+        try query(descriptor, .minimum, "fetchMin of", keyPath).extremes(least: true) { $0[keyPath: keyPath] }[0]
+    }
+
+    /// The greatest value of an attribute over the models a descriptor selects, in `V`'s own
+    /// order; `nil` when nothing is selected. A NaN is left out.
+    ///
+    /// ```swift
+    /// let largest = try context.fetchMax(FetchDescriptor<Expense>(), of: \.amount)   // Double?
+    /// ```
+    public func fetchMax<T: PersistentModel, V: Comparable>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V>) throws -> V? {
+        try query(descriptor, .maximum, "fetchMax of", keyPath).extremes(least: false) { $0[keyPath: keyPath] }[0]
+    }
+
+    /// The greatest value of an optional attribute, `nil`s left out; `nil` when no model has a
+    /// value.
+    ///
+    /// ```swift
+    /// let latest = try context.fetchMax(FetchDescriptor<Task>(), of: \.completedAt)   // Date?
+    /// ```
+    public func fetchMax<T: PersistentModel, V: Comparable>(_ descriptor: FetchDescriptor<T>, of keyPath: KeyPath<T, V?>) throws -> V? {
+        try query(descriptor, .maximum, "fetchMax of", keyPath).extremes(least: false) { $0[keyPath: keyPath] }[0]
+    }
+
+    /// An aggregate over every selected model (one group, keyed 0).
+    private func query<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, _ function: StoreAggregate.Function, _ label: String, _ keyPath: AnyKeyPath) throws -> AggregateQuery<T, Int> {
+        try AggregateQuery(self, descriptor, function, label: label, of: keyPath, .none(0))
     }
 }

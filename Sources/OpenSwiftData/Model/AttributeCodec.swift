@@ -34,6 +34,11 @@ protocol AttributeCodec: AnyObject, Sendable {
     var isFloatingPoint: Bool { get }
     /// How a store adds the stored values up exactly (``StoreArithmetic``).
     var arithmetic: StoreArithmetic { get }
+    /// Whether a database's `min` and `max` of the stored values (strings under Swift's
+    /// collation, NaN left out) are Swift's: numbers stored as numbers, strings and dates — not
+    /// decimals stored as text, values stored by bit pattern, or enums (ordered by case, not by
+    /// raw value).
+    var ordersInStore: Bool { get }
     /// What the values mean, for stores that keep dates, UUIDs or decimals in a type of their own
     /// (`nil` for every other type).
     var meaning: ValueMeaning? { get }
@@ -85,6 +90,7 @@ extension AttributeCodec {
     var storesJSON: Bool { false }
     var isFloatingPoint: Bool { false }
     var arithmetic: StoreArithmetic { .none }
+    var ordersInStore: Bool { false }
     var meaning: ValueMeaning? { nil }
     func encodeForPropertyListStore(_ value: Any) throws -> StoredValue { try encode(value) }
 }
@@ -102,6 +108,9 @@ final class ScalarCodec<T: StoredScalar>: AttributeCodec {
         // `UInt64` and `UInt` above `Int64.max` are stored by bit pattern, which does not add up.
         if T.self is any StoredInteger.Type && T.self != UInt64.self && T.self != UInt.self { return .integer }
         return .none
+    }
+    var ordersInStore: Bool {
+        arithmetic == .integer || arithmetic == .real || T.self == String.self || T.self == Date.self
     }
     var isJSONCompatible: Bool {
         T.self != Decimal.self && T.self != UUID.self && T.self != Data.self && T.self != UInt64.self && T.self != UInt.self
@@ -129,138 +138,6 @@ final class ScalarCodec<T: StoredScalar>: AttributeCodec {
         guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
         return typed.storedValue
     }
-}
-
-/// Reaches an optional codec's parts without knowing its wrapped type.
-protocol _OptionalCodecProtocol {
-    var wrappedCodec: any AttributeCodec { get }
-    /// `nil` as the optional type, boxed.
-    var noneValue: Any { get }
-}
-
-/// An optional attribute. A loaded non-nil value is kept as the bare wrapped value (reading it as
-/// `Wrapped?` wraps it), so loading does not re-box every value into an `Optional` in code that is
-/// generic at run time; assigned values arrive as `Wrapped?`. Both forms encode alike.
-/// `@unchecked Sendable`: every stored property is an immutable value (`none` is a boxed `nil`).
-final class OptionalCodec<Wrapped>: AttributeCodec, _OptionalCodecProtocol, @unchecked Sendable {
-    let wrapped: any AttributeCodec
-    /// `nil` as a `Wrapped?`, boxed once.
-    private let none: Any = Optional<Wrapped>.none as Any
-    var wrappedCodec: any AttributeCodec { wrapped }
-    var noneValue: Any { none }
-    private let optionalType: Any.Type = Optional<Wrapped>.self
-    init(wrapped: any AttributeCodec) { self.wrapped = wrapped }
-    var storedType: StoredType { wrapped.storedType }
-    var isSwiftString: Bool { wrapped.isSwiftString }
-    var ordersAsReal: Bool { wrapped.ordersAsReal }
-    var meaning: ValueMeaning? { wrapped.meaning }
-    var isJSONCompatible: Bool { wrapped.isJSONCompatible }
-    var jsonShape: JSONShape? { wrapped.jsonShape }
-    var storesJSON: Bool { wrapped.storesJSON }
-    var isFloatingPoint: Bool { wrapped.isFloatingPoint }
-    var arithmetic: StoreArithmetic { wrapped.arithmetic }
-    var isOptional: Bool { true }
-    var typeName: String { wrapped.typeName + "?" }
-    var schemaTypeName: String { wrapped.schemaTypeName + "?" }
-    var isOpaque: Bool { wrapped.isOpaque }
-    func decode(_ value: StoredValue) throws -> Any {
-        if case .null = value { return none }
-        return try wrapped.decode(value)
-    }
-    func encode(_ value: Any) throws -> StoredValue {
-        if Swift.type(of: value) != optionalType {
-            // A bare wrapped value, as loading stores it.
-            return try wrapped.encode(value)
-        }
-        // A cast to the concrete optional type, not to a protocol (see `ConformanceCache`).
-        guard let optional = value as? Wrapped? else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
-        guard let inner = optional else { return .null }
-        return try wrapped.encode(inner)
-    }
-    func encodeForPropertyListStore(_ value: Any) throws -> StoredValue {
-        if Swift.type(of: value) != optionalType { return try wrapped.encodeForPropertyListStore(value) }
-        guard let optional = value as? Wrapped? else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
-        guard let inner = optional else { return .null }
-        return try wrapped.encodeForPropertyListStore(inner)
-    }
-}
-
-final class RawValueCodec<T: RawRepresentable>: AttributeCodec {
-    let raw: any AttributeCodec
-    init(raw: any AttributeCodec) { self.raw = raw }
-    var storedType: StoredType { raw.storedType }
-    var isJSONCompatible: Bool { raw.isJSONCompatible }
-    var meaning: ValueMeaning? { raw.meaning }
-    var isOptional: Bool { false }
-    var typeName: String { String(describing: T.self) }
-    func decode(_ value: StoredValue) throws -> Any {
-        guard let rawValue = try raw.decode(value) as? T.RawValue, let result = T(rawValue: rawValue) else {
-            throw DecodingFailure(expected: typeName, found: value)
-        }
-        return result
-    }
-    func encode(_ value: Any) throws -> StoredValue {
-        if Swift.type(of: value) == T.self { return try raw.encode((value as! T).rawValue) }
-        return try encodeConverting(value)
-    }
-
-    @inline(never)
-    private func encodeConverting(_ value: Any) throws -> StoredValue {
-        guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
-        return try raw.encode(typed.rawValue)
-    }
-}
-
-/// `Codable` values that are not scalars (structs, enums with payloads, arrays, dictionaries) are
-/// stored as JSON text with sorted keys, so equal values store equal text.
-final class JSONCodec<T: Codable>: AttributeCodec, _JSONCodecProtocol {
-    init() {}
-    var codableType: any Codable.Type { T.self }
-    /// For arrays and dictionaries: the codec of the elements (values), if predicates can look inside.
-    var elementCodec: (any AttributeCodec)? {
-        guard let container = T.self as? any _JSONContainer.Type, let element = container._elementCodec, element.isJSONCompatible else { return nil }
-        return element
-    }
-    var storesJSON: Bool { true }
-    /// Whether the JSON is an object keyed by strings (a dictionary) rather than an array.
-    var isDictionary: Bool { (T.self as? any _JSONContainer.Type)?._isDictionary ?? false }
-    var jsonShape: JSONShape? {
-        guard T.self is any _JSONContainer.Type else { return nil }
-        return JSONShape(element: elementCodec, isDictionary: isDictionary)
-    }
-    var storedType: StoredType { .text }
-    var isOptional: Bool { false }
-    var typeName: String { String(describing: T.self) }
-    func decode(_ value: StoredValue) throws -> Any {
-        let data: Data
-        switch value {
-        case .text(let text): data = Data(text.utf8)
-        case .blob(let blob) where blob.starts(with: "bplist".utf8):
-            // How SwiftData stores arrays and other Codable values in Core Data's layout.
-            return try PropertyListDecoder().decode(T.self, from: blob)
-        case .blob(let blob): data = blob
-        default: throw DecodingFailure(expected: typeName, found: value)
-        }
-        return try JSONDecoder().decode(T.self, from: data)
-    }
-    func encode(_ value: Any) throws -> StoredValue {
-        guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(typed)
-        return .text(String(decoding: data, as: UTF8.self))
-    }
-    func encodeForPropertyListStore(_ value: Any) throws -> StoredValue {
-        guard let typed = value as? T else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .binary
-        return .blob(try encoder.encode(typed))
-    }
-}
-
-/// Lets code holding any codec reach the `Codable` type of a ``JSONCodec``.
-protocol _JSONCodecProtocol {
-    var codableType: any Codable.Type { get }
 }
 
 /// Lets generic code reach `Optional`'s wrapped type without knowing it statically.

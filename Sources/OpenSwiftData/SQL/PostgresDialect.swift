@@ -86,8 +86,8 @@ package struct PostgresDialect: SQLDialect {
     package var falseCondition: String { "FALSE" }
     /// The keys come back in one row: a row each would cost the server and the client far more
     /// than the delete itself.
-    package func deleteReturningKeys(_ delete: String, key: String) -> String? {
-        "WITH \"Z_DELETED\" AS (\(delete) RETURNING \(key)) SELECT string_agg(\(key)::text, ',') FROM \"Z_DELETED\""
+    package func returningKeys(_ statement: String, key: String) -> String? {
+        "WITH \"Z_CHANGED\" AS (\(statement) RETURNING \(key)) SELECT string_agg(\(key)::text, ',') FROM \"Z_CHANGED\""
     }
     package func literal(_ value: StoredValue) -> String? {
         switch value {

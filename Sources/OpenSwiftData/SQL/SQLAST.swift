@@ -123,6 +123,7 @@ struct SQLSelect: Sendable {
     var from: SQLTableReference
     var joins: [SQLJoin] = []
     var whereClause: SQLExpression?
+    var groupBy: [SQLExpression] = []
     var orderBy: [SQLOrdering] = []
     var limit: Int?
     var offset: Int?

@@ -56,11 +56,12 @@ package protocol SQLDialect: Sendable {
     func truth(_ value: String) -> String
     /// A condition (rendered) as a 0/1 value.
     func truthValue(_ condition: String) -> String
-    /// A statement that runs `delete` (rendered) and gives the keys (`key`, quoted) of the rows it
-    /// deleted as one row holding them as comma-separated text — one statement, and exactly the
-    /// rows deleted; `nil` where a batch delete selects the keys before it instead (SQLite: a
-    /// delete of every row is then a truncation).
-    func deleteReturningKeys(_ delete: String, key: String) -> String?
+    /// A statement that runs `statement` (a rendered `DELETE` or `UPDATE`) and gives the keys
+    /// (`key`, quoted) of the rows it changed as one row holding them as comma-separated text —
+    /// one statement, and exactly the rows changed; `nil` where a batch selects the keys before it
+    /// instead (SQLite, whose one writer sees the same rows; a delete of every row is then a
+    /// truncation).
+    func returningKeys(_ statement: String, key: String) -> String?
     /// A condition that is never true (an `IN` over an empty list).
     var falseCondition: String { get }
     /// A value as an SQL literal, for DDL, which takes no parameters (a new column's default);

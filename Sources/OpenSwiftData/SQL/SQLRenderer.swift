@@ -84,6 +84,9 @@ struct SQLRenderer {
         if let whereClause = select.whereClause {
             text += " WHERE " + render(whereClause)
         }
+        if !select.groupBy.isEmpty {
+            text += " GROUP BY " + select.groupBy.map { render($0) }.joined(separator: ", ")
+        }
         if !select.orderBy.isEmpty {
             let nulls = dialect.nullOrdering
             text += " ORDER BY " + select.orderBy.map { render($0.expression) + ($0.ascending ? " ASC" + nulls.ascending : " DESC" + nulls.descending) }.joined(separator: ", ")

@@ -14,7 +14,7 @@ extension SQLSaveWriter {
             // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
             let everyRow = keysSelect.whereClause == nil && keysSelect.joins.isEmpty && keysSelect.limit == nil && keysSelect.offset == nil
             let delete = SQLRenderer.render(.delete(table: layout.tableName, whereClause: everyRow ? nil : doomed(ModelLayout.primaryKeyColumn)), dialect: store.dialect)
-            let deleteReturningKeys = store.dialect.deleteReturningKeys(delete.text, key: store.dialect.quote(ModelLayout.primaryKeyColumn))
+            let deleteReturningKeys = store.dialect.returningKeys(delete.text, key: store.dialect.quote(ModelLayout.primaryKeyColumn))
             var keys: [Int64] = []
             if deleteReturningKeys == nil {
                 try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }

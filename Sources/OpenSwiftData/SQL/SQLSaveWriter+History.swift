@@ -123,6 +123,9 @@ extension SQLSaveWriter {
         for cleared in changes.clearedReferences where !cleared.isChanged && seen.insert(RowKey(layout: ObjectIdentifier(cleared.layout), key: cleared.key)).inserted {
             update(cleared.layout, [cleared.slot], keys: CollectionOfOne(cleared.key))
         }
+        for batch in result.batchUpdatedKeys {
+            update(batch.layout, [batch.slot], keys: batch.keys)
+        }
         groups += updates
 
         var deletes: [HistoryChangeGroup] = []

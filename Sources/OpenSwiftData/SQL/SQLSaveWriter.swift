@@ -80,6 +80,7 @@ struct SQLSaveWriter {
 
         let batchDeleted = try writeBatchDeletes(store: store, connection: connection)
         result.batchDeletedKeys += batchDeleted
+        result.batchUpdatedKeys += try writeBatchUpdates(store: store, connection: connection)
 
         try readTombstonesOfDeletedRows()
         // Deleted rows, their join rows, and references to them from relationships without inverse.

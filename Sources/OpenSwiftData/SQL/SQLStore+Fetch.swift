@@ -6,6 +6,7 @@ extension SQLStore {
     var systemName: String { dialect.systemName }
     var isTransactional: Bool { true }
     var deletesByPredicate: Bool { true }
+    var updatesByPredicate: Bool { true }
 
     /// The `SELECT` for a fetch, reading `columns` (by default whole rows of the slots asked for).
     private func select<T>(_ request: StoreFetch<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
@@ -91,6 +92,10 @@ extension SQLStore {
 
     /// The query selecting the keys of the rows a batch delete removes.
     func keysSelect(_ batch: BatchDelete) throws -> SQLSelect {
+        try keysSelect(batch.descriptor, layout: batch.layout)
+    }
+
+    func keysSelect(_ batch: BatchUpdate) throws -> SQLSelect {
         try keysSelect(batch.descriptor, layout: batch.layout)
     }
 

@@ -50,7 +50,7 @@ struct SQLiteDialect: SQLDialect {
         spelling?.isRenamedTable(table) == true ? quote(table) : quoteWithDoubleQuotes(table)
     }
     var falseCondition: String { "0" }
-    func deleteReturningKeys(_ delete: String, key: String) -> String? { nil }
+    func returningKeys(_ statement: String, key: String) -> String? { nil }
     func literal(_ value: StoredValue) -> String? { standardLiteral(value) }
     /// RENAME COLUMN came with SQLite 3.25, DROP COLUMN with 3.35.
     var altersColumnsInPlace: Bool { sqlite3_libversion_number() >= 3_035_000 }

@@ -51,6 +51,8 @@ struct StoreSaveResult {
     var keys: [(firstToken: Int, keys: [Int64])] = []
     /// The keys of rows deleted by each batch delete, for `didSave` and the identity map.
     var batchDeletedKeys: [(layout: ModelLayout, keys: [Int64], store: String)] = []
+    /// The keys of rows each batch update changed, with the slot it set.
+    var batchUpdatedKeys: [(layout: ModelLayout, slot: Int, keys: [Int64])] = []
     /// Tokens of new rows that updated a stored one through a unique constraint (an upsert): their
     /// relationships are read again, as the stored model's merged with theirs.
     var upserted = Set<Int>()

@@ -20,6 +20,9 @@ protocol ModelStore: AnyObject, Sendable {
     /// Whether the store runs ``BatchDelete``s itself; otherwise the context loads the matching
     /// models and deletes them one by one.
     var deletesByPredicate: Bool { get }
+    /// Whether the store runs ``BatchUpdate``s itself; otherwise the context loads the matching
+    /// models, sets them and saves.
+    var updatesByPredicate: Bool { get }
 
     // MARK: Saving
 
@@ -47,10 +50,10 @@ protocol ModelStore: AnyObject, Sendable {
     /// The identifiers of the models a fetch selects, in its order, each naming the model's own
     /// class (a fetch of `Trip` can select business trips).
     func fetchIdentifiers<T>(_ request: StoreFetch<T>, in context: ModelContext) throws -> [PersistentIdentifier]
-    /// The sum of the attribute at the end of `path` (reached through to-one relationships) over
-    /// the rows a fetch selects, in the attribute's stored form (`.null` for no values); `nil`
-    /// when the store cannot add the values up, and the context adds up fetched models instead.
-    func fetchSum<T>(_ request: StoreFetch<T>, of path: [PropertyLayout]) throws -> StoredValue?
+    /// An aggregate over the rows a fetch selects, as partial results the context finishes and
+    /// merges (``StoreAggregate``); `nil` when the store cannot compute it, and the context
+    /// reduces fetched models instead.
+    func fetchAggregate<T>(_ request: StoreFetch<T>, _ aggregate: StoreAggregate) throws -> [StoreAggregate.Partial]?
     /// Throws now what a ``BatchDelete`` with this descriptor would throw at save time.
     func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws
 
@@ -107,6 +110,7 @@ protocol ModelStore: AnyObject, Sendable {
 
 extension ModelStore {
     var systemName: String { "custom" }
+    var updatesByPredicate: Bool { false }
 
     /// A context that used the store is gone (custom stores are told through `invalidateState(for:)`).
     func contextEnded(_ editingState: EditingState) {}
@@ -128,8 +132,8 @@ extension ModelStore {
         }
     }
 
-    /// A store that filters models in memory has nothing faster than adding up the models.
-    func fetchSum<T>(_ request: StoreFetch<T>, of path: [PropertyLayout]) throws -> StoredValue? { nil }
+    /// A store that filters models in memory has nothing faster than reducing the models.
+    func fetchAggregate<T>(_ request: StoreFetch<T>, _ aggregate: StoreAggregate) throws -> [StoreAggregate.Partial]? { nil }
 
     var keepsHistory: Bool { false }
     func latestHistoryNumber() throws -> Int64? { nil }

@@ -24,6 +24,9 @@ struct ValueChangeSet {
     var referencedRows: [ReferencedRows] = []
     /// Deletes by predicate (`delete(model:where:)`), run by the store without loading models.
     var batchDeletes: [BatchDelete] = []
+    /// Updates by predicate (`update(model:where:set:to:)`), run by the store without loading
+    /// models; a change set holding one is saved on its own.
+    var batchUpdates: [BatchUpdate] = []
     /// The saving context's author, recorded in the store's history.
     var author: String?
     /// The saving context, for stores that tell contexts apart (custom `DataStore`s).

@@ -1,0 +1,193 @@
+import Foundation
+
+/// One aggregate call as the context runs it: the attributes resolved and checked, then either
+/// the store's partial results (``StoreAggregate/Partial``) with their group keys decoded, or —
+/// where the store cannot compute it, or this context's unsaved changes must count — the fetched
+/// models. Each public aggregate folds one or the other into its answer, so both paths reduce alike.
+struct AggregateQuery<T: PersistentModel, K: Hashable> {
+    let context: ModelContext
+    let descriptor: FetchDescriptor<T>
+    let layout: ModelLayout
+    let function: StoreAggregate.Function
+    /// The aggregated attribute's path and codec (empty and `nil` for a count).
+    let value: [PropertyLayout]
+    let codec: (any AttributeCodec)?
+    let group: [PropertyLayout]?
+    /// For messages: "the sum of Reading.count".
+    let name: String
+    private let keyOfModel: (T) -> K
+    private let keyOfStored: (StoredValue) throws -> K
+
+    /// Groups per value of a key path, or one group of every selected model under a fixed key.
+    enum Grouping {
+        case by(KeyPath<T, K>)
+        case none(K)
+    }
+
+    /// An aggregate of the attribute at `valuePath` (`nil`: a count), grouped as `grouping` says.
+    init(_ context: ModelContext, _ descriptor: FetchDescriptor<T>, _ function: StoreAggregate.Function, label: String,
+         of valuePath: AnyKeyPath?, _ grouping: Grouping) throws {
+        self.context = context
+        self.descriptor = descriptor
+        self.function = function
+        layout = try context.layout(for: T.self)
+        if let valuePath {
+            (value, codec) = try Self.attribute(valuePath, of: layout, function: label)
+        } else {
+            (value, codec) = ([], nil)
+        }
+        name = "the \(function) of \(layout.entityName)\(value.isEmpty ? "" : ".")\(value.map(\.name).joined(separator: "."))"
+        switch grouping {
+        case .by(let groupPath):
+            let (path, keyCodec) = try Self.attribute(groupPath, of: layout, function: "\(label) grouped by", allowsJSON: true)
+            group = path
+            keyOfModel = { $0[keyPath: groupPath] }
+            let entity = layout.entityName, property = path.map(\.name).joined(separator: ".")
+            keyOfStored = { stored in
+                if stored.isNull, let none = (Optional<Int>.none as Any) as? K { return none }
+                guard let key = try keyCodec.decode(stored) as? K else {
+                    throw SwiftDataError(.loadIssueModelContainer, "a stored \(entity).\(property) (\(stored)) is not a \(K.self); the store was changed by another program, or a to-one relationship on the way is missing where the model requires it")
+                }
+                return key
+            }
+        case .none(let key):
+            group = nil
+            keyOfModel = { _ in key }
+            keyOfStored = { _ in key }
+        }
+    }
+
+    /// Calls `stored` with each partial result the store computed (nothing is fetched), or, where
+    /// the store cannot compute it or unsaved changes count, `model` with each selected model.
+    func run(stored: (K, StoreAggregate.Partial) throws -> Void, model: (K, T) throws -> Void) throws {
+        // Unsaved changes of the entity, or of one reached on the way to an attribute, change
+        // the answer: the models are fetched, as `fetchCount` does. Stored values only are read
+        // in a context of their own, whose models hold no unsaved edits.
+        let layouts = [layout] + (value.dropLast() + (group?.dropLast() ?? [])).compactMap { $0.relationship?.destination }
+        let pending = layouts.contains { context.hasPendingChanges(of: $0) }
+        if !(descriptor.includePendingChanges && pending) {
+            let store = try context.container.store(for: layout)
+            if let partials = try store.fetchAggregate(StoreFetch(descriptor: descriptor, layout: layout), StoreAggregate(function: function, value: value, group: group)) {
+                for partial in partials {
+                    try stored(try keyOfStored(partial.key), partial)
+                }
+                return
+            }
+        }
+        let source = !descriptor.includePendingChanges && pending ? ModelContext(context.container) : context
+        for selected in try source.fetch(descriptor) {
+            try model(keyOfModel(selected), selected)
+        }
+    }
+
+    // MARK: Folds, one per function, each the same over the store's partials and over models
+
+    /// The number of selected models per group.
+    func counts() throws -> [K: Int] {
+        var counts: [K: Int] = [:]
+        try run(stored: { key, partial in counts[key, default: 0] += Int(clamping: partial.count) },
+                model: { key, _ in counts[key, default: 0] += 1 })
+        return counts
+    }
+
+    /// The sum per group of every selected model (zero where all values are `nil`).
+    func sums<V: AdditiveArithmetic>(_ value: (T) -> V?) throws -> [K: V] {
+        var sums: [K: V] = [:]
+        try run(stored: { key, partial in
+            let total = sums[key] ?? .zero
+            sums[key] = partial.value.isNull ? total : try adding(total, decode(partial.value, as: V.self))
+        }, model: { key, model in
+            let total = sums[key] ?? .zero
+            sums[key] = try value(model).map { try adding(total, $0) } ?? total
+        })
+        return sums
+    }
+
+    /// The average per group with a value: the sum as a `Double` over the number of values.
+    func averages(_ value: (T) -> Double?) throws -> [K: Double] {
+        var sums: [K: (sum: Double, count: Int64)] = [:]
+        try run(stored: { key, partial in
+            guard case .real(let sum) = partial.value, partial.count > 0 else { return }
+            let total = sums[key] ?? (0, 0)
+            sums[key] = (total.sum + sum, total.count + partial.count)
+        }, model: { key, model in
+            guard let next = value(model) else { return }
+            let total = sums[key] ?? (0, 0)
+            sums[key] = (total.sum + next, total.count + 1)
+        })
+        return sums.mapValues { $0.sum / Double($0.count) }
+    }
+
+    /// The average per group with a value, of decimals added exactly.
+    func decimalAverages(_ value: (T) -> Decimal?) throws -> [K: Decimal] {
+        var sums: [K: (sum: Decimal, count: Int64)] = [:]
+        try run(stored: { key, partial in
+            guard !partial.value.isNull, partial.count > 0 else { return }
+            let total = sums[key] ?? (0, 0)
+            sums[key] = (total.sum + (try decode(partial.value, as: Decimal.self)), total.count + partial.count)
+        }, model: { key, model in
+            guard let next = value(model) else { return }
+            let total = sums[key] ?? (0, 0)
+            sums[key] = (total.sum + next, total.count + 1)
+        })
+        return sums.mapValues { $0.sum / Decimal(Int($0.count)) }
+    }
+
+    /// The least (or greatest) value per group with a value, by `V`'s own order; a value that
+    /// is not equal to itself (NaN) is left out.
+    func extremes<V: Comparable>(least: Bool, _ value: (T) -> V?) throws -> [K: V] {
+        var best: [K: V] = [:]
+        func offer(_ key: K, _ candidate: V) {
+            guard candidate == candidate else { return }
+            if let current = best[key], !(least ? candidate < current : current < candidate) { return }
+            best[key] = candidate
+        }
+        try run(stored: { key, partial in
+            guard !partial.value.isNull else { return }
+            offer(key, try decode(partial.value, as: V.self))
+        }, model: { key, model in
+            if let next = value(model) { offer(key, next) }
+        })
+        return best
+    }
+
+    /// A stored value of the aggregated attribute as `V`; an integer sum that does not fit `V`
+    /// (past `Int8.max` for an `Int8`) throws ``SwiftDataError/valueOutOfRange``.
+    func decode<V>(_ stored: StoredValue, as type: V.Type) throws -> V {
+        guard let codec, let decoded = try? codec.decode(stored) as? V else {
+            throw SwiftDataError(.valueOutOfRange, "\(name) (\(stored)) does not fit \(V.self)")
+        }
+        return decoded
+    }
+
+    /// `a + b`, or ``SwiftDataError/valueOutOfRange`` where a fixed-width integer sum would
+    /// overflow (Swift's `+` traps).
+    func adding<V: AdditiveArithmetic>(_ a: V, _ b: V) throws -> V {
+        guard let a = a as? any FixedWidthInteger else { return a + b }
+        guard let sum = Self.addingReportingOverflow(a, b) as? V else {
+            throw SwiftDataError(.valueOutOfRange, "\(name) does not fit \(V.self)")
+        }
+        return sum
+    }
+
+    private static func addingReportingOverflow<I: FixedWidthInteger>(_ a: I, _ b: Any) -> I? {
+        guard let b = b as? I else { return nil }
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? nil : sum
+    }
+
+    /// The attribute a key path names (through to-one relationships), with its codec; refuses
+    /// relationships, and values stored as JSON unless they are only compared for equality.
+    private static func attribute(_ keyPath: AnyKeyPath, of layout: ModelLayout, function: String, allowsJSON: Bool = false) throws -> ([PropertyLayout], any AttributeCodec) {
+        guard let path = KeyPathResolver.chain(keyPath, from: layout), let last = path.last else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(function) \(keyPath): not a persisted attribute of \(layout.entityName), or one reached through to-one relationships")
+        }
+        guard let codec = last.codec else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(function) \(layout.entityName).\(last.name): it is a relationship; name one of its attributes (such as \\.\(last.name)?.name)")
+        }
+        if codec.isOpaque || (codec.storesJSON && !allowsJSON) {
+            throw SwiftDataError(.unsupportedKeyPath, "\(function) \(layout.entityName).\(last.name): it is stored as JSON or with @Attribute(.codable); name an attribute stored as a number, string or date")
+        }
+        return (path, codec)
+    }
+}

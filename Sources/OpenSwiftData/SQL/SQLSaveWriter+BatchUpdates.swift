@@ -1,0 +1,32 @@
+import Foundation
+
+/// `update(model:where:set:to:)` batches, run in the store.
+extension SQLSaveWriter {
+    /// Runs each batch update as one `UPDATE` over the batch's key query, and answers with the
+    /// keys of the rows it changed (for the history and the context's registered models).
+    func writeBatchUpdates(store: SQLStore, connection: any SQLConnection) throws -> [(layout: ModelLayout, slot: Int, keys: [Int64])] {
+        var updated: [(layout: ModelLayout, slot: Int, keys: [Int64])] = []
+        for batch in changes.batchUpdates {
+            let layout = batch.layout
+            let keysSelect = try store.keysSelect(batch)
+            let key = SQLExpression.column(table: "", name: ModelLayout.primaryKeyColumn)
+            let update = SQLRenderer.render(.update(
+                table: layout.tableName,
+                assignments: [(layout.properties[batch.slot].name, .bind(batch.value))] + store.format.versionBump,
+                whereClause: .inSelect(key, keysSelect)), dialect: store.dialect)
+            var keys: [Int64] = []
+            if let returning = store.dialect.returningKeys(update.text, key: store.dialect.quote(ModelLayout.primaryKeyColumn)) {
+                try store.query(returning, bindings: update.bindings, on: connection) { row in
+                    if !row.isNull(at: 0) { keys = Self.keys(inList: row.text(at: 0)) }
+                }
+            } else {
+                // One writer at a time: the keys read first are the rows the update changes.
+                try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }
+                guard !keys.isEmpty else { continue }
+                try store.execute(update.text, bindings: update.bindings, on: connection)
+            }
+            if !keys.isEmpty { updated.append((layout, batch.slot, keys)) }
+        }
+        return updated
+    }
+}
