@@ -44,6 +44,19 @@ import TestModels
         #expect(try await ObservedValue.wait({ observer.results.map(\.amount) }, until: { $0.count == 1 }) == [15])
     }
 
+    /// A batch update (`update(model:where:set:to:)`) is a save like any other to observers.
+    @Test(arguments: StoreKind.allCases)
+    func resultsFollowBatchUpdates(_ kind: StoreKind) async throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        for amount in [1.0, 2, 3] { context.insert(Expense(amount: amount)) }
+        try context.save()
+        let observer = try ResultsObserver<Expense, Never>(filterBy: #Predicate { $0.note == "big" }, sortBy: [SortDescriptor(\.amount)], modelContainer: store.container)
+        #expect(observer.results.isEmpty)
+        #expect(try context.update(model: Expense.self, where: #Predicate { $0.amount > 1 }, set: \.note, to: "big") == 2)
+        #expect(try await ObservedValue.wait({ observer.results.map(\.amount) }, until: { $0.count == 2 }) == [2, 3])
+    }
+
     @Test func changingTheFilterOrSortFetchesBeforeTheSetterReturns() throws {
         let store = try TestStore(.memory, [Expense.self])
         let context = store.context()
