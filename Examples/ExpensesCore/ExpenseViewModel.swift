@@ -150,17 +150,38 @@ public final class ExpenseViewModel {
     /// Every category by name, with its colour, how many expenses it has and their total;
     /// expenses without a category last, as "Uncategorised", if there are any.
     public func categoryTotals() throws -> [CategoryTotal] {
-        // Counted and added by the store, a category at a time (names are unique); no expense is loaded.
+        // Counted and added by the store per category name (names are unique), in two grouped
+        // queries however many categories and expenses there are; no expense is loaded.
+        let every = FetchDescriptor<Expense>()
+        let counts = try context.fetchCount(every, groupedBy: \.category?.name)
+        let sums = try context.fetchSum(every, of: \.amount, groupedBy: \.category?.name)
         var totals = try context.fetch(FetchDescriptor<Category>(sortBy: [SortDescriptor(\.name)])).map { category in
-            let name = category.name
-            let total = try total(FetchDescriptor<Expense>(predicate: #Predicate { $0.category?.name == name }))
-            return CategoryTotal(name: name, colour: category.colour, count: total.count, total: total.amount)
+            CategoryTotal(name: category.name, colour: category.colour, count: counts[category.name] ?? 0, total: sums[category.name] ?? 0)
         }
-        let uncategorised = try total(FetchDescriptor<Expense>(predicate: #Predicate { $0.category == nil }))
-        if uncategorised.count > 0 {
-            totals.append(CategoryTotal(name: CategoryTotal.uncategorised, colour: nil, count: uncategorised.count, total: uncategorised.amount))
+        if let uncategorised = counts[nil], uncategorised > 0 {
+            totals.append(CategoryTotal(name: CategoryTotal.uncategorised, colour: nil, count: uncategorised, total: sums[nil] ?? 0))
         }
         return totals
+    }
+
+    /// Spending per category in each of the last `months` calendar months, oldest first, the
+    /// current month last: one grouped sum per month, computed by the store.
+    public func monthlySpending(months: Int = 12, now: Date = .now, calendar: Calendar = .current) throws -> [MonthSpending] {
+        guard months > 0, let thisMonth = calendar.dateInterval(of: .month, for: now)?.start else { return [] }
+        var result: [MonthSpending] = []
+        for back in (0..<months).reversed() {
+            guard let start = calendar.date(byAdding: .month, value: -back, to: thisMonth),
+                  let end = calendar.date(byAdding: .month, value: 1, to: start) else { continue }
+            let inMonth = FetchDescriptor<Expense>(predicate: #Predicate { $0.date >= start && $0.date < end })
+            let sums = try context.fetchSum(inMonth, of: \.amount, groupedBy: \.category?.name)
+            var totals: [String: Double] = [:]
+            for (name, sum) in sums where sum != 0 {
+                totals[name ?? CategoryTotal.uncategorised, default: 0] += sum
+            }
+            let parts = calendar.dateComponents([.year, .month], from: start)
+            result.append(MonthSpending(month: String(format: "%04d-%02d", parts.year ?? 0, parts.month ?? 0), totals: totals))
+        }
+        return result
     }
 
     private func total(_ descriptor: FetchDescriptor<Expense>) throws -> (count: Int, amount: Double) {

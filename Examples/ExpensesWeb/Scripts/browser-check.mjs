@@ -2,6 +2,8 @@
 // form with a bad amount (the page must say what is wrong), then with a good one (the expense
 // must appear in the table), and saves a screenshot. Then adds a note crafted to break out of
 // the page's attributes (a quote with a combining mark): it must show as text and run nothing.
+// The spending chart's bars must carry the numbers of GET /api/spending/monthly, with heights
+// proportional to them; a screenshot of the chart is saved beside the page's (NAME-chart.png).
 // Last, live updates: an expense created through the JSON API of OTHER_URL (another instance on
 // the same database; the same server if not given) must appear in the open page without a reload.
 //
@@ -115,6 +117,25 @@ if (Math.abs(Number(after) - Number(before) - 4.2) > 0.001) fail(`the total went
 
 const { data } = await page('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false });
 writeFileSync(screenshot, Buffer.from(data, 'base64'));
+// The chart: every bar segment is a month's spending in a category, as the API computes it.
+const months = await (await fetch(`${base}/api/spending/monthly`)).json();
+const bars = await evaluate(`[...document.querySelectorAll('#chart g[data-month]')].flatMap((g) =>
+  [...g.querySelectorAll('rect[data-amount]')].map((r) => ({ month: g.dataset.month, category: r.dataset.category,
+    amount: Number(r.dataset.amount), height: r.getBBox().height })))`);
+const expected = months.flatMap((m) => Object.entries(m.totals).map(([category, amount]) => ({ month: m.month, category, amount })));
+if (months.length !== 12) fail(`GET /api/spending/monthly gave ${months.length} months, not 12`);
+if (bars.length !== expected.length) fail(`the chart draws ${bars.length} bar segments; the API has ${expected.length} month and category totals`);
+for (const want of expected) {
+  const bar = bars.find((b) => b.month === want.month && b.category === want.category);
+  if (!bar || Math.abs(bar.amount - want.amount) > 0.005) fail(`the chart's ${want.month} ${want.category} is ${bar?.amount}, the API says ${want.amount}`);
+}
+const perUnit = bars.map((b) => b.height / b.amount);
+if (bars.length === 0 || Math.max(...perUnit) - Math.min(...perUnit) > 0.01 * Math.max(...perUnit)) fail(`the bars' heights are not proportional to their amounts (${perUnit.join(', ')})`);
+const box = await evaluate(`(() => { const r = document.querySelector('#chart').getBoundingClientRect(); return { x: r.x, y: r.y + scrollY, width: r.width, height: r.height }; })()`);
+const chart = await page('Page.captureScreenshot', { format: 'png', clip: { ...box, scale: 1 }, captureBeyondViewport: true });
+const chartShot = screenshot.replace(/(\.png)?$/, '-chart.png');
+writeFileSync(chartShot, Buffer.from(chart.data, 'base64'));
+
 const hostile = 'x"\u0301 autofocus onfocus=window.__xss=1 x="';
 await submit('0.01', hostile);
 if (await evaluate(`window.__xss !== undefined || document.querySelectorAll('[onfocus]').length > 0`)) fail('a crafted note added an attribute to the page and ran script');
@@ -135,7 +156,7 @@ await waitFor(`document.querySelector('#expenses').innerText.includes(${JSON.str
   `an expense stored through ${other} did not appear in the open page`);
 if (!(await evaluate(`window.__notReloaded === true`))) fail('the page was reloaded instead of updated');
 
-console.log(`browser check passed: refused -12 ("${complaint.trim()}"), added "${note}" (${row.replace(/\s+/g, ' ').trim()}), total ${before} → ${after}; a crafted note stayed text; "${liveNote}" appeared live; screenshot ${screenshot}`);
+console.log(`browser check passed: refused -12 ("${complaint.trim()}"), added "${note}" (${row.replace(/\s+/g, ' ').trim()}), total ${before} → ${after}; the chart's ${bars.length} bars match the API; a crafted note stayed text; "${liveNote}" appeared live; screenshots ${screenshot}, ${chartShot}`);
 socket.close();
 const exited = new Promise((resolve) => chromium.once('exit', resolve));
 chromium.kill('SIGTERM');

@@ -23,6 +23,7 @@ struct APIController {
         api.get("categories", use: categories)
         api.post("categories", use: createCategory)
         api.get("summary", use: summary)
+        api.get("spending/monthly", use: monthlySpending)
     }
 
     @Sendable func list(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
@@ -115,6 +116,12 @@ struct APIController {
             return SummaryJSON(categories: categories, count: categories.reduce(0) { $0 + $1.count }, total: categories.reduce(0) { $0 + $1.total })
         }
         return try Self.json(summary)
+    }
+
+    /// Spending per category in each of the last twelve months, oldest first: the numbers the
+    /// page's chart draws.
+    @Sendable func monthlySpending(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
+        try Self.json(try await run { viewModel, _ in try viewModel.monthlySpending() })
     }
 
     // MARK: Helpers

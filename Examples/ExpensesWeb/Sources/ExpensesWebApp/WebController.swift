@@ -5,7 +5,8 @@ import Mustache
 import OpenSwiftData
 
 /// The HTML page: the expenses (filtered by category, text and days) with their total, totals
-/// by category, a form to add an expense and a button to delete one. Rendered on the server
+/// by category, a chart of spending per month (``SpendingChart``), a form to add an expense and
+/// a button to delete one. Rendered on the server
 /// from `page.mustache`; forms post and are redirected back (303), or the page comes back with
 /// status 400 and what is wrong next to each field.
 struct WebController {
@@ -97,6 +98,7 @@ struct WebController {
         var count: Int
         var total: Double
         var totals: [CategoryTotal]
+        var months: [MonthSpending]
     }
 
     private func render(
@@ -106,7 +108,7 @@ struct WebController {
         let data = try await service.perform { viewModel, _ in
             let (count, total) = try viewModel.total(filter)
             let expenses = try viewModel.expenses(filter, limit: Self.pageSize).map(ExpenseJSON.init)
-            return PageData(expenses: expenses, count: count, total: total, totals: try viewModel.categoryTotals())
+            return PageData(expenses: expenses, count: count, total: total, totals: try viewModel.categoryTotals(), months: try viewModel.monthlySpending())
         }
         let names = data.totals.compactMap { $0.colour == nil ? nil : $0.name }
         let today = ExpenseJSON.day.format(.now)
@@ -128,6 +130,7 @@ struct WebController {
             "totals": data.totals.map { ["name": $0.name, "count": $0.count, "total": Self.money($0.total)] as [String: Any] },
             "allCount": data.totals.reduce(0) { $0 + $1.count },
             "allTotal": Self.money(data.totals.reduce(0) { $0 + $1.total }),
+            "chart": SpendingChart(months: data.months).values,
         ]
         guard let html = templates.render(values, withTemplate: "page") else {
             throw APIError(.internalServerError, "The page template is missing.")

@@ -70,4 +70,54 @@ import Testing
         }
         #expect(try app.freshViewModel().total().count == 5)
     }
+
+    /// The chart: twelve months, oldest first, each month's spending per category from grouped
+    /// sums — the same numbers as the expenses added up in Swift, in the JSON API and in the
+    /// bars' data on the page.
+    @Test(arguments: WebStore.available)
+    func theChartShowsSpendingPerMonthByCategory(_ store: WebStore) async throws {
+        let app = try TestApp(store)
+        let calendar = Calendar.current
+        let lastMonth = try #require(calendar.date(byAdding: .month, value: -1, to: .now))
+        let longAgo = try #require(calendar.date(byAdding: .month, value: -14, to: .now))
+        let viewModel = try app.freshViewModel()
+        for (amount, category, date) in [(20.0, "Food", lastMonth), (5.5, "Bills", lastMonth), (3.0, nil, lastMonth), (99.0, "Food", longAgo)] as [(Double, String?, Date)] {
+            #expect(viewModel.addExpense(amount: amount, note: nil, category: try category.map { try viewModel.category(named: $0) }, date: date) != nil)
+        }
+        let key = { @Sendable (date: Date) in
+            let parts = calendar.dateComponents([.year, .month], from: date)
+            return String(format: "%04d-%02d", parts.year ?? 0, parts.month ?? 0)
+        }
+        // The oracle: every expense loaded and added up per month and category.
+        var expected: [String: [String: Double]] = [:]
+        for expense in try app.freshViewModel().expenses() {
+            expected[key(expense.date), default: [:]][expense.category?.name ?? CategoryTotal.uncategorised, default: 0] += expense.amount
+        }
+        let oracle = expected
+        try await app.test { client in
+            let months = try await client.send(.get, "/api/spending/monthly").json([MonthSpending].self)
+            #expect(months.count == 12)
+            #expect(months.last?.month == key(.now))
+            #expect(months.map(\.month) == months.map(\.month).sorted())
+            for month in months {
+                let want = oracle[month.month] ?? [:]
+                #expect(Set(month.totals.keys) == Set(want.keys), "\(month.month)")
+                for (name, total) in want {
+                    #expect(abs((month.totals[name] ?? 0) - total) < 1e-9, "\(month.month) \(name)")
+                }
+            }
+            #expect(months.first { $0.month == key(lastMonth) }?.totals[CategoryTotal.uncategorised] == 3)
+            #expect(!months.contains { $0.month == key(longAgo) })
+
+            let page = try await client.send(.get, "/").text
+            let drawn = months.reduce(0) { $0 + $1.totals.count }
+            #expect(page.components(separatedBy: "data-amount=").count - 1 == drawn)
+            for month in months {
+                #expect(page.contains("data-month=\"\(month.month)\""))
+                for (name, total) in month.totals {
+                    #expect(page.contains("data-category=\"\(name)\" data-amount=\"\(String(format: "%.2f", total))\""), "\(month.month) \(name)")
+                }
+            }
+        }
+    }
 }

@@ -180,8 +180,8 @@ extension PredicateExpressions.NotEqual: SQLTranslatablePredicate {
 func predicateComparison(_ translator: inout PredicateTranslator, _ lhs: PredicateOperand, _ op: SQLBinaryOperator, _ rhs: PredicateOperand, node: Any) throws -> SQLExpression {
     let lhsInfo = PredicateTranslator.info(lhs) ?? PredicateTranslator.constantInfo(lhs)
     let rhsInfo = PredicateTranslator.info(rhs) ?? PredicateTranslator.constantInfo(rhs)
-    var left = try translator.value(of: lhs, codec: rhsInfo?.codec ?? lhsInfo?.codec, node: node)
-    var right = try translator.value(of: rhs, codec: lhsInfo?.codec ?? rhsInfo?.codec, node: node)
+    let left = try translator.value(of: lhs, codec: rhsInfo?.codec ?? lhsInfo?.codec, node: node)
+    let right = try translator.value(of: rhs, codec: lhsInfo?.codec ?? rhsInfo?.codec, node: node)
     if lhsInfo?.codec?.ordersAsReal == true || rhsInfo?.codec?.ordersAsReal == true {
         // Decimals are stored as text (or `numeric`); they order as numbers, `Decimal.nan` before
         // every one as in Swift.
