@@ -6,7 +6,7 @@ import Foundation
 /// in memory, write it back), with nothing in between.
 final class CLibrary: BenchLibrary {
     let name = "SQLite C API"
-    private var db: OpaquePointer?
+    var db: OpaquePointer?
 
     struct Item {
         var id: Int64
@@ -33,11 +33,11 @@ final class CLibrary: BenchLibrary {
         db = nil
     }
 
-    private func exec(_ sql: String) throws {
+    func exec(_ sql: String) throws {
         guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
     }
 
-    private func prepare(_ sql: String) throws -> OpaquePointer? {
+    func prepare(_ sql: String) throws -> OpaquePointer? {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { throw BenchError(String(cString: sqlite3_errmsg(db))) }
         return statement

@@ -82,7 +82,7 @@ final class OpenSwiftDataLibrary: BenchLibrary {
         namespace = nil
     }
 
-    private func context() throws -> ModelContext {
+    func context() throws -> ModelContext {
         guard let container else { throw BenchError("not open") }
         return ModelContext(container)
     }

@@ -4,6 +4,7 @@ import Foundation
 // swift run -c release --package-path Benchmarks bench --migration [--rows N] [--runs N]  (see MigrationBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --inheritance [--rows N] [--runs N]  (see InheritanceBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --live-results [--observers N] [--saves N] [--runs N]  (see LiveResultsBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --aggregates [--rows N] [--runs N]  (see AggregatesBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --scale [--members N] [--repeats N] [--postgres URL]  (see ScaleBenchmark.swift)
 //
 // Measures OpenSwiftData against the SQLite C API (the floor), GRDB records and Fluent, in one
@@ -73,6 +74,12 @@ func run() async throws {
     // Live-results mode: observers against saves they do not concern (Results/live-results.md).
     if arguments.contains("--live-results") {
         try runLiveResultsBenchmark()
+        exit(0)
+    }
+
+    // Aggregates mode: sums, averages, grouped sums and batch updates against hand-written SQL (Results/aggregates.md).
+    if arguments.contains("--aggregates") {
+        try await runAggregatesBenchmark()
         exit(0)
     }
 

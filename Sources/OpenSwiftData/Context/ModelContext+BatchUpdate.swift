@@ -57,10 +57,15 @@ extension ModelContext {
                 Telemetry.end(measurement, rows: 0, error: error)
                 throw error
             }
-            let keys = Set(result.batchUpdatedKeys.flatMap(\.keys))
+            let keys = result.batchUpdatedKeys.flatMap(\.keys)
             Telemetry.end(measurement, rows: keys.count)
             count = keys.count
-            changed = { id in id.storeIdentifier == store.identifier && id.primaryKey.map(keys.contains) == true }
+            // Looked up only if this context holds models of the entity.
+            var lookup: Set<Int64>?
+            changed = { id in
+                if lookup == nil { lookup = Set(keys) }
+                return id.storeIdentifier == store.identifier && id.primaryKey.map { lookup?.contains($0) == true } == true
+            }
         } else {
             // Fetched and saved in a context of their own, so this one's unsaved changes stay
             // unsaved; its save records the history and tells live results.

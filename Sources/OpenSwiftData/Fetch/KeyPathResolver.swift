@@ -6,11 +6,28 @@ import Foundation
 /// Key paths are opaque; a compound one cannot be taken apart through public API. Each `@Model`
 /// property is a computed property, and Swift describes a key path component as
 /// `<computed 0xADDRESS (Type)>`, where the address identifies the property's getter. Matching
-/// those addresses against the models' own key paths recovers the chain. A key path that cannot be
-/// resolved this way gives `nil`, and the caller throws a clear error.
+/// those addresses against the models' own key paths recovers the chain. Where an optimised build
+/// gave the key path accessors of its own, ``KeyPathProbe`` reads it on stand-in models instead.
+/// A key path that cannot be resolved either way gives `nil`, and the caller throws a clear error.
 enum KeyPathResolver {
     static func chain(_ keyPath: AnyKeyPath, from root: ModelLayout) -> [PropertyLayout]? {
         if let property = root.property(for: keyPath) { return [property] }
+        if let known = resolved.withLock({ $0[keyPath] }) { return known }
+        guard let chain = addressChain(keyPath, from: root)
+                ?? KeyPathProbe.chain(keyPath, components: componentAddresses(String(describing: keyPath)).count, from: root) else { return nil }
+        resolved.withLock { cache in
+            // Key paths are written in code, so few; the bound keeps generated ones from growing it.
+            if cache.count >= 512 { cache.removeAll() }
+            cache[keyPath] = chain
+        }
+        return chain
+    }
+
+    /// Compound key paths resolved so far (a key path names its root type, so one root each).
+    private static let resolved = Locked<[AnyKeyPath: [PropertyLayout]]>([:])
+
+    /// The chain found by matching getter addresses (see the type's comment).
+    private static func addressChain(_ keyPath: AnyKeyPath, from root: ModelLayout) -> [PropertyLayout]? {
         let addresses = componentAddresses(String(describing: keyPath))
         guard !addresses.isEmpty else { return nil }
         var layout = root

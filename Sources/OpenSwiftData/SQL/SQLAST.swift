@@ -143,6 +143,9 @@ enum SQLStatement: Sendable {
     case updateByKey(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)] = [], counting: String? = nil)
     /// `UPDATE table SET column = ? WHERE condition`.
     case update(table: String, assignments: [(String, SQLExpression)], whereClause: SQLExpression?)
+    /// `UPDATE table AS alias SET column = ? ... WHERE condition`, the condition over the alias
+    /// (a fetch's own predicate, as translated for its `t0`).
+    case updateAliased(table: String, alias: String, assignments: [(String, SQLExpression)], whereClause: SQLExpression?)
     /// `DELETE FROM table WHERE condition`, `RETURNING` a column if asked.
     case delete(table: String, whereClause: SQLExpression?)
 }

@@ -5,8 +5,8 @@ import Foundation
 /// library's own function registered on every connection (``SQLiteFunctions``), PostgreSQL with
 /// expressions of its own where it has no such function.
 package enum SQLFunction: Sendable {
-    /// `count`, `sum`, `min`, `max`: aggregates.
-    case count, sum, min, max
+    /// `count`, `sum`, `avg`, `min`, `max`: aggregates.
+    case count, sum, avg, min, max
     /// The first of its arguments that is not NULL.
     case coalesce
     /// The length of a text or blob value (compared with 0 for emptiness).
@@ -31,6 +31,7 @@ package enum SQLFunction: Sendable {
         switch self {
         case .count: return "count"
         case .sum: return "sum"
+        case .avg: return "avg"
         case .min: return "min"
         case .max: return "max"
         case .coalesce: return "coalesce"

@@ -25,6 +25,10 @@ struct SQLRenderer {
         case .insert(let table, _, _, _), .updateByKey(let table, _, _, _, _), .update(let table, _, _), .delete(let table, _):
             tables[table] = table
             defaultTable = table
+        case .updateAliased(let table, let alias, _, _):
+            tables[table] = table
+            tables[alias] = table
+            defaultTable = table
         }
         switch statement {
         case .select(let select):
@@ -57,6 +61,11 @@ struct SQLRenderer {
         case .update(let table, let assignments, let whereClause):
             let sets = assignments.map { "\(dialect.quote($0.0)) = \(render($0.1))" }.joined(separator: ", ")
             var text = "UPDATE \(dialect.quote(table)) SET \(sets)"
+            if let whereClause { text += " WHERE " + render(whereClause) }
+            return text
+        case .updateAliased(let table, let alias, let assignments, let whereClause):
+            let sets = assignments.map { "\(dialect.quote($0.0)) = \(render($0.1))" }.joined(separator: ", ")
+            var text = "UPDATE \(dialect.quote(table)) AS \(dialect.qualifier(alias)) SET \(sets)"
             if let whereClause { text += " WHERE " + render(whereClause) }
             return text
         case .delete(let table, let whereClause):

@@ -9,18 +9,23 @@ extension SQLSaveWriter {
         for batch in changes.batchUpdates {
             let layout = batch.layout
             let keysSelect = try store.keysSelect(batch)
-            let key = SQLExpression.column(table: "", name: ModelLayout.primaryKeyColumn)
-            let update = SQLRenderer.render(.update(
-                table: layout.tableName,
-                assignments: [(layout.properties[batch.slot].name, .bind(batch.value))] + store.format.versionBump,
-                whereClause: .inSelect(key, keysSelect)), dialect: store.dialect)
+            let assignments = [(layout.properties[batch.slot].name, SQLExpression.bind(batch.value))] + store.format.versionBump
+            // A predicate on the entity's own columns is the UPDATE's own condition; one that
+            // joins, or a page, selects the rows by key.
+            let direct = keysSelect.joins.isEmpty && keysSelect.limit == nil && keysSelect.offset == nil
+            let update = SQLRenderer.render(direct
+                ? .updateAliased(table: layout.tableName, alias: "t0", assignments: assignments, whereClause: keysSelect.whereClause)
+                : .update(table: layout.tableName, assignments: assignments, whereClause: .inSelect(.column(table: "", name: ModelLayout.primaryKeyColumn), keysSelect)),
+                dialect: store.dialect)
             var keys: [Int64] = []
-            if let returning = store.dialect.returningKeys(update.text, key: store.dialect.quote(ModelLayout.primaryKeyColumn)) {
+            let keyColumn = store.dialect.quote(ModelLayout.primaryKeyColumn)
+            if let returning = store.dialect.returningKeys(update.text, key: keyColumn) {
                 try store.query(returning, bindings: update.bindings, on: connection) { row in
                     if !row.isNull(at: 0) { keys = Self.keys(inList: row.text(at: 0)) }
                 }
             } else {
                 // One writer at a time: the keys read first are the rows the update changes.
+                // (SQLite's RETURNING was measured slower: it collects the rows before it returns them.)
                 try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }
                 guard !keys.isEmpty else { continue }
                 try store.execute(update.text, bindings: update.bindings, on: connection)

@@ -27,16 +27,29 @@ extension SQLStore {
         }
         let paths = [aggregate.value] + (aggregate.group.map { [$0] } ?? [])
         var (select, columns) = try aggregateSelect(request, reading: paths)
-        var group: SQLExpression?
-        if let groupPath = aggregate.group, var key = columns.last {
-            if groupPath.last?.codec?.isSwiftString == true { key = .collate(key, .swift) }
-            group = key
+        // Groups are formed in the database by stored bytes, not by Swift's equality: the context
+        // merges groups whose keys are equal in Swift (canonically equal strings), which lets
+        // the database group without calling a collation per row. A key reached through to-one
+        // relationships is grouped by the key of the row it is read from, an integer (PostgreSQL
+        // allows selecting the column, which depends on that row's primary key).
+        var key: SQLExpression?, grouping: SQLExpression?
+        if let groupPath = aggregate.group, let column = columns.last {
+            if groupPath.count > 1, case .column(let alias, _) = column {
+                key = column
+                grouping = .column(table: alias, name: ModelLayout.primaryKeyColumn)
+            } else {
+                key = groupPath.last?.codec?.isSwiftString == true ? .collate(column, .binary) : column
+                grouping = key
+            }
         }
         let value = columns[0]
-        // Databases turn NaN (and inf + -inf) into NULL, and SQLite keeps NaN as text that its
-        // sum() reads as 0: NaNs are counted, and a NULL sum of some values is NaN, as in Swift.
-        let nan = SQLExpression.bind(.real(.nan))
-        let nans = SQLExpression.function(.sum, [.caseWhen([(.binary(value, .equal, nan), .constant(.integer(1)))], else: .constant(.integer(0)))])
+        // Nullable: an optional attribute, or one reached through a to-one that may be nil.
+        let optional = aggregate.value.last?.codec?.isOptional == true || aggregate.value.count > 1
+        let values = SQLExpression.function(.count, [optional ? value : .constant(.integer(1))])
+        // NaN: PostgreSQL orders it after every number and SQLite keeps it as text, which orders
+        // after every number too, so a maximum of NaN says there is one (databases would turn it
+        // into NULL, and SQLite's sum() reads the text as 0). A NULL sum of some values is NaN
+        // too (inf + -inf), as in Swift.
         var computed: [SQLExpression]
         switch plan {
         case .count:
@@ -46,45 +59,64 @@ extension SQLStore {
             // in both engines (translated to `valueOutOfRange`), never a wrapped or rounded value.
             computed = [.cast(.function(.sum, [value]), .integer)]
         case .realSum:
-            computed = [.function(.sum, [value]), .function(.count, [value]), nans]
+            computed = [.function(.sum, [value]), .function(.max, [value])]
         case .average(let integer):
-            // Integers are added as doubles: their average may be finite where their sum overflows.
-            computed = integer
-                ? [.function(.sum, [.cast(value, .real)]), .function(.count, [value])]
-                : [.function(.sum, [value]), .function(.count, [value]), nans]
+            // avg() adds integers as doubles, so an average is finite where the sum overflows.
+            computed = [.cast(.function(.avg, [value]), .real), values] + (integer ? [] : [.function(.max, [value])])
         case .extreme(let function):
-            // NaN is left out (Swift's min() and max() of a sequence with NaN depend on its order),
-            // and strings compare as Swift compares them.
-            var compared = value
-            if codec?.isFloatingPoint == true { compared = .caseWhen([(.binary(value, .equal, nan), .constant(.null))], else: value) }
-            if codec?.isSwiftString == true { compared = .collate(value, .swift) }
-            computed = [.function(function, [compared])]
+            computed = [.function(function, [codec?.isSwiftString == true ? .collate(value, .swift) : value])]
         case .rows:
             computed = [value]
         }
-        select.columns = computed + (group.map { [$0] } ?? [])
-        if case .rows = plan {} else { select.groupBy = group.map { [$0] } ?? [] }
+        select.columns = computed + (key.map { [$0] } ?? [])
+        if case .rows = plan {} else { select.groupBy = grouping.map { [$0] } ?? [] }
         let keyColumn = Int32(computed.count)
+        let isNaN = { (value: StoredValue) in (try? Double.decode(value))?.isNaN == true }
         var partials: [StoreAggregate.Partial] = []
+        var nanMaximum = false
         try read { connection in
             try query(select, on: connection) { row in
-                let key = group == nil ? StoredValue.null : row.value(at: keyColumn)
+                let key = key == nil ? StoredValue.null : row.value(at: keyColumn)
                 switch plan {
                 case .count:
                     partials.append(.init(key: key, count: row.int64(at: 0), value: .null))
-                case .integerSum, .extreme:
+                case .integerSum:
                     partials.append(.init(key: key, count: 0, value: row.isNull(at: 0) ? .null : row.value(at: 0)))
-                case .realSum, .average(integer: false):
-                    let values = row.int64(at: 1), nans = row.isNull(at: 2) ? 0 : row.int64(at: 2)
-                    let sum: StoredValue = nans > 0 || (values > 0 && row.isNull(at: 0)) ? .real(.nan) : (values > 0 ? .real(row.double(at: 0)) : .null)
-                    partials.append(.init(key: key, count: values, value: sum))
-                case .average(integer: true):
-                    let values = row.int64(at: 1)
-                    partials.append(.init(key: key, count: values, value: values > 0 ? .real(row.double(at: 0)) : .null))
+                case .extreme(let function):
+                    var value = row.isNull(at: 0) ? StoredValue.null : row.value(at: 0)
+                    if codec?.isFloatingPoint == true, isNaN(value) {
+                        // The least value is NaN only where every value is; the greatest is read
+                        // again without NaNs.
+                        if case .max = function { nanMaximum = true }
+                        value = .null
+                    }
+                    partials.append(.init(key: key, count: 0, value: value))
+                case .realSum:
+                    let hasValues = !row.isNull(at: 1)
+                    let sum: StoredValue = isNaN(row.value(at: 1)) || (hasValues && row.isNull(at: 0)) ? .real(.nan) : (hasValues ? .real(row.double(at: 0)) : .null)
+                    partials.append(.init(key: key, count: 0, value: sum))
+                case .average(let integer):
+                    let count = row.int64(at: 1)
+                    guard count > 0 else { break }
+                    let nan = !integer && (isNaN(row.value(at: 2)) || row.isNull(at: 0))
+                    // The partial carries the sum, so groups merged in Swift weigh alike.
+                    partials.append(.init(key: key, count: count, value: .real(nan ? .nan : row.double(at: 0) * Double(count))))
                 case .rows:
                     let value = row.value(at: 0)
                     // A row without a value still makes its group (a sum of nothing is zero).
                     partials.append(.init(key: key, count: value.isNull ? 0 : 1, value: value))
+                }
+            }
+        }
+        if nanMaximum {
+            // Rare: the maximum again with NaN left out.
+            var again = select
+            let nan = SQLExpression.bind(.real(.nan))
+            again.columns[0] = .function(.max, [.caseWhen([(.binary(value, .equal, nan), .constant(.null))], else: value)])
+            partials.removeAll()
+            try read { connection in
+                try query(again, on: connection) { row in
+                    partials.append(.init(key: key == nil ? .null : row.value(at: keyColumn), count: 0, value: row.isNull(at: 0) ? .null : row.value(at: 0)))
                 }
             }
         }

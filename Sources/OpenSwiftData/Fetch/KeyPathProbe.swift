@@ -1,0 +1,108 @@
+import Foundation
+
+/// Finds the persisted properties a compound key path walks through by reading it on stand-in
+/// models: every slot of a stand-in holds an empty value that notes being read, and a to-one
+/// relationship's slot holds the stand-in of its destination, so the reads the key path makes
+/// name its properties in order.
+///
+/// Why: in optimised builds each key path expression may get accessor thunks of its own, so the
+/// getter addresses ``KeyPathResolver`` matches differ from the model's own key paths' (equality
+/// of whole key paths still holds, but a compound one cannot be split by it).
+struct KeyPathProbe {
+    let model: any PersistentModel
+    /// Per slot, the stand-in value that notes a read.
+    private let marks: [Int: UnreadableValue]
+    /// Per to-one slot, the destination's stand-in.
+    private let children: [Int: KeyPathProbe]
+    private let layout: ModelLayout
+
+    /// A stand-in of `layout`'s model class, `depth` to-one steps deep; `nil` where a slot's type
+    /// has no empty value (reading it could not return one).
+    init?(_ layout: ModelLayout, depth: Int) {
+        var slots = layout.unloadedSlots
+        var marks: [Int: UnreadableValue] = [:]
+        var children: [Int: KeyPathProbe] = [:]
+        for (index, property) in layout.properties.enumerated() {
+            let value: Any
+            if let relationship = property.relationship {
+                if relationship.isToMany {
+                    guard let empty = relationship.access.makeValue([]) else { return nil }
+                    value = empty
+                } else if depth > 0, let child = KeyPathProbe(relationship.destination, depth: depth - 1) {
+                    children[index] = child
+                    value = child.model
+                } else {
+                    // Past the depth: reading it ends the walk (a `nil` optional).
+                    guard let none = PlaceholderValue.make(any: property.valueType) else { return nil }
+                    value = none
+                }
+            } else if let sentinel = Self.sentinel(for: property.valueType) {
+                value = sentinel.base
+            } else {
+                guard let empty = PlaceholderValue.make(any: property.valueType) else { return nil }
+                value = empty
+            }
+            let mark = UnreadableValue(placeholder: value, problem: "")
+            marks[index] = mark
+            slots[index] = .unreadable(mark)
+        }
+        let data = BackingData(layout: layout)
+        data.isMaterializing = true
+        BackingDataHandOff.offer(data)
+        model = layout.modelType.init(backingData: data)
+        BackingDataHandOff.withdraw()
+        data.isMaterializing = false
+        data.slots = slots
+        self.marks = marks
+        self.children = children
+        self.layout = layout
+    }
+
+    /// The properties `keyPath` (of `components` components) reads, in order, from the root
+    /// stand-in; `nil` unless it reads one property per component and, where the last one's
+    /// type has a sentinel, returns that value unchanged (a computed property that transforms a
+    /// persisted one is not taken for it).
+    static func chain(_ keyPath: AnyKeyPath, components: Int, from root: ModelLayout) -> [PropertyLayout]? {
+        guard components > 1, let probe = KeyPathProbe(root, depth: components) else { return nil }
+        let result = probe.model[keyPath: keyPath]
+        var chain: [PropertyLayout] = []
+        var current: KeyPathProbe? = probe
+        var leaf: Any?
+        while let step = current {
+            let read = step.marks.filter { $0.value.wasRead }.map(\.key)
+            guard read.count == 1, let slot = read.first else {
+                if !read.isEmpty || chain.isEmpty { return nil }
+                break
+            }
+            chain.append(step.layout.properties[slot])
+            leaf = step.marks[slot]?.placeholder
+            current = step.children[slot]
+        }
+        guard chain.count == components else { return nil }
+        if let last = chain.last, last.relationship == nil, let sentinel = Self.sentinel(for: last.valueType), let result {
+            guard Self.same(result, sentinel), let leaf, Self.same(leaf, sentinel) else { return nil }
+        }
+        return chain
+    }
+
+    /// A value a getter that transforms its property would hardly return, for common types.
+    private static func sentinel(for type: Any.Type) -> AnyHashable? {
+        switch type {
+        case is String.Type, is String?.Type: return "\u{10FFFD}probe\u{10FFFD}"
+        case is Int.Type, is Int?.Type: return Int(0x5EED_F00D)
+        case is Double.Type, is Double?.Type: return 0x5EED_F00D as Double
+        case is Date.Type, is Date?.Type: return Date(timeIntervalSinceReferenceDate: 0x5EED_F00D)
+        default: return nil
+        }
+    }
+
+    private static func same(_ value: Any, _ sentinel: AnyHashable) -> Bool {
+        switch sentinel.base {
+        case let expected as String: return (value as? String) == expected
+        case let expected as Int: return (value as? Int) == expected
+        case let expected as Double: return (value as? Double) == expected
+        case let expected as Date: return (value as? Date) == expected
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import Testing
+import TestModels
+@testable import OpenSwiftData
+
+/// Key paths through to-one relationships (`\.sensor?.name`) resolve to the persisted properties
+/// they walk, in debug and optimised builds alike: optimised builds give each key path
+/// expression accessors of its own, which `KeyPathProbe` handles by reading the key path on
+/// stand-in models. Computed properties are never taken for the persisted ones they read.
+@Suite struct KeyPathResolutionTests {
+    @Test func readingOnStandInsFindsEachPersistedProperty() throws {
+        let layout = ModelLayout.of(Reading.self)
+        let chain = try #require(KeyPathProbe.chain(\Reading.sensor?.name, components: 2, from: layout))
+        #expect(chain.map(\.name) == ["sensor", "name"])
+        #expect(KeyPathProbe.chain(\Reading.sensor?.offset, components: 2, from: layout)?.map(\.name) == ["sensor", "offset"])
+        // A to-one relationship itself is the end of a path.
+        #expect(KeyPathProbe.chain(\Reading.sensor, components: 1, from: layout) == nil)
+    }
+
+    @Test func computedPropertiesAreNotTakenForWhatTheyRead() {
+        let layout = ModelLayout.of(Reading.self)
+        #expect(KeyPathProbe.chain(\Reading.sensor?.shout, components: 2, from: layout) == nil)
+        #expect(KeyPathProbe.chain(\Reading.sensor?.offsetTwice, components: 2, from: layout) == nil)
+        #expect(KeyPathResolver.chain(\Reading.sensor?.shout, from: layout) == nil)
+        let store = try? TestStore(.memory, AggregateModels.types)
+        #expect(throws: SwiftDataError.unsupportedKeyPath) {
+            _ = try store?.context().fetchCount(FetchDescriptor<Reading>(), groupedBy: \.sensor?.shout)
+        }
+    }
+}
+
+extension Sensor {
+    /// Not persisted: reads `name` and changes it.
+    var shout: String { name.uppercased() }
+    var offsetTwice: Int { offset * 2 }
+}
