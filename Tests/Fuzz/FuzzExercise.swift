@@ -82,6 +82,11 @@ enum FuzzExercise {
         _ = try context.fetch(FetchDescriptor<Recipe>(predicate: #Predicate { $0.requiredComponents.count > 0 || $0.producedItem?.name.contains("Axe") == true }))
         _ = try context.fetchCount(FetchDescriptor<Item>(predicate: #Predicate { $0.craftingRecipe == nil }))
         _ = try context.fetchSum(FetchDescriptor<Component>(), of: \.count)
+        _ = try context.fetchAverage(FetchDescriptor<Component>(), of: \.count)
+        _ = try context.fetchMax(FetchDescriptor<Component>(), of: \.id)
+        _ = try context.fetchSum(FetchDescriptor<Component>(), of: \.count, groupedBy: \.item?.name)
+        _ = try context.fetchMin(FetchDescriptor<Item>(), of: \.name, groupedBy: \.craftingRecipe?.producedItemCount)
+        _ = try ModelContext(context.container).update(model: Component.self, where: #Predicate { $0.count > 100 }, set: \.count, to: 100)
         _ = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).map { $0.changes.count }
 
         // Changes: assign, insert (a unique name, so an upsert where it is taken), relate, delete.
