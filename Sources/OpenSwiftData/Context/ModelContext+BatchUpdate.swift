@@ -13,8 +13,9 @@ extension ModelContext {
     ///   unsaved changes are not saved with it, and its unsaved inserts are not updated.
     /// - Models this context holds that were changed show the new value afterwards without being
     ///   marked changed — except where the attribute has an unsaved edit here, which is kept and
-    ///   written at the next save (``rollback()`` brings back the updated value). Other contexts see the value on their next fetch, and live
-    ///   results (``ResultsObserver``, ``HistoryObserver``) update.
+    ///   written at the next save (``rollback()`` brings back the updated value). Other contexts
+    ///   see the value on their next fetch, and live results (``ResultsObserver``,
+    ///   ``HistoryObserver``) update.
     /// - History records an update of the attribute for every row changed.
     /// - A value that breaks a `#Unique` constraint throws ``SwiftDataError/constraintViolation``
     ///   and changes nothing.
