@@ -81,7 +81,7 @@ await page('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, dev
 async function waitFor(expression, failure) {
   const deadline = Date.now() + 15_000;
   while (!(await evaluate(expression))) {
-    if (Date.now() > deadline) fail(failure);
+    if (Date.now() > deadline) fail(typeof failure === 'function' ? await failure() : failure);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -152,8 +152,11 @@ const created = await fetch(`${other}/api/expenses`, {
   body: JSON.stringify({ amount: 2.5, note: liveNote, category: 'Food' }),
 });
 if (created.status !== 201) fail(`POST ${other}/api/expenses answered ${created.status}`);
-await waitFor(`document.querySelector('#expenses').innerText.includes(${JSON.stringify(liveNote)})`,
-  `an expense stored through ${other} did not appear in the open page`);
+await waitFor(`document.querySelector('#expenses').innerText.includes(${JSON.stringify(liveNote)})`, async () => {
+  const seen = await fetch(`${base}/api/expenses?search=${encodeURIComponent(liveNote)}`).then((r) => r.json()).catch(() => ({}));
+  return `an expense stored through ${other} did not appear in the open page (changes announced to it: ${await evaluate('document.body.dataset.changes')}, `
+    + `reads ended: ${await evaluate('document.body.dataset.refreshes')}; ${base}/api/expenses lists it ${seen.count ?? '?'} time(s))`;
+});
 if (!(await evaluate(`window.__notReloaded === true`))) fail('the page was reloaded instead of updated');
 
 console.log(`browser check passed: refused -12 ("${complaint.trim()}"), added "${note}" (${row.replace(/\s+/g, ' ').trim()}), total ${before} → ${after}; the chart's ${bars.length} bars match the API; a crafted note stayed text; "${liveNote}" appeared live; screenshots ${screenshot}, ${chartShot}`);

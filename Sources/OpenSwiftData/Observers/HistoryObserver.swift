@@ -144,9 +144,12 @@ public final class HistoryObserver: Observable, @unchecked Sendable {
     }
 
     private func count() {
-        registrar.withMutation(of: self, keyPath: \.eventCounter) {
-            state.withLock { $0.counter += 1 }
-        }
+        // The count moves first and observers are told after: the change comes from the feed's
+        // thread, and an observer told in `willSet` (as `Observations` is) may read the value
+        // at once on another thread; told inside the mutation, it could read the old value,
+        // find nothing new, and miss the change for good.
+        state.withLock { $0.counter += 1 }
+        registrar.withMutation(of: self, keyPath: \.eventCounter) {}
     }
 }
 
