@@ -33,6 +33,14 @@ import TestModels
         try context.save()
     }
 
+    /// A store of `kind` holding the seeded readings, and a context of a container opened on it
+    /// afresh (so nothing is read from memory the seeding filled).
+    static func seeded(_ kind: StoreKind) throws -> (TestStore, ModelContext) {
+        let store = try TestStore(kind, AggregateModels.types)
+        try seed(store.context())
+        return (store, ModelContext(try store.reopen(AggregateModels.types)))
+    }
+
     /// Descriptors covering what applies to an aggregate.
     static var descriptors: [(String, FetchDescriptor<Reading>)] {
         var latest = FetchDescriptor<Reading>(sortBy: [SortDescriptor(\.count, order: .reverse)])
@@ -83,9 +91,7 @@ import TestModels
 
     @Test(arguments: StoreKind.allCases)
     func sumsMatchFetchingAndAdding(_ kind: StoreKind) throws {
-        let store = try TestStore(kind, AggregateModels.types)
-        try Self.seed(store.context())
-        let fresh = ModelContext(try store.reopen(AggregateModels.types))
+        let (store, fresh) = try Self.seeded(kind)
         for (name, descriptor) in Self.descriptors {
             let models = try fresh.fetch(descriptor)
             try Self.expectIntegerSum(fresh, "\(name) count", descriptor, { try fresh.fetchSum(descriptor, of: \.count) }, { $0.count })
@@ -117,9 +123,7 @@ import TestModels
 
     @Test(arguments: StoreKind.allCases)
     func averagesAndExtremesMatchFetchingAndReducing(_ kind: StoreKind) throws {
-        let store = try TestStore(kind, AggregateModels.types)
-        try Self.seed(store.context())
-        let fresh = ModelContext(try store.reopen(AggregateModels.types))
+        let (store, fresh) = try Self.seeded(kind)
         for (name, descriptor) in Self.descriptors {
             let models = try fresh.fetch(descriptor)
             Self.expectAverage(try fresh.fetchAverage(descriptor, of: \.count), models.map { Double($0.count) }, "\(name) count")

@@ -9,9 +9,7 @@ import TestModels
 @Suite struct BatchUpdateTests {
     @Test(arguments: StoreKind.allCases)
     func setsTheAttributeOfEveryMatchingModel(_ kind: StoreKind) throws {
-        let store = try TestStore(kind, AggregateModels.types)
-        try AggregateTests.seed(store.context())
-        let context = ModelContext(try store.reopen(AggregateModels.types))
+        let (store, context) = try AggregateTests.seeded(kind)
         let before = try context.fetch(FetchDescriptor<Reading>())
         let matching = Set(before.filter { $0.count > 0 && $0.sensor?.name != "b" }.map(\.persistentModelID))
         let labels = Dictionary(uniqueKeysWithValues: before.map { ($0.persistentModelID, $0.label) })

@@ -39,9 +39,7 @@ import TestModels
 
     @Test(arguments: StoreKind.allCases)
     func groupedAggregatesMatchFetchingAndGrouping(_ kind: StoreKind) throws {
-        let store = try TestStore(kind, AggregateModels.types)
-        try AggregateTests.seed(store.context())
-        let fresh = ModelContext(try store.reopen(AggregateModels.types))
+        let (store, fresh) = try AggregateTests.seeded(kind)
         for (name, descriptor) in AggregateTests.descriptors {
             let models = try fresh.fetch(descriptor)
             let bySensor = Dictionary(grouping: models) { $0.sensor?.name }

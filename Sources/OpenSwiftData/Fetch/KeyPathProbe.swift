@@ -46,13 +46,7 @@ struct KeyPathProbe {
             marks[index] = mark
             slots[index] = .unreadable(mark)
         }
-        let data = BackingData(layout: layout)
-        data.isMaterializing = true
-        BackingDataHandOff.offer(data)
-        model = layout.modelType.init(backingData: data)
-        BackingDataHandOff.withdraw()
-        data.isMaterializing = false
-        data.slots = slots
+        model = StoredModel.instantiate(layout, slots: slots).0
         self.marks = marks
         self.children = children
         self.layout = layout

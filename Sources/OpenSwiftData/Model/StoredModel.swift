@@ -10,13 +10,7 @@ enum StoredModel {
         _ layout: ModelLayout, slots: ContiguousArray<BackingData.Slot>, primaryKey: Int64, storeIdentifier: String,
         in context: ModelContext, registry: EntityRegistry
     ) -> any PersistentModel {
-        let data = BackingData(layout: layout)
-        data.isMaterializing = true
-        BackingDataHandOff.offer(data)
-        let model = layout.modelType.init(backingData: data)
-        BackingDataHandOff.withdraw()
-        data.isMaterializing = false
-        data.slots = slots
+        let (model, data) = instantiate(layout, slots: slots)
         data.needsInverseFixup = false
         data.primaryKey = primaryKey
         data.storeIdentifier = storeIdentifier
@@ -24,5 +18,19 @@ enum StoredModel {
         data.state = .managed
         registry.insert(model, primaryKey: primaryKey, data: data)
         return model
+    }
+
+    /// A model of `layout`'s class around new backing data holding `slots`, its initialiser run
+    /// without property defaults writing the slots (nothing else about the model is set).
+    @inline(__always)
+    static func instantiate(_ layout: ModelLayout, slots: ContiguousArray<BackingData.Slot>) -> (any PersistentModel, BackingData) {
+        let data = BackingData(layout: layout)
+        data.isMaterializing = true
+        BackingDataHandOff.offer(data)
+        let model = layout.modelType.init(backingData: data)
+        BackingDataHandOff.withdraw()
+        data.isMaterializing = false
+        data.slots = slots
+        return (model, data)
     }
 }
