@@ -5,6 +5,7 @@ import TestModels
 
 /// Aggregates per group, on every store: the oracle is the same descriptor fetched and grouped
 /// in Swift (`Dictionary(grouping:)`) — groups through a to-one relationship with a `nil` group,
+/// groups that are the related models themselves,
 /// strings grouped as Swift compares them, enum and optional keys, limits, empty results and
 /// this context's unsaved changes.
 @Suite struct GroupedAggregateTests {
@@ -75,6 +76,11 @@ import TestModels
             Self.expectIntegerSums("\(name) small by small", bySmall, { try fresh.fetchSum(descriptor, of: \.small, groupedBy: \.small) }, { $0.small })
             let byBonus = Dictionary(grouping: models, by: \.bonus)
             Self.expectAverages(try fresh.fetchAverage(descriptor, of: \.ratio, groupedBy: \.bonus), byBonus, { Double($0.ratio) }, "\(name) average ratio by bonus")
+            // The related models themselves, the same instances the context's fetch gives.
+            let byModel = Dictionary(grouping: models) { $0.sensor }
+            #expect(try fresh.fetchCount(descriptor, groupedBy: \.sensor) == byModel.mapValues(\.count), "\(name) by sensor model")
+            Self.expectIntegerSums("\(name) count by sensor model", byModel, { try fresh.fetchSum(descriptor, of: \.count, groupedBy: \.sensor) }, { $0.count })
+            #expect(try fresh.fetchMax(descriptor, of: \.label, groupedBy: \.sensor) == byModel.compactMapValues { $0.map(\.label).max() }, "\(name) max label by sensor model")
             let byOffset = Dictionary(grouping: models) { $0.sensor?.offset }
             #expect(try fresh.fetchMin(descriptor, of: \.label, groupedBy: \.sensor?.offset) == byOffset.compactMapValues { $0.map(\.label).min() }, "\(name) min label by sensor offset")
         }
@@ -100,9 +106,11 @@ import TestModels
         context.delete(deleted)
         #expect(try context.fetchSum(FetchDescriptor<Reading>(), of: \.count, groupedBy: \.sensor?.name) == ["north": 35, nil: 400])
         #expect(try context.fetchCount(FetchDescriptor<Reading>(), groupedBy: \.sensor?.name) == ["north": 2, nil: 1])
+        #expect(try context.fetchSum(FetchDescriptor<Reading>(), of: \.count, groupedBy: \.sensor) == [north: 35, nil: 400])
         var stored = FetchDescriptor<Reading>()
         stored.includePendingChanges = false
         #expect(try context.fetchSum(stored, of: \.count, groupedBy: \.sensor?.name) == ["north": 30, "south": 30])
+        #expect(try context.fetchSum(stored, of: \.count, groupedBy: \.sensor) == [north: 30, south: 30])
         try context.save()
 
         north.name = "east"
@@ -110,8 +118,8 @@ import TestModels
         #expect(try context.fetchMax(stored, of: \.count, groupedBy: \.sensor?.name) == ["north": 25, nil: 400])
     }
 
-    /// An empty selection has no groups; a group key that is not a persisted attribute is
-    /// refused by name.
+    /// An empty selection has no groups; a group key that is neither a persisted attribute nor
+    /// a to-one relationship is refused by name.
     @Test(arguments: StoreKind.allCases)
     func emptySelectionsAndBadKeys(_ kind: StoreKind) throws {
         let store = try TestStore(kind, AggregateModels.types)
@@ -125,11 +133,11 @@ import TestModels
         #expect(try context.fetchSum(FetchDescriptor<Reading>(), of: \.weight, groupedBy: \.label) == ["x": 0])
         #expect(try context.fetchAverage(FetchDescriptor<Reading>(), of: \.weight, groupedBy: \.label).isEmpty)
         do {
-            _ = try context.fetchCount(FetchDescriptor<Reading>(), groupedBy: \.sensor)
-            Issue.record("grouped by a relationship")
+            _ = try context.fetchCount(FetchDescriptor<Sensor>(), groupedBy: \.readings)
+            Issue.record("grouped by a to-many relationship")
         } catch let error as SwiftDataError {
             #expect(error.code == .unsupportedKeyPath)
-            #expect(error.message.contains("Reading.sensor"))
+            #expect(error.message.contains("Sensor.readings"))
         }
         do {
             _ = try context.fetchCount(FetchDescriptor<Reading>(), groupedBy: \.computedTotal)

@@ -13,6 +13,9 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
     let value: [PropertyLayout]
     let codec: (any AttributeCodec)?
     let group: [PropertyLayout]?
+    /// Where groups are the models of a to-one relationship: its destination (the store answers
+    /// with their keys, and the context loads them together).
+    private let groupDestination: ModelLayout?
     /// For messages: "the sum of Reading.count".
     let name: String
     private let keyOfModel: (T) -> K
@@ -39,19 +42,21 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
         name = "the \(function) of \(layout.entityName)\(value.isEmpty ? "" : ".")\(value.map(\.name).joined(separator: "."))"
         switch grouping {
         case .by(let groupPath):
-            let (path, keyCodec) = try Self.attribute(groupPath, of: layout, function: "\(label) grouped by", allowsJSON: true)
+            let (path, keyCodec) = try Self.groupKey(groupPath, of: layout, function: "\(label) grouped by")
             group = path
+            groupDestination = keyCodec == nil ? path.last?.relationship?.destination : nil
             keyOfModel = { $0[keyPath: groupPath] }
             let entity = layout.entityName, property = path.map(\.name).joined(separator: ".")
             keyOfStored = { stored in
                 if stored.isNull, let none = (Optional<Int>.none as Any) as? K { return none }
-                guard let key = try keyCodec.decode(stored) as? K else {
+                guard let keyCodec, let key = try keyCodec.decode(stored) as? K else {
                     throw SwiftDataError(.loadIssueModelContainer, "a stored \(entity).\(property) (\(stored)) is not a \(K.self); the store was changed by another program, or a to-one relationship on the way is missing where the model requires it")
                 }
                 return key
             }
         case .none(let key):
             group = nil
+            groupDestination = nil
             keyOfModel = { _ in key }
             keyOfStored = { _ in key }
         }
@@ -68,8 +73,9 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
         if !(descriptor.includePendingChanges && pending) {
             let store = try context.container.store(for: layout)
             if let partials = try store.fetchAggregate(StoreFetch(descriptor: descriptor, layout: layout), StoreAggregate(function: function, value: value, group: group)) {
+                let related = try groupDestination.map { try relatedModels($0, partials) }
                 for partial in partials {
-                    try stored(try keyOfStored(partial.key), partial)
+                    try stored(try related.map { try relatedKey(partial.key, $0) } ?? keyOfStored(partial.key), partial)
                 }
                 return
             }
@@ -78,6 +84,29 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
         for selected in try source.fetch(descriptor) {
             try model(keyOfModel(selected), selected)
         }
+    }
+
+    /// The models a relationship grouping's keys name, loaded in one batch (registered ones are
+    /// handed back as they are).
+    private func relatedModels(_ destination: ModelLayout, _ partials: [StoreAggregate.Partial]) throws -> [Int64: any PersistentModel] {
+        var keys = Set<Int64>()
+        for partial in partials { if case .integer(let key) = partial.key { keys.insert(key) } }
+        guard !keys.isEmpty else { return [:] }
+        var models: [Int64: any PersistentModel] = [:]
+        for model in try context.container.store(for: destination).loadModels(destination, keys: keys.sorted(), in: context) {
+            if let key = model.persistentBackingData.primaryKey { models[key] = model }
+        }
+        return models
+    }
+
+    /// A relationship grouping's key: the related model a stored key names, or `nil`.
+    private func relatedKey(_ stored: StoredValue, _ models: [Int64: any PersistentModel]) throws -> K {
+        if stored.isNull, let none = (Optional<Int>.none as Any) as? K { return none }
+        guard case .integer(let key) = stored, let model = models[key] as? K else {
+            let property = group?.map(\.name).joined(separator: ".") ?? ""
+            throw SwiftDataError(.loadIssueModelContainer, "a stored \(layout.entityName).\(property) refers to a \(groupDestination?.entityName ?? "related") row (\(stored)) that does not exist or is not a \(K.self); the store was changed by another program")
+        }
+        return model
     }
 
     // MARK: Folds, one per function, each the same over the store's partials and over models
@@ -174,6 +203,19 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
         guard let b = b as? I else { return nil }
         let (sum, overflow) = a.addingReportingOverflow(b)
         return overflow ? nil : sum
+    }
+
+    /// What a grouping key path names: an attribute (as ``attribute(_:of:function:allowsJSON:)``,
+    /// JSON values allowed, since groups only compare them), or a to-one relationship, whose
+    /// related models are the groups (no codec).
+    private static func groupKey(_ keyPath: AnyKeyPath, of layout: ModelLayout, function: String) throws -> ([PropertyLayout], (any AttributeCodec)?) {
+        if let path = KeyPathResolver.chain(keyPath, from: layout), let relationship = path.last?.relationship {
+            guard !relationship.isToMany, path.dropLast().allSatisfy({ $0.relationship?.isToMany == false }) else {
+                throw SwiftDataError(.unsupportedKeyPath, "\(function) \(layout.entityName).\(path.map(\.name).joined(separator: ".")): it is a to-many relationship; group by a to-one relationship or an attribute")
+            }
+            return (path, nil)
+        }
+        return try attribute(keyPath, of: layout, function: function, allowsJSON: true)
     }
 
     /// The attribute a key path names (through to-one relationships), with its codec; refuses

@@ -34,7 +34,13 @@ extension SQLStore {
         // allows selecting the column, which depends on that row's primary key).
         var key: SQLExpression?, grouping: SQLExpression?
         if let groupPath = aggregate.group, let column = columns.last {
-            if groupPath.count > 1, case .column(let alias, _) = column {
+            if let relationship = groupPath.last?.relationship {
+                // Grouped by a to-one relationship: by the key it holds (the context loads the
+                // models); one kept elsewhere is left to the context.
+                guard case .reference = relationship.shape else { return nil }
+                key = column
+                grouping = column
+            } else if groupPath.count > 1, case .column(let alias, _) = column {
                 key = column
                 grouping = .column(table: alias, name: ModelLayout.primaryKeyColumn)
             } else {
