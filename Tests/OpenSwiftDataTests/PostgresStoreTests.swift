@@ -244,6 +244,61 @@ struct PostgresStoreTests {
         #expect(try ModelContext(serverA).fetch(FetchDescriptor<Expense>()).map(\.note) == ["from B"])
     }
 
+    /// A save changing many rows sends them together (many rows a statement); every row is
+    /// still checked alone: one conflicting row fails the whole save, naming that row, and a
+    /// `nil` among the values is stored as `nil`.
+    @Test func manyRowsChangedInOneSaveAreCheckedRowByRow() throws {
+        let namespace = Namespace()
+        let serverA = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let serverB = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let setup = ModelContext(serverA)
+        let food = Category(name: "food")
+        for number in 0..<50 { setup.insert(Expense(amount: Double(number), note: "n\(number)", category: food)) }
+        try setup.save()
+
+        // All rows at once, values and nils mixed in one statement.
+        let a = ModelContext(serverA)
+        let onA = try a.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        for expense in onA {
+            expense.note = expense.amount < 25 ? nil : "late \(Int(expense.amount))"
+            expense.category = expense.amount < 10 ? nil : expense.category
+        }
+        let b = ModelContext(serverB)
+        let onB = try b.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        try a.save()
+        let stored = try ModelContext(serverB).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        #expect(stored.map(\.note) == (0..<50).map { $0 < 25 ? nil : "late \($0)" })
+        #expect(stored.map { $0.category?.name } == (0..<50).map { $0 < 10 ? nil : "food" })
+
+        // Server B read the notes before A changed them: its save of all of them conflicts, and
+        // stores nothing — not even the amounts it changed alone.
+        for expense in onB {
+            expense.amount += 1000
+            if expense.amount == 1030 { expense.note = "from B" }
+        }
+        do {
+            try b.save()
+            Issue.record("server B overwrote a note server A changed")
+        } catch let error as SwiftDataError {
+            #expect(error == .mergeConflict)
+            #expect(error.message.contains("note"), "\(error.message)")
+        }
+        let after = try ModelContext(serverA).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        #expect(after.map(\.amount) == (0..<50).map(Double.init))
+        #expect(after[30].note == "late 30")
+
+        // A row deleted by the other server is reported as gone.
+        b.rollback()
+        let c = ModelContext(serverB)
+        let onC = try c.fetch(FetchDescriptor<Expense>())
+        let doomed = ModelContext(serverA)
+        try doomed.delete(model: Expense.self, where: #Predicate { $0.amount == 7 })
+        try doomed.save()
+        for expense in onC { expense.amount += 1 }
+        #expect(throws: SwiftDataError.modelNotFound) { try c.save() }
+        #expect(try ModelContext(serverA).fetchCount(FetchDescriptor<Expense>(predicate: #Predicate { $0.amount >= 1000 })) == 0)
+    }
+
     @Test func changesToDifferentPropertiesOnTwoServersMerge() throws {
         let namespace = Namespace()
         let (serverA, serverB) = try twoServersWithOneExpense(namespace)

@@ -140,7 +140,10 @@ enum SQLStatement: Sendable {
     /// and `AND column IS NOT DISTINCT FROM ?` for each of `unchanged` (bound after the key; `json`:
     /// compared as JSON documents where the dialect can).
     /// A `counting` column is set to one more than it was (a row's save count, ``SQLTableFormat/versionColumn``).
-    case updateByKey(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)] = [], counting: String? = nil)
+    /// With `rows` above 1: one statement for that many rows, bound row after row in the same
+    /// order, `RETURNING` the key of each row it changed (for an engine where each statement is
+    /// a round trip).
+    case updateByKey(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)] = [], counting: String? = nil, rows: Int = 1)
     /// `UPDATE table SET column = ? WHERE condition`.
     case update(table: String, assignments: [(String, SQLExpression)], whereClause: SQLExpression?)
     /// `UPDATE table AS alias SET column = ? ... WHERE condition`, the condition over the alias

@@ -22,7 +22,7 @@ struct SQLRenderer {
     mutating func render(_ statement: SQLStatement) -> String {
         switch statement {
         case .select: break
-        case .insert(let table, _, _, _), .updateByKey(let table, _, _, _, _), .update(let table, _, _), .delete(let table, _):
+        case .insert(let table, _, _, _), .updateByKey(let table, _, _, _, _, _), .update(let table, _, _), .delete(let table, _):
             tables[table] = table
             defaultTable = table
         case .updateAliased(let table, let alias, _, _):
@@ -44,7 +44,9 @@ struct SQLRenderer {
             let verb = orIgnore ? dialect.insertOrIgnore.verb : "INSERT INTO"
             let suffix = orIgnore ? dialect.insertOrIgnore.suffix : ""
             return "\(verb) \(dialect.quote(table)) (\(names)) VALUES \(values)\(suffix)"
-        case .updateByKey(let table, let columns, let key, let unchanged, let counting):
+        case .updateByKey(let table, let columns, let key, let unchanged, let counting, let rows) where rows > 1:
+            return updateByKeys(table: table, columns: columns, key: key, unchanged: unchanged, counting: counting, rows: rows)
+        case .updateByKey(let table, let columns, let key, let unchanged, let counting, _):
             var index = 0
             var sets = columns.flatMap { column -> [String] in
                 index += 1
@@ -73,6 +75,31 @@ struct SQLRenderer {
             if let whereClause { text += " WHERE " + render(whereClause) }
             return text
         }
+    }
+
+    /// Several rows' updates as one statement: the rows' values are a `VALUES` list joined to
+    /// the table by key. The list follows an empty select of the table's own columns, so a
+    /// parameter bound without a type (NULL) takes the column's type, as in a one-row update.
+    private func updateByKeys(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)], counting: String?, rows: Int) -> String {
+        let target = dialect.quote(table)
+        let sources = columns + [key] + unchanged.map(\.column)
+        let names = columns.indices.map { "v\($0)" } + ["k"] + unchanged.indices.map { "o\($0)" }
+        let width = sources.count
+        let typed = zip(sources, names).map { "\(dialect.quote($0)) AS \(dialect.quote($1))" }.joined(separator: ", ")
+        let values = (0..<rows).map { row in
+            "(" + (1...width).map { dialect.placeholder(row * width + $0) }.joined(separator: ", ") + ")"
+        }.joined(separator: ", ")
+        let from = { (name: String) in "v.\(dialect.quote(name))" }
+        var sets = zip(columns, names).flatMap { column, name in
+            dialect.assignments(column, from(name), table: table).map { "\($0.column) = \($0.value)" }
+        }
+        if let counting { sets.append("\(dialect.quote(counting)) = \(target).\(dialect.quote(counting)) + 1") }
+        var text = "UPDATE \(target) SET \(sets.joined(separator: ", ")) FROM (SELECT \(typed) FROM \(target) WHERE 1 = 0 UNION ALL VALUES \(values)) AS v"
+        text += " WHERE \(target).\(dialect.quote(key)) = \(from("k"))"
+        for (offset, check) in unchanged.enumerated() {
+            text += " AND " + dialect.sameValue("\(target).\(dialect.quote(check.column))", from("o\(offset)"), json: check.json)
+        }
+        return text + " RETURNING \(target).\(dialect.quote(key))"
     }
 
     mutating func render(_ select: SQLSelect) -> String {
