@@ -20,8 +20,20 @@ final class PostgresSQLConnection: SQLConnection {
     /// Reads the rows as they arrive: the event loop hands them over while the caller turns the
     /// earlier ones into models, rather than collecting the whole result first.
     func query(_ text: String, bindings: [StoredValue], row: (any StoredRow) throws -> Void) throws {
+        try run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues)), row: row)
+    }
+
+    /// Each column's values as one array parameter (``PostgresValueArray``).
+    func query(_ text: String, arrays: [[StoredValue]], row: (any StoredRow) throws -> Void) throws {
+        var binds = PostgresBindings(capacity: arrays.count)
+        for column in arrays {
+            try binds.append(try PostgresValueArray(column, typedValues: typedValues))
+        }
+        try run(PostgresQuery(unsafeSQL: text, binds: binds), row: row)
+    }
+
+    private func run(_ query: PostgresQuery, row: (any StoredRow) throws -> Void) throws {
         let queue = PostgresRowQueue()
-        let query = PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues))
         let answer = connection.query(query, logger: PostgresConnectionPool.logger) { queue.append($0) }
         answer.whenComplete { _ in queue.finish() }
         var batch: [PostgresRow] = []
@@ -90,18 +102,21 @@ final class PostgresSQLConnection: SQLConnection {
         case .decimal(let decimal) where typedValues.contains(.decimal):
             try binds.append(NumericText(decimal), context: .default)
         case .date(let date) where typedValues.contains(.date):
-            guard let microseconds = PostgresDialect.microsecondsSince2000(date) else {
-                throw SwiftDataError(.modelValidationFailure, "the date \(date.timeIntervalSinceReferenceDate) seconds after 2001-01-01 is outside what a timestamptz column holds (4713 BC to 294276 AD); nothing was saved")
-            }
+            guard let microseconds = PostgresDialect.microsecondsSince2000(date) else { throw dateOutOfRange(date) }
             try binds.append(Timestamp(microseconds: microseconds), context: .default)
         case .date, .uuid, .decimal:
             try append(value.storageForm, to: &binds, typedValues: typedValues)
         }
     }
 
+    /// A date no `timestamptz` column holds.
+    static func dateOutOfRange(_ date: Date) -> SwiftDataError {
+        SwiftDataError(.modelValidationFailure, "the date \(date.timeIntervalSinceReferenceDate) seconds after 2001-01-01 is outside what a timestamptz column holds (4713 BC to 294276 AD); nothing was saved")
+    }
+
     /// PostgreSQL's text cannot hold the NUL character: such a value is refused before anything
     /// is sent.
-    private static func checkText(_ text: String) throws {
+    static func checkText(_ text: String) throws {
         if text.utf8.contains(0) {
             throw SwiftDataError(.unsupportedType, "PostgreSQL cannot store text containing the NUL character (U+0000), as in \(String(text.prefix(40)).debugDescription); nothing was written. Remove it, or store the value as Data")
         }

@@ -535,4 +535,20 @@ import Testing
         }
         #expect(joined.filter { $0.text.hasPrefix("UPDATE \"Reading\"") }.map(\.text) == ["UPDATE \"Reading\" SET \"label\" = ?1 WHERE (\"Z_PK\" IN (SELECT \"t0\".\"Z_PK\" FROM \"Reading\" AS \"t0\" LEFT JOIN \"Sensor\" AS \"t1\" ON (\"t1\".\"Z_PK\" = \"t0\".\"sensor\") WHERE ((CASE WHEN (\"t0\".\"sensor\" IS NULL) THEN NULL ELSE \"t1\".\"name\" END) IS (?2 COLLATE SWIFT))))"])
     }
+
+    /// PostgreSQL: a save's rows go up as arrays, one parameter per column (`unnest`), and a
+    /// column of only NULLs as NULL without one; updates join the arrays to the table by key,
+    /// check the columns read, and return the keys they changed.
+    @Test func postgresSavesBindColumnsAsArrays() {
+        let dialect = PostgresDialect(typedValues: [.decimal])
+        #expect(dialect.arrayType(of: .decimal(1)) == "numeric[]")
+        #expect(dialect.arrayType(of: .date(Date())) == "double precision[]")
+        #expect(SQLiteDialect().arrayType(of: .integer(1)) == nil)
+        let insert = SQLRenderer.render(.insertArrays(table: "Item", columns: ["Z_PK", "note", "score"], types: ["bigint[]", nil, "double precision[]"]), dialect: dialect)
+        #expect(insert.text == "INSERT INTO \"Item\" (\"Z_PK\", \"note\", \"score\") SELECT \"u\".\"a0\", NULL, \"u\".\"a2\" FROM unnest(CAST($1 AS bigint[]), CAST($2 AS double precision[])) AS \"u\"(\"a0\", \"a2\")")
+        let update = SQLRenderer.render(.updateByKeyArrays(
+            table: "Item", columns: ["score"], key: "Z_PK", unchanged: [(column: "score", json: false)], counting: "Z_OPT",
+            types: ["double precision[]", "bigint[]", "double precision[]"]), dialect: dialect)
+        #expect(update.text == "UPDATE \"Item\" SET \"score\" = \"u\".\"a0\", \"Z_OPT\" = \"Item\".\"Z_OPT\" + 1 FROM unnest(CAST($1 AS double precision[]), CAST($2 AS bigint[]), CAST($3 AS double precision[])) AS \"u\"(\"a0\", \"a1\", \"a2\") WHERE \"Item\".\"Z_PK\" = \"u\".\"a1\" AND \"Item\".\"score\" IS NOT DISTINCT FROM \"u\".\"a2\" RETURNING \"Item\".\"Z_PK\"")
+    }
 }

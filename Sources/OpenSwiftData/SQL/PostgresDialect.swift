@@ -29,6 +29,20 @@ package struct PostgresDialect: SQLDialect {
             next: "txid_snapshot_xmax(txid_current_snapshot())")
     }
     package func placeholder(_ index: Int) -> String { "$\(index)" }
+    /// Arrays of the types the connection binds single values in (``PostgresSQLConnection``).
+    package func arrayType(of value: StoredValue) -> String? {
+        switch value {
+        case .null: return nil
+        case .integer: return "bigint[]"
+        case .real: return "double precision[]"
+        case .text: return "text[]"
+        case .blob: return "bytea[]"
+        case .uuid where typedValues.contains(.uuid): return "uuid[]"
+        case .date where typedValues.contains(.date): return "timestamptz[]"
+        case .decimal where typedValues.contains(.decimal): return "numeric[]"
+        case .date, .uuid, .decimal: return arrayType(of: value.storageForm)
+        }
+    }
     package func storedType(_ type: StoredType) -> String {
         switch type {
         case .integer: return "BIGINT"

@@ -140,10 +140,15 @@ enum SQLStatement: Sendable {
     /// and `AND column IS NOT DISTINCT FROM ?` for each of `unchanged` (bound after the key; `json`:
     /// compared as JSON documents where the dialect can).
     /// A `counting` column is set to one more than it was (a row's save count, ``SQLTableFormat/versionColumn``).
-    /// With `rows` above 1: one statement for that many rows, bound row after row in the same
-    /// order, `RETURNING` the key of each row it changed (for an engine where each statement is
-    /// a round trip).
-    case updateByKey(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)] = [], counting: String? = nil, rows: Int = 1)
+    case updateByKey(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)] = [], counting: String? = nil)
+    /// `INSERT INTO table (columns) SELECT … FROM unnest(…)`: many rows from one array parameter
+    /// per column, of the SQL types `types` (``SQLDialect/arrayType(of:)``); a `nil` type is a
+    /// column of NULLs, written without a parameter.
+    case insertArrays(table: String, columns: [String], types: [String?])
+    /// ``updateByKey(table:columns:key:unchanged:counting:)`` for many rows from arrays, as
+    /// `insertArrays` binds them (the values, the key, then the checked columns' originals),
+    /// `RETURNING` the key of each row it changed.
+    case updateByKeyArrays(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)], counting: String?, types: [String?])
     /// `UPDATE table SET column = ? WHERE condition`.
     case update(table: String, assignments: [(String, SQLExpression)], whereClause: SQLExpression?)
     /// `UPDATE table AS alias SET column = ? ... WHERE condition`, the condition over the alias

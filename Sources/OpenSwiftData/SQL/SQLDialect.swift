@@ -87,6 +87,11 @@ package protocol SQLDialect: Sendable {
     /// Where writers run at once, the engine's transaction ids, which number the history instead
     /// of a counter (see ``SQLTransactionIDs``); `nil` where one writer at a time keeps a counter.
     var transactionIDs: SQLTransactionIDs? { get }
+    /// The SQL type of an array of values like `value`, where the engine binds a column of many
+    /// rows' values as one parameter (PostgreSQL: a save's rows go up as `unnest` of arrays, a
+    /// few parameters however many rows); `nil` for a value no array carries, and on every
+    /// value where the engine binds no arrays (SQLite).
+    func arrayType(of value: StoredValue) -> String?
 }
 
 /// The expressions that number history by the engine's own transaction ids (PostgreSQL).
@@ -109,6 +114,9 @@ package struct SQLTransactionIDs: Sendable {
 extension SQLDialect {
     package var maximumIdentifierBytes: Int? { nil }
     package var transactionIDs: SQLTransactionIDs? { nil }
+    package func arrayType(of value: StoredValue) -> String? { nil }
+    /// Whether the engine binds columns of values as arrays (``arrayType(of:)``).
+    package var bindsArrays: Bool { arrayType(of: .integer(0)) != nil }
 
     package func column(_ qualifier: String?, _ name: String, table: String?) -> String {
         qualifier.map { "\($0).\(quote(name))" } ?? quote(name)

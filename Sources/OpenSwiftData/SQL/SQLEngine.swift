@@ -72,6 +72,16 @@ package protocol SQLConnection: AnyObject {
     func execute(_ text: String, bindings: [StoredValue]) throws -> Int
     /// `text` made ready to run many times with different values.
     func prepared(_ text: String) throws -> any SQLPreparedStatement
+    /// Runs `text` whose parameters are whole columns, each bound as one array (see
+    /// ``SQLDialect/arrayType(of:)``), calling `row` for each result row; only for engines whose
+    /// dialect binds arrays.
+    func query(_ text: String, arrays: [[StoredValue]], row: (any StoredRow) throws -> Void) throws
+}
+
+extension SQLConnection {
+    package func query(_ text: String, arrays: [[StoredValue]], row: (any StoredRow) throws -> Void) throws {
+        throw SwiftDataError(.storeIO, "this store's engine does not bind arrays")
+    }
 }
 
 /// A statement run many times in one transaction (a save's insert for each new model): engines

@@ -22,7 +22,7 @@ struct SQLRenderer {
     mutating func render(_ statement: SQLStatement) -> String {
         switch statement {
         case .select: break
-        case .insert(let table, _, _, _), .updateByKey(let table, _, _, _, _, _), .update(let table, _, _), .delete(let table, _):
+        case .insert(let table, _, _, _), .updateByKey(let table, _, _, _, _), .insertArrays(let table, _, _), .updateByKeyArrays(let table, _, _, _, _, _), .update(let table, _, _), .delete(let table, _):
             tables[table] = table
             defaultTable = table
         case .updateAliased(let table, let alias, _, _):
@@ -44,9 +44,7 @@ struct SQLRenderer {
             let verb = orIgnore ? dialect.insertOrIgnore.verb : "INSERT INTO"
             let suffix = orIgnore ? dialect.insertOrIgnore.suffix : ""
             return "\(verb) \(dialect.quote(table)) (\(names)) VALUES \(values)\(suffix)"
-        case .updateByKey(let table, let columns, let key, let unchanged, let counting, let rows) where rows > 1:
-            return updateByKeys(table: table, columns: columns, key: key, unchanged: unchanged, counting: counting, rows: rows)
-        case .updateByKey(let table, let columns, let key, let unchanged, let counting, _):
+        case .updateByKey(let table, let columns, let key, let unchanged, let counting):
             var index = 0
             var sets = columns.flatMap { column -> [String] in
                 index += 1
@@ -60,6 +58,13 @@ struct SQLRenderer {
                 text += " AND " + dialect.sameValue(dialect.quote(column), dialect.placeholder(index), json: json)
             }
             return text
+        case .insertArrays(let table, let columns, let types):
+            let source = unnest(types)
+            let names = columns.map(dialect.quote).joined(separator: ", ")
+            return "INSERT INTO \(dialect.quote(table)) (\(names)) SELECT \(columns.indices.map(source.value).joined(separator: ", ")) FROM \(source.from)"
+        case .updateByKeyArrays(let table, let columns, let key, let unchanged, let counting, let types):
+            let source = unnest(types)
+            return updateFrom(table: table, columns: columns, key: key, unchanged: unchanged, counting: counting, source: source.from, value: source.value)
         case .update(let table, let assignments, let whereClause):
             let sets = assignments.map { "\(dialect.quote($0.0)) = \(render($0.1))" }.joined(separator: ", ")
             var text = "UPDATE \(dialect.quote(table)) SET \(sets)"
@@ -77,29 +82,41 @@ struct SQLRenderer {
         }
     }
 
-    /// Several rows' updates as one statement: the rows' values are a `VALUES` list joined to
-    /// the table by key. The list follows an empty select of the table's own columns, so a
-    /// parameter bound without a type (NULL) takes the column's type, as in a one-row update.
-    private func updateByKeys(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)], counting: String?, rows: Int) -> String {
+    /// `UPDATE table SET … FROM source WHERE key matches AND unchanged columns hold their
+    /// originals RETURNING key`; `value(i)` is the source's i-th value: the columns, the key, then
+    /// the originals.
+    private func updateFrom(table: String, columns: [String], key: String, unchanged: [(column: String, json: Bool)], counting: String?,
+                            source: String, value: (Int) -> String) -> String {
         let target = dialect.quote(table)
-        let sources = columns + [key] + unchanged.map(\.column)
-        let names = columns.indices.map { "v\($0)" } + ["k"] + unchanged.indices.map { "o\($0)" }
-        let width = sources.count
-        let typed = zip(sources, names).map { "\(dialect.quote($0)) AS \(dialect.quote($1))" }.joined(separator: ", ")
-        let values = (0..<rows).map { row in
-            "(" + (1...width).map { dialect.placeholder(row * width + $0) }.joined(separator: ", ") + ")"
-        }.joined(separator: ", ")
-        let from = { (name: String) in "v.\(dialect.quote(name))" }
-        var sets = zip(columns, names).flatMap { column, name in
-            dialect.assignments(column, from(name), table: table).map { "\($0.column) = \($0.value)" }
+        var sets = columns.enumerated().flatMap { offset, column in
+            dialect.assignments(column, value(offset), table: table).map { "\($0.column) = \($0.value)" }
         }
         if let counting { sets.append("\(dialect.quote(counting)) = \(target).\(dialect.quote(counting)) + 1") }
-        var text = "UPDATE \(target) SET \(sets.joined(separator: ", ")) FROM (SELECT \(typed) FROM \(target) WHERE 1 = 0 UNION ALL VALUES \(values)) AS v"
-        text += " WHERE \(target).\(dialect.quote(key)) = \(from("k"))"
+        var text = "UPDATE \(target) SET \(sets.joined(separator: ", ")) FROM \(source)"
+        text += " WHERE \(target).\(dialect.quote(key)) = \(value(columns.count))"
         for (offset, check) in unchanged.enumerated() {
-            text += " AND " + dialect.sameValue("\(target).\(dialect.quote(check.column))", from("o\(offset)"), json: check.json)
+            text += " AND " + dialect.sameValue("\(target).\(dialect.quote(check.column))", value(columns.count + 1 + offset), json: check.json)
         }
         return text + " RETURNING \(target).\(dialect.quote(key))"
+    }
+
+    /// Rows from arrays: `unnest` of one parameter per typed column (`CAST` to its array type),
+    /// and each column's value in a row (`NULL` for a column without a type).
+    private func unnest(_ types: [String?]) -> (from: String, value: (Int) -> String) {
+        var parameters: [String] = []
+        var names: [String] = []
+        var references: [String] = []
+        let alias = dialect.qualifier("u")
+        for (offset, type) in types.enumerated() {
+            guard let type else {
+                references.append("NULL")
+                continue
+            }
+            parameters.append("CAST(\(dialect.placeholder(parameters.count + 1)) AS \(type))")
+            names.append(dialect.quote("a\(offset)"))
+            references.append("\(alias).\(dialect.quote("a\(offset)"))")
+        }
+        return ("unnest(\(parameters.joined(separator: ", "))) AS \(alias)(\(names.joined(separator: ", ")))", { references[$0] })
     }
 
     mutating func render(_ select: SQLSelect) -> String {

@@ -37,11 +37,13 @@ extension SQLSaveWriter {
             }
             let properties = layout.properties
             for checked in order {
-                let statement = { (rows: Int) in
-                    SQLStatement.updateByKey(
-                        table: layout.tableName, columns: group.slots.map { properties[$0].name }, key: ModelLayout.primaryKeyColumn,
-                        unchanged: checked.map { (properties[group.slots[$0]].name, properties[group.slots[$0]].codec?.storesJSON == true) },
-                        counting: counting, rows: rows)
+                let columns = group.slots.map { properties[$0].name }
+                let unchanged = checked.map { (properties[group.slots[$0]].name, properties[group.slots[$0]].codec?.storesJSON == true) }
+                let text = store.render(.updateByKey(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn,
+                                                     unchanged: unchanged, counting: counting))
+                let arrayStatement = { (types: [String?]) in
+                    SQLStatement.updateByKeyArrays(table: layout.tableName, columns: columns, key: ModelLayout.primaryKeyColumn,
+                                                   unchanged: unchanged, counting: counting, types: types)
                 }
                 let bind = { (row: Int, bound: inout [StoredValue]) in
                     bound.append(contentsOf: values[row * width..<(row + 1) * width])
@@ -51,46 +53,43 @@ extension SQLSaveWriter {
                 let unchangedRow = { (row: Int) throws -> Void in
                     try reportUnchangedRow(layout, key: group.keys[row], checked: checked.map { group.slots[$0] }, store: store, connection: connection)
                 }
-                let rows = batches[checked] ?? []
-                if store.engine.rowsPerInsert > 1 && rows.count > 1 {
-                    try updateTogether(rows, keys: group.keys, width: width + 1 + checked.count, statement: statement,
-                                       store: store, connection: connection, bind: bind, unchangedRow: unchangedRow)
-                } else {
-                    try store.executeEach(store.render(statement(1)), rows, on: connection, bind: bind, noRowChanged: unchangedRow)
+                var rows = batches[checked] ?? []
+                if store.dialect.bindsArrays && rows.count > 1 {
+                    rows = try updateTogether(rows, keys: group.keys, width: width + 1 + checked.count, statement: arrayStatement,
+                                              store: store, connection: connection, bind: bind, unchangedRow: unchangedRow)
                 }
+                try store.executeEach(text, rows, on: connection, bind: bind, noRowChanged: unchangedRow)
             }
         }
     }
 
-    /// Where each statement is a round trip (PostgreSQL), updates `rows` many per statement
-    /// (``SQLEngine/rowsPerInsert``, at most 60,000 values): the keys each statement returns are
-    /// the rows it changed, and the first row missing from them is reported as one update alone
-    /// would be. A statement per row cost a round trip each (about 0.1 ms a row on loopback).
+    /// Where the dialect binds arrays (PostgreSQL, where each statement is a round trip: about
+    /// 0.1 ms a row on loopback), updates ``SQLStore/arrayRows`` rows per statement from one array
+    /// per column. The keys each statement returns are the rows it changed; the first row missing
+    /// from them is reported as one update alone would be. Answers the rows whose values no array
+    /// carries, to be updated one by one.
     private func updateTogether(
-        _ rows: [Int], keys: [Int64], width: Int, statement: (Int) -> SQLStatement, store: SQLStore, connection: any SQLConnection,
-        bind: (Int, inout [StoredValue]) -> Void, unchangedRow: (Int) throws -> Void
-    ) throws {
-        let perStatement = max(1, min(store.engine.rowsPerInsert, 60_000 / max(width, 1)))
-        var fullText: String?
+        _ rows: [Int], keys: [Int64], width: Int, statement: ([String?]) -> SQLStatement,
+        store: SQLStore, connection: any SQLConnection, bind: (Int, inout [StoredValue]) -> Void, unchangedRow: (Int) throws -> Void
+    ) throws -> [Int] {
+        var alone: [Int] = []
         var values: [StoredValue] = []
         var changed = Set<Int64>()
-        for start in stride(from: 0, to: rows.count, by: perStatement) {
-            let chunk = rows[start..<min(start + perStatement, rows.count)]
-            let text: String
-            if chunk.count == perStatement, let fullText {
-                text = fullText
-            } else {
-                text = store.render(statement(chunk.count))
-                if chunk.count == perStatement { fullText = text }
-            }
+        for start in stride(from: 0, to: rows.count, by: SQLStore.arrayRows) {
+            let batch = rows[start..<min(start + SQLStore.arrayRows, rows.count)]
             values.removeAll(keepingCapacity: true)
-            for row in chunk { bind(row, &values) }
+            for row in batch { bind(row, &values) }
+            guard let arrays = try store.arrays(values, width: width) else {
+                alone += batch
+                continue
+            }
             changed.removeAll(keepingCapacity: true)
-            try store.query(text, bindings: values, on: connection) { changed.insert($0.int64(at: 0)) }
-            if changed.count < chunk.count, let row = chunk.first(where: { !changed.contains(keys[$0]) }) {
+            try store.query(store.render(statement(arrays.types)), arrays: arrays.columns, on: connection) { changed.insert($0.int64(at: 0)) }
+            if changed.count < batch.count, let row = batch.first(where: { !changed.contains(keys[$0]) }) {
                 try unchangedRow(row)
             }
         }
+        return alone
     }
 
     /// Why an update changed no row: the row is gone, or (where changes are checked) another save

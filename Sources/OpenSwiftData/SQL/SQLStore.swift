@@ -192,38 +192,88 @@ package final class SQLStore: Sendable {
     }
 
     /// Inserts one row per item into `table`: one prepared statement run per row where the engine
-    /// prefers that (SQLite), or several rows per statement (``SQLEngine/rowsPerInsert``, at most
-    /// 60,000 values) where each statement is a round trip. `bind` appends one row's values.
+    /// prefers that (SQLite); where each statement is a round trip, many rows per statement —
+    /// ``arrayRows`` from arrays where the dialect binds them (``SQLDialect/arrayType(of:)``),
+    /// else ``SQLEngine/rowsPerInsert`` rows of parameters (at most 60,000 values). `bind` appends
+    /// one row's values.
     func insertEach<S: Sequence>(
         into table: String, columns: [String], _ items: S, on connection: any SQLConnection, bind: (S.Element, inout [StoredValue]) throws -> Void
     ) throws {
-        let perStatement = max(1, min(engine.rowsPerInsert, 60_000 / max(columns.count, 1)))
+        let width = max(columns.count, 1)
+        let perStatement = max(1, min(engine.rowsPerInsert, 60_000 / width))
         guard perStatement > 1 else {
             try executeEach(render(.insert(table: table, columns: columns, orIgnore: false)), items, on: connection, bind: bind)
             return
         }
+        let perBatch = dialect.bindsArrays ? Self.arrayRows : perStatement
         var values: [StoredValue] = []
         var rows = 0
         var fullText: String?
         func flush() throws {
             guard rows > 0 else { return }
-            let text: String
-            if rows == perStatement {
-                text = fullText ?? render(.insert(table: table, columns: columns, orIgnore: false, rows: rows))
-                fullText = text
-            } else {
-                text = render(.insert(table: table, columns: columns, orIgnore: false, rows: rows))
+            defer {
+                values.removeAll(keepingCapacity: true)
+                rows = 0
             }
-            _ = try execute(text, bindings: values, on: connection)
-            values.removeAll(keepingCapacity: true)
-            rows = 0
+            if let arrays = try arrays(values, width: width) {
+                try query(render(.insertArrays(table: table, columns: columns, types: arrays.types)), arrays: arrays.columns, on: connection) { _ in }
+                return
+            }
+            for start in stride(from: 0, to: rows, by: perStatement) {
+                let count = min(perStatement, rows - start)
+                let text: String
+                if count == perStatement, let fullText {
+                    text = fullText
+                } else {
+                    text = render(.insert(table: table, columns: columns, orIgnore: false, rows: count))
+                    if count == perStatement { fullText = text }
+                }
+                _ = try execute(text, bindings: Array(values[start * width..<(start + count) * width]), on: connection)
+            }
         }
         for item in items {
             try bind(item, &values)
             rows += 1
-            if rows == perStatement { try flush() }
+            if rows == perBatch { try flush() }
         }
         try flush()
+    }
+
+    /// Rows per statement where they go up as arrays: a few parameters however many rows, so the
+    /// bound is memory (and one statement's work), not the server's parameter limit.
+    static let arrayRows = 10_000
+
+    /// Rows of `width` values as one array per column (for ``SQLStatement/insertArrays(table:columns:types:)``
+    /// and ``SQLStatement/updateByKeyArrays(table:columns:key:unchanged:counting:types:)``): the
+    /// columns' array types (`nil` for a column of only NULLs, which is not bound) and the bound
+    /// columns; `nil` where the dialect binds no arrays, or a column mixes types or holds a value
+    /// no array carries (those rows go up as rows of parameters).
+    func arrays(_ values: [StoredValue], width: Int) throws -> (types: [String?], columns: [[StoredValue]])? {
+        guard dialect.bindsArrays, width > 0 else { return nil }
+        let rows = values.count / width
+        var types: [String?] = []
+        var columns: [[StoredValue]] = []
+        for column in 0..<width {
+            var type: String?
+            var bound: [StoredValue] = []
+            bound.reserveCapacity(rows)
+            for row in 0..<rows {
+                let value = values[row * width + column]
+                bound.append(value)
+                if value.isNull { continue }
+                guard let valueType = dialect.arrayType(of: value) else { return nil }
+                if type == nil { type = valueType } else if type != valueType { return nil }
+            }
+            types.append(type)
+            if type != nil { columns.append(bound) }
+        }
+        return (types, columns)
+    }
+
+    /// Runs SQL text whose parameters are arrays (see ``arrays(_:width:)``), calling `row` for each row.
+    func query(_ text: String, arrays: [[StoredValue]], on connection: any SQLConnection, row: (any StoredRow) throws -> Void) throws {
+        record(text, arrays.map { StoredValue.text("an array of \($0.count) values") })
+        try connection.query(text, arrays: arrays, row: row)
     }
 
     /// Runs SQL text that returns rows, calling `row` for each.
