@@ -67,6 +67,16 @@ import Testing
         let restDeleted = try #require(rest.first?.userInfo?[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier])
         #expect(Set(restDeleted) == Set(identifiers[0..<12] + identifiers[25...]))
         #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 0)
+
+        // Every row again, their keys one run this time (SQL stores then need not read them).
+        let again = (1...10).map { Expense(amount: Double($0)) }
+        for expense in again { context.insert(expense) }
+        try context.save()
+        try deleter.delete(model: Expense.self)
+        let run = try Self.notifications(ModelContext.didSave, from: deleter) { try deleter.save() }
+        let runDeleted = try #require(run.first?.userInfo?[ModelContext.NotificationKey.deletedIdentifiers.rawValue] as? [PersistentIdentifier])
+        #expect(Set(runDeleted) == Set(again.map(\.persistentModelID)))
+        #expect(runDeleted.count == 10)
     }
 
     @Test func changesMadeInWillSaveAreSaved() throws {

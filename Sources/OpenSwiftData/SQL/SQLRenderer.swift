@@ -188,6 +188,9 @@ struct SQLRenderer {
             return "(\(render(inner)) IS NULL)"
         case .isNotNull(let inner):
             return "(\(render(inner)) IS NOT NULL)"
+        case .function(.count, let arguments) where arguments.isEmpty:
+            // Rows, not values: SQLite counts a whole table from its pages without reading rows.
+            return "count(*)"
         case .function(let function, let arguments):
             return dialect.function(function, arguments.map { render($0) })
         case .in(let lhs, var list):

@@ -17,7 +17,7 @@ extension SQLSaveWriter {
             let deleteReturningKeys = store.dialect.returningKeys(delete.text, key: store.dialect.quote(ModelLayout.primaryKeyColumn))
             var keys: [Int64] = []
             if deleteReturningKeys == nil {
-                try store.query(keysSelect, on: connection) { row in keys.append(row.int64(at: 0)) }
+                keys = try everyRow ? keysOfEveryRow(layout, keysSelect: keysSelect) : readKeys(keysSelect)
                 guard !keys.isEmpty else { continue }
             }
             try readTombstones(layout, where: doomed(ModelLayout.primaryKeyColumn))
@@ -58,6 +58,36 @@ extension SQLSaveWriter {
             deleted.append((layout, keys, store.identifier))
         }
         return deleted
+    }
+
+    private func readKeys(_ select: SQLSelect) throws -> [Int64] {
+        var keys: [Int64] = []
+        try store.query(select, on: connection) { row in keys.append(row.int64(at: 0)) }
+        return keys
+    }
+
+    /// The keys of every row of a table, where one writer at a time sees the same rows: when the
+    /// row count equals the span from the least key to the greatest, the keys are that run, and
+    /// are not read one by one. Keys given out in blocks form such runs until rows are deleted
+    /// between them; counting walks the table's pages without reading rows (a delete of 100k rows
+    /// read its keys in about 36M instructions).
+    private func keysOfEveryRow(_ layout: ModelLayout, keysSelect: SQLSelect) throws -> [Int64] {
+        // Three statements, so each takes SQLite's shortcut: count(*) alone counts pages' cells,
+        // min() and max() of the key alone read one end of the table.
+        func one(_ function: SQLFunction, _ arguments: [SQLExpression]) throws -> StoredValue {
+            var value = StoredValue.null
+            try store.query(SQLSelect(columns: [.function(function, arguments)], from: SQLTableReference(table: layout.tableName, alias: "t0")), on: connection) { row in
+                value = row.value(at: 0)
+            }
+            return value
+        }
+        let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
+        guard case .integer(let count) = try one(.count, []), count > 0 else { return [] }
+        if case .integer(let least) = try one(.min, [key]), case .integer(let greatest) = try one(.max, [key]),
+           least <= greatest, case (let width, false) = greatest.subtractingReportingOverflow(least), width == count - 1 {
+            return Array(least...greatest)
+        }
+        return try readKeys(keysSelect)
     }
 
     /// The keys in a comma-separated list of decimal integers (the server's own list of `bigint`s).

@@ -52,7 +52,7 @@ extension SQLStore {
                 try query(select, on: connection) { _ in count += 1 }
             }
         } else {
-            select.columns = [.function(.count, [.constant(.integer(1))])]
+            select.columns = [.function(.count, [])]
             try read { connection in
                 try query(select, on: connection) { row in count = Int(row.int64(at: 0)) }
             }
