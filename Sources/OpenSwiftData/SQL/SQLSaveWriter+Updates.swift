@@ -79,7 +79,7 @@ extension SQLSaveWriter {
             let batch = rows[start..<min(start + SQLStore.arrayRows, rows.count)]
             values.removeAll(keepingCapacity: true)
             for row in batch { bind(row, &values) }
-            guard let arrays = try store.arrays(values, width: width) else {
+            guard let arrays = store.arrays(values, width: width) else {
                 alone += batch
                 continue
             }

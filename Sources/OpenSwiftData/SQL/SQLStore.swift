@@ -215,7 +215,7 @@ package final class SQLStore: Sendable {
                 values.removeAll(keepingCapacity: true)
                 rows = 0
             }
-            if let arrays = try arrays(values, width: width) {
+            if !columns.isEmpty, let arrays = arrays(values, width: width) {
                 try query(render(.insertArrays(table: table, columns: columns, types: arrays.types)), arrays: arrays.columns, on: connection) { _ in }
                 return
             }
@@ -248,7 +248,7 @@ package final class SQLStore: Sendable {
     /// columns' array types (`nil` for a column of only NULLs, which is not bound) and the bound
     /// columns; `nil` where the dialect binds no arrays, or a column mixes types or holds a value
     /// no array carries (those rows go up as rows of parameters).
-    func arrays(_ values: [StoredValue], width: Int) throws -> (types: [String?], columns: [[StoredValue]])? {
+    func arrays(_ values: [StoredValue], width: Int) -> (types: [String?], columns: [[StoredValue]])? {
         guard dialect.bindsArrays, width > 0 else { return nil }
         let rows = values.count / width
         var types: [String?] = []
