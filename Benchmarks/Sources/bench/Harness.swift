@@ -55,8 +55,8 @@ func removeDatabase(_ path: String) {
 }
 
 /// Renders results as one Markdown table per workload.
-func markdown(_ results: [WorkloadResult], libraries: [String], floor: String, machine: String, command: String, runs: Int) -> String {
-    var lines = ["# OpenSwiftData benchmarks", "", "Produced by `\(command)` on \(machine).", "",
+func markdown(_ results: [WorkloadResult], libraries: [String], floor: String, machine: String, command: String, setting: String = "", runs: Int) -> String {
+    var lines = ["# OpenSwiftData benchmarks", "", "Produced by `\(command)`\(setting) on \(machine).", "",
                  "Each time is the median of \(runs) runs\(results.contains { $0.peakMegabytes != nil } ? " (the import: one run)" : ""); the ratio is to \(floor) measured in the same run (lower is better).", ""]
     for result in results {
         lines.append("## \(result.workload) (N = \(result.size.formatted()))")

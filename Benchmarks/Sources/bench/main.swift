@@ -228,8 +228,8 @@ func run() async throws {
     for name in ["--sizes", "--runs", "--only"] {
         if let value = option(name) { command += " \(name) \(value)" }
     }
-    if postgresURL != nil { command += "` against a PostgreSQL server on loopback (`Scripts/postgres-server.sh`" }
-    let table = markdown(results, libraries: libraries.map(\.name), floor: floor, machine: machineDescription(), command: command, runs: runs)
+    let setting = postgresURL == nil ? "" : " against a PostgreSQL server on loopback (`Scripts/postgres-server.sh`)"
+    let table = markdown(results, libraries: libraries.map(\.name), floor: floor, machine: machineDescription(), command: command, setting: setting, runs: runs)
     try FileManager.default.createDirectory(atPath: outputFolder, withIntermediateDirectories: true)
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

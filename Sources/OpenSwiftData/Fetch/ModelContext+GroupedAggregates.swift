@@ -2,7 +2,8 @@ import Foundation
 
 /// Aggregates per group: one query answers with an entry per value of a group key, such as the
 /// spending per category. The key may be reached through to-one relationships
-/// (`\.category?.name`), and `nil` is a group of its own.
+/// (`\.category?.name`), or be a to-one relationship itself (`\.category`: the groups are the
+/// related models), and `nil` is a group of its own.
 ///
 /// Groups are the keys' values as Swift compares them (strings by canonical equivalence, as
 /// `==` does), on every store. A count or a sum has an entry for every group with a selected
