@@ -39,7 +39,6 @@ struct PostgresValueArray: PostgresThrowingDynamicTypeEncodable {
 
     private let values: [StoredValue]
     private let element: Element
-    private let typedValues: Set<ValueMeaning>
 
     /// The array of `values`; throws where they are not all of one element type (or all NULL).
     init(_ values: [StoredValue], typedValues: Set<ValueMeaning>) throws {
@@ -54,7 +53,6 @@ struct PostgresValueArray: PostgresThrowingDynamicTypeEncodable {
         guard let element else { throw SwiftDataError(.storeIO, "a column of values bound as one array holds only NULL") }
         self.values = values
         self.element = element
-        self.typedValues = typedValues
     }
 
     private static func element(of value: StoredValue, typedValues: Set<ValueMeaning>) throws -> Element {
@@ -94,11 +92,20 @@ struct PostgresValueArray: PostgresThrowingDynamicTypeEncodable {
         buffer.writeInteger(Int32(1))
         buffer.writeInteger(Int32(values.contains { $0.isNull } ? 1 : 0))
         buffer.writeInteger(element.oid)
-        buffer.writeInteger(Int32(values.count))
+        buffer.writeInteger(try Self.length(values.count))
         buffer.writeInteger(Int32(1))
         for value in values {
             try write(value, into: &buffer)
         }
+    }
+
+    /// A length as the array form writes it; one past 32 bits is refused (the server takes at
+    /// most 1 GB in a value anyway).
+    private static func length(_ count: Int) throws -> Int32 {
+        guard let length = Int32(exactly: count) else {
+            throw SwiftDataError(.storeIO, "a value of \(count) bytes is more than PostgreSQL takes in one field; nothing was written")
+        }
+        return length
     }
 
     /// One element: its length (-1 for NULL), then its bytes.
@@ -114,10 +121,10 @@ struct PostgresValueArray: PostgresThrowingDynamicTypeEncodable {
             buffer.writeInteger(real.bitPattern)
         case .text(let text):
             try PostgresSQLConnection.checkText(text)
-            buffer.writeInteger(Int32(text.utf8.count))
+            buffer.writeInteger(try Self.length(text.utf8.count))
             buffer.writeString(text)
         case .blob(let data):
-            buffer.writeInteger(Int32(data.count))
+            buffer.writeInteger(try Self.length(data.count))
             buffer.writeBytes(data)
         case .uuid(let uuid) where element == .uuid:
             buffer.writeInteger(Int32(16))

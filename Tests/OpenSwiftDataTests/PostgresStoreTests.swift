@@ -418,6 +418,31 @@ struct PostgresStoreTests {
         #expect(updated.map(\.note) == (0..<count).map { $0.isMultiple(of: 7) ? "was nil" : nil })
     }
 
+    /// Rows of large values go up in as many statements as keep each under 32 MB (here two for
+    /// three rows of 20 MB), inserted and updated, every row read back whole.
+    @Test func largeValuesGoUpInStatementsOfBoundedSize() throws {
+        let namespace = Namespace()
+        let container = try ModelContainer(for: Sample.self, configurations: try namespace.configuration())
+        let context = ModelContext(container)
+        let blobs = (0..<3).map { Data(repeating: UInt8($0 + 1), count: 20 << 20) }
+        for (number, blob) in blobs.enumerated() { context.insert(Sample(int: number, data: blob)) }
+        try context.save()
+        func stored() throws -> [Data] {
+            try ModelContext(container).fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int)])).map(\.data)
+        }
+        #expect(try stored() == blobs)
+        let texts = (0..<3).map { String(repeating: "x\($0)", count: 10 << 20) }
+        let samples = try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int)]))
+        for (sample, text) in zip(samples, texts) {
+            sample.text = text
+            sample.data = Data([UInt8(sample.int)])
+        }
+        try context.save()
+        let fresh = try ModelContext(container).fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int)]))
+        #expect(fresh.map(\.text) == texts)
+        #expect(fresh.map(\.data) == [Data([0]), Data([1]), Data([2])])
+    }
+
     /// Every kind of value — typed dates, decimals (NaN too) and UUIDs, bytes, text with quotes,
     /// commas and braces, special doubles, and nils among values — goes up in arrays, inserted and
     /// updated, and reads back exactly.

@@ -64,10 +64,10 @@ extension SQLSaveWriter {
     }
 
     /// Where the dialect binds arrays (PostgreSQL, where each statement is a round trip: about
-    /// 0.1 ms a row on loopback), updates ``SQLStore/arrayRows`` rows per statement from one array
-    /// per column. The keys each statement returns are the rows it changed; the first row missing
-    /// from them is reported as one update alone would be. Answers the rows whose values no array
-    /// carries, to be updated one by one.
+    /// 0.1 ms a row on loopback), updates ``SQLStore/arrayRows`` rows per statement (fewer where
+    /// they hold over ``SQLStore/arrayBytes``) from one array per column. The keys each statement
+    /// returns are the rows it changed; the first row missing from them is reported as one update
+    /// alone would be. Answers the rows whose values no array carries, to be updated one by one.
     private func updateTogether(
         _ rows: [Int], keys: [Int64], width: Int, statement: ([String?]) -> SQLStatement,
         store: SQLStore, connection: any SQLConnection, bind: (Int, inout [StoredValue]) -> Void, unchangedRow: (Int) throws -> Void
@@ -75,13 +75,18 @@ extension SQLSaveWriter {
         var alone: [Int] = []
         var values: [StoredValue] = []
         var changed = Set<Int64>()
-        for start in stride(from: 0, to: rows.count, by: SQLStore.arrayRows) {
-            let batch = rows[start..<min(start + SQLStore.arrayRows, rows.count)]
-            values.removeAll(keepingCapacity: true)
-            for row in batch { bind(row, &values) }
+        var batch: [Int] = []
+        var bytes = 0
+        func flush() throws {
+            defer {
+                values.removeAll(keepingCapacity: true)
+                batch.removeAll(keepingCapacity: true)
+                bytes = 0
+            }
+            guard !batch.isEmpty else { return }
             guard let arrays = store.arrays(values, width: width) else {
                 alone += batch
-                continue
+                return
             }
             changed.removeAll(keepingCapacity: true)
             try store.query(store.render(statement(arrays.types)), arrays: arrays.columns, on: connection) { changed.insert($0.int64(at: 0)) }
@@ -89,6 +94,14 @@ extension SQLSaveWriter {
                 try unchangedRow(row)
             }
         }
+        for row in rows {
+            let start = values.count
+            bind(row, &values)
+            batch.append(row)
+            for value in values[start...] { bytes += value.boundBytes }
+            if batch.count == SQLStore.arrayRows || bytes >= SQLStore.arrayBytes { try flush() }
+        }
+        try flush()
         return alone
     }
 

@@ -231,10 +231,18 @@ package final class SQLStore: Sendable {
                 _ = try execute(text, bindings: Array(values[start * width..<(start + count) * width]), on: connection)
             }
         }
+        var bytes = 0
         for item in items {
+            let start = values.count
             try bind(item, &values)
             rows += 1
-            if rows == perBatch { try flush() }
+            if dialect.bindsArrays {
+                for value in values[start...] { bytes += value.boundBytes }
+            }
+            if rows == perBatch || bytes >= Self.arrayBytes {
+                try flush()
+                bytes = 0
+            }
         }
         try flush()
     }
@@ -242,6 +250,9 @@ package final class SQLStore: Sendable {
     /// Rows per statement where they go up as arrays: a few parameters however many rows, so the
     /// bound is memory (and one statement's work), not the server's parameter limit.
     static let arrayRows = 10_000
+    /// Bytes of values one array statement carries at most: a statement is one message, and rows
+    /// of large texts or blobs must not make one of gigabytes (beyond what the server accepts).
+    static let arrayBytes = 32 << 20
 
     /// Rows of `width` values as one array per column (for ``SQLStatement/insertArrays(table:columns:types:)``
     /// and ``SQLStatement/updateByKeyArrays(table:columns:key:unchanged:counting:types:)``): the

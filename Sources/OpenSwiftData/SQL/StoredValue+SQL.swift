@@ -13,3 +13,15 @@ extension StoredValue: CustomStringConvertible {
         }
     }
 }
+
+extension StoredValue {
+    /// About how many bytes the value takes on the wire, to keep one statement's values bounded.
+    var boundBytes: Int {
+        switch self {
+        case .text(let text): return text.utf8.count
+        case .blob(let data): return data.count
+        case .decimal: return 24
+        default: return 8
+        }
+    }
+}
