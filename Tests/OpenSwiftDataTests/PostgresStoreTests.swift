@@ -174,9 +174,7 @@ struct PostgresStoreTests {
 
     @Test func containersOnOneDatabaseSeeEachOthersCommits() throws {
         let namespace = Namespace()
-        // Two containers stand for two application servers.
-        let serverA = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
-        let serverB = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let (serverA, serverB) = try twoServers(namespace)
         let writer = ModelContext(serverA)
         let food = Category(name: "Food")
         writer.insert(food)
@@ -207,10 +205,15 @@ struct PostgresStoreTests {
         #expect(Set(amounts).count == amounts.count)
     }
 
+    /// Two containers (two application servers) on one namespace.
+    private func twoServers(_ namespace: Namespace) throws -> (ModelContainer, ModelContainer) {
+        (try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration()),
+         try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration()))
+    }
+
     /// Two containers (two application servers) on one namespace holding one expense.
     private func twoServersWithOneExpense(_ namespace: Namespace) throws -> (ModelContainer, ModelContainer) {
-        let serverA = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
-        let serverB = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let (serverA, serverB) = try twoServers(namespace)
         let setup = ModelContext(serverA)
         setup.insert(Expense(amount: 10, note: "first"))
         try setup.save()
@@ -249,8 +252,7 @@ struct PostgresStoreTests {
     /// `nil` among the values is stored as `nil`.
     @Test func manyRowsChangedInOneSaveAreCheckedRowByRow() throws {
         let namespace = Namespace()
-        let serverA = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
-        let serverB = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let (serverA, serverB) = try twoServers(namespace)
         let setup = ModelContext(serverA)
         let food = Category(name: "food")
         for number in 0..<50 { setup.insert(Expense(amount: Double(number), note: "n\(number)", category: food)) }

@@ -205,7 +205,8 @@ package final class SQLStore: Sendable {
             try executeEach(render(.insert(table: table, columns: columns, orIgnore: false)), items, on: connection, bind: bind)
             return
         }
-        let perBatch = dialect.bindsArrays ? Self.arrayRows : perStatement
+        let asArrays = dialect.bindsArrays
+        let perBatch = asArrays ? Self.arrayRows : perStatement
         var values: [StoredValue] = []
         var rows = 0
         var fullText: String?
@@ -236,7 +237,7 @@ package final class SQLStore: Sendable {
             let start = values.count
             try bind(item, &values)
             rows += 1
-            if dialect.bindsArrays {
+            if asArrays {
                 for value in values[start...] { bytes += value.boundBytes }
             }
             if rows == perBatch || bytes >= Self.arrayBytes {
