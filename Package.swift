@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "SwiftData", targets: ["SwiftData"]),
         // The PostgreSQL store, a product of its own; empty unless the `PostgreSQL` trait is on.
         .library(name: "OpenSwiftDataPostgres", targets: ["OpenSwiftDataPostgres"]),
+        // Offline-first sync between stores and a server the app runs (the Sync article).
+        .library(name: "OpenSwiftDataSync", targets: ["OpenSwiftDataSync"]),
         // The expense tracker's models and view model, shared by `expenses` and the web app
         // (Examples/ExpensesWeb, a package of its own). An example, not part of the library.
         .library(name: "ExpensesCore", targets: ["ExpensesCore"]),
@@ -73,6 +75,7 @@ let package = Package(
             exclude: ["ARCHITECTURE.md"]
         ),
         .target(name: "SwiftData", dependencies: ["OpenSwiftData"]),
+        .target(name: "OpenSwiftDataSync", dependencies: ["OpenSwiftData", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "OpenSwiftDataPostgres",
             dependencies: [
@@ -153,7 +156,7 @@ let package = Package(
         .testTarget(
             name: "OpenSwiftDataTests",
             dependencies: [
-                "OpenSwiftData", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL), "TestModels", "openswiftdata-test-writer", "JSONStore",
+                "OpenSwiftData", "OpenSwiftDataSync", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL), "TestModels", "openswiftdata-test-writer", "JSONStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: postgreSQL),
                 .product(name: "NIOCore", package: "swift-nio", condition: postgreSQL),

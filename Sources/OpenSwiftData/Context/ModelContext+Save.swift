@@ -40,6 +40,7 @@ extension ModelContext {
             throw partial.error
         }
         let summary = withUndoRegistrationDisabled { plan.apply() }
+        if !pendingGlobalIdentities.isEmpty { pendingGlobalIdentities.removeAll() }
         isSaving = false
         postDidSave(summary)
     }

@@ -68,6 +68,10 @@ public final class ModelContext {
     var changesAfterReset: [String] = []
     /// Changes made after reading a stored value the property could not hold: refused by the next save.
     var changesOfUnreadValues: [(model: any PersistentModel, slot: Int)] = []
+    /// Global identities new models arrive with from a sync, written beside their rows by the
+    /// next save (``setGlobalIdentity(_:of:)``); empty otherwise. The model is held so that its
+    /// object identifier cannot name another model until the entry goes.
+    var pendingGlobalIdentities: [ObjectIdentifier: (model: any PersistentModel, id: UUID)] = [:]
     /// Numbers each run of to-many changes recorded without loading (``PendingMembers``), for undo.
     private var memberGeneration = 0
 
@@ -257,6 +261,7 @@ public final class ModelContext {
         deletedSet.removeAll()
         pendingBatchDeletes.removeAll()
         changesOfUnreadValues.removeAll()
+        pendingGlobalIdentities.removeAll()
         undoManager?.removeAllActions()
     }
 

@@ -186,7 +186,8 @@ struct SavePlan {
                 // One store (the common case) takes the whole change set without filtering.
                 let part = stores.count == 1 ? changes : changes.part { storeOfLayout[ObjectIdentifier($0)] === store }
                 let rowStore = store.rowStore
-                let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: rowStore.valueEncoding, withOriginals: rowStore.checksOriginals)
+                let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: rowStore.valueEncoding, withOriginals: rowStore.checksOriginals,
+                                                    globalIdentities: context.pendingGlobalIdentities)
                 var values = try builder.build(
                     inserted: part.inserted, changed: part.changed, deleted: part.deleted,
                     nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)

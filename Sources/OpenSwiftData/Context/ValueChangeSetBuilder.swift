@@ -10,6 +10,8 @@ struct ValueChangeSetBuilder {
     let encoding: ValueEncoding
     /// Whether updates carry the values their changed slots held when read (``ModelStore/checksOriginals``).
     let withOriginals: Bool
+    /// Identities new models arrive with from a sync (``ModelContext/pendingGlobalIdentities``).
+    var globalIdentities: [ObjectIdentifier: (model: any PersistentModel, id: UUID)] = [:]
 
     /// The change set for the groups of a save.
     func build(inserted: [ModelGroup], changed: [ModelGroup], deleted: [any PersistentModel],
@@ -72,7 +74,13 @@ struct ValueChangeSetBuilder {
                 if try append(data, slot: slot, property: property, layout: layout, propertyList: propertyList, to: &values) { newReferences.append(values.count - 1) }
             }
         }
-        return RowInserts(layout: layout, firstToken: firstToken, count: group.models.count, values: values, newReferences: newReferences)
+        var inserts = RowInserts(layout: layout, firstToken: firstToken, count: group.models.count, values: values, newReferences: newReferences)
+        if !globalIdentities.isEmpty {
+            for (position, model) in group.models.enumerated() {
+                if let pending = globalIdentities[ObjectIdentifier(model)] { inserts.globalIdentities.append((position, pending.id)) }
+            }
+        }
+        return inserts
     }
 
     /// Stored models' changes, grouped by the set of slots each changed (consecutive models mostly

@@ -64,6 +64,7 @@ struct SQLSaveWriter {
                 try writeUpsert(layout, key: newKeys[group.firstToken + position] ?? 0, row: values[position * width..<(position + 1) * width])
             }
         }
+        try writeGlobalIdentities()
         try writeUpdates(store: store, connection: connection)
         try checkReferencedRowsExist(store: store, connection: connection)
         try writeJoinTables(store: store, connection: connection)

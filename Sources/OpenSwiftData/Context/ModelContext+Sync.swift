@@ -1,0 +1,205 @@
+import Foundation
+
+/// What sync (the `OpenSwiftDataSync` product) needs of a context, in names and stored values:
+/// global identities beside store keys, the history of saves, and reading and writing any
+/// persisted property of any entity by name — so that sync stays above the store seam and every
+/// change it makes goes through a save like an app's (delete rules, inverses, unique constraints,
+/// history, live results).
+extension ModelContext {
+    // MARK: Global identities
+
+    /// Makes every store of the container ready to keep global identities; refused for stores
+    /// that cannot (custom `DataStore`s, Core Data files).
+    package func prepareGlobalIdentities() throws {
+        for store in container.stores {
+            guard let identities = store.rowStore as? any GlobalIdentityStore else {
+                throw SwiftDataError(.storeIO, "the store \(store.name) is a custom data store; sync needs a SQLite or PostgreSQL store")
+            }
+            try identities.prepareGlobalIdentities()
+        }
+    }
+
+    /// Names the global identity a model inserted into this context arrives with; the next save
+    /// writes it beside the model's new row (as an alias of the stored row, where a unique
+    /// constraint makes the new model that row).
+    package func setGlobalIdentity(_ id: UUID, of model: any PersistentModel) {
+        pendingGlobalIdentities[ObjectIdentifier(model)] = (model, id)
+    }
+
+    /// The global identity of each stored model, giving new ones to models without one when
+    /// `assigning` (in a write of its own).
+    package func globalIdentities(of ids: [PersistentIdentifier], assigning: Bool) throws -> [PersistentIdentifier: UUID] {
+        var result: [PersistentIdentifier: UUID] = [:]
+        for (entity, group) in Dictionary(grouping: ids.filter { $0.primaryKey != nil }, by: \.entityName) {
+            let (layout, store) = try identityStore(entity)
+            let found = try store.globalIdentities(layout, keys: group.compactMap(\.primaryKey), assigning: assigning)
+            for id in group {
+                if let key = id.primaryKey, let global = found[key] { result[id] = global }
+            }
+        }
+        return result
+    }
+
+    /// The stored models of `entity` that the global identities name; identities no row has are
+    /// left out.
+    package func persistentIdentifiers(entity: String, globalIdentities ids: [UUID]) throws -> [UUID: PersistentIdentifier] {
+        let (layout, store) = try identityStore(entity)
+        let storeIdentifier = try container.store(for: layout).identifier
+        return try store.keys(layout, globalIdentities: ids).mapValues {
+            PersistentIdentifier(entityName: entity, storeIdentifier: storeIdentifier, storedKey: $0)
+        }
+    }
+
+    private func identityStore(_ entity: String) throws -> (ModelLayout, any GlobalIdentityStore) {
+        guard let layout = container.schema.layout(named: entity) else {
+            throw SwiftDataError(.unknownSchema, "the entity '\(entity)' is not in this container's schema (\(container.schema.entities.map(\.name).joined(separator: ", ")))")
+        }
+        let store = try container.store(for: layout)
+        guard let identities = store.rowStore as? any GlobalIdentityStore else {
+            throw SwiftDataError(.storeIO, "the store \(store.name) is a custom data store; sync needs a SQLite or PostgreSQL store")
+        }
+        return (layout, identities)
+    }
+
+    // MARK: History
+
+    /// The saves recorded in the container's one store after transaction `after` (all, for
+    /// `nil`), oldest first, at most `limit`, in names and keys.
+    package func historyEntries(after: Int64?, limit: Int?) throws -> (store: String, entries: [StoreHistoryEntry]) {
+        guard container.stores.count == 1, let store = container.stores.first else {
+            throw SwiftDataError(.storeIO, "sync needs a container with one store; this one has \(container.stores.count)")
+        }
+        let condition: HistoryCondition = after.map { .transaction(.greater, $0) } ?? .always
+        let records = try store.fetchHistory(HistoryQuery(condition: condition, limit: limit, tokensAfter: after.map { [$0] } ?? []))
+        return (store.identifier, records.map { record in
+            StoreHistoryEntry(
+                transaction: record.transaction, timestamp: record.timestamp, author: record.author,
+                changes: record.groups.map { group in
+                    StoreHistoryEntry.Change(
+                        kind: group.kind.rawValue, entity: group.entityName,
+                        models: group.keys.map { PersistentIdentifier(entityName: group.entityName, storeIdentifier: store.identifier, storedKey: $0) },
+                        properties: group.properties)
+                })
+        })
+    }
+
+    /// Deletes the history of the container's stores up to and including transaction `through`.
+    package func deleteHistoryEntries(through: Int64) throws {
+        for store in container.stores {
+            try store.deleteHistory(HistoryQuery(condition: .transaction(.lessOrEqual, through), limit: nil))
+        }
+    }
+
+    /// The identifier of the container's first store: a sync replica's name.
+    package var firstStoreIdentifier: String? { container.stores.first?.identifier }
+
+    // MARK: Properties by name
+
+    /// The persisted properties of every entity, for sync's wire format.
+    package var syncEntities: [SyncEntityDescription] {
+        container.schema.layouts.map { layout in
+            SyncEntityDescription(name: layout.entityName, properties: layout.properties.compactMap { property in
+                if let relationship = property.relationship {
+                    return SyncPropertyDescription(
+                        name: property.name, isRelationship: true, isToMany: relationship.isToMany,
+                        destination: relationship.destination.entityName, inverse: relationship.inverse?.name,
+                        isOptional: relationship.isOptional)
+                }
+                guard let codec = property.codec else { return nil }
+                return SyncPropertyDescription(name: property.name, isRelationship: false, isToMany: false, destination: nil, inverse: nil, isOptional: codec.isOptional)
+            })
+        }
+    }
+
+    /// An attribute's value in stored form (loading it if needed).
+    package func storedValue(of model: any PersistentModel, _ name: String) throws -> StoredValue {
+        let data = model.persistentBackingData
+        guard let property = data.layout.properties.first(where: { $0.name == name }), let codec = property.codec else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(data.layout.entityName) has no attribute '\(name)'")
+        }
+        return try codec.encode(try data.loadedValue(property.index))
+    }
+
+    /// The models a relationship holds (loading them if needed).
+    package func relatedModels(of model: any PersistentModel, _ name: String) throws -> [any PersistentModel] {
+        let data = model.persistentBackingData
+        guard let property = data.layout.properties.first(where: { $0.name == name }), let access = property.relationshipAccess else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(data.layout.entityName) has no relationship '\(name)'")
+        }
+        return access.models(try data.loadedValue(property.index))
+    }
+
+    /// Sets an attribute from its stored form, as the generated setter would: tracked, observed
+    /// and undoable. A value the attribute's type cannot hold is refused.
+    package func setStoredValue(_ value: StoredValue, of model: any PersistentModel, _ name: String) throws {
+        let data = model.persistentBackingData
+        guard let property = data.layout.properties.first(where: { $0.name == name }), let codec = property.codec else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(data.layout.entityName) has no attribute '\(name)'")
+        }
+        let decoded = try codec.decode(value)
+        let apply = {
+            data.willChange(property.index, of: model)
+            data.slots[property.index] = .value(decoded)
+        }
+        if let typed = property.typed { typed.withMutation(of: model, apply) } else { apply() }
+    }
+
+    /// Sets a relationship to `models` (one or none for a to-one), keeping inverses.
+    package func setRelatedModels(_ models: [any PersistentModel], of model: any PersistentModel, _ name: String) throws {
+        let data = model.persistentBackingData
+        guard let property = data.layout.properties.first(where: { $0.name == name }), let access = property.relationshipAccess else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(data.layout.entityName) has no relationship '\(name)'")
+        }
+        guard let value = access.makeValue(models) else {
+            throw SwiftDataError(.modelValidationFailure, "\(data.layout.entityName).\(name) cannot be empty")
+        }
+        let apply = { RelationshipMaintenance.set(owner: model, index: property.index, to: value) }
+        if let typed = property.typed { typed.withMutation(of: model, apply) } else { apply() }
+    }
+
+    /// A new model of `entity` holding `attributes` (in stored form; relationships start empty),
+    /// inserted into this context. Every attribute without a value must be optional.
+    package func insertModel(entity: String, attributes: [String: StoredValue]) throws -> any PersistentModel {
+        guard let layout = container.schema.layout(named: entity) else {
+            throw SwiftDataError(.unknownSchema, "the entity '\(entity)' is not in this container's schema")
+        }
+        var slots = layout.unloadedSlots
+        for property in layout.properties {
+            if let relationship = property.relationship {
+                guard let empty = relationship.access.makeValue([]) else {
+                    throw SwiftDataError(.modelValidationFailure, "\(entity).\(property.name) is a required relationship, which sync cannot create before its destination; make it optional")
+                }
+                slots[property.index] = .value(empty)
+            } else if let codec = property.codec {
+                if let value = attributes[property.name] {
+                    slots[property.index] = .value(try codec.decode(value))
+                } else if codec.isOptional {
+                    slots[property.index] = .value(try codec.decode(.null))
+                } else {
+                    throw SwiftDataError(.modelValidationFailure, "a new \(entity) arrived without a value for '\(property.name)', which is required")
+                }
+            }
+        }
+        let (model, data) = StoredModel.instantiate(layout, slots: slots)
+        data.needsInverseFixup = false
+        insertModel(model)
+        return model
+    }
+
+    /// The identifiers of every stored model of `entity` (its subclasses' included).
+    package func allIdentifiers(entity: String) throws -> [PersistentIdentifier] {
+        guard let layout = container.schema.layout(named: entity) else {
+            throw SwiftDataError(.unknownSchema, "the entity '\(entity)' is not in this container's schema")
+        }
+        func identifiers<T: PersistentModel>(_ type: T.Type) throws -> [PersistentIdentifier] {
+            try fetchIdentifiers(FetchDescriptor<T>())
+        }
+        return try identifiers(layout.modelType)
+    }
+
+    /// The model a stored identifier names, or `nil` where its row is gone.
+    package func existingModel(for id: PersistentIdentifier) throws -> (any PersistentModel)? {
+        guard let layout = container.schema.layout(named: id.entityName), let key = id.primaryKey else { return nil }
+        return try existingModel(layout: layout, primaryKey: key)
+    }
+}

@@ -1,0 +1,11 @@
+import Foundation
+
+/// A persisted property, by name: an attribute, or a relationship to `destination`.
+package struct SyncPropertyDescription: Sendable {
+    package var name: String
+    package var isRelationship: Bool
+    package var isToMany: Bool
+    package var destination: String?
+    package var inverse: String?
+    package var isOptional: Bool
+}

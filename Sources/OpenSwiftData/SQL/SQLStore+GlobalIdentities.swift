@@ -1,0 +1,120 @@
+import Foundation
+
+/// Global identities for sync: a UUID kept beside a row's key in `Z_GLOBALID`, so that a model
+/// made on one device is the same model everywhere, whatever key each store gave it.
+///
+/// A row has at most one *own* identity (`Z_OWN = 1`: given when it was first synced, or the one
+/// it arrived with) and any number of aliases (`Z_OWN = 0`: identities of models made elsewhere
+/// that a unique constraint merged into it). Rows deleted keep their identities, so that a delete
+/// can still be named after the fact; the sync layer purges them.
+extension SQLStore: GlobalIdentityStore {
+    static let globalIdentityTable = "Z_GLOBALID"
+
+    func prepareGlobalIdentities() throws {
+        guard format is OpenSwiftDataTableFormat else {
+            throw SwiftDataError(.storeIO, "the store \(name) is a Core Data file; sync needs a store that OpenSwiftData created")
+        }
+        let q = dialect.quote
+        let table = q(Self.globalIdentityTable)
+        let integer = dialect.storedType(.integer)
+        try write { connection in
+            _ = try connection.execute("CREATE TABLE IF NOT EXISTS \(table) (\(q("Z_ID")) TEXT PRIMARY KEY, \(q("Z_ENTITY")) TEXT NOT NULL, \(q("Z_PK")) \(integer) NOT NULL, \(q("Z_OWN")) \(integer) NOT NULL)", bindings: [])
+            _ = try connection.execute("CREATE INDEX IF NOT EXISTS \(q("Z_GLOBALID_ROW")) ON \(table) (\(q("Z_ENTITY")), \(q("Z_PK")))", bindings: [])
+            // One own identity per row, even when two writers give one at once (PostgreSQL).
+            _ = try connection.execute("CREATE UNIQUE INDEX IF NOT EXISTS \(q("Z_GLOBALID_OWN")) ON \(table) (\(q("Z_ENTITY")), \(q("Z_PK"))) WHERE \(q("Z_OWN")) = 1", bindings: [])
+        }
+    }
+
+    func globalIdentities(_ layout: ModelLayout, keys: [Int64], assigning: Bool) throws -> [Int64: UUID] {
+        guard !keys.isEmpty else { return [:] }
+        if assigning {
+            try write { connection in
+                // Keys that have one keep it: the insert is ignored on the own-identity index.
+                try insertGlobalIdentities(keys.map { (UUID(), layout.tableName, $0, true) }, on: connection)
+            }
+        }
+        var found: [Int64: UUID] = [:]
+        try read { connection in
+            try forEachSlice(of: keys) { slice in
+                let select = SQLSelect(
+                    columns: [.column(table: "g", name: "Z_PK"), .column(table: "g", name: "Z_ID")],
+                    from: SQLTableReference(table: Self.globalIdentityTable, alias: "g"),
+                    whereClause: .binary(
+                        .binary(.column(table: "g", name: "Z_ENTITY"), .equal, .bind(.text(layout.tableName))), .and,
+                        .in(.column(table: "g", name: "Z_PK"), slice.map { .bind(.integer($0)) })))
+                try query(select, on: connection) { row in
+                    guard case .text(let text) = row.value(at: 1), let id = UUID(uuidString: text) else { return }
+                    let key = row.int64(at: 0)
+                    // A merged row answers to several identities; every store picks the least.
+                    if let known = found[key], known.uuidString <= id.uuidString { return }
+                    found[key] = id
+                }
+            }
+        }
+        return found
+    }
+
+    func keys(_ layout: ModelLayout, globalIdentities ids: [UUID]) throws -> [UUID: Int64] {
+        guard !ids.isEmpty else { return [:] }
+        var found: [UUID: Int64] = [:]
+        try read { connection in
+            try forEachSlice(of: ids) { slice in
+                let select = SQLSelect(
+                    columns: [.column(table: "g", name: "Z_ID"), .column(table: "g", name: "Z_PK")],
+                    from: SQLTableReference(table: Self.globalIdentityTable, alias: "g"),
+                    whereClause: .binary(
+                        .binary(.column(table: "g", name: "Z_ENTITY"), .equal, .bind(.text(layout.tableName))), .and,
+                        .in(.column(table: "g", name: "Z_ID"), slice.map { .bind(.text($0.uuidString)) })))
+                try query(select, on: connection) { row in
+                    guard case .text(let text) = row.value(at: 0), let id = UUID(uuidString: text) else { return }
+                    found[id] = row.int64(at: 1)
+                }
+            }
+        }
+        return found
+    }
+
+    /// Rows of `(identity, table, key, own)` into `Z_GLOBALID`, ignoring those it already has (the
+    /// same identity, or a second own identity for a row).
+    func insertGlobalIdentities(_ rows: [(id: UUID, table: String, key: Int64, own: Bool)], on connection: any SQLConnection) throws {
+        let columns = ["Z_ID", "Z_ENTITY", "Z_PK", "Z_OWN"]
+        var start = 0
+        while start < rows.count {
+            let slice = rows[start..<min(start + 500, rows.count)]
+            var bindings: [StoredValue] = []
+            bindings.reserveCapacity(slice.count * columns.count)
+            for row in slice {
+                bindings += [.text(row.id.uuidString), .text(row.table), .integer(row.key), .integer(row.own ? 1 : 0)]
+            }
+            _ = try execute(render(.insert(table: Self.globalIdentityTable, columns: columns, orIgnore: true, rows: slice.count)), bindings: bindings, on: connection)
+            start += slice.count
+        }
+    }
+
+    /// Runs `body` over `items` 500 at a time (an `IN` list of bound values per query).
+    private func forEachSlice<T>(of items: [T], _ body: (ArraySlice<T>) throws -> Void) throws {
+        var start = 0
+        while start < items.count {
+            let end = min(start + 500, items.count)
+            try body(items[start..<end])
+            start = end
+        }
+    }
+}
+
+extension SQLSaveWriter {
+    /// The global identities the save's new rows arrived with (``RowInserts/globalIdentities``):
+    /// the row's own, or an alias where a unique constraint made the new row a stored one.
+    func writeGlobalIdentities() throws {
+        var rows: [(id: UUID, table: String, key: Int64, own: Bool)] = []
+        for group in changes.inserts {
+            for (position, id) in group.globalIdentities {
+                let token = group.firstToken + position
+                guard token < newKeys.count, let key = newKeys[token] else { continue }
+                rows.append((id, group.layout.tableName, key, !upserts.contains(token)))
+            }
+        }
+        guard !rows.isEmpty else { return }
+        try store.insertGlobalIdentities(rows, on: connection)
+    }
+}

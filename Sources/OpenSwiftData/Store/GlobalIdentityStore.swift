@@ -1,0 +1,15 @@
+import Foundation
+
+/// A store that keeps a global identity (a UUID) beside each row's key, which sync uses to name
+/// a model the same way in every store it reaches. The SQL stores do (``SQLStore``); a row new
+/// in a save gets one there when the change set names it (``RowInserts/globalIdentities``).
+protocol GlobalIdentityStore: AnyObject {
+    /// Makes the store ready to keep identities (a table, once); refused where it cannot.
+    func prepareGlobalIdentities() throws
+    /// Each key's identity — the least, where a unique constraint merged several models into one
+    /// row — giving new ones to keys without one when `assigning` (in a write of its own, which
+    /// two writers can run at once: a key keeps the first identity it gets).
+    func globalIdentities(_ layout: ModelLayout, keys: [Int64], assigning: Bool) throws -> [Int64: UUID]
+    /// The keys of the rows the identities name; identities the store does not know are left out.
+    func keys(_ layout: ModelLayout, globalIdentities: [UUID]) throws -> [UUID: Int64]
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// Why a sync failed. Nothing of a failed sync is kept: each side's part is one save.
+public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The store cannot sync (a custom data store, a Core Data file, no sync models in the schema).
+    case unsupportedStore(String)
+    /// A request or reply that is not what sync sends: refused whole.
+    case malformed(String)
+    /// The two sides have different schemas.
+    case schemaMismatch(local: String, remote: String)
+    /// The server refused the client's credentials.
+    case unauthorized(String)
+    /// The server could not be reached, or answered with an error.
+    case server(String)
+
+    public var description: String {
+        switch self {
+        case .unsupportedStore(let reason): "this store cannot sync: \(reason)"
+        case .malformed(let reason): "malformed sync data: \(reason)"
+        case .schemaMismatch(let local, let remote): "the schemas differ (this side has version \(local), the other \(remote)); update the older side before syncing"
+        case .unauthorized(let reason): "not authorized: \(reason)"
+        case .server(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// One object's state as replicas exchange it: each synced property's last edit — its clock and
+/// value (an attribute's stored form, or the global identities of related objects) — or the
+/// delete that ended it.
+struct SyncRecord: Codable, Sendable {
+    var id: UUID
+    var entity: String
+    var deleted: SyncClock?
+    var fields: [String: Field]
+
+    struct Field: Codable, Sendable {
+        var clock: SyncClock
+        /// An attribute's value.
+        var value: SyncValue?
+        /// A relationship's objects (none for an empty to-one).
+        var related: [UUID]?
+    }
+
+    /// Whether every edit the record carries was made by `node`.
+    func isOnly(from node: String) -> Bool {
+        if let deleted { return deleted.node == node }
+        return !fields.isEmpty && fields.values.allSatisfy { $0.clock.node == node }
+    }
+}

@@ -1,0 +1,334 @@
+import Foundation
+import OpenSwiftData
+
+/// One store's side of sync, shared by clients and servers: reads the store's history for the
+/// edits made in it (``capture(in:)``), hands out the state of changed objects
+/// (``records(in:_:)``), and merges other replicas' records into the store (``apply(_:in:)``).
+///
+/// Every change it makes goes through a context's save, authored ``author`` so that the next
+/// capture knows it for sync's own.
+struct SyncReplica {
+    /// The author of sync's own saves.
+    static let author = "OpenSwiftDataSync"
+
+    let container: ModelContainer
+    /// The store's identifier: the replica's name in clocks.
+    let node: String
+    /// The synced entities and the properties of each that sync carries.
+    let entities: [String: [SyncPropertyDescription]]
+    /// The schema's version, which both sides of a sync must share.
+    let schemaVersion: String
+
+    /// How far ahead of this replica's wall clock another's may run (its clocks are refused beyond).
+    static let allowedSkew: TimeInterval = 24 * 60 * 60
+
+    init(container: ModelContainer) throws {
+        self.container = container
+        let context = ModelContext(container)
+        guard let node = context.firstStoreIdentifier else {
+            throw SyncError.unsupportedStore("the container has no store")
+        }
+        let names = Set(container.schema.entities.map(\.name))
+        guard SyncSchema.entityNames.isSubset(of: names) else {
+            throw SyncError.unsupportedStore("the container's schema lacks sync's models; add SyncSchema.models to it")
+        }
+        try context.prepareGlobalIdentities()
+        self.node = node
+        self.schemaVersion = container.schema.version.description
+        var entities: [String: [SyncPropertyDescription]] = [:]
+        let all = context.syncEntities
+        let byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for entity in all where !SyncSchema.entityNames.contains(entity.name) {
+            entities[entity.name] = entity.properties.filter { property in
+                // A to-many whose inverse is a to-one travels as that to-one.
+                guard property.isToMany, let destination = property.destination, let inverse = property.inverse else { return true }
+                let other = byName[destination]?.properties.first { $0.name == inverse }
+                return other?.isToMany ?? true
+            }
+        }
+        self.entities = entities
+    }
+
+    // MARK: State
+
+    /// The replica's state, made on first use.
+    func state(in context: ModelContext) throws -> SyncReplicaState {
+        let name = SyncReplicaState.replicaName
+        if let state = try context.fetch(FetchDescriptor<SyncReplicaState>(predicate: #Predicate { $0.name == name })).first {
+            return state
+        }
+        let state = SyncReplicaState()
+        context.insert(state)
+        return state
+    }
+
+    /// The bookkeeping of the objects `ids` name, by identity.
+    func syncedObjects(_ ids: [UUID], in context: ModelContext) throws -> [UUID: SyncedObject] {
+        var found: [UUID: SyncedObject] = [:]
+        var start = 0
+        while start < ids.count {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            for object in try context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { chunk.contains($0.globalID) })) {
+                found[object.globalID] = object
+            }
+            start += chunk.count
+        }
+        return found
+    }
+
+    // MARK: Capturing local edits
+
+    /// Reads the history saved since the last capture and records each edit made in this store
+    /// (not by sync) in the objects' bookkeeping, with a clock from its save's time; the first
+    /// capture records every object there is. Returns the number of objects it recorded.
+    @discardableResult
+    func capture(in context: ModelContext) throws -> Int {
+        let state = try state(in: context)
+        var clock = SyncClock(value: state.clock, node: node)
+        var stamped = 0
+        if state.capturedTransaction < 0 {
+            // Everything so far is this replica's: the history may have been deleted, so the
+            // objects are read, and the history from the last transaction before reading on.
+            let last = try context.historyEntries(after: nil, limit: nil).entries.last?.transaction ?? 0
+            clock = clock.advanced(to: Date(), node: node)
+            for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
+                let ids = try context.allIdentifiers(entity: entity)
+                stamped += try stamp(ids, entity: entity, properties: properties.map(\.name), clock: clock, state: state, in: context)
+            }
+            state.capturedTransaction = last
+        } else {
+            while true {
+                let (_, entries) = try context.historyEntries(after: state.capturedTransaction, limit: 500)
+                guard let lastEntry = entries.last else { break }
+                for entry in entries where entry.author != Self.author {
+                    clock = clock.advanced(to: entry.timestamp, node: node)
+                    for change in entry.changes {
+                        guard let properties = entities[change.entity] else { continue }
+                        switch change.kind {
+                        case 0:
+                            stamped += try stamp(change.models, entity: change.entity, properties: properties.map(\.name), clock: clock, state: state, in: context)
+                        case 1:
+                            let synced = Set(properties.map(\.name))
+                            let names = change.properties.filter { synced.contains($0) }
+                            if !names.isEmpty {
+                                stamped += try stamp(change.models, entity: change.entity, properties: names, clock: clock, state: state, in: context)
+                            }
+                        default:
+                            stamped += try stampDeletes(change.models, entity: change.entity, clock: clock, state: state, in: context)
+                        }
+                    }
+                }
+                state.capturedTransaction = lastEntry.transaction
+            }
+        }
+        state.clock = clock.value
+        try save(context)
+        return stamped
+    }
+
+    /// Records an edit of `properties` of the stored models `ids` at `clock`.
+    private func stamp(_ ids: [PersistentIdentifier], entity: String, properties: [String], clock: SyncClock, state: SyncReplicaState, in context: ModelContext) throws -> Int {
+        guard !ids.isEmpty else { return 0 }
+        let identities = try context.globalIdentities(of: ids, assigning: true)
+        let globals = ids.compactMap { identities[$0] }
+        let known = try syncedObjects(globals, in: context)
+        for global in globals {
+            let object: SyncedObject
+            if let existing = known[global] {
+                object = existing
+            } else {
+                object = SyncedObject(globalID: global, entity: entity)
+                context.insert(object)
+            }
+            guard object.deletedClock == nil else { continue }
+            var clocks = object.clocks
+            for name in properties where clocks[name].map({ $0 < clock }) ?? true {
+                clocks[name] = clock
+            }
+            object.clocks = clocks
+            state.sequence += 1
+            object.sequence = state.sequence
+            object.localSequence = state.sequence
+        }
+        return globals.count
+    }
+
+    /// Records the deletes of the models `ids` at `clock` (models never synced have no identity,
+    /// and nothing to record).
+    private func stampDeletes(_ ids: [PersistentIdentifier], entity: String, clock: SyncClock, state: SyncReplicaState, in context: ModelContext) throws -> Int {
+        let identities = try context.globalIdentities(of: ids, assigning: false)
+        let globals = ids.compactMap { identities[$0] }
+        let known = try syncedObjects(globals, in: context)
+        for global in globals {
+            let object = known[global] ?? {
+                let object = SyncedObject(globalID: global, entity: entity)
+                context.insert(object)
+                return object
+            }()
+            guard object.deletedClock == nil else { continue }
+            object.deletedClock = clock
+            state.sequence += 1
+            object.sequence = state.sequence
+            object.localSequence = state.sequence
+        }
+        return globals.count
+    }
+
+    // MARK: Handing out records
+
+    /// The records of `objects`, with each synced property's current value. Objects whose model
+    /// is gone without a recorded delete are left out (the next capture records the delete).
+    func records(in context: ModelContext, _ objects: [SyncedObject]) throws -> [SyncRecord] {
+        var records: [SyncRecord] = []
+        records.reserveCapacity(objects.count)
+        let models = try localModels(objects.filter { $0.deletedClock == nil }.map { ($0.globalID, $0.entity) }, in: context)
+        var identities: [PersistentIdentifier: UUID] = [:]
+        for object in objects {
+            if let deleted = object.deletedClock {
+                records.append(SyncRecord(id: object.globalID, entity: object.entity, deleted: deleted, fields: [:]))
+                continue
+            }
+            guard let model = models[object.globalID], let properties = entities[object.entity] else { continue }
+            var fields: [String: SyncRecord.Field] = [:]
+            for property in properties {
+                guard let clock = object.clocks[property.name] else { continue }
+                if property.isRelationship {
+                    let related = try context.relatedModels(of: model, property.name).map(\.persistentModelID)
+                    let missing = related.filter { identities[$0] == nil }
+                    if !missing.isEmpty {
+                        identities.merge(try context.globalIdentities(of: missing, assigning: true)) { _, new in new }
+                    }
+                    fields[property.name] = SyncRecord.Field(clock: clock, related: related.compactMap { identities[$0] })
+                } else {
+                    fields[property.name] = SyncRecord.Field(clock: clock, value: SyncValue(try context.storedValue(of: model, property.name)))
+                }
+            }
+            records.append(SyncRecord(id: object.globalID, entity: object.entity, deleted: nil, fields: fields))
+        }
+        return records
+    }
+
+    /// The stored models the identities name, by identity.
+    private func localModels(_ ids: [(UUID, String)], in context: ModelContext) throws -> [UUID: any PersistentModel] {
+        var models: [UUID: any PersistentModel] = [:]
+        for (entity, group) in Dictionary(grouping: ids, by: \.1) {
+            for (global, id) in try context.persistentIdentifiers(entity: entity, globalIdentities: group.map(\.0)) {
+                if let model = try context.existingModel(for: id), !model.isDeleted { models[global] = model }
+            }
+        }
+        return models
+    }
+
+    // MARK: Merging records
+
+    /// Merges other replicas' records: for each property the later edit wins; a delete wins over
+    /// any edit; an object new here is made with the record's values. One save, authored
+    /// ``author``. What it changes moves the objects' ``SyncedObject/sequence`` (a server's
+    /// pulls hand them on), not their ``SyncedObject/localSequence`` (a client does not push
+    /// them back). `save` runs just before the save, to record more in the state with it.
+    /// Returns the number of objects changed.
+    @discardableResult
+    func apply(_ records: [SyncRecord], in context: ModelContext, before save: (SyncReplicaState) -> Void = { _ in }) throws -> Int {
+        let state = try state(in: context)
+        var clock = SyncClock(value: state.clock, node: node)
+        let horizon = SyncClock(time: Date().addingTimeInterval(Self.allowedSkew), node: "")
+        for record in records {
+            guard let properties = entities[record.entity] else {
+                throw SyncError.malformed("a record names the entity '\(record.entity)', which this schema does not sync")
+            }
+            let names = Set(properties.map(\.name))
+            for (name, field) in record.fields {
+                guard names.contains(name) else { throw SyncError.malformed("a record names \(record.entity).\(name), which this schema does not sync") }
+                guard field.clock.value <= horizon.value else { throw SyncError.malformed("a clock of \(record.entity).\(name) is more than a day ahead of this replica's (\(field.clock.date))") }
+                clock = max(clock, SyncClock(value: field.clock.value, node: node))
+            }
+            if let deleted = record.deleted {
+                guard deleted.value <= horizon.value else { throw SyncError.malformed("a delete's clock is more than a day ahead of this replica's (\(deleted.date))") }
+                clock = max(clock, SyncClock(value: deleted.value, node: node))
+            }
+        }
+        var objects = try syncedObjects(records.map(\.id), in: context)
+        let live = try localModels(records.compactMap { objects[$0.id]?.deletedClock == nil ? ($0.id, $0.entity) : nil }, in: context)
+        var inserted: [UUID: any PersistentModel] = [:]
+        var references: [(model: any PersistentModel, name: String, related: [UUID], destination: String)] = []
+        var changed = 0
+        func bump(_ object: SyncedObject) {
+            state.sequence += 1
+            object.sequence = state.sequence
+            changed += 1
+        }
+        for record in records {
+            let properties = entities[record.entity] ?? []
+            let object: SyncedObject
+            if let existing = objects[record.id] {
+                object = existing
+            } else {
+                object = SyncedObject(globalID: record.id, entity: record.entity)
+                context.insert(object)
+                objects[record.id] = object
+            }
+            if object.deletedClock != nil {
+                if let deleted = record.deleted, let mine = object.deletedClock, deleted > mine { object.deletedClock = deleted }
+                continue
+            }
+            if let deleted = record.deleted {
+                if let model = live[record.id] ?? inserted[record.id] { context.delete(model) }
+                object.deletedClock = deleted
+                bump(object)
+                continue
+            }
+            var clocks = object.clocks
+            var wins: [(SyncPropertyDescription, SyncRecord.Field)] = []
+            for property in properties {
+                guard let field = record.fields[property.name] else { continue }
+                if let mine = clocks[property.name], mine >= field.clock { continue }
+                wins.append((property, field))
+                clocks[property.name] = field.clock
+            }
+            guard !wins.isEmpty else { continue }
+            let model: any PersistentModel
+            if let existing = live[record.id] ?? inserted[record.id] {
+                model = existing
+                for (property, field) in wins where !property.isRelationship {
+                    try context.setStoredValue(field.value?.stored ?? .null, of: model, property.name)
+                }
+            } else {
+                var attributes: [String: StoredValue] = [:]
+                for (property, field) in wins where !property.isRelationship {
+                    attributes[property.name] = field.value?.stored ?? .null
+                }
+                model = try context.insertModel(entity: record.entity, attributes: attributes)
+                context.setGlobalIdentity(record.id, of: model)
+                inserted[record.id] = model
+            }
+            for (property, field) in wins where property.isRelationship {
+                references.append((model, property.name, field.related ?? [], property.destination ?? ""))
+            }
+            object.clocks = clocks
+            bump(object)
+        }
+        // References last: their objects may be new in this same batch.
+        var byDestination: [String: Set<UUID>] = [:]
+        for reference in references { byDestination[reference.destination, default: []].formUnion(reference.related) }
+        var targets = inserted
+        for (destination, ids) in byDestination {
+            let missing = ids.filter { targets[$0] == nil }
+            for (global, model) in try localModels(missing.map { ($0, destination) }, in: context) { targets[global] = model }
+        }
+        for reference in references {
+            try context.setRelatedModels(reference.related.compactMap { targets[$0] }, of: reference.model, reference.name)
+        }
+        state.clock = clock.value
+        save(state)
+        try self.save(context)
+        return changed
+    }
+
+    /// Saves as sync.
+    func save(_ context: ModelContext) throws {
+        let author = context.author
+        context.author = Self.author
+        defer { context.author = author }
+        try context.save()
+    }
+}

@@ -1,0 +1,17 @@
+import Foundation
+
+/// What the server answers: how many pushed records it took, and a page of the changes after
+/// the client's position.
+struct SyncReply: Codable, Sendable {
+    /// The server's schema version.
+    var schema: String
+    /// Pushed records merged (all of them, or the request failed as a whole).
+    var accepted: Int
+    /// Changed objects, oldest change first, with the objects they refer to that the client
+    /// may not have yet.
+    var records: [SyncRecord] = []
+    /// The position to pull after next time.
+    var cursor: Int64
+    /// Whether more changes wait after `cursor`.
+    var more: Bool
+}

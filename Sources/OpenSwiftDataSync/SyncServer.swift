@@ -1,0 +1,118 @@
+import Foundation
+import Logging
+import OpenSwiftData
+
+/// The server's side of sync: merges what clients push into its container and hands them the
+/// changes they have not seen. Mount ``respond(to:)`` at a route of any Swift server, behind the
+/// app's own authentication (the web example checks a bearer token).
+///
+/// ```swift
+/// let server = try SyncServer(container: container)
+/// router.post("/sync") { request, _ in
+///     guard request.headers[.authorization] == "Bearer \(token)" else { throw HTTPError(.unauthorized) }
+///     return try server.respond(to: Data(buffer: try await request.body.collect(upTo: SyncServer.maximumRequestBytes)))
+/// }
+/// ```
+///
+/// The server keeps no state about clients: each client holds its own position in the server's
+/// changes. Several server instances may share one PostgreSQL database (each save that changes
+/// the sync state fails with a merge conflict if another instance changed it first, and is
+/// retried); on SQLite, one process serves a store.
+public final class SyncServer: @unchecked Sendable {
+    // `@unchecked Sendable`: every use of the replica's contexts happens under `lock`.
+    private let replica: SyncReplica
+    private let lock = NSLock()
+    private let logger = Logger(label: "OpenSwiftDataSync.server")
+
+    /// The largest request body the server takes; hosts should stop reading beyond it.
+    public static let maximumRequestBytes = 64 << 20
+    /// The most records one request may push.
+    public static let maximumPushRecords = 10_000
+    /// The most records one reply carries.
+    public static let maximumPullRecords = 10_000
+
+    /// A server for `container`, whose schema includes ``SyncSchema/models``.
+    public init(container: ModelContainer) throws {
+        self.replica = try SyncReplica(container: container)
+    }
+
+    /// Answers one request body with a reply body. Throws ``SyncError/malformed(_:)`` for a body
+    /// that is not a sync request (the host answers 400) and ``SyncError/schemaMismatch(local:remote:)``
+    /// for a client of another schema version (409); nothing of a refused request is kept.
+    public func respond(to body: Data) throws -> Data {
+        guard body.count <= Self.maximumRequestBytes else {
+            throw SyncError.malformed("the request is \(body.count) bytes; the most a server takes is \(Self.maximumRequestBytes)")
+        }
+        let request: SyncRequest
+        do {
+            request = try JSONDecoder().decode(SyncRequest.self, from: body)
+        } catch {
+            throw SyncError.malformed("the request is not a sync request (\(error))")
+        }
+        let reply = try respond(to: request)
+        return try JSONEncoder().encode(reply)
+    }
+
+    func respond(to request: SyncRequest) throws -> SyncReply {
+        guard request.schema == replica.schemaVersion else {
+            throw SyncError.schemaMismatch(local: replica.schemaVersion, remote: request.schema)
+        }
+        guard request.push.count <= Self.maximumPushRecords else {
+            throw SyncError.malformed("a request pushes \(request.push.count) records; the most is \(Self.maximumPushRecords)")
+        }
+        guard request.pullLimit > 0 else { throw SyncError.malformed("a pull limit must be positive") }
+        lock.lock()
+        defer { lock.unlock() }
+        return try retryingConflicts {
+            let context = ModelContext(replica.container)
+            context.autosaveEnabled = false
+            // The server's own edits (its web page's) first, so they meet pushed ones by clock.
+            try replica.capture(in: context)
+            if !request.push.isEmpty {
+                try replica.apply(request.push, in: context)
+            }
+            var reply = SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: request.pullAfter ?? 0, more: false)
+            if let after = request.pullAfter {
+                let limit = min(request.pullLimit, Self.maximumPullRecords)
+                var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.sequence > after }, sortBy: [SortDescriptor(\.sequence)])
+                descriptor.fetchLimit = limit + 1
+                var page = try context.fetch(descriptor)
+                reply.more = page.count > limit
+                page = Array(page.prefix(limit))
+                reply.cursor = page.last?.sequence ?? after
+                reply.records = try replica.records(in: context, page)
+                reply.records += try referencedRecords(reply.records, after: reply.cursor, in: context)
+                // The client's own edits, which it has, do not go back to it.
+                reply.records.removeAll { $0.isOnly(from: request.node) }
+            }
+            return reply
+        }
+    }
+
+    /// The records of objects that `records` refer to and whose latest change comes after the
+    /// page (so the client has not got them): a page then never points at an object the client
+    /// does not have.
+    private func referencedRecords(_ records: [SyncRecord], after cursor: Int64, in context: ModelContext) throws -> [SyncRecord] {
+        let inPage = Set(records.map(\.id))
+        var wanted = Set<UUID>()
+        for record in records {
+            for field in record.fields.values { wanted.formUnion((field.related ?? []).filter { !inPage.contains($0) }) }
+        }
+        guard !wanted.isEmpty else { return [] }
+        let objects = try replica.syncedObjects(Array(wanted), in: context).values.filter { $0.sequence > cursor }
+        return try replica.records(in: context, objects.sorted { $0.sequence < $1.sequence })
+    }
+
+    /// Runs `body` again when its save lost a race with another server instance.
+    private func retryingConflicts<R>(_ body: () throws -> R) throws -> R {
+        var attempt = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as SwiftDataError where error.code == .mergeConflict && attempt < 20 {
+                attempt += 1
+                logger.debug("sync lost a race with another server instance; trying again (\(attempt))")
+            }
+        }
+    }
+}

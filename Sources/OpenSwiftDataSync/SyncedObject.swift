@@ -1,0 +1,36 @@
+import Foundation
+import OpenSwiftData
+
+/// What a replica knows of one synced object: its global identity, the clock of the last edit
+/// of each property, whether it was deleted, and when it last changed here.
+///
+/// Kept in the app's own store, beside its models (``SyncSchema/models``), so that a sync's
+/// changes to models and to this bookkeeping are saved together.
+@Model
+public final class SyncedObject {
+    #Unique<SyncedObject>([\.globalID])
+    #Index<SyncedObject>([\.sequence], [\.localSequence])
+
+    /// The object's identity in every replica.
+    public var globalID: UUID
+    /// The entity of the object.
+    public var entity: String
+    /// The clock of the last edit of each synced property, by name.
+    public var clocks: [String: SyncClock]
+    /// The clock of the delete, once the object is deleted (a delete wins over any edit).
+    public var deletedClock: SyncClock?
+    /// When the object last changed in this replica, by any replica's edit: what a server's
+    /// pulls page by.
+    public var sequence: Int64
+    /// When the object last changed by an edit made in this replica: what a client pushes by.
+    public var localSequence: Int64
+
+    public init(globalID: UUID, entity: String, clocks: [String: SyncClock] = [:], deletedClock: SyncClock? = nil, sequence: Int64 = 0, localSequence: Int64 = 0) {
+        self.globalID = globalID
+        self.entity = entity
+        self.clocks = clocks
+        self.deletedClock = deletedClock
+        self.sequence = sequence
+        self.localSequence = localSequence
+    }
+}

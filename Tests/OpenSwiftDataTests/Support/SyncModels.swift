@@ -1,0 +1,36 @@
+import Foundation
+import OpenSwiftData
+import OpenSwiftDataSync
+
+// Models for the sync suite: an expense tracker's, with a unique category name (created offline
+// on two devices, it must end as one category) and a to-one from expense to category.
+
+@Model
+final class Ledger {
+    #Unique<Ledger>([\.name])
+    var name: String
+    @Relationship(deleteRule: .nullify, inverse: \Entry.ledger) var entries: [Entry] = []
+
+    init(name: String) {
+        self.name = name
+    }
+}
+
+@Model
+final class Entry {
+    var amount: Decimal
+    var note: String
+    var date: Date
+    var ledger: Ledger?
+
+    init(amount: Decimal, note: String, date: Date = Date(timeIntervalSinceReferenceDate: 0), ledger: Ledger? = nil) {
+        self.amount = amount
+        self.note = note
+        self.date = date
+        self.ledger = ledger
+    }
+}
+
+enum SyncModels {
+    static let types: [any PersistentModel.Type] = [Ledger.self, Entry.self] + SyncSchema.models
+}
