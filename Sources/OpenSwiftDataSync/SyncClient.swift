@@ -71,9 +71,11 @@ public actor SyncClient {
             let page = try context.fetch(descriptor)
             guard let last = page.last else { break }
             let records = try replica.records(in: context, page)
-            let reply = try await exchange(SyncRequest(schema: replica.schemaVersion, node: replica.node, push: records, pullAfter: nil))
-            guard reply.accepted == records.count else {
-                throw SyncError.server("\(transport.serverDescription) took \(reply.accepted) of \(records.count) records")
+            // With the objects they refer to that the server has not had yet.
+            let pushing = try records + replica.referencedRecords(records, in: context) { $0.localSequence > after }
+            let reply = try await exchange(SyncRequest(schema: replica.schemaVersion, node: replica.node, push: pushing, pullAfter: nil))
+            guard reply.accepted == pushing.count else {
+                throw SyncError.server("\(transport.serverDescription) took \(reply.accepted) of \(pushing.count) records")
             }
             state.pushedSequence = last.localSequence
             try replica.save(context)

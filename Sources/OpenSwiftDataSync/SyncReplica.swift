@@ -16,7 +16,8 @@ struct SyncReplica {
     let node: String
     /// The synced entities and the properties of each that sync carries.
     let entities: [String: [SyncPropertyDescription]]
-    /// The schema's version, which both sides of a sync must share.
+    /// The schema's version and a fingerprint of the synced entities and properties, which both
+    /// sides of a sync must share.
     let schemaVersion: String
 
     /// How far ahead of this replica's wall clock another's may run (its clocks are refused beyond).
@@ -34,7 +35,6 @@ struct SyncReplica {
         }
         try context.prepareGlobalIdentities()
         self.node = node
-        self.schemaVersion = container.schema.version.description
         var entities: [String: [SyncPropertyDescription]] = [:]
         let all = context.syncEntities
         let byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -47,6 +47,16 @@ struct SyncReplica {
             }
         }
         self.entities = entities
+        // The version alone would not tell two schemas apart that both kept the default one.
+        var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
+        for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
+            for property in properties.sorted(by: { $0.name < $1.name }) {
+                for byte in "\(entity).\(property.name):\(property.isRelationship ? property.destination ?? "" : "")\(property.isToMany ? "*" : "");".utf8 {
+                    fingerprint = (fingerprint ^ UInt64(byte)) &* 0x100_0000_01b3
+                }
+            }
+        }
+        self.schemaVersion = "\(container.schema.version) (\(String(fingerprint, radix: 16)))"
     }
 
     // MARK: State
@@ -206,6 +216,20 @@ struct SyncReplica {
             records.append(SyncRecord(id: object.globalID, entity: object.entity, deleted: nil, fields: fields))
         }
         return records
+    }
+
+    /// The records of objects that `records` refer to, are not among them, and that the other
+    /// side may not have (`unseen`): sent with a page, so that no page refers to an object the
+    /// other side does not have yet.
+    func referencedRecords(_ records: [SyncRecord], in context: ModelContext, unseen: (SyncedObject) -> Bool) throws -> [SyncRecord] {
+        let inPage = Set(records.map(\.id))
+        var wanted = Set<UUID>()
+        for record in records {
+            for field in record.fields.values { wanted.formUnion((field.related ?? []).filter { !inPage.contains($0) }) }
+        }
+        guard !wanted.isEmpty else { return [] }
+        let objects = try syncedObjects(Array(wanted), in: context).values.filter(unseen)
+        return try self.records(in: context, objects.sorted { $0.sequence < $1.sequence })
     }
 
     /// The stored models the identities name, by identity.

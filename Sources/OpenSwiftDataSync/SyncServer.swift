@@ -20,7 +20,7 @@ import OpenSwiftData
 /// retried); on SQLite, one process serves a store.
 public final class SyncServer: @unchecked Sendable {
     // `@unchecked Sendable`: every use of the replica's contexts happens under `lock`.
-    private let replica: SyncReplica
+    let replica: SyncReplica
     private let lock = NSLock()
     private let logger = Logger(label: "OpenSwiftDataSync.server")
 
@@ -81,26 +81,13 @@ public final class SyncServer: @unchecked Sendable {
                 page = Array(page.prefix(limit))
                 reply.cursor = page.last?.sequence ?? after
                 reply.records = try replica.records(in: context, page)
-                reply.records += try referencedRecords(reply.records, after: reply.cursor, in: context)
+                let cursor = reply.cursor
+                reply.records += try replica.referencedRecords(reply.records, in: context) { $0.sequence > cursor }
                 // The client's own edits, which it has, do not go back to it.
                 reply.records.removeAll { $0.isOnly(from: request.node) }
             }
             return reply
         }
-    }
-
-    /// The records of objects that `records` refer to and whose latest change comes after the
-    /// page (so the client has not got them): a page then never points at an object the client
-    /// does not have.
-    private func referencedRecords(_ records: [SyncRecord], after cursor: Int64, in context: ModelContext) throws -> [SyncRecord] {
-        let inPage = Set(records.map(\.id))
-        var wanted = Set<UUID>()
-        for record in records {
-            for field in record.fields.values { wanted.formUnion((field.related ?? []).filter { !inPage.contains($0) }) }
-        }
-        guard !wanted.isEmpty else { return [] }
-        let objects = try replica.syncedObjects(Array(wanted), in: context).values.filter { $0.sequence > cursor }
-        return try replica.records(in: context, objects.sorted { $0.sequence < $1.sequence })
     }
 
     /// Runs `body` again when its save lost a race with another server instance.

@@ -154,3 +154,147 @@ struct SyncTests {
         #expect(try server.fetch(FetchDescriptor<Ledger>()).map { $0.entries.count } == [2])
     }
 }
+
+/// A transport whose server can be down, or that fails after a number of requests (a sync cut
+/// off part way, as by `kill -9` or a lost network).
+final class FlakyTransport: SyncTransport, @unchecked Sendable {
+    let server: SyncServer
+    private let lock = NSLock()
+    private var down = false
+    private var requestsLeft: Int?
+    private(set) var requests = 0
+
+    init(server: SyncServer) {
+        self.server = server
+    }
+
+    var serverDescription: String { "http://sync.test" }
+
+    func setDown(_ down: Bool) { lock.withLock { self.down = down } }
+    func failAfter(_ requests: Int?) { lock.withLock { self.requestsLeft = requests } }
+
+    func send(_ body: Data) async throws -> Data {
+        try lock.withLock {
+            requests += 1
+            if down { throw SyncError.server("could not reach \(serverDescription)") }
+            if let left = requestsLeft {
+                guard left > 0 else { throw SyncError.server("the connection to \(serverDescription) was lost") }
+                requestsLeft = left - 1
+            }
+        }
+        return try server.respond(to: body)
+    }
+}
+
+@Suite("Sync: safety and cost")
+struct SyncSafetyTests {
+    @Test("with the server down a sync fails naming it, the store keeps working, and a later sync sends everything")
+    func serverDown() async throws {
+        let store = try TestStore(.file, SyncModels.types)
+        let serverStore = try TestStore(.memory, SyncModels.types)
+        let transport = FlakyTransport(server: try SyncServer(container: serverStore.container))
+        let client = try SyncClient(container: store.container, transport: transport)
+        transport.setDown(true)
+        let context = ModelContext(store.container)
+        context.insert(Entry(amount: 1, note: "Offline"))
+        try context.save()
+        await #expect(throws: SyncError.server("could not reach http://sync.test")) { try await client.sync() }
+        context.insert(Entry(amount: 2, note: "Still offline"))
+        try context.save()
+        #expect(try ModelContext(store.container).fetchCount(FetchDescriptor<Entry>()) == 2)
+
+        transport.setDown(false)
+        #expect(try await client.sync() == SyncClient.Result(sent: 2, received: 0))
+        #expect(try ModelContext(serverStore.container).fetch(FetchDescriptor<Entry>()).map(\.note).sorted() == ["Offline", "Still offline"])
+    }
+
+    @Test("a large sync cut off part way and run again loses nothing and sends nothing twice")
+    func interruptedSync() async throws {
+        let device = try TestStore(.file, SyncModels.types)
+        let other = try TestStore(.memory, SyncModels.types)
+        let serverStore = try TestStore(.memory, SyncModels.types)
+        let server = try SyncServer(container: serverStore.container)
+        let transport = FlakyTransport(server: server)
+        let client = try SyncClient(container: device.container, transport: transport, pageSize: 500)
+        let context = ModelContext(device.container)
+        let ledger = Ledger(name: "Imported")
+        context.insert(ledger)
+        for number in 0..<3_000 {
+            context.insert(Entry(amount: Decimal(number), note: "row \(number)", ledger: number % 2 == 0 ? ledger : nil))
+        }
+        try context.save()
+
+        transport.failAfter(3)
+        await #expect(throws: SyncError.self) { try await client.sync() }
+        let partial = try ModelContext(serverStore.container).fetchCount(FetchDescriptor<Entry>())
+        #expect(partial > 0 && partial < 3_000)
+        transport.failAfter(nil)
+        let result = try await client.sync()
+        // Three pages of 500 went before the cut; the rest goes now, none of those again.
+        #expect(result.sent == 3_001 - 1_500)
+        let onServer = ModelContext(serverStore.container)
+        #expect(try onServer.fetchCount(FetchDescriptor<Entry>()) == 3_000)
+        #expect(Set(try onServer.fetch(FetchDescriptor<Entry>()).map(\.note)).count == 3_000)
+        #expect(try onServer.fetch(FetchDescriptor<Ledger>()).map { $0.entries.count } == [1_500])
+
+        // A second device pulls it all, in pages, and then nothing changes anywhere.
+        let otherClient = try SyncClient(container: other.container, transport: DirectTransport(server: server), pageSize: 700)
+        #expect(try await otherClient.sync() == SyncClient.Result(sent: 0, received: 3_001))
+        #expect(try ModelContext(other.container).fetch(FetchDescriptor<Ledger>()).map { $0.entries.count } == [1_500])
+        #expect(try await client.sync() == SyncClient.Result(sent: 0, received: 0))
+        #expect(try await otherClient.sync() == SyncClient.Result(sent: 0, received: 0))
+    }
+
+    @Test("ten devices editing offline converge to the same data")
+    func tenDevicesConverge() async throws {
+        let world = try SyncWorld(.memory, devices: 10)
+        let first = world.context(0)
+        first.insert(Entry(amount: 0, note: "Shared"))
+        try first.save()
+        for device in 0..<10 { try await world.sync(device) }
+        for device in 0..<10 {
+            let context = world.context(device)
+            context.insert(Entry(amount: Decimal(device), note: "Device \(device)"))
+            let shared = try #require(try context.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.note == "Shared" })).first)
+            shared.amount = Decimal(100 + device)
+            try context.save()
+        }
+        for device in (0..<10).reversed() { try await world.sync(device) }
+        for device in 0..<10 { try await world.sync(device) }
+        let expected = try world.entries(0)
+        #expect(expected.count == 11)
+        // Device 9 edited the shared entry last.
+        #expect(expected.contains("Shared 109 -"))
+        for device in 1..<10 { #expect(try world.entries(device) == expected) }
+    }
+
+    @Test("the server refuses malformed requests, other schemas and clocks far ahead, and keeps nothing of them")
+    func refusals() async throws {
+        let serverStore = try TestStore(.memory, SyncModels.types)
+        let server = try SyncServer(container: serverStore.container)
+        #expect(throws: SyncError.self) { try server.respond(to: Data("{\"nonsense\": true}".utf8)) }
+        let schema = server.replica.schemaVersion
+        #expect(schema.hasPrefix("1.0.0 ("))
+        #expect(throws: SyncError.schemaMismatch(local: schema, remote: "0.9.0 (abc)")) {
+            try server.respond(to: JSONEncoder().encode(SyncRequest(schema: "0.9.0 (abc)", node: "x")))
+        }
+        let id = UUID()
+        func push(_ record: SyncRecord) throws {
+            _ = try server.respond(to: JSONEncoder().encode(SyncRequest(schema: schema, node: "x", push: [record])))
+        }
+        let now = SyncClock(time: Date(), node: "x")
+        let good = SyncRecord.Field(clock: now, value: SyncValue(.text("ok")))
+        // An entity the schema does not sync, a property it does not have, a clock a year ahead,
+        // and a value of the wrong kind for the attribute.
+        #expect(throws: SyncError.self) { try push(SyncRecord(id: id, entity: "SyncReplicaState", fields: ["name": good])) }
+        #expect(throws: SyncError.self) { try push(SyncRecord(id: id, entity: "Entry", fields: ["secret": good])) }
+        let ahead = SyncClock(time: Date().addingTimeInterval(365 * 86_400), node: "x")
+        #expect(throws: SyncError.self) { try push(SyncRecord(id: id, entity: "Entry", fields: ["note": .init(clock: ahead, value: SyncValue(.text("future")))])) }
+        #expect(throws: (any Error).self) {
+            try push(SyncRecord(id: id, entity: "Entry", fields: ["note": good, "amount": .init(clock: now, value: SyncValue(.blob(Data([1])))), "date": .init(clock: now, value: SyncValue(.date(Date())))]))
+        }
+        let context = ModelContext(serverStore.container)
+        #expect(try context.fetchCount(FetchDescriptor<Entry>()) == 0)
+        #expect(try context.fetchCount(FetchDescriptor<SyncedObject>()) == 0)
+    }
+}
