@@ -90,7 +90,7 @@ let package = Package(
         ),
         .target(
             name: "ExpensesCore",
-            dependencies: ["OpenSwiftData", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL)],
+            dependencies: ["OpenSwiftData", "OpenSwiftDataSync", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL)],
             path: "Examples/ExpensesCore"
         ),
         .executableTarget(

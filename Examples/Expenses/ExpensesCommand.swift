@@ -14,8 +14,16 @@ struct ExpensesCommand: AsyncParsableCommand {
         commandName: "expenses",
         abstract: "Track expenses by category, stored with OpenSwiftData.",
         discussion: "With no subcommand, seeds sample data on first run and lists every expense, newest first.",
-        subcommands: [List.self, Add.self, Delete.self, Categories.self, Summary.self],
+        subcommands: subcommands,
         defaultSubcommand: List.self)
+}
+
+extension ExpensesCommand {
+    #if canImport(Darwin)
+    static let subcommands: [any ParsableCommand.Type] = [List.self, Add.self, Edit.self, Delete.self, Categories.self, Summary.self, Import.self]
+    #else
+    static let subcommands: [any ParsableCommand.Type] = [List.self, Add.self, Edit.self, Delete.self, Categories.self, Summary.self, Import.self, Sync.self]
+    #endif
 }
 
 /// Options every subcommand shares.
@@ -24,13 +32,25 @@ struct StoreOptions: ParsableArguments {
     var store: String?
 
     @MainActor
-    func open() throws -> ExpenseViewModel {
-        let container = try input { try ExpensesStore.container(try ExpensesStore.configuration(store)) }
+    func open(seeding: Bool = true) throws -> ExpenseViewModel {
+        try open(container: openContainer(), seeding: seeding)
+    }
+
+    func openContainer() throws -> ModelContainer {
+        try input { try ExpensesStore.container(try ExpensesStore.configuration(store)) }
+    }
+
+    @MainActor
+    func open(container: ModelContainer, seeding: Bool = true) throws -> ExpenseViewModel {
         // Whatever the main context has not saved yet is saved when the command ends.
         container.saveMainContextAtExit()
         let viewModel = ExpenseViewModel(context: container.mainContext)
-        // As the list view's `.task` does: seed once when the store is empty.
-        try input { try viewModel.seedIfEmpty() }
+        // As the list view's `.task` does: seed once when the store is empty — unless the store
+        // syncs (EXPENSES_SERVER), where the data comes from the server and `sync` seeds only
+        // if the server had none, so that a second device does not add a second set of samples.
+        if seeding && ProcessInfo.processInfo.environment["EXPENSES_SERVER"] == nil {
+            try input { try viewModel.seedIfEmpty() }
+        }
         return viewModel
     }
 }

@@ -126,6 +126,33 @@ public final class ExpenseViewModel {
         return save()
     }
 
+    /// Records many expenses, creating the categories they name, saving every `batch` of them
+    /// and calling `progress` with how many are saved. Every row was checked before.
+    public func importExpenses(_ rows: [ExpenseRowInput], batch: Int = 1_000, progress: (Int) -> Void = { _ in }) throws {
+        var categories: [String: Category] = [:]
+        for category in try context.fetch(FetchDescriptor<Category>()) { categories[category.name] = category }
+        var saved = 0
+        for start in stride(from: 0, to: rows.count, by: max(batch, 1)) {
+            for row in rows[start..<min(start + max(batch, 1), rows.count)] {
+                var category: Category?
+                if let name = row.category {
+                    if let known = categories[name] {
+                        category = known
+                    } else {
+                        let made = Category(name: name)
+                        context.insert(made)
+                        categories[name] = made
+                        category = made
+                    }
+                }
+                context.insert(Expense(amount: row.amount, date: row.date, note: Self.stored(row.note), category: category))
+            }
+            guard save() else { throw ExpenseInputError(field: "store", message: errorMessage ?? "The expenses could not be saved.") }
+            saved = min(start + max(batch, 1), rows.count)
+            progress(saved)
+        }
+    }
+
     /// Adds a category; a name already taken (ignoring case) is refused with
     /// ``ExpenseInputError`` on the field `name`, so category names stay unique.
     public func addCategory(name: String, colour: String = "grey") throws -> Category {

@@ -9,11 +9,12 @@ import OpenSwiftData
 /// Release 2 only added an optional attribute and one with a default, which a lightweight stage
 /// handles: existing expenses get no tags, existing categories the colour "grey". Release 3 makes
 /// category names unique: categories that share a name (two adds that raced) are merged first,
-/// their expenses moved to the one kept.
+/// their expenses moved to the one kept. Release 4 adds sync's bookkeeping, a lightweight stage.
 public enum ExpensesMigrationPlan: SchemaMigrationPlan {
-    public static var schemas: [any VersionedSchema.Type] { [ExpensesSchemaV1.self, ExpensesSchemaV2.self, ExpensesSchemaV3.self] }
+    public static var schemas: [any VersionedSchema.Type] { [ExpensesSchemaV1.self, ExpensesSchemaV2.self, ExpensesSchemaV3.self, ExpensesSchemaV4.self] }
     public static var stages: [MigrationStage] {
-        [.lightweight(fromVersion: ExpensesSchemaV1.self, toVersion: ExpensesSchemaV2.self), mergeDuplicateCategories]
+        [.lightweight(fromVersion: ExpensesSchemaV1.self, toVersion: ExpensesSchemaV2.self), mergeDuplicateCategories,
+         .lightweight(fromVersion: ExpensesSchemaV3.self, toVersion: ExpensesSchemaV4.self)]
     }
 
     static let mergeDuplicateCategories = MigrationStage.custom(

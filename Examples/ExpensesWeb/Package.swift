@@ -28,6 +28,7 @@ let package = Package(
             dependencies: [
                 .product(name: "ExpensesCore", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftData", package: "OpenSwiftData"),
+                .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
@@ -55,6 +56,7 @@ let package = Package(
                 "ExpensesWebApp",
                 .product(name: "ExpensesCore", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftData", package: "OpenSwiftData"),
+                .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftDataPostgres", package: "OpenSwiftData"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -27,12 +27,21 @@ public actor SyncClient {
         public var sent: Int
         /// Objects changed here by what was pulled.
         public var received: Int
+
+        /// A result of `sent` and `received` objects.
+        public init(sent: Int, received: Int) {
+            self.sent = sent
+            self.received = received
+        }
     }
 
     /// How far a sync has come: `phase` is "sending" or "receiving"; `total` is known for sending.
     public struct Progress: Sendable {
+        /// "sending" or "receiving".
         public var phase: String
+        /// Objects sent, or records received, so far.
         public var done: Int
+        /// Objects to send in all; `nil` while receiving (the server's pages say only whether more follow).
         public var total: Int?
     }
 

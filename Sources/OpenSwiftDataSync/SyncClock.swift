@@ -21,6 +21,7 @@ public struct SyncClock: Comparable, Hashable, Codable, Sendable, CustomStringCo
 
     static let counterBits: Int64 = 8
 
+    /// A reading as it was recorded.
     public init(value: Int64, node: String) {
         self.value = value
         self.node = node
@@ -49,9 +50,11 @@ public struct SyncClock: Comparable, Hashable, Codable, Sendable, CustomStringCo
     /// When the change was made, to the microsecond.
     public var date: Date { Date(timeIntervalSince1970: Double(value >> Self.counterBits) / 1_000_000) }
 
+    /// Whether `lhs` is the earlier reading: by value, then by node.
     public static func < (lhs: SyncClock, rhs: SyncClock) -> Bool {
         (lhs.value, lhs.node) < (rhs.value, rhs.node)
     }
 
+    /// `value@node`.
     public var description: String { "\(value)@\(node)" }
 }

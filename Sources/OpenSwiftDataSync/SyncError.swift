@@ -13,6 +13,7 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The server could not be reached, or answered with an error.
     case server(String)
 
+    /// The error as a sentence for people.
     public var description: String {
         switch self {
         case .unsupportedStore(let reason): "this store cannot sync: \(reason)"

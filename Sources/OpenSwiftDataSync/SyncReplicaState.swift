@@ -20,8 +20,10 @@ public final class SyncReplicaState {
     /// A client's position in its server's changes (the server's last sent ``SyncedObject/sequence``).
     public var serverCursor: Int64
 
+    /// The name of the one state row.
     public static let replicaName = "replica"
 
+    /// The state of a replica that has not synced yet.
     public init() {
         self.name = Self.replicaName
         self.clock = 0

@@ -25,6 +25,7 @@ public final class SyncedObject {
     /// When the object last changed by an edit made in this replica: what a client pushes by.
     public var localSequence: Int64
 
+    /// Bookkeeping for the object `globalID` of `entity`.
     public init(globalID: UUID, entity: String, clocks: [String: SyncClock] = [:], deletedClock: SyncClock? = nil, sequence: Int64 = 0, localSequence: Int64 = 0) {
         self.globalID = globalID
         self.entity = entity

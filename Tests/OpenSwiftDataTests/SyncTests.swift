@@ -46,11 +46,12 @@ final class SyncWorld {
 
 @Suite("Sync between devices and a server")
 struct SyncTests {
-    static let kinds: [StoreKind] = [.file, .memory]
+    /// The stores a server can keep its data in (devices on SQLite files).
+    static var serverKinds: [StoreKind] { StoreKind.allCases.filter { $0 != .json && $0 != .logged } }
 
-    @Test("a device's data reaches another device through the server", arguments: kinds)
-    func firstSyncs(kind: StoreKind) async throws {
-        let world = try SyncWorld(kind, devices: 2)
+    @Test("a device's data reaches another device through the server", arguments: serverKinds)
+    func firstSyncs(serverKind: StoreKind) async throws {
+        let world = try SyncWorld(.file, devices: 2, serverKind: serverKind)
         let a = world.context(0)
         let travel = Ledger(name: "Travel")
         a.insert(travel)
@@ -296,5 +297,47 @@ struct SyncSafetyTests {
         let context = ModelContext(serverStore.container)
         #expect(try context.fetchCount(FetchDescriptor<Entry>()) == 0)
         #expect(try context.fetchCount(FetchDescriptor<SyncedObject>()) == 0)
+    }
+}
+
+@Suite("Sync: PostgreSQL servers")
+struct SyncPostgresTests {
+    @Test("two server instances on one PostgreSQL database serve devices syncing at once, and every device ends with the same data")
+    func twoServerInstances() async throws {
+        guard PostgresServer.url != nil else {
+            print("SyncPostgresTests: skipped; set OPENSWIFTDATA_POSTGRES_URL (eval \"$(Scripts/postgres-server.sh start /tmp/pg)\") to run it")
+            return
+        }
+        let database = try TestStore(.postgres, SyncModels.types)
+        let second = try ModelContainer(for: Schema(SyncModels.types), configurations: [try TestStore.postgres(try #require(database.namespace))])
+        let servers = [try SyncServer(container: database.container), try SyncServer(container: second)]
+        let devices = try (0..<6).map { _ in try TestStore(.memory, SyncModels.types) }
+        let clients = try devices.enumerated().map { index, device in
+            try SyncClient(container: device.container, transport: DirectTransport(server: servers[index % 2]), pageSize: 50)
+        }
+        for (index, device) in devices.enumerated() {
+            let context = ModelContext(device.container)
+            let shared = Ledger(name: "Shared")
+            context.insert(shared)
+            for number in 0..<120 {
+                context.insert(Entry(amount: Decimal(number), note: "device \(index) row \(number)", ledger: number % 3 == 0 ? shared : nil))
+            }
+            try context.save()
+        }
+        // All at once, half through each instance: their saves race on the sync state.
+        try await withThrowingTaskGroup(of: SyncClient.Result.self) { group in
+            for client in clients { group.addTask { try await client.sync() } }
+            for try await result in group { #expect(result.sent == 121) }
+        }
+        for client in clients { try await client.sync() }
+        let onServer = ModelContext(second)
+        #expect(try onServer.fetchCount(FetchDescriptor<Entry>()) == 720)
+        #expect(try onServer.fetch(FetchDescriptor<Ledger>()).map { $0.entries.count } == [240])
+        let expected = try ModelContext(devices[0].container).fetch(FetchDescriptor<Entry>()).map { "\($0.note) \($0.ledger?.name ?? "-")" }.sorted()
+        #expect(expected.count == 720)
+        for device in devices.dropFirst() {
+            #expect(try ModelContext(device.container).fetch(FetchDescriptor<Entry>()).map { "\($0.note) \($0.ledger?.name ?? "-")" }.sorted() == expected)
+        }
+        for client in clients { #expect(try await client.sync() == SyncClient.Result(sent: 0, received: 0)) }
     }
 }

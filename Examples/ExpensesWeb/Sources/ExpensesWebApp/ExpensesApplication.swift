@@ -21,13 +21,14 @@ import Prometheus
 /// The service runs in the application's service group, after the HTTP server, so a graceful
 /// shutdown stops the server (its requests in flight finish) before the service closes the store.
 public enum ExpensesApplication {
-    public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, host: String = "127.0.0.1", port: Int = 8080, logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
-        let router = try router(service: service, metrics: metrics)
+    public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, host: String = "127.0.0.1", port: Int = 8080, logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
+        let router = try router(service: service, metrics: metrics, syncToken: syncToken)
         return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web"), services: [service], logger: logger)
     }
 
-    /// The routes, for tests that drive them without a server.
-    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil) throws -> Router<ExpensesRequestContext> {
+    /// The routes, for tests that drive them without a server. With a `syncToken`, `POST /sync`
+    /// serves sync to clients that send it (``SyncController``).
+    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil) throws -> Router<ExpensesRequestContext> {
         let router = Router(context: ExpensesRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
         if let metrics {
@@ -47,6 +48,7 @@ public enum ExpensesApplication {
         APIController(service: service).addRoutes(to: router)
         WebController(service: service, templates: try templates()).addRoutes(to: router)
         LiveEvents(service: service).addRoutes(to: router)
+        try SyncController(service: service, token: syncToken).addRoutes(to: router)
         return router
     }
 

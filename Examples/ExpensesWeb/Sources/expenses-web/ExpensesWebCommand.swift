@@ -46,7 +46,8 @@ struct ExpensesWebCommand: AsyncParsableCommand {
         // Metrics for Prometheus at /metrics: Hummingbird's per route, OpenSwiftData's per fetch and save.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        let app = try await ExpensesApplication.build(service: service, metrics: registry, host: host, port: port, logger: logger)
+        // Sync for `expenses sync --server URL` at /sync, when a token is set.
+        let app = try await ExpensesApplication.build(service: service, metrics: registry, syncToken: environment["EXPENSES_SYNC_TOKEN"], host: host, port: port, logger: logger)
         // Runs until SIGINT or SIGTERM: the server finishes its requests in flight, then the
         // service closes the store. Every request saved its own changes: nothing is left to save.
         try await app.runService()

@@ -1,0 +1,65 @@
+import ArgumentParser
+import ExpensesCore
+import Foundation
+// Sync is OpenSwiftData's: off Apple platforms, where `SwiftData` is OpenSwiftData too.
+#if !canImport(Darwin)
+import OpenSwiftData
+import OpenSwiftDataSync
+
+extension ExpensesCommand {
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send this store's changes to a sync server and receive everyone else's.",
+            discussion: "The server is an expenses-web instance (its /sync route). A new store pulls before it is seeded, so a second device gets the first one's data, not a second set of samples. Offline, the command fails and the store keeps working; the next sync sends everything since.")
+
+        @OptionGroup var options: StoreOptions
+
+        @Option(help: "The server's URL, for example http://127.0.0.1:8080 (default: EXPENSES_SERVER).")
+        var server: String?
+
+        @Option(help: "The server's sync token (default: EXPENSES_SYNC_TOKEN).")
+        var token: String?
+
+        @MainActor
+        func run() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            guard let address = server ?? environment["EXPENSES_SERVER"] else {
+                throw ValidationError("Give the server with --server URL or EXPENSES_SERVER.")
+            }
+            guard let base = URL(string: address), let scheme = base.scheme?.lowercased(), ["http", "https"].contains(scheme), base.host != nil else {
+                throw ValidationError("'\(address)' is not an http:// or https:// URL.")
+            }
+            let url = base.path.isEmpty || base.path == "/" ? base.appendingPathComponent("sync") : base
+            let container = try options.openContainer()
+            let client = try SyncClient(container: container, transport: HTTPSyncTransport(url: url, token: token ?? environment["EXPENSES_SYNC_TOKEN"]))
+            let bar = ProgressBar(title: "Syncing")
+            let progress: @Sendable (SyncClient.Progress) -> Void = { step in bar.show(step.done, of: step.total) }
+            let isNew = try await client.hasNeverSynced()
+            do {
+                var result = try await client.sync(progress: progress)
+                // A new store seeds only if the server had nothing, then sends the samples.
+                if isNew {
+                    let viewModel = try options.open(container: container, seeding: false)
+                    if try viewModel.expenses(limit: 1).isEmpty {
+                        try input { try viewModel.seedIfEmpty() }
+                        let seeded = try await client.sync(progress: progress)
+                        result.sent += seeded.sent
+                        result.received += seeded.received
+                    }
+                }
+                bar.finish()
+                print("Synced with \(HTTPSyncTransport(url: base).serverDescription): \(result.sent) sent, \(result.received) received.")
+            } catch let error as SyncError {
+                bar.finish()
+                throw SyncFailure(message: "Could not sync with \(HTTPSyncTransport(url: base).serverDescription): \(error). This store is unchanged by the failed part and keeps working offline.")
+            }
+        }
+    }
+}
+
+/// A failed sync, printed as it is.
+struct SyncFailure: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+#endif

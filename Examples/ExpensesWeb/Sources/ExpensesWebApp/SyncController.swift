@@ -1,0 +1,63 @@
+import ExpensesCore
+import Foundation
+import Hummingbird
+import OpenSwiftData
+import OpenSwiftDataSync
+
+/// `POST /sync`: the sync server for the expense tracker's devices (`expenses sync --server URL`),
+/// on this app's own store, SQLite or PostgreSQL (several instances may share the database).
+///
+/// A client must send `Authorization: Bearer TOKEN` with the token the server was started with
+/// (`EXPENSES_SYNC_TOKEN`); without a configured token the route answers 404, so sync is off
+/// unless asked for. A real app checks its own users here instead — a session, a JWT — and may
+/// give each user a store of their own. Bodies beyond ``SyncServer/maximumRequestBytes`` are
+/// refused before they are read in full. Synced changes are saves like any other, so the page's
+/// live updates show them.
+struct SyncController {
+    let service: ExpensesService
+    let server: SyncServer?
+    let token: String?
+
+    init(service: ExpensesService, token: String?) throws {
+        self.service = service
+        self.token = token.flatMap { $0.isEmpty ? nil : $0 }
+        self.server = self.token == nil ? nil : try SyncServer(container: service.container)
+    }
+
+    func addRoutes(to router: Router<ExpensesRequestContext>) {
+        router.post("sync", use: sync)
+    }
+
+    @Sendable func sync(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
+        guard let server, let token else {
+            throw APIError(.notFound, "Sync is off on this server; start it with EXPENSES_SYNC_TOKEN set.")
+        }
+        // Compared in full whatever the first difference, so the time taken says nothing of the token.
+        let given = Array((request.headers[.authorization] ?? "").utf8)
+        let expected = Array("Bearer \(token)".utf8)
+        var difference = given.count ^ expected.count
+        for index in 0..<max(given.count, expected.count) {
+            difference |= Int((index < given.count ? given[index] : 0) ^ (index < expected.count ? expected[index] : 0))
+        }
+        guard difference == 0 else { throw APIError(.unauthorized, "A sync needs the server's token: Authorization: Bearer TOKEN.") }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: SyncServer.maximumRequestBytes)
+        } catch {
+            throw APIError(.contentTooLarge, "A sync request has at most \(SyncServer.maximumRequestBytes) bytes.")
+        }
+        let data = Data(buffer: body)
+        let reply: Data
+        do {
+            // On the container's own threads, as every request's data work.
+            reply = try await service.container.perform { _ in try server.respond(to: data) }
+        } catch let error as SyncError {
+            switch error {
+            case .malformed: throw APIError(.badRequest, error.description)
+            case .schemaMismatch: throw APIError(.conflict, error.description)
+            default: throw APIError(.internalServerError, error.description)
+            }
+        }
+        return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
+    }
+}
