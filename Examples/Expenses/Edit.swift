@@ -38,14 +38,11 @@ extension ExpensesCommand {
                 throw ValidationError("There is no expense #\(number); `expenses list` shows \(expenses.count).")
             }
             let expense = expenses[number - 1]
-            let chosen: Category?
+            var chosen: Category??
             if let category {
-                chosen = category.isEmpty ? nil : try input { try viewModel.category(named: category) }
-            } else {
-                chosen = expense.category
+                chosen = .some(category.isEmpty ? nil : try input { try viewModel.category(named: category) })
             }
-            guard viewModel.update(expense, amount: value ?? expense.amount, note: note != nil ? checkedNote : expense.note,
-                                   tags: expense.tags ?? [], category: chosen, date: expense.date) else {
+            guard viewModel.change(expense, amount: value, note: note.map { _ in checkedNote }, category: chosen) else {
                 throw ValidationError(viewModel.errorMessage ?? "The expense could not be saved.")
             }
             print("Changed:\n\(ExpenseRow.line(expense, number: number))")

@@ -153,6 +153,17 @@ public final class ExpenseViewModel {
         }
     }
 
+    /// Changes only the given fields of an expense and saves (a field left alone is not written,
+    /// so a device that syncs does not claim an edit of it); `false` (with ``errorMessage``) if
+    /// the save failed. `note` and `category` are set to `nil` by `.some(nil)`.
+    @discardableResult
+    public func change(_ expense: Expense, amount: Double? = nil, note: String?? = nil, category: Category?? = nil) -> Bool {
+        if let amount { expense.amount = amount }
+        if let note { expense.note = Self.stored(note) }
+        if let category { expense.category = category }
+        return save()
+    }
+
     /// Adds a category; a name already taken (ignoring case) is refused with
     /// ``ExpenseInputError`` on the field `name`, so category names stay unique.
     public func addCategory(name: String, colour: String = "grey") throws -> Category {

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# The sync scenario of the Sync article, end to end with the built programs: devices are
+# `expenses` stores (SQLite files), the server is `expenses-web` with a sync token.
+#
+#   Scripts/sync-scenario.sh EXPENSES EXPENSES_WEB WORK_FOLDER [POSTGRES_URL] [ROWS]
+#
+# On SQLite: first syncs (a new device pulls before seeding), offline adds on two devices, a
+# category made offline on both, the server down then up, the same note edited on both (the later
+# edit wins whatever the sync order), different attributes of one expense, a delete against an
+# edit, ten devices converging, ROWS imported rows (20000 by default) synced with a `kill -9` part
+# way and a retry, and repeated syncs changing nothing. With a PostgreSQL URL: two server
+# instances on one database, devices syncing through either.
+set -euo pipefail
+expenses=$1
+web=$2
+work=$3
+postgres=${4:-}
+rows=${5:-20000}
+mkdir -p "$work"
+export EXPENSES_SYNC_TOKEN=scenario-token
+servers=()
+stop_servers() {
+    for pid in "${servers[@]}"; do kill -INT "$pid" 2> /dev/null || true; wait "$pid" 2> /dev/null || true; done
+    servers=()
+}
+trap stop_servers EXIT
+
+# start PORT ARGS…: an expenses-web instance, once it answers /health.
+start() {
+    local port=$1
+    shift
+    "$web" --port "$port" "$@" >> "$work/server-$port.log" 2>&1 &
+    servers+=($!)
+    for _ in $(seq 1 150); do curl -fs "http://127.0.0.1:$port/health" > /dev/null && return 0; sleep 0.2; done
+    echo "expenses-web did not start on port $port" >&2
+    tail -n 20 "$work/server-$port.log" >&2
+    exit 1
+}
+fail() {
+    echo "sync scenario: $*" >&2
+    exit 1
+}
+# device NAME ARGS…: the expenses command on that device's store.
+device() {
+    local name=$1
+    shift
+    "$expenses" "$@" --store "$work/$name.store"
+}
+# The device's expenses without list numbers, sorted: equal on devices that hold the same data.
+contents() {
+    device "$1" list | tail -n +2 | cut -c6- | sort
+}
+# The number `list` gives the expense whose note is $2 on device $1.
+number_of() {
+    device "$1" list | awk -v note="$2" 'index($0, note) { print $1; exit }'
+}
+synced() {
+    local output
+    output=$(device "$@" sync)
+    echo "$output"
+    [[ "$output" == "Synced with $EXPENSES_SERVER: "* ]] || fail "unexpected sync output: $output"
+}
+
+echo "== SQLite server"
+port=18190
+export EXPENSES_SERVER="http://127.0.0.1:$port"
+start "$port" --store "$work/server.store"
+
+# First syncs: each new device pulls the server's seeded data instead of seeding its own.
+[ "$(device a sync)" = "Synced with $EXPENSES_SERVER: 0 sent, 11 received." ] || fail "the first device's first sync"
+[ "$(device b sync)" = "Synced with $EXPENSES_SERVER: 0 sent, 11 received." ] || fail "the second device's first sync"
+device a list | grep -q "Total: 231.24 (6 expenses)" || fail "the first device lacks the server's data"
+
+# Offline: the server is down. Both devices add, and both make the category Travel.
+stop_servers
+device a add 5 --note "A offline" --category Food > /dev/null
+device b add 6 --note "B offline" > /dev/null
+printf 'amount,date,note,category\n12,2026-11-01,A trip,Travel\n' > "$work/a.csv"
+printf 'amount,date,note,category\n13,2026-11-02,B trip,Travel\n' > "$work/b.csv"
+device a import "$work/a.csv" | grep -q "Imported 1 expense." || fail "import on a"
+device b import "$work/b.csv" | grep -q "Imported 1 expense." || fail "import on b"
+if device a sync > "$work/down.txt" 2>&1; then fail "a sync with the server down succeeded"; fi
+grep -q "Could not sync with $EXPENSES_SERVER" "$work/down.txt" || fail "the failure does not name the server: $(cat "$work/down.txt")"
+device a list | grep -q "A offline" || fail "the store stopped working offline"
+
+# The server is back: everything goes through, and the two Travel categories are one.
+start "$port" --store "$work/server.store"
+synced a
+synced b
+synced a
+[ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after syncing"
+device a categories | grep -Eq "^Travel +grey +2 expenses" || fail "Travel is not one category with both trips: $(device a categories)"
+[ "$(device b categories | grep -c '^Travel')" = 1 ] || fail "the second device has Travel twice"
+
+# The same note edited on both: the later edit wins, though it syncs first.
+device a edit "$(number_of a Cinema)" --note "Cinema (a)" > /dev/null
+device b edit "$(number_of b Cinema)" --note "Cinema (b)" > /dev/null
+synced b
+synced a
+synced b
+device a list | grep -q "Cinema (b)" || fail "the later edit lost on the first device"
+device b list | grep -q "Cinema (b)" || fail "the later edit lost on the second device"
+
+# Different attributes of one expense: both kept.
+device a edit "$(number_of a Electricity)" --amount 70 > /dev/null
+device b edit "$(number_of b Electricity)" --note "Power" > /dev/null
+synced a
+synced b
+synced a
+device a list | grep -Eq "70\.00 +Bills +Power" || fail "an edit of a different attribute was lost"
+[ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after editing different attributes"
+
+# A delete against an edit: the delete wins, even over the later edit.
+device a delete "$(number_of a "Coffee and pastry")" > /dev/null
+device b edit "$(number_of b "Coffee and pastry")" --note "Coffee, edited later" > /dev/null
+synced b
+synced a
+synced b
+if device a list | grep -q "Coffee"; then fail "the deleted expense came back on the first device"; fi
+if device b list | grep -q "Coffee"; then fail "the deleted expense came back on the second device"; fi
+
+# Ten devices, each adding while the others do: all end with the same data.
+for n in $(seq 1 10); do synced "d$n" > /dev/null; done
+for n in $(seq 1 10); do device "d$n" add "$n" --note "device $n" > /dev/null; done
+for n in $(seq 1 10); do synced "d$n" > /dev/null; done
+for n in $(seq 1 10); do synced "d$n" > /dev/null; done
+for n in $(seq 2 10); do [ "$(contents d1)" = "$(contents "d$n")" ] || fail "device d$n differs from d1"; done
+contents d1 | grep -c "device " | grep -qx 10 || fail "the ten devices' expenses are not all there"
+
+# ROWS imported rows, synced with a kill -9 part way, then again: nothing lost, nothing twice.
+{
+    echo "amount,date,note,category"
+    for i in $(seq 1 "$rows"); do echo "$((i % 90 + 1)).25,2026-10-$(printf '%02d' $((i % 28 + 1))),bulk $i,Bulk"; done
+} > "$work/bulk.csv"
+device a import "$work/bulk.csv" | grep -q "Imported $rows expenses." || fail "the bulk import"
+before=$(grep -c "/sync" "$work/server-$port.log" || true)
+device a sync > "$work/killed.txt" 2>&1 &
+client=$!
+# Killed once the server has taken a page, if it is still running then.
+for _ in $(seq 1 600); do
+    [ "$(grep -c "/sync" "$work/server-$port.log" || true)" -gt "$((before + 1))" ] && break
+    kill -0 "$client" 2> /dev/null || break
+    sleep 0.05
+done
+if kill -9 "$client" 2> /dev/null; then echo "killed the sync part way"; else echo "the sync finished before the kill"; fi
+wait "$client" 2> /dev/null || true
+synced a
+synced b
+[ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after the bulk sync"
+[ "$(contents b | grep -c " bulk ")" = "$rows" ] || fail "the second device does not have exactly $rows bulk rows"
+for name in a b; do
+    [ "$(device $name sync)" = "Synced with $EXPENSES_SERVER: 0 sent, 0 received." ] || fail "a repeated sync on $name changed something"
+done
+stop_servers
+
+if [ -n "$postgres" ]; then
+    echo "== two server instances on one PostgreSQL database"
+    start 18191 --store "$postgres" --schema sync_scenario
+    start 18192 --store "$postgres" --schema sync_scenario
+    export EXPENSES_SERVER=http://127.0.0.1:18191
+    synced p
+    device p add 21 --note "through the first instance" > /dev/null
+    synced p
+    export EXPENSES_SERVER=http://127.0.0.1:18192
+    synced q
+    device q list | grep -q "through the first instance" || fail "the second instance did not serve the first one's data"
+    device q edit "$(number_of q "through the first instance")" --note "edited through the second" > /dev/null
+    synced q
+    export EXPENSES_SERVER=http://127.0.0.1:18191
+    synced p
+    device p list | grep -q "edited through the second" || fail "an edit through the second instance did not reach the first device"
+    [ "$(contents p)" = "$(contents q)" ] || fail "the PostgreSQL devices differ"
+    stop_servers
+fi
+echo "sync scenario passed"
