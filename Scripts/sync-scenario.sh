@@ -155,8 +155,8 @@ stop_servers
 
 if [ -n "$postgres" ]; then
     echo "== two server instances on one PostgreSQL database"
-    start 18191 --store "$postgres" --schema sync_scenario
-    start 18192 --store "$postgres" --schema sync_scenario
+    start 18191 --store "$postgres" --schema "sync_$$"
+    start 18192 --store "$postgres" --schema "sync_$$"
     export EXPENSES_SERVER=http://127.0.0.1:18191
     synced p
     device p add 21 --note "through the first instance" > /dev/null

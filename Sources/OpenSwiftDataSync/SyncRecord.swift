@@ -8,6 +8,9 @@ struct SyncRecord: Codable, Sendable {
     var entity: String
     var deleted: SyncClock?
     var fields: [String: Field]
+    /// For an object merged into another (a unique constraint made two one): the identity it
+    /// now stands for; it carries no fields then.
+    var alias: UUID? = nil
 
     struct Field: Codable, Sendable {
         var clock: SyncClock

@@ -16,6 +16,10 @@ struct SyncReplica {
     let node: String
     /// The synced entities and the properties of each that sync carries.
     let entities: [String: [SyncPropertyDescription]]
+    /// Every persisted property of each synced entity (to-manys that travel as their inverse too).
+    let allProperties: [String: [SyncPropertyDescription]]
+    /// The attributes of each unique constraint of each synced entity.
+    let constraints: [String: [[String]]]
     /// The schema's version and a fingerprint of the synced entities and properties, which both
     /// sides of a sync must share.
     let schemaVersion: String
@@ -36,9 +40,13 @@ struct SyncReplica {
         try context.prepareGlobalIdentities()
         self.node = node
         var entities: [String: [SyncPropertyDescription]] = [:]
+        var allProperties: [String: [SyncPropertyDescription]] = [:]
+        var constraints: [String: [[String]]] = [:]
         let all = context.syncEntities
         let byName = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for entity in all where !SyncSchema.entityNames.contains(entity.name) {
+            allProperties[entity.name] = entity.properties
+            constraints[entity.name] = entity.uniqueConstraints
             entities[entity.name] = entity.properties.filter { property in
                 // A to-many whose inverse is a to-one travels as that to-one.
                 guard property.isToMany, let destination = property.destination, let inverse = property.inverse else { return true }
@@ -47,6 +55,8 @@ struct SyncReplica {
             }
         }
         self.entities = entities
+        self.allProperties = allProperties
+        self.constraints = constraints
         // The version alone would not tell two schemas apart that both kept the default one.
         var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
         for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
@@ -70,6 +80,21 @@ struct SyncReplica {
         let state = SyncReplicaState()
         context.insert(state)
         return state
+    }
+
+    /// Those of `ids` that other identities were merged into (their aliases' ``SyncedObject/aliasOf``).
+    func mergedIdentities(_ ids: [UUID], in context: ModelContext) throws -> Set<UUID> {
+        var found = Set<UUID>()
+        var start = 0
+        while start < ids.count {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let optional = chunk.map { Optional($0) }
+            for object in try context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { optional.contains($0.aliasOf) })) {
+                if let target = object.aliasOf { found.insert(target) }
+            }
+            start += chunk.count
+        }
+        return found
     }
 
     /// The bookkeeping of the objects `ids` name, by identity.
@@ -97,16 +122,23 @@ struct SyncReplica {
         var clock = SyncClock(value: state.clock, node: node)
         var stamped = 0
         if state.capturedTransaction < 0 {
-            // Everything so far is this replica's: the history may have been deleted, so the
-            // objects are read, and the history from the last transaction before reading on.
-            let last = try context.historyEntries(after: nil, limit: nil).entries.last?.transaction ?? 0
-            clock = clock.advanced(to: Date(), node: node)
-            for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
-                let ids = try context.allIdentifiers(entity: entity)
-                stamped += try stamp(ids, entity: entity, properties: properties.map(\.name), clock: clock, state: state, in: context)
+            // Everything so far is this replica's. With the whole history kept, it is read from
+            // the start, so each edit keeps its save's time; where some was deleted, the objects
+            // are read and stamped now, and the history after the last transaction read on.
+            do {
+                _ = try context.historyEntries(after: 0, limit: 1)
+                state.capturedTransaction = 0
+            } catch let error as SwiftDataError where error.code == .historyTokenExpired {
+                let last = try context.historyEntries(after: nil, limit: nil).entries.last?.transaction ?? 0
+                clock = clock.advanced(to: Date(), node: node)
+                for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
+                    let ids = try context.allIdentifiers(entity: entity)
+                    stamped += try stamp(ids, entity: entity, properties: properties.map(\.name), clock: clock, state: state, in: context)
+                }
+                state.capturedTransaction = last
             }
-            state.capturedTransaction = last
-        } else {
+        }
+        if state.capturedTransaction >= 0 {
             while true {
                 let (_, entries) = try context.historyEntries(after: state.capturedTransaction, limit: 500)
                 guard let lastEntry = entries.last else { break }
@@ -144,7 +176,10 @@ struct SyncReplica {
         let known = try syncedObjects(globals, in: context)
         for global in globals {
             let object: SyncedObject
-            if let existing = known[global] {
+            // A row's least identity is its canonical one; an alias only where a merge made it so.
+            if let existing = known[global], let target = existing.aliasOf, let canonical = try syncedObjects([target], in: context)[target] {
+                object = canonical
+            } else if let existing = known[global] {
                 object = existing
             } else {
                 object = SyncedObject(globalID: global, entity: entity)
@@ -191,9 +226,13 @@ struct SyncReplica {
     func records(in context: ModelContext, _ objects: [SyncedObject]) throws -> [SyncRecord] {
         var records: [SyncRecord] = []
         records.reserveCapacity(objects.count)
-        let models = try localModels(objects.filter { $0.deletedClock == nil }.map { ($0.globalID, $0.entity) }, in: context)
+        let models = try localModels(objects.filter { $0.deletedClock == nil && $0.aliasOf == nil }.map { ($0.globalID, $0.entity) }, in: context)
         var identities: [PersistentIdentifier: UUID] = [:]
         for object in objects {
+            if let target = object.aliasOf {
+                records.append(SyncRecord(id: object.globalID, entity: object.entity, deleted: nil, fields: [:], alias: target))
+                continue
+            }
             if let deleted = object.deletedClock {
                 records.append(SyncRecord(id: object.globalID, entity: object.entity, deleted: deleted, fields: [:]))
                 continue
@@ -243,14 +282,24 @@ struct SyncReplica {
         return models
     }
 
+    /// Saves as sync.
+    func save(_ context: ModelContext) throws {
+        let author = context.author
+        context.author = Self.author
+        defer { context.author = author }
+        try context.save()
+    }
+}
+
+extension SyncReplica {
     // MARK: Merging records
 
-    /// Merges other replicas' records: for each property the later edit wins; a delete wins over
-    /// any edit; an object new here is made with the record's values. One save, authored
-    /// ``author``. What it changes moves the objects' ``SyncedObject/sequence`` (a server's
-    /// pulls hand them on), not their ``SyncedObject/localSequence`` (a client does not push
-    /// them back). `save` runs just before the save, to record more in the state with it.
-    /// Returns the number of objects changed.
+    /// Merges other replicas' records (see ``SyncMerge``). One save, authored ``author``. What
+    /// it changes moves the objects' ``SyncedObject/sequence`` (a server's pulls hand them on),
+    /// not their ``SyncedObject/localSequence`` (a client does not push them back). `save` runs
+    /// just before the save, to record more in the state with it. Returns the number of objects
+    /// changed. Refuses, whole, records of entities or properties this schema does not sync and
+    /// clocks more than ``allowedSkew`` ahead.
     @discardableResult
     func apply(_ records: [SyncRecord], in context: ModelContext, before save: (SyncReplicaState) -> Void = { _ in }) throws -> Int {
         let state = try state(in: context)
@@ -271,88 +320,16 @@ struct SyncReplica {
                 clock = max(clock, SyncClock(value: deleted.value, node: node))
             }
         }
-        var objects = try syncedObjects(records.map(\.id), in: context)
-        let live = try localModels(records.compactMap { objects[$0.id]?.deletedClock == nil ? ($0.id, $0.entity) : nil }, in: context)
-        var inserted: [UUID: any PersistentModel] = [:]
-        var references: [(model: any PersistentModel, name: String, related: [UUID], destination: String)] = []
-        var changed = 0
-        func bump(_ object: SyncedObject) {
-            state.sequence += 1
-            object.sequence = state.sequence
-            changed += 1
-        }
+        var merge = SyncMerge(replica: self, context: context, state: state)
+        try merge.load(records.map(\.id) + records.compactMap(\.alias))
+        try merge.loadModels(records.flatMap { record in [(record.id, record.entity), (merge.canonical(record.id), record.entity)] })
         for record in records {
-            let properties = entities[record.entity] ?? []
-            let object: SyncedObject
-            if let existing = objects[record.id] {
-                object = existing
-            } else {
-                object = SyncedObject(globalID: record.id, entity: record.entity)
-                context.insert(object)
-                objects[record.id] = object
-            }
-            if object.deletedClock != nil {
-                if let deleted = record.deleted, let mine = object.deletedClock, deleted > mine { object.deletedClock = deleted }
-                continue
-            }
-            if let deleted = record.deleted {
-                if let model = live[record.id] ?? inserted[record.id] { context.delete(model) }
-                object.deletedClock = deleted
-                bump(object)
-                continue
-            }
-            var clocks = object.clocks
-            var wins: [(SyncPropertyDescription, SyncRecord.Field)] = []
-            for property in properties {
-                guard let field = record.fields[property.name] else { continue }
-                if let mine = clocks[property.name], mine >= field.clock { continue }
-                wins.append((property, field))
-                clocks[property.name] = field.clock
-            }
-            guard !wins.isEmpty else { continue }
-            let model: any PersistentModel
-            if let existing = live[record.id] ?? inserted[record.id] {
-                model = existing
-                for (property, field) in wins where !property.isRelationship {
-                    try context.setStoredValue(field.value?.stored ?? .null, of: model, property.name)
-                }
-            } else {
-                var attributes: [String: StoredValue] = [:]
-                for (property, field) in wins where !property.isRelationship {
-                    attributes[property.name] = field.value?.stored ?? .null
-                }
-                model = try context.insertModel(entity: record.entity, attributes: attributes)
-                context.setGlobalIdentity(record.id, of: model)
-                inserted[record.id] = model
-            }
-            for (property, field) in wins where property.isRelationship {
-                references.append((model, property.name, field.related ?? [], property.destination ?? ""))
-            }
-            object.clocks = clocks
-            bump(object)
+            try merge.merge(record)
         }
-        // References last: their objects may be new in this same batch.
-        var byDestination: [String: Set<UUID>] = [:]
-        for reference in references { byDestination[reference.destination, default: []].formUnion(reference.related) }
-        var targets = inserted
-        for (destination, ids) in byDestination {
-            let missing = ids.filter { targets[$0] == nil }
-            for (global, model) in try localModels(missing.map { ($0, destination) }, in: context) { targets[global] = model }
-        }
-        for reference in references {
-            try context.setRelatedModels(reference.related.compactMap { targets[$0] }, of: reference.model, reference.name)
-        }
+        try merge.resolveReferences()
         state.clock = clock.value
         save(state)
         try self.save(context)
-        return changed
-    }
-
-    /// Saves as sync.
-    func save(_ context: ModelContext) throws {
-        let author = context.author
-        context.author = Self.author
-        defer { context.author = author }
-        try context.save()
+        return merge.changed
     }
 }

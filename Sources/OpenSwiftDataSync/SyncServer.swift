@@ -83,8 +83,10 @@ public final class SyncServer: @unchecked Sendable {
                 reply.records = try replica.records(in: context, page)
                 let cursor = reply.cursor
                 reply.records += try replica.referencedRecords(reply.records, in: context) { $0.sequence > cursor }
-                // The client's own edits, which it has, do not go back to it.
-                reply.records.removeAll { $0.isOnly(from: request.node) }
+                // The client's own edits, which it has, do not go back to it — unless other
+                // identities were merged into the object, which the client may not know.
+                let merged = try replica.mergedIdentities(reply.records.map(\.id), in: context)
+                reply.records.removeAll { $0.isOnly(from: request.node) && !merged.contains($0.id) }
             }
             return reply
         }

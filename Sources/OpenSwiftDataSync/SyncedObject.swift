@@ -24,6 +24,9 @@ public final class SyncedObject {
     public var sequence: Int64
     /// When the object last changed by an edit made in this replica: what a client pushes by.
     public var localSequence: Int64
+    /// For an object merged into another by a unique constraint: the identity it now stands for
+    /// (the lesser of the two), whose bookkeeping holds the clocks.
+    public var aliasOf: UUID?
 
     /// Bookkeeping for the object `globalID` of `entity`.
     public init(globalID: UUID, entity: String, clocks: [String: SyncClock] = [:], deletedClock: SyncClock? = nil, sequence: Int64 = 0, localSequence: Int64 = 0) {

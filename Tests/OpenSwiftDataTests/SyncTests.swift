@@ -136,23 +136,37 @@ struct SyncTests {
         #expect(try ModelContext(world.serverStore.container).fetchCount(FetchDescriptor<Entry>()) == 0)
     }
 
-    @Test("a category made offline on two devices ends as one, with both devices' entries in it")
-    func uniqueMerge() async throws {
-        let world = try SyncWorld(.memory, devices: 2)
-        for (device, note) in [(0, "Taxi"), (1, "Train")] {
+    @Test("a category made offline on two devices ends as one, with both devices' entries and the later edit, on every device", arguments: [false, true])
+    func uniqueMerge(laterSyncsFirst: Bool) async throws {
+        let world = try SyncWorld(.memory, devices: 4)
+        // Device 1 makes its Travel after device 0: its colour is the later edit.
+        for (device, note, colour) in [(0, "Taxi", "red"), (1, "Train", "blue")] {
             let context = world.context(device)
-            let travel = Ledger(name: "Travel")
+            let travel = Ledger(name: "Travel", colour: colour)
             context.insert(travel)
             context.insert(Entry(amount: 10, note: note, ledger: travel))
             try context.save()
         }
-        for device in [0, 1, 0, 1] { try await world.sync(device) }
-        for device in 0..<2 {
+        for device in laterSyncsFirst ? [1, 0, 1, 2] : [0, 1, 0, 2] { try await world.sync(device) }
+        for device in 0..<3 {
             #expect(try world.ledgers(device) == ["Travel"])
             #expect(try world.entries(device) == ["Taxi 10 Travel", "Train 10 Travel"])
+            #expect(try world.context(device).fetch(FetchDescriptor<Ledger>()).map(\.colour) == ["blue"])
         }
         let server = ModelContext(world.serverStore.container)
         #expect(try server.fetch(FetchDescriptor<Ledger>()).map { $0.entries.count } == [2])
+        #expect(try server.fetch(FetchDescriptor<Ledger>()).map(\.colour) == ["blue"])
+
+        // Deleted on one device, the merged category is gone everywhere, and a new device does
+        // not bring it back from either identity.
+        let first = world.context(0)
+        first.delete(try #require(try first.fetch(FetchDescriptor<Ledger>()).first))
+        try first.save()
+        for device in [0, 1, 2, 3] { try await world.sync(device) }
+        for device in 0..<4 {
+            #expect(try world.ledgers(device).isEmpty)
+            #expect(try world.entries(device) == ["Taxi 10 -", "Train 10 -"])
+        }
     }
 }
 
@@ -246,6 +260,53 @@ struct SyncSafetyTests {
         #expect(try await otherClient.sync() == SyncClient.Result(sent: 0, received: 0))
     }
 
+    @Test("a store whose history was deleted before its first sync still sends every object")
+    func firstSyncAfterHistoryWasDeleted() async throws {
+        let world = try SyncWorld(.file, devices: 2)
+        let context = world.context(0)
+        context.insert(Entry(amount: 1, note: "Before"))
+        context.insert(Ledger(name: "Old"))
+        try context.save()
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        context.insert(Entry(amount: 2, note: "After"))
+        try context.save()
+        #expect(try await world.sync(0) == SyncClient.Result(sent: 3, received: 0))
+        #expect(try await world.sync(1) == SyncClient.Result(sent: 0, received: 3))
+        #expect(try world.entries(1) == ["After 2 -", "Before 1 -"])
+        #expect(try await world.sync(0) == SyncClient.Result(sent: 0, received: 0))
+    }
+
+    @Test("six devices that each made the same category offline end with one, holding every device's entries", arguments: [false, true])
+    func oneCategoryFromSixDevices(atOnce: Bool) async throws {
+        let serverStore = try TestStore(.memory, SyncModels.types)
+        let server = try SyncServer(container: serverStore.container)
+        let devices = try (0..<6).map { _ in try TestStore(.memory, SyncModels.types) }
+        let clients = try devices.map { try SyncClient(container: $0.container, transport: DirectTransport(server: server), pageSize: 50) }
+        for (index, device) in devices.enumerated() {
+            let context = ModelContext(device.container)
+            let shared = Ledger(name: "Shared")
+            context.insert(shared)
+            for number in 0..<60 {
+                context.insert(Entry(amount: Decimal(number), note: "device \(index) row \(number)", ledger: number % 3 == 0 ? shared : nil))
+            }
+            try context.save()
+        }
+        if atOnce {
+            try await withThrowingTaskGroup(of: SyncClient.Result.self) { group in
+                for client in clients { group.addTask { try await client.sync() } }
+                for try await _ in group {}
+            }
+        } else {
+            for client in clients { try await client.sync() }
+        }
+        for client in clients { try await client.sync() }
+        for store in devices + [serverStore] {
+            let context = ModelContext(store.container)
+            #expect(try context.fetch(FetchDescriptor<Ledger>()).map { $0.entries.count } == [120])
+            #expect(try context.fetchCount(FetchDescriptor<Entry>()) == 360)
+        }
+    }
+
     @Test("ten devices editing offline converge to the same data")
     func tenDevicesConverge() async throws {
         let world = try SyncWorld(.memory, devices: 10)
@@ -336,7 +397,8 @@ struct SyncPostgresTests {
         let expected = try ModelContext(devices[0].container).fetch(FetchDescriptor<Entry>()).map { "\($0.note) \($0.ledger?.name ?? "-")" }.sorted()
         #expect(expected.count == 720)
         for device in devices.dropFirst() {
-            #expect(try ModelContext(device.container).fetch(FetchDescriptor<Entry>()).map { "\($0.note) \($0.ledger?.name ?? "-")" }.sorted() == expected)
+            let got = try ModelContext(device.container).fetch(FetchDescriptor<Entry>()).map { "\($0.note) \($0.ledger?.name ?? "-")" }.sorted()
+            #expect(got == expected)
         }
         for client in clients { #expect(try await client.sync() == SyncClient.Result(sent: 0, received: 0)) }
     }

@@ -19,11 +19,12 @@ extension ModelContext {
         }
     }
 
-    /// Names the global identity a model inserted into this context arrives with; the next save
-    /// writes it beside the model's new row (as an alias of the stored row, where a unique
-    /// constraint makes the new model that row).
+    /// Names a global identity of a model; the next save writes it beside the model's row: a
+    /// model inserted into this context arrives with it (an alias of the stored row, where a
+    /// unique constraint makes the new model that row), a stored model answers to it as well
+    /// (another device's model merged into it).
     package func setGlobalIdentity(_ id: UUID, of model: any PersistentModel) {
-        pendingGlobalIdentities[ObjectIdentifier(model)] = (model, id)
+        pendingGlobalIdentities.append((model, id))
     }
 
     /// The global identity of each stored model, giving new ones to models without one when
@@ -48,6 +49,14 @@ extension ModelContext {
         return try store.keys(layout, globalIdentities: ids).mapValues {
             PersistentIdentifier(entityName: entity, storeIdentifier: storeIdentifier, storedKey: $0)
         }
+    }
+
+    /// The stored model of `entity` that a new one holding `values` would become by a unique
+    /// constraint (SwiftData's upsert), if any.
+    package func storedModel(entity: String, matchingUnique values: [String: StoredValue]) throws -> (any PersistentModel)? {
+        let (layout, store) = try identityStore(entity)
+        guard !layout.uniquenessConstraints.isEmpty, let key = try store.key(layout, matchingUnique: values) else { return nil }
+        return try existingModel(layout: layout, primaryKey: key)
     }
 
     private func identityStore(_ entity: String) throws -> (ModelLayout, any GlobalIdentityStore) {
@@ -98,7 +107,7 @@ extension ModelContext {
     /// The persisted properties of every entity, for sync's wire format.
     package var syncEntities: [SyncEntityDescription] {
         container.schema.layouts.map { layout in
-            SyncEntityDescription(name: layout.entityName, properties: layout.properties.compactMap { property in
+            SyncEntityDescription(name: layout.entityName, uniqueConstraints: layout.uniquenessConstraints.map { $0.map { layout.properties[$0].name } }, properties: layout.properties.compactMap { property in
                 if let relationship = property.relationship {
                     return SyncPropertyDescription(
                         name: property.name, isRelationship: true, isToMany: relationship.isToMany,

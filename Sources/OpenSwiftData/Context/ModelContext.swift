@@ -71,7 +71,7 @@ public final class ModelContext {
     /// Global identities new models arrive with from a sync, written beside their rows by the
     /// next save (``setGlobalIdentity(_:of:)``); empty otherwise. The model is held so that its
     /// object identifier cannot name another model until the entry goes.
-    var pendingGlobalIdentities: [ObjectIdentifier: (model: any PersistentModel, id: UUID)] = [:]
+    var pendingGlobalIdentities: [(model: any PersistentModel, id: UUID)] = []
     /// Numbers each run of to-many changes recorded without loading (``PendingMembers``), for undo.
     private var memberGeneration = 0
 

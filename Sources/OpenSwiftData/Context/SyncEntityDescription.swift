@@ -3,5 +3,7 @@ import Foundation
 /// An entity's persisted properties, by name (``ModelContext/syncEntities``).
 package struct SyncEntityDescription: Sendable {
     package var name: String
+    /// The attributes of each unique constraint, by name.
+    package var uniqueConstraints: [[String]]
     package var properties: [SyncPropertyDescription]
 }

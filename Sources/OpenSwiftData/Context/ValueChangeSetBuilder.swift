@@ -11,7 +11,7 @@ struct ValueChangeSetBuilder {
     /// Whether updates carry the values their changed slots held when read (``ModelStore/checksOriginals``).
     let withOriginals: Bool
     /// Identities new models arrive with from a sync (``ModelContext/pendingGlobalIdentities``).
-    var globalIdentities: [ObjectIdentifier: (model: any PersistentModel, id: UUID)] = [:]
+    var globalIdentities: [(model: any PersistentModel, id: UUID)] = []
 
     /// The change set for the groups of a save.
     func build(inserted: [ModelGroup], changed: [ModelGroup], deleted: [any PersistentModel],
@@ -31,6 +31,10 @@ struct ValueChangeSetBuilder {
             if group.layout.hasPairs { members(of: group, isNew: false, into: &changes.members) }
         }
         changes.referencedRows = referenced.rows
+        for (model, id) in globalIdentities {
+            let data = model.persistentBackingData
+            if let key = data.primaryKey { changes.globalAliases.append(ValueChangeSet.GlobalAlias(layout: data.layout, key: key, id: id)) }
+        }
         if !nullifications.isEmpty {
             let changedIDs = Set(changed.flatMap { $0.models.map { ObjectIdentifier($0) } })
             for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
@@ -76,8 +80,9 @@ struct ValueChangeSetBuilder {
         }
         var inserts = RowInserts(layout: layout, firstToken: firstToken, count: group.models.count, values: values, newReferences: newReferences)
         if !globalIdentities.isEmpty {
+            let byModel = Dictionary(grouping: globalIdentities, by: { ObjectIdentifier($0.model) })
             for (position, model) in group.models.enumerated() {
-                if let pending = globalIdentities[ObjectIdentifier(model)] { inserts.globalIdentities.append((position, pending.id)) }
+                for pending in byModel[ObjectIdentifier(model)] ?? [] { inserts.globalIdentities.append((position, pending.id)) }
             }
         }
         return inserts

@@ -215,7 +215,7 @@ struct SQLSaveWriter {
             let layout = group.layout
             let store = self.store, connection = self.connection
             let keys = try UniqueMatch.matches(group) { constraint, values in
-                try existingKey(layout, constraint: constraint, values: values, store: store, connection: connection)
+                try store.uniqueKey(layout, constraint: constraint, values: values, on: connection)
             }
             let newCount = Int64(keys.lazy.filter { $0 == .new }.count)
             var next: Int64 = 0
@@ -265,34 +265,6 @@ struct SQLSaveWriter {
     /// The last number a counter update reserved, checked (see ``SQLStore/reservedLast(_:count:counter:)``).
     func reservedLast(_ row: any StoredRow, count: Int64, counter: String) throws -> Int64 {
         try store.reservedLast(row, count: count, counter: counter)
-    }
-
-    /// The key of the row whose `constraint` columns hold `values`, if there is one.
-    private func existingKey(_ layout: ModelLayout, constraint: [Int], values: [StoredValue], store: SQLStore, connection: any SQLConnection) throws -> Int64? {
-        var condition: SQLExpression?
-        for (slot, value) in zip(constraint, values) {
-            // Strings match as Swift compares them (canonically equal ones are the same value).
-            var column = SQLExpression.column(table: "t0", name: layout.properties[slot].name)
-            if layout.properties[slot].codec?.isSwiftString == true { column = .collate(column, .swift) }
-            let test = SQLExpression.binary(column, .equal, .bind(value))
-            condition = condition.map { .binary($0, .and, test) } ?? test
-        }
-        // In a class hierarchy's table the row may be of another class, which an upsert cannot change.
-        let hierarchical = store.hierarchyRows(layout) != nil
-        let select = SQLSelect(
-            columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)] + (hierarchical ? [.column(table: "t0", name: ModelLayout.entityColumn)] : []),
-            from: SQLTableReference(table: layout.tableName, alias: "t0"),
-            whereClause: condition, limit: 1)
-        var existing: Int64?
-        var entity: StoredValue?
-        try store.query(select, on: connection) { row in
-            existing = row.int64(at: 0)
-            if hierarchical { entity = row.value(at: 1) }
-        }
-        if let entity, entity != store.format.entityValue(layout) {
-            throw SwiftDataError.upsertChangesClass(layout, existing: store.format.entityName(of: entity) ?? "\(entity)")
-        }
-        return existing
     }
 
     /// Adds and removes join-table rows for to-many relationships that are stored as pairs.

@@ -74,6 +74,47 @@ extension SQLStore: GlobalIdentityStore {
         return found
     }
 
+    func key(_ layout: ModelLayout, matchingUnique values: [String: StoredValue]) throws -> Int64? {
+        try read { connection in
+            for constraint in layout.uniquenessConstraints {
+                let names = constraint.map { layout.properties[$0].name }
+                let constraintValues = names.compactMap { values[$0] }
+                guard constraintValues.count == names.count, !constraintValues.contains(where: \.isNull) else { continue }
+                if let key = try uniqueKey(layout, constraint: constraint, values: constraintValues, on: connection) { return key }
+            }
+            return nil
+        }
+    }
+
+    /// The key of the row whose `constraint` columns hold `values`, if there is one (SwiftData's
+    /// upsert rule, for saves and for sync).
+    func uniqueKey(_ layout: ModelLayout, constraint: [Int], values: [StoredValue], on connection: any SQLConnection) throws -> Int64? {
+        var condition: SQLExpression?
+        for (slot, value) in zip(constraint, values) {
+            // Strings match as Swift compares them (canonically equal ones are the same value).
+            var column = SQLExpression.column(table: "t0", name: layout.properties[slot].name)
+            if layout.properties[slot].codec?.isSwiftString == true { column = .collate(column, .swift) }
+            let test = SQLExpression.binary(column, .equal, .bind(value))
+            condition = condition.map { .binary($0, .and, test) } ?? test
+        }
+        // In a class hierarchy's table the row may be of another class, which an upsert cannot change.
+        let hierarchical = hierarchyRows(layout) != nil
+        let select = SQLSelect(
+            columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)] + (hierarchical ? [.column(table: "t0", name: ModelLayout.entityColumn)] : []),
+            from: SQLTableReference(table: layout.tableName, alias: "t0"),
+            whereClause: condition, limit: 1)
+        var existing: Int64?
+        var entity: StoredValue?
+        try query(select, on: connection) { row in
+            existing = row.int64(at: 0)
+            if hierarchical { entity = row.value(at: 1) }
+        }
+        if let entity, entity != format.entityValue(layout) {
+            throw SwiftDataError.upsertChangesClass(layout, existing: format.entityName(of: entity) ?? "\(entity)")
+        }
+        return existing
+    }
+
     /// Rows of `(identity, table, key, own)` into `Z_GLOBALID`, ignoring those it already has (the
     /// same identity, or a second own identity for a row).
     func insertGlobalIdentities(_ rows: [(id: UUID, table: String, key: Int64, own: Bool)], on connection: any SQLConnection) throws {
@@ -104,15 +145,21 @@ extension SQLStore: GlobalIdentityStore {
 
 extension SQLSaveWriter {
     /// The global identities the save's new rows arrived with (``RowInserts/globalIdentities``):
-    /// the row's own, or an alias where a unique constraint made the new row a stored one.
+    /// the row's own, or an alias where a unique constraint made the new row a stored one; and
+    /// the aliases stored rows took (``ValueChangeSet/globalAliases``).
     func writeGlobalIdentities() throws {
         var rows: [(id: UUID, table: String, key: Int64, own: Bool)] = []
         for group in changes.inserts {
+            var named = Set<Int>()
             for (position, id) in group.globalIdentities {
                 let token = group.firstToken + position
                 guard token < newKeys.count, let key = newKeys[token] else { continue }
-                rows.append((id, group.layout.tableName, key, !upserts.contains(token)))
+                // The first identity a new row arrives with is its own; more are aliases.
+                rows.append((id, group.layout.tableName, key, !upserts.contains(token) && named.insert(position).inserted))
             }
+        }
+        for alias in changes.globalAliases {
+            rows.append((alias.id, alias.layout.tableName, alias.key, false))
         }
         guard !rows.isEmpty else { return }
         try store.insertGlobalIdentities(rows, on: connection)

@@ -12,4 +12,7 @@ protocol GlobalIdentityStore: AnyObject {
     func globalIdentities(_ layout: ModelLayout, keys: [Int64], assigning: Bool) throws -> [Int64: UUID]
     /// The keys of the rows the identities name; identities the store does not know are left out.
     func keys(_ layout: ModelLayout, globalIdentities: [UUID]) throws -> [UUID: Int64]
+    /// The key of the stored row that a new row with `values` (attributes by name, in stored
+    /// form) would become by a unique constraint (SwiftData's upsert), if any.
+    func key(_ layout: ModelLayout, matchingUnique values: [String: StoredValue]) throws -> Int64?
 }

@@ -14,8 +14,8 @@ struct RowInserts {
     /// Positions in ``values`` holding the *token* of a row new in this save, in place of the key
     /// the store gives it.
     var newReferences: [Int] = []
-    /// Global identities some new rows arrive with (sync), by row position (see
-    /// ``GlobalIdentityStore``); empty for every save but a sync's.
+    /// Global identities some new rows arrive with (sync), by row position — the first of a
+    /// row its own, more its aliases (see ``GlobalIdentityStore``); empty for every save but a sync's.
     var globalIdentities: [(position: Int, id: UUID)] = []
 
     /// The tokens of the rows.

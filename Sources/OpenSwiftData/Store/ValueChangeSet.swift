@@ -34,6 +34,16 @@ struct ValueChangeSet {
     /// Keys that stores written earlier in this save gave their new rows, by token (`nil` for the
     /// others): a reference from this store's rows to one of those is written with its key.
     var knownKeys: [Int64?] = []
+    /// Global identities stored rows answer to from now on (sync: another device's model merged
+    /// into the row), besides their own (see ``GlobalIdentityStore``).
+    var globalAliases: [GlobalAlias] = []
+
+    /// A global identity a stored row answers to.
+    struct GlobalAlias {
+        let layout: ModelLayout
+        let key: Int64
+        let id: UUID
+    }
 
     /// Stored rows of one entity deleted one by one.
     struct RowDeletes {

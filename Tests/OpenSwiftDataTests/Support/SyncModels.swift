@@ -9,10 +9,12 @@ import OpenSwiftDataSync
 final class Ledger {
     #Unique<Ledger>([\.name])
     var name: String
+    var colour: String = "grey"
     @Relationship(deleteRule: .nullify, inverse: \Entry.ledger) var entries: [Entry] = []
 
-    init(name: String) {
+    init(name: String, colour: String = "grey") {
         self.name = name
+        self.colour = colour
     }
 }
 

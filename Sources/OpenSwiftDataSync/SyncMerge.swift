@@ -1,0 +1,277 @@
+import Foundation
+import OpenSwiftData
+
+/// One batch of other replicas' records merged into a store (``SyncReplica/apply(_:in:before:)``):
+/// for each property the later edit wins; a delete wins over any edit; an object new here is
+/// made with the record's values — or, where a unique constraint makes it an object this store
+/// has (a category created offline on two devices), merged into that one.
+///
+/// Merged objects keep one bookkeeping object, under the least of their identities (the
+/// *canonical* one); the others become aliases of it (``SyncedObject/aliasOf``), travel as alias
+/// records, and name the same row (each identity is kept beside the row's key). Every replica
+/// picks the same canonical identity and the same value for each property, whatever order the
+/// records arrive in.
+struct SyncMerge {
+    let replica: SyncReplica
+    let context: ModelContext
+    let state: SyncReplicaState
+    /// Bookkeeping by identity (loaded for the batch, or made by it).
+    var objects: [UUID: SyncedObject] = [:]
+    /// Models by identity: found in the store, or inserted by this batch.
+    var models: [UUID: any PersistentModel] = [:]
+    /// Models this batch inserted, by the values of each of their unique constraints.
+    var insertedByUnique: [String: UUID] = [:]
+    /// Relationships to set once every record's objects exist.
+    var references: [(model: any PersistentModel, name: String, related: [UUID], destination: String)] = []
+    var changed = 0
+
+    init(replica: SyncReplica, context: ModelContext, state: SyncReplicaState) {
+        self.replica = replica
+        self.context = context
+        self.state = state
+    }
+
+    // MARK: Identities
+
+    /// Loads the bookkeeping of `ids` and of the identities they are aliases of.
+    mutating func load(_ ids: [UUID]) throws {
+        var wanted = Set(ids).subtracting(objects.keys)
+        for _ in 0..<4 where !wanted.isEmpty {
+            let found = try replica.syncedObjects(Array(wanted), in: context)
+            objects.merge(found) { old, _ in old }
+            wanted = Set(found.values.compactMap(\.aliasOf)).subtracting(objects.keys)
+        }
+    }
+
+    /// The identity `id` stands for now: itself, or the object it was merged into.
+    func canonical(_ id: UUID) -> UUID {
+        var current = id
+        for _ in 0..<8 {
+            guard let next = objects[current]?.aliasOf, next != current else { break }
+            current = next
+        }
+        return current
+    }
+
+    /// The bookkeeping of `id`, made if there is none.
+    mutating func object(_ id: UUID, entity: String) -> SyncedObject {
+        if let object = objects[id] { return object }
+        let object = SyncedObject(globalID: id, entity: entity)
+        context.insert(object)
+        objects[id] = object
+        return object
+    }
+
+    /// Finds the stored models of `ids` (any of an object's identities names its row).
+    mutating func loadModels(_ ids: [(UUID, String)]) throws {
+        let missing = ids.filter { models[$0.0] == nil }
+        for (entity, group) in Dictionary(grouping: missing, by: \.1) {
+            for (global, id) in try context.persistentIdentifiers(entity: entity, globalIdentities: group.map(\.0)) {
+                if let model = try context.existingModel(for: id), !model.isDeleted { models[global] = model }
+            }
+        }
+    }
+
+    /// The model of an object, by any of its identities.
+    func model(_ id: UUID) -> (any PersistentModel)? {
+        models[id] ?? models[canonical(id)] ?? objects.values.lazy.filter { $0.aliasOf == id }.compactMap { models[$0.globalID] }.first
+    }
+
+    mutating func bump(_ object: SyncedObject) {
+        state.sequence += 1
+        object.sequence = state.sequence
+        changed += 1
+    }
+
+    // MARK: Records
+
+    mutating func merge(_ record: SyncRecord) throws {
+        if let target = record.alias {
+            try mergeAlias(record.id, into: target, entity: record.entity)
+            return
+        }
+        let id = canonical(record.id)
+        let object = object(id, entity: record.entity)
+        if let mine = object.deletedClock {
+            if let deleted = record.deleted, deleted > mine { object.deletedClock = deleted }
+            return
+        }
+        if let deleted = record.deleted {
+            if let model = model(id) { context.delete(model) }
+            object.deletedClock = deleted
+            bump(object)
+            return
+        }
+        let properties = replica.entities[record.entity] ?? []
+        if model(id) == nil, let match = try uniqueMatch(record) {
+            try mergeNew(record, into: match)
+            return
+        }
+        let wins = winners(record, over: object.clocks, properties: properties)
+        guard !wins.isEmpty else { return }
+        if let model = model(id) {
+            try write(wins, to: model)
+        } else {
+            var attributes: [String: StoredValue] = [:]
+            for (property, field) in wins where !property.isRelationship {
+                attributes[property.name] = field.value?.stored ?? .null
+            }
+            let model = try context.insertModel(entity: record.entity, attributes: attributes)
+            context.setGlobalIdentity(id, of: model)
+            models[id] = model
+            noteUnique(record, id: id)
+            for (property, field) in wins where property.isRelationship {
+                references.append((model, property.name, field.related ?? [], property.destination ?? ""))
+            }
+        }
+        var clocks = object.clocks
+        for (property, field) in wins { clocks[property.name] = field.clock }
+        object.clocks = clocks
+        bump(object)
+    }
+
+    /// The properties whose edits in `record` are later than `clocks` says.
+    private func winners(_ record: SyncRecord, over clocks: [String: SyncClock], properties: [SyncPropertyDescription]) -> [(SyncPropertyDescription, SyncRecord.Field)] {
+        properties.compactMap { property in
+            guard let field = record.fields[property.name] else { return nil }
+            if let mine = clocks[property.name], mine >= field.clock { return nil }
+            return (property, field)
+        }
+    }
+
+    /// Writes won attributes now and won relationships once the batch's objects exist.
+    private mutating func write(_ wins: [(SyncPropertyDescription, SyncRecord.Field)], to model: any PersistentModel) throws {
+        for (property, field) in wins {
+            if property.isRelationship {
+                references.append((model, property.name, field.related ?? [], property.destination ?? ""))
+            } else {
+                try context.setStoredValue(field.value?.stored ?? .null, of: model, property.name)
+            }
+        }
+    }
+
+    // MARK: Unique constraints
+
+    /// Keys of a record's unique values, one per constraint whose values it has.
+    private func uniqueKeys(_ record: SyncRecord) -> [String] {
+        guard let description = replica.constraints[record.entity] else { return [] }
+        return description.compactMap { names in
+            let values = names.compactMap { record.fields[$0]?.value?.stored }
+            guard values.count == names.count, !values.contains(where: \.isNull) else { return nil }
+            return "\(record.entity)|\(names.joined(separator: ","))|\(values.map { "\($0)" }.joined(separator: "|"))"
+        }
+    }
+
+    private mutating func noteUnique(_ record: SyncRecord, id: UUID) {
+        for key in uniqueKeys(record) where insertedByUnique[key] == nil { insertedByUnique[key] = id }
+    }
+
+    /// The identity of an object this store has (stored, or new in this batch) that the record's
+    /// object would become by a unique constraint.
+    private mutating func uniqueMatch(_ record: SyncRecord) throws -> UUID? {
+        guard replica.constraints[record.entity]?.isEmpty == false else { return nil }
+        for key in uniqueKeys(record) {
+            if let id = insertedByUnique[key], id != record.id { return canonical(id) }
+        }
+        var values: [String: StoredValue] = [:]
+        for (name, field) in record.fields { if let value = field.value?.stored { values[name] = value } }
+        guard let model = try context.storedModel(entity: record.entity, matchingUnique: values) else { return nil }
+        let id = model.persistentModelID
+        guard let global = try context.globalIdentities(of: [id], assigning: true)[id] else { return nil }
+        try load([global])
+        let canonicalID = canonical(global)
+        models[canonicalID] = model
+        models[global] = model
+        return canonicalID
+    }
+
+    /// A record of an object new here that a unique constraint makes the object `existing`: the
+    /// two become one, under the lesser identity, with each property's later edit.
+    private mutating func mergeNew(_ record: SyncRecord, into existing: UUID) throws {
+        guard let model = model(existing) else { return }
+        let mine = object(existing, entity: record.entity)
+        let theirs = object(record.id, entity: record.entity)
+        let properties = replica.entities[record.entity] ?? []
+        var clocks = mine.clocks
+        for (name, clock) in theirs.clocks where clocks[name].map({ $0 < clock }) ?? true { clocks[name] = clock }
+        let wins = winners(record, over: clocks, properties: properties)
+        try write(wins, to: model)
+        for (property, field) in wins { clocks[property.name] = field.clock }
+        context.setGlobalIdentity(record.id, of: model)
+        models[record.id] = model
+        join(mine, theirs, clocks: clocks)
+    }
+
+    /// Makes the lesser of two objects' identities the canonical one, holding `clocks`, and the
+    /// other its alias.
+    private mutating func join(_ one: SyncedObject, _ other: SyncedObject, clocks: [String: SyncClock]) {
+        let (kept, alias) = one.globalID.uuidString < other.globalID.uuidString ? (one, other) : (other, one)
+        kept.clocks = clocks
+        kept.aliasOf = nil
+        alias.clocks = [:]
+        alias.aliasOf = kept.globalID
+        if let deleted = alias.deletedClock { kept.deletedClock = max(kept.deletedClock ?? deleted, deleted) }
+        alias.deletedClock = nil
+        bump(kept)
+        bump(alias)
+    }
+
+    /// An alias record: the object `alias` was merged into `target` elsewhere.
+    private mutating func mergeAlias(_ alias: UUID, into target: UUID, entity: String) throws {
+        guard alias != target else { throw SyncError.malformed("an object cannot be an alias of itself") }
+        let aliasObject = object(alias, entity: entity)
+        if canonical(alias) == canonical(target) { return }
+        let targetObject = object(canonical(target), entity: entity)
+        let aliasModel = model(alias)
+        let targetModel = model(targetObject.globalID)
+        var clocks = targetObject.clocks
+        if let aliasModel, let targetModel, aliasModel.persistentModelID != targetModel.persistentModelID {
+            // Two rows here for what is one object elsewhere: the later edit of each property
+            // goes to the one kept, the other's related objects move to it, and it goes.
+            for property in replica.entities[entity] ?? [] {
+                guard let clock = aliasObject.clocks[property.name], clocks[property.name].map({ $0 < clock }) ?? true else { continue }
+                clocks[property.name] = clock
+                if property.isRelationship {
+                    try context.setRelatedModels(try context.relatedModels(of: aliasModel, property.name), of: targetModel, property.name)
+                } else {
+                    try context.setStoredValue(try context.storedValue(of: aliasModel, property.name), of: targetModel, property.name)
+                }
+            }
+            try movePointers(from: aliasModel, to: targetModel, entity: entity)
+            context.delete(aliasModel)
+            context.setGlobalIdentity(alias, of: targetModel)
+        } else if let aliasModel, targetModel == nil {
+            // The kept object has not arrived: this row is it.
+            context.setGlobalIdentity(targetObject.globalID, of: aliasModel)
+            models[targetObject.globalID] = aliasModel
+        }
+        for (name, clock) in aliasObject.clocks where clocks[name].map({ $0 < clock }) ?? true { clocks[name] = clock }
+        join(targetObject, aliasObject, clocks: clocks)
+    }
+
+    /// Points what refers to `old` at `new` instead, through each relationship's inverse.
+    private func movePointers(from old: any PersistentModel, to new: any PersistentModel, entity: String) throws {
+        for property in replica.allProperties[entity] ?? [] where property.isRelationship {
+            guard let inverse = property.inverse else { continue }
+            for related in try context.relatedModels(of: old, property.name) {
+                var members = try context.relatedModels(of: related, inverse)
+                members.removeAll { $0.persistentModelID == old.persistentModelID }
+                if !members.contains(where: { $0.persistentModelID == new.persistentModelID }) { members.append(new) }
+                try context.setRelatedModels(members, of: related, inverse)
+            }
+        }
+    }
+
+    // MARK: References
+
+    /// Sets the relationships the batch's records won, now that their objects exist.
+    mutating func resolveReferences() throws {
+        var wanted: [(UUID, String)] = []
+        for reference in references { wanted += reference.related.map { ($0, reference.destination) } }
+        try load(wanted.map(\.0))
+        try loadModels(wanted.map { (canonical($0.0), $0.1) } + wanted)
+        for reference in references {
+            try context.setRelatedModels(reference.related.compactMap { model($0) }, of: reference.model, reference.name)
+        }
+    }
+}
