@@ -115,7 +115,8 @@ struct SyncReplica {
 
     /// Reads the history saved since the last capture and records each edit made in this store
     /// (not by sync) in the objects' bookkeeping, with a clock from its save's time; the first
-    /// capture records every object there is. Returns the number of objects it recorded.
+    /// capture reads the whole history, or, where some of it was deleted, records every object
+    /// there is as edited now. Returns the number of objects it recorded.
     @discardableResult
     func capture(in context: ModelContext) throws -> Int {
         let state = try state(in: context)
