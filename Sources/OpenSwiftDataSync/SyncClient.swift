@@ -97,8 +97,18 @@ public actor SyncClient {
         while true {
             let reply = try await exchange(SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor, pullLimit: pageSize))
             received += reply.records.count
-            result.received += try replica.apply(reply.records, in: context) { state in
-                state.serverCursor = max(state.serverCursor, reply.cursor)
+            // Edits saved here meanwhile are captured first, so their clocks meet the page's.
+            var attempts = 0
+            while true {
+                do {
+                    try replica.capture(in: context)
+                    result.received += try replica.apply(reply.records, in: context) { state in
+                        state.serverCursor = max(state.serverCursor, reply.cursor)
+                    }
+                    break
+                } catch is SyncReplica.Interrupted where attempts < SyncReplica.interruptionRetries {
+                    attempts += 1
+                }
             }
             progress?(Progress(phase: "receiving", done: received, total: nil))
             guard reply.more else { break }

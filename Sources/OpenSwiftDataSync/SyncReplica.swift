@@ -328,9 +328,23 @@ extension SyncReplica {
             try merge.merge(record)
         }
         try merge.resolveReferences()
+        // An edit saved here since the last capture could be overwritten unseen by what was
+        // merged: then the merge starts again, after capturing it (``Interrupted``).
+        if try context.historyEntries(after: state.capturedTransaction, limit: nil).entries.contains(where: { $0.author != Self.author }) {
+            context.rollback()
+            throw Interrupted()
+        }
         state.clock = clock.value
         save(state)
         try self.save(context)
         return merge.changed
     }
+
+    /// A merge found edits saved in the store since its capture; capture and merge again (at
+    /// most ``interruptionRetries`` times, then the sync fails with this error).
+    struct Interrupted: Error, CustomStringConvertible {
+        var description: String { "the store kept changing while sync merged into it; sync again later" }
+    }
+
+    static let interruptionRetries = 20
 }

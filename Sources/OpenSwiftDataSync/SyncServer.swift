@@ -92,7 +92,8 @@ public final class SyncServer: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` again when its save lost a race with another server instance.
+    /// Runs `body` again when its save lost a race with another server instance, or the store
+    /// was edited while it merged.
     private func retryingConflicts<R>(_ body: () throws -> R) throws -> R {
         var attempt = 0
         while true {
@@ -101,6 +102,9 @@ public final class SyncServer: @unchecked Sendable {
             } catch let error as SwiftDataError where error.code == .mergeConflict && attempt < 20 {
                 attempt += 1
                 logger.debug("sync lost a race with another server instance; trying again (\(attempt))")
+            } catch is SyncReplica.Interrupted where attempt < SyncReplica.interruptionRetries {
+                attempt += 1
+                logger.debug("the store was edited while sync merged into it; trying again (\(attempt))")
             }
         }
     }

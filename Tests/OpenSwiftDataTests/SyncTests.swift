@@ -12,6 +12,29 @@ struct DirectTransport: SyncTransport {
     }
 }
 
+/// A server reached in-process that runs `meanwhile` once, before answering a request that pulls:
+/// an edit the device saves while its sync is under way.
+final class MeanwhileTransport: SyncTransport, @unchecked Sendable {
+    let server: SyncServer
+    private var meanwhile: (() throws -> Void)?
+
+    init(server: SyncServer, meanwhile: @escaping () throws -> Void) {
+        self.server = server
+        self.meanwhile = meanwhile
+    }
+
+    var serverDescription: String { "the test server" }
+
+    func send(_ body: Data) async throws -> Data {
+        let reply = try server.respond(to: body)
+        if let request = try? JSONDecoder().decode(SyncRequest.self, from: body), request.pullAfter != nil, let meanwhile {
+            self.meanwhile = nil
+            try meanwhile()
+        }
+        return reply
+    }
+}
+
 /// Devices and a server, each over a store of its own.
 final class SyncWorld {
     let serverStore: TestStore
@@ -258,6 +281,34 @@ struct SyncSafetyTests {
         #expect(try ModelContext(other.container).fetch(FetchDescriptor<Ledger>()).map { $0.entries.count } == [1_500])
         #expect(try await client.sync() == SyncClient.Result(sent: 0, received: 0))
         #expect(try await otherClient.sync() == SyncClient.Result(sent: 0, received: 0))
+    }
+
+    @Test("an edit saved on the device while its sync runs is not overwritten by an earlier edit the sync brings")
+    func editDuringSync() async throws {
+        let world = try SyncWorld(.file, devices: 2)
+        let a = world.context(0)
+        a.insert(Entry(amount: 5, note: "Lunch"))
+        try a.save()
+        try await world.sync(0)
+        try await world.sync(1)
+        // The other device edits first, and syncs.
+        let b = world.context(1)
+        try #require(try b.fetch(FetchDescriptor<Entry>()).first).note = "Lunch (earlier, elsewhere)"
+        try b.save()
+        try await world.sync(1)
+        // This device's sync gets that edit; meanwhile, this device saves a later one.
+        let device = world.devices[0].container
+        let client = try SyncClient(container: device, transport: MeanwhileTransport(server: world.server) {
+            let context = ModelContext(device)
+            try #require(try context.fetch(FetchDescriptor<Entry>()).first).note = "Lunch (later, here)"
+            try context.save()
+        })
+        _ = try await client.sync()
+        #expect(try world.entries(0) == ["Lunch (later, here) 5 -"])
+        // The next syncs carry the later edit everywhere.
+        try await world.sync(0)
+        try await world.sync(1)
+        #expect(try world.entries(1) == ["Lunch (later, here) 5 -"])
     }
 
     @Test("a store whose history was deleted before its first sync still sends every object")
