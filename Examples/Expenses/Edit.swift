@@ -33,11 +33,7 @@ extension ExpensesCommand {
             let value = try amount.map { text in try input { try ExpenseInput.amount(text) } }
             let checkedNote = try input { try ExpenseInput.note(note) }
             let viewModel = try options.open()
-            let expenses = try newestFirst(viewModel)
-            guard number >= 1, number <= expenses.count else {
-                throw ValidationError("There is no expense #\(number); `expenses list` shows \(expenses.count).")
-            }
-            let expense = expenses[number - 1]
+            let expense = try numberedExpense(number, viewModel)
             var chosen: Category??
             if let category {
                 chosen = .some(category.isEmpty ? nil : try input { try viewModel.category(named: category) })

@@ -70,6 +70,16 @@ func newestFirst(_ viewModel: ExpenseViewModel) throws -> [Expense] {
     try viewModel.expenses()
 }
 
+/// The expense `list` shows as `number`, or an error saying how many there are.
+@MainActor
+func numberedExpense(_ number: Int, _ viewModel: ExpenseViewModel) throws -> Expense {
+    let expenses = try newestFirst(viewModel)
+    guard number >= 1, number <= expenses.count else {
+        throw ValidationError("There is no expense #\(number); `expenses list` shows \(expenses.count).")
+    }
+    return expenses[number - 1]
+}
+
 extension ExpensesCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List expenses, newest first, with their category and a total.")
@@ -154,11 +164,7 @@ extension ExpensesCommand {
         @MainActor
         func run() async throws {
             let viewModel = try options.open()
-            let expenses = try newestFirst(viewModel)
-            guard (1...max(expenses.count, 1)).contains(number), number <= expenses.count else {
-                throw ValidationError("There is no expense #\(number); `expenses list` shows \(expenses.count).")
-            }
-            let expense = expenses[number - 1]
+            let expense = try numberedExpense(number, viewModel)
             let description = ExpenseRow.line(expense, number: number)
             guard viewModel.deleteExpense(expense) else {
                 throw ValidationError(viewModel.errorMessage ?? "The expense could not be deleted.")

@@ -54,10 +54,44 @@ final class SyncWorld {
 
     func context(_ device: Int) -> ModelContext { ModelContext(devices[device].container) }
 
+    /// The start of the conflict tests: an entry "Lunch" of 5 made on the first device, and both
+    /// devices synced; their contexts.
+    func startWithOneEntry() async throws -> (ModelContext, ModelContext) {
+        let a = context(0)
+        a.insert(Entry(amount: 5, note: "Lunch"))
+        try a.save()
+        try await sync(0)
+        try await sync(1)
+        return (a, context(1))
+    }
+
     @discardableResult
     func sync(_ device: Int) async throws -> SyncClient.Result { try await clients[device].sync() }
 
     /// Every device's entries as (note, amount, ledger name), sorted, read in a fresh context.
+    /// `count` in-memory devices that each made a ledger "Shared" offline, and `rows` entries,
+    /// every third in that ledger.
+    static func devicesEachWithSharedLedger(_ count: Int, rows: Int) throws -> [TestStore] {
+        let devices = try (0..<count).map { _ in try TestStore(.memory, SyncModels.types) }
+        for (index, device) in devices.enumerated() {
+            let context = ModelContext(device.container)
+            let shared = Ledger(name: "Shared")
+            context.insert(shared)
+            for number in 0..<rows {
+                context.insert(Entry(amount: Decimal(number), note: "device \(index) row \(number)", ledger: number % 3 == 0 ? shared : nil))
+            }
+            try context.save()
+        }
+        return devices
+    }
+
+    /// Syncs the devices in `order`, then checks that the first two hold `expected` entries.
+    func sync(_ order: [Int], expecting expected: [String]) async throws {
+        for device in order { try await sync(device) }
+        #expect(try entries(0) == expected)
+        #expect(try entries(1) == expected)
+    }
+
     func entries(_ device: Int) throws -> [String] {
         try context(device).fetch(FetchDescriptor<Entry>()).map { "\($0.note) \($0.amount) \($0.ledger?.name ?? "-")" }.sorted()
     }
@@ -99,63 +133,38 @@ struct SyncTests {
     @Test("the later edit of an attribute wins, whatever order the devices sync in", arguments: [false, true])
     func laterEditWins(laterSyncsFirst: Bool) async throws {
         let world = try SyncWorld(.memory, devices: 2)
-        let a = world.context(0)
-        a.insert(Entry(amount: 5, note: "Lunch"))
-        try a.save()
-        try await world.sync(0)
-        try await world.sync(1)
+        let (a, b) = try await world.startWithOneEntry()
 
-        let onA = try #require(try a.fetch(FetchDescriptor<Entry>()).first)
-        onA.note = "Lunch (A)"
+        try #require(try a.fetch(FetchDescriptor<Entry>()).first).note = "Lunch (A)"
         try a.save()
-        let b = world.context(1)
-        let onB = try #require(try b.fetch(FetchDescriptor<Entry>()).first)
-        onB.note = "Lunch (B)"
+        try #require(try b.fetch(FetchDescriptor<Entry>()).first).note = "Lunch (B)"
         try b.save()
-
-        let order = laterSyncsFirst ? [1, 0, 1] : [0, 1, 0]
-        for device in order { try await world.sync(device) }
-        #expect(try world.entries(0) == ["Lunch (B) 5 -"])
-        #expect(try world.entries(1) == ["Lunch (B) 5 -"])
+        try await world.sync(laterSyncsFirst ? [1, 0, 1] : [0, 1, 0], expecting: ["Lunch (B) 5 -"])
     }
 
     @Test("edits of different attributes of one object are both kept")
     func differentAttributesMerge() async throws {
         let world = try SyncWorld(.memory, devices: 2)
-        let a = world.context(0)
-        a.insert(Entry(amount: 5, note: "Lunch"))
-        try a.save()
-        try await world.sync(0)
-        try await world.sync(1)
+        let (a, b) = try await world.startWithOneEntry()
 
         try #require(try a.fetch(FetchDescriptor<Entry>()).first).amount = 7
         try a.save()
-        let b = world.context(1)
         try #require(try b.fetch(FetchDescriptor<Entry>()).first).note = "Dinner"
         try b.save()
-        for device in [0, 1, 0] { try await world.sync(device) }
-        #expect(try world.entries(0) == ["Dinner 7 -"])
-        #expect(try world.entries(1) == ["Dinner 7 -"])
+        try await world.sync([0, 1, 0], expecting: ["Dinner 7 -"])
     }
 
     @Test("a delete wins over an edit, even a later one")
     func deleteBeatsEdit() async throws {
         let world = try SyncWorld(.memory, devices: 2)
-        let a = world.context(0)
-        a.insert(Entry(amount: 5, note: "Lunch"))
-        try a.save()
-        try await world.sync(0)
-        try await world.sync(1)
+        let (a, b) = try await world.startWithOneEntry()
 
         // The delete is the earlier change: it wins all the same.
         a.delete(try #require(try a.fetch(FetchDescriptor<Entry>()).first))
         try a.save()
-        let b = world.context(1)
         try #require(try b.fetch(FetchDescriptor<Entry>()).first).note = "Edited later"
         try b.save()
-        for device in [0, 1, 0, 1] { try await world.sync(device) }
-        #expect(try world.entries(0).isEmpty)
-        #expect(try world.entries(1).isEmpty)
+        try await world.sync([0, 1, 0, 1], expecting: [])
         #expect(try ModelContext(world.serverStore.container).fetchCount(FetchDescriptor<Entry>()) == 0)
     }
 
@@ -286,13 +295,8 @@ struct SyncSafetyTests {
     @Test("an edit saved on the device while its sync runs is not overwritten by an earlier edit the sync brings")
     func editDuringSync() async throws {
         let world = try SyncWorld(.file, devices: 2)
-        let a = world.context(0)
-        a.insert(Entry(amount: 5, note: "Lunch"))
-        try a.save()
-        try await world.sync(0)
-        try await world.sync(1)
+        let (_, b) = try await world.startWithOneEntry()
         // The other device edits first, and syncs.
-        let b = world.context(1)
         try #require(try b.fetch(FetchDescriptor<Entry>()).first).note = "Lunch (earlier, elsewhere)"
         try b.save()
         try await world.sync(1)
@@ -331,17 +335,8 @@ struct SyncSafetyTests {
     func oneCategoryFromSixDevices(atOnce: Bool) async throws {
         let serverStore = try TestStore(.memory, SyncModels.types)
         let server = try SyncServer(container: serverStore.container)
-        let devices = try (0..<6).map { _ in try TestStore(.memory, SyncModels.types) }
+        let devices = try SyncWorld.devicesEachWithSharedLedger(6, rows: 60)
         let clients = try devices.map { try SyncClient(container: $0.container, transport: DirectTransport(server: server), pageSize: 50) }
-        for (index, device) in devices.enumerated() {
-            let context = ModelContext(device.container)
-            let shared = Ledger(name: "Shared")
-            context.insert(shared)
-            for number in 0..<60 {
-                context.insert(Entry(amount: Decimal(number), note: "device \(index) row \(number)", ledger: number % 3 == 0 ? shared : nil))
-            }
-            try context.save()
-        }
         if atOnce {
             try await withThrowingTaskGroup(of: SyncClient.Result.self) { group in
                 for client in clients { group.addTask { try await client.sync() } }
@@ -423,18 +418,9 @@ struct SyncPostgresTests {
         let database = try TestStore(.postgres, SyncModels.types)
         let second = try ModelContainer(for: Schema(SyncModels.types), configurations: [try TestStore.postgres(try #require(database.namespace))])
         let servers = [try SyncServer(container: database.container), try SyncServer(container: second)]
-        let devices = try (0..<6).map { _ in try TestStore(.memory, SyncModels.types) }
+        let devices = try SyncWorld.devicesEachWithSharedLedger(6, rows: 120)
         let clients = try devices.enumerated().map { index, device in
             try SyncClient(container: device.container, transport: DirectTransport(server: servers[index % 2]), pageSize: 50)
-        }
-        for (index, device) in devices.enumerated() {
-            let context = ModelContext(device.container)
-            let shared = Ledger(name: "Shared")
-            context.insert(shared)
-            for number in 0..<120 {
-                context.insert(Entry(amount: Decimal(number), note: "device \(index) row \(number)", ledger: number % 3 == 0 ? shared : nil))
-            }
-            try context.save()
         }
         // All at once, half through each instance: their saves race on the sync state.
         try await withThrowingTaskGroup(of: SyncClient.Result.self) { group in
