@@ -72,9 +72,10 @@ struct SyncMerge {
         }
     }
 
-    /// The model of an object, by any of its identities.
+    /// The model of an object, by the identity given or the one it stands for (every identity of
+    /// a row is kept beside it, so ``loadModels(_:)`` finds the row by either).
     func model(_ id: UUID) -> (any PersistentModel)? {
-        models[id] ?? models[canonical(id)] ?? objects.values.lazy.filter { $0.aliasOf == id }.compactMap { models[$0.globalID] }.first
+        models[id] ?? models[canonical(id)]
     }
 
     mutating func bump(_ object: SyncedObject) {

@@ -27,12 +27,21 @@ extension SQLStore: GlobalIdentityStore {
 
     func globalIdentities(_ layout: ModelLayout, keys: [Int64], assigning: Bool) throws -> [Int64: UUID] {
         guard !keys.isEmpty else { return [:] }
-        if assigning {
-            try write { connection in
-                // Keys that have one keep it: the insert is ignored on the own-identity index.
-                try insertGlobalIdentities(keys.map { (UUID(), layout.tableName, $0, true) }, on: connection)
-            }
+        var found = try storedGlobalIdentities(layout, keys: keys)
+        // Only keys without one are written (most have one: a sync's pages ask again and again).
+        let missing = assigning ? keys.filter { found[$0] == nil } : []
+        guard !missing.isEmpty else { return found }
+        try write { connection in
+            // A key another writer gave one meanwhile keeps it: the insert is ignored on the
+            // own-identity index, and the identity is read back.
+            try insertGlobalIdentities(missing.map { (UUID(), layout.tableName, $0, true) }, on: connection)
         }
+        found.merge(try storedGlobalIdentities(layout, keys: missing)) { _, new in new }
+        return found
+    }
+
+    /// Each key's least identity, as stored.
+    private func storedGlobalIdentities(_ layout: ModelLayout, keys: [Int64]) throws -> [Int64: UUID] {
         var found: [Int64: UUID] = [:]
         try read { connection in
             try forEachSlice(of: keys) { slice in
