@@ -46,9 +46,10 @@ public actor SyncClient {
     }
 
     /// A client for `container`, whose schema includes ``SyncSchema/models``, reaching its server
-    /// through `transport`.
-    public init(container: ModelContainer, transport: any SyncTransport, pageSize: Int = SyncClient.defaultPageSize) throws {
-        self.replica = try SyncReplica(container: container)
+    /// through `transport`; `resolvers` decide conflicts of their entities (the server's must be
+    /// the same, see ``SyncResolver``).
+    public init(container: ModelContainer, transport: any SyncTransport, resolvers: [SyncResolver] = [], pageSize: Int = SyncClient.defaultPageSize) throws {
+        self.replica = try SyncReplica(container: container, resolvers: resolvers)
         self.transport = transport
         self.pageSize = max(1, pageSize)
     }

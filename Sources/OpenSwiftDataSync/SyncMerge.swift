@@ -11,6 +11,10 @@ import OpenSwiftData
 /// records, and name the same row (each identity is kept beside the row's key). Every replica
 /// picks the same canonical identity and the same value for each property, whatever order the
 /// records arrive in.
+///
+/// Where the app gave a ``SyncResolver`` for an entity, it decides between two versions of an
+/// attribute instead of their clocks; a version it keeps over a later one is recorded as edited
+/// again here, so that the replica that sent the later one gets it back.
 struct SyncMerge {
     let replica: SyncReplica
     let context: ModelContext
@@ -24,11 +28,14 @@ struct SyncMerge {
     /// Relationships to set once every record's objects exist.
     var references: [(model: any PersistentModel, name: String, related: [UUID], destination: String)] = []
     var changed = 0
+    /// This replica's clock: past every clock merged, and moved on by each version a resolver keeps.
+    var clock: SyncClock
 
-    init(replica: SyncReplica, context: ModelContext, state: SyncReplicaState) {
+    init(replica: SyncReplica, context: ModelContext, state: SyncReplicaState, clock: SyncClock) {
         self.replica = replica
         self.context = context
         self.state = state
+        self.clock = clock
     }
 
     // MARK: Identities
@@ -78,9 +85,12 @@ struct SyncMerge {
         models[id] ?? models[canonical(id)]
     }
 
-    mutating func bump(_ object: SyncedObject) {
+    /// Moves `object` on in the sequence the server's pulls hand out; with `resend`, in the
+    /// one a client pushes too (a version of its own that a resolver kept over a later one).
+    mutating func bump(_ object: SyncedObject, resend: Bool = false) {
         state.sequence += 1
         object.sequence = state.sequence
+        if resend { object.localSequence = state.sequence }
         changed += 1
     }
 
@@ -108,8 +118,9 @@ struct SyncMerge {
             try mergeNew(record, into: match)
             return
         }
-        let wins = winners(record, over: object.clocks, properties: properties)
-        guard !wins.isEmpty else { return }
+        var clocks = object.clocks
+        let (wins, kept) = try winners(record, over: &clocks, properties: properties, model: model(id))
+        guard !wins.isEmpty || kept else { return }
         if let model = model(id) {
             try write(wins, to: model)
         } else {
@@ -125,18 +136,57 @@ struct SyncMerge {
                 references.append((model, property.name, field.related ?? [], property.destination ?? ""))
             }
         }
-        var clocks = object.clocks
-        for (property, field) in wins { clocks[property.name] = field.clock }
         object.clocks = clocks
-        bump(object)
+        bump(object, resend: kept)
     }
 
-    /// The properties whose edits in `record` are later than `clocks` says.
-    private func winners(_ record: SyncRecord, over clocks: [String: SyncClock], properties: [SyncPropertyDescription]) -> [(SyncPropertyDescription, SyncRecord.Field)] {
-        properties.compactMap { property in
-            guard let field = record.fields[property.name] else { return nil }
-            if let mine = clocks[property.name], mine >= field.clock { return nil }
-            return (property, field)
+    /// The properties whose edits in `record` win over the versions `clocks` records (those of
+    /// `model`, where this replica has it), by the later clock or the entity's resolver; sets
+    /// `clocks` to the versions that stay. `kept` says whether a resolver kept a version of this
+    /// replica's over a later one: it takes a new clock here, so that it travels back.
+    private mutating func winners(_ record: SyncRecord, over clocks: inout [String: SyncClock], properties: [SyncPropertyDescription], model: (any PersistentModel)?) throws -> (wins: [(SyncPropertyDescription, SyncRecord.Field)], kept: Bool) {
+        var wins: [(SyncPropertyDescription, SyncRecord.Field)] = []
+        var kept = false
+        for property in properties {
+            guard let field = record.fields[property.name] else { continue }
+            if let mine = clocks[property.name] {
+                guard mine != field.clock else { continue }
+                // The value here, read only for a resolver to see.
+                let resolved = !property.isRelationship && replica.resolvers[record.entity] != nil
+                let local = resolved ? try model.map { try context.storedValue(of: $0, property.name) } : nil
+                switch try decide(record.entity, property, local: (mine, local), incoming: (field.clock, field.value?.stored)) {
+                case .incoming: break
+                case .local: continue
+                case .localOverLater:
+                    clock = clock.advanced(to: Date(), node: replica.node)
+                    clocks[property.name] = clock
+                    kept = true
+                    continue
+                }
+            }
+            clocks[property.name] = field.clock
+            wins.append((property, field))
+        }
+        return (wins, kept)
+    }
+
+    enum Decision { case incoming, local, localOverLater }
+
+    /// Which version of a property stays: the later edit, or the one the entity's resolver picks
+    /// (asked only where the two values differ, so equal values never go round again).
+    private func decide(_ entity: String, _ property: SyncPropertyDescription, local: (clock: SyncClock, value: StoredValue?), incoming: (clock: SyncClock, value: StoredValue?)) throws -> Decision {
+        let later: Decision = incoming.clock > local.clock ? .incoming : .local
+        guard !property.isRelationship, let resolver = replica.resolvers[entity], let localValue = local.value, let incomingValue = incoming.value,
+              localValue != incomingValue else {
+            return later
+        }
+        let conflict = SyncConflict(
+            entity: entity, property: property.name,
+            local: SyncConflict.Version(clock: local.clock, value: try context.attributeValue(localValue, entity: entity, property.name)),
+            incoming: SyncConflict.Version(clock: incoming.clock, value: try context.attributeValue(incomingValue, entity: entity, property.name)))
+        switch resolver.resolve(conflict) {
+        case .incoming: return .incoming
+        case .local: return later == .incoming ? .localOverLater : .local
         }
     }
 
@@ -195,17 +245,16 @@ struct SyncMerge {
         let properties = replica.entities[record.entity] ?? []
         var clocks = mine.clocks
         for (name, clock) in theirs.clocks where clocks[name].map({ $0 < clock }) ?? true { clocks[name] = clock }
-        let wins = winners(record, over: clocks, properties: properties)
+        let (wins, kept) = try winners(record, over: &clocks, properties: properties, model: model)
         try write(wins, to: model)
-        for (property, field) in wins { clocks[property.name] = field.clock }
         context.setGlobalIdentity(record.id, of: model)
         models[record.id] = model
-        join(mine, theirs, clocks: clocks)
+        join(mine, theirs, clocks: clocks, resend: kept)
     }
 
     /// Makes the lesser of two objects' identities the canonical one, holding `clocks`, and the
     /// other its alias.
-    private mutating func join(_ one: SyncedObject, _ other: SyncedObject, clocks: [String: SyncClock]) {
+    private mutating func join(_ one: SyncedObject, _ other: SyncedObject, clocks: [String: SyncClock], resend: Bool = false) {
         let (kept, alias) = one.globalID.uuidString < other.globalID.uuidString ? (one, other) : (other, one)
         kept.clocks = clocks
         kept.aliasOf = nil
@@ -213,7 +262,7 @@ struct SyncMerge {
         alias.aliasOf = kept.globalID
         if let deleted = alias.deletedClock { kept.deletedClock = max(kept.deletedClock ?? deleted, deleted) }
         alias.deletedClock = nil
-        bump(kept)
+        bump(kept, resend: resend)
         bump(alias)
     }
 
@@ -226,11 +275,26 @@ struct SyncMerge {
         let aliasModel = model(alias)
         let targetModel = model(targetObject.globalID)
         var clocks = targetObject.clocks
+        var resend = false
         if let aliasModel, let targetModel, aliasModel.persistentModelID != targetModel.persistentModelID {
             // Two rows here for what is one object elsewhere: the later edit of each property
             // goes to the one kept, the other's related objects move to it, and it goes.
             for property in replica.entities[entity] ?? [] {
-                guard let clock = aliasObject.clocks[property.name], clocks[property.name].map({ $0 < clock }) ?? true else { continue }
+                guard let clock = aliasObject.clocks[property.name] else { continue }
+                if let mine = clocks[property.name] {
+                    guard mine != clock else { continue }
+                    let resolved = !property.isRelationship && replica.resolvers[entity] != nil
+                    let values = resolved ? (try context.storedValue(of: targetModel, property.name), try context.storedValue(of: aliasModel, property.name)) : (nil, nil)
+                    switch try decide(entity, property, local: (mine, values.0), incoming: (clock, values.1)) {
+                    case .incoming: break
+                    case .local: continue
+                    case .localOverLater:
+                        self.clock = self.clock.advanced(to: Date(), node: replica.node)
+                        clocks[property.name] = self.clock
+                        resend = true
+                        continue
+                    }
+                }
                 clocks[property.name] = clock
                 if property.isRelationship {
                     try context.setRelatedModels(try context.relatedModels(of: aliasModel, property.name), of: targetModel, property.name)
@@ -241,13 +305,16 @@ struct SyncMerge {
             try movePointers(from: aliasModel, to: targetModel, entity: entity)
             context.delete(aliasModel)
             context.setGlobalIdentity(alias, of: targetModel)
-        } else if let aliasModel, targetModel == nil {
-            // The kept object has not arrived: this row is it.
-            context.setGlobalIdentity(targetObject.globalID, of: aliasModel)
-            models[targetObject.globalID] = aliasModel
+        } else {
+            if let aliasModel, targetModel == nil {
+                // The kept object has not arrived: this row is it.
+                context.setGlobalIdentity(targetObject.globalID, of: aliasModel)
+                models[targetObject.globalID] = aliasModel
+            }
+            // One row, or none: the later edit of each property is what it holds.
+            for (name, clock) in aliasObject.clocks where clocks[name].map({ $0 < clock }) ?? true { clocks[name] = clock }
         }
-        for (name, clock) in aliasObject.clocks where clocks[name].map({ $0 < clock }) ?? true { clocks[name] = clock }
-        join(targetObject, aliasObject, clocks: clocks)
+        join(targetObject, aliasObject, clocks: clocks, resend: resend)
     }
 
     /// Points what refers to `old` at `new` instead, through each relationship's inverse.

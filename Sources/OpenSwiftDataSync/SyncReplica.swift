@@ -20,14 +20,16 @@ struct SyncReplica {
     let allProperties: [String: [SyncPropertyDescription]]
     /// The attributes of each unique constraint of each synced entity.
     let constraints: [String: [[String]]]
-    /// The schema's version and a fingerprint of the synced entities and properties, which both
-    /// sides of a sync must share.
+    /// The app's conflict resolvers, by entity.
+    let resolvers: [String: SyncResolver]
+    /// The schema's version, a fingerprint of the synced entities and properties, and the
+    /// entities with resolvers, which both sides of a sync must share.
     let schemaVersion: String
 
     /// How far ahead of this replica's wall clock another's may run (its clocks are refused beyond).
     static let allowedSkew: TimeInterval = 24 * 60 * 60
 
-    init(container: ModelContainer) throws {
+    init(container: ModelContainer, resolvers: [SyncResolver] = []) throws {
         self.container = container
         let context = ModelContext(container)
         guard let node = context.firstStoreIdentifier else {
@@ -57,6 +59,16 @@ struct SyncReplica {
         self.entities = entities
         self.allProperties = allProperties
         self.constraints = constraints
+        var byEntity: [String: SyncResolver] = [:]
+        for resolver in resolvers {
+            guard entities[resolver.entity] != nil else {
+                throw SyncError.unsupportedStore("a resolver is given for '\(resolver.entity)', which is not a synced entity of the schema")
+            }
+            guard byEntity.updateValue(resolver, forKey: resolver.entity) == nil else {
+                throw SyncError.unsupportedStore("two resolvers are given for '\(resolver.entity)'")
+            }
+        }
+        self.resolvers = byEntity
         // The version alone would not tell two schemas apart that both kept the default one.
         var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
         for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
@@ -66,7 +78,8 @@ struct SyncReplica {
                 }
             }
         }
-        self.schemaVersion = "\(container.schema.version) (\(String(fingerprint, radix: 16)))"
+        let resolved = byEntity.keys.sorted()
+        self.schemaVersion = "\(container.schema.version) (\(String(fingerprint, radix: 16))\(resolved.isEmpty ? "" : "; resolvers for \(resolved.joined(separator: ", "))"))"
     }
 
     // MARK: State
@@ -321,7 +334,7 @@ extension SyncReplica {
                 clock = max(clock, SyncClock(value: deleted.value, node: node))
             }
         }
-        var merge = SyncMerge(replica: self, context: context, state: state)
+        var merge = SyncMerge(replica: self, context: context, state: state, clock: clock)
         try merge.load(records.map(\.id) + records.compactMap(\.alias))
         try merge.loadModels(records.flatMap { record in [(record.id, record.entity), (merge.canonical(record.id), record.entity)] })
         for record in records {
@@ -334,7 +347,7 @@ extension SyncReplica {
             context.rollback()
             throw Interrupted()
         }
-        state.clock = clock.value
+        state.clock = merge.clock.value
         save(state)
         try self.save(context)
         return merge.changed

@@ -31,9 +31,10 @@ public final class SyncServer: @unchecked Sendable {
     /// The most records one reply carries.
     public static let maximumPullRecords = 10_000
 
-    /// A server for `container`, whose schema includes ``SyncSchema/models``.
-    public init(container: ModelContainer) throws {
-        self.replica = try SyncReplica(container: container)
+    /// A server for `container`, whose schema includes ``SyncSchema/models``; `resolvers` decide
+    /// conflicts of their entities (its clients' must be the same, see ``SyncResolver``).
+    public init(container: ModelContainer, resolvers: [SyncResolver] = []) throws {
+        self.replica = try SyncReplica(container: container, resolvers: resolvers)
     }
 
     /// Answers one request body with a reply body. Throws ``SyncError/malformed(_:)`` for a body

@@ -42,13 +42,13 @@ final class SyncWorld {
     var devices: [TestStore] = []
     var clients: [SyncClient] = []
 
-    init(_ kind: StoreKind, devices count: Int, serverKind: StoreKind? = nil) throws {
+    init(_ kind: StoreKind, devices count: Int, serverKind: StoreKind? = nil, resolvers: [SyncResolver] = []) throws {
         serverStore = try TestStore(serverKind ?? kind, SyncModels.types)
-        server = try SyncServer(container: serverStore.container)
+        server = try SyncServer(container: serverStore.container, resolvers: resolvers)
         for _ in 0..<count {
             let store = try TestStore(kind, SyncModels.types)
             devices.append(store)
-            clients.append(try SyncClient(container: store.container, transport: DirectTransport(server: server)))
+            clients.append(try SyncClient(container: store.container, transport: DirectTransport(server: server), resolvers: resolvers))
         }
     }
 

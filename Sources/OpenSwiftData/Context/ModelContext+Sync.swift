@@ -129,6 +129,16 @@ extension ModelContext {
         return try codec.encode(try data.loadedValue(property.index))
     }
 
+    /// A stored value of an entity's attribute as its property's type (for an app's conflict
+    /// resolver, which compares values as its models hold them).
+    package func attributeValue(_ stored: StoredValue, entity: String, _ name: String) throws -> Any {
+        guard let layout = container.schema.layouts.first(where: { $0.entityName == entity }),
+              let codec = layout.properties.first(where: { $0.name == name })?.codec else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(entity) has no attribute '\(name)'")
+        }
+        return try codec.decode(stored)
+    }
+
     /// The models a relationship holds (loading them if needed).
     package func relatedModels(of model: any PersistentModel, _ name: String) throws -> [any PersistentModel] {
         let data = model.persistentBackingData
