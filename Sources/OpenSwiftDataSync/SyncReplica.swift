@@ -128,33 +128,34 @@ struct SyncReplica {
 
     /// Reads the history saved since the last capture and records each edit made in this store
     /// (not by sync) in the objects' bookkeeping, with a clock from its save's time; the first
-    /// capture reads the whole history, or, where some of it was deleted, records every object
-    /// there is as edited now. Returns the number of objects it recorded.
+    /// capture reads the whole history. Where history it had not read was deleted, it records
+    /// every object there is as edited now, and every synced object whose row is gone as deleted
+    /// — unless `recoveringLostHistory` is false (a server instance, whose lost history is another
+    /// instance's purge: it throws, and reads again). Returns the number of objects it recorded.
     @discardableResult
-    func capture(in context: ModelContext) throws -> Int {
+    func capture(in context: ModelContext, recoveringLostHistory: Bool = true) throws -> Int {
         let state = try state(in: context)
         var clock = SyncClock(value: state.clock, node: node)
         var stamped = 0
         if state.capturedTransaction < 0 {
             // Everything so far is this replica's. With the whole history kept, it is read from
-            // the start, so each edit keeps its save's time; where some was deleted, the objects
-            // are read and stamped now, and the history after the last transaction read on.
+            // the start, so each edit keeps its save's time.
             do {
                 _ = try context.historyEntries(after: 0, limit: 1)
                 state.capturedTransaction = 0
             } catch let error as SwiftDataError where error.code == .historyTokenExpired {
-                let last = try context.historyEntries(after: nil, limit: nil).entries.last?.transaction ?? 0
-                clock = clock.advanced(to: Date(), node: node)
-                for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
-                    let ids = try context.allIdentifiers(entity: entity)
-                    stamped += try stamp(ids, entity: entity, properties: properties.map(\.name), clock: clock, state: state, in: context)
-                }
-                state.capturedTransaction = last
+                stamped += try stampEverything(state: state, clock: &clock, in: context)
             }
         }
         if state.capturedTransaction >= 0 {
             while true {
-                let (_, entries) = try context.historyEntries(after: state.capturedTransaction, limit: 500)
+                let entries: [StoreHistoryEntry]
+                do {
+                    entries = try context.historyEntries(after: state.capturedTransaction, limit: 500).entries
+                } catch let error as SwiftDataError where error.code == .historyTokenExpired && recoveringLostHistory {
+                    stamped += try stampEverything(state: state, clock: &clock, in: context)
+                    continue
+                }
                 guard let lastEntry = entries.last else { break }
                 for entry in entries where entry.author != Self.author {
                     clock = clock.advanced(to: entry.timestamp, node: node)
@@ -179,6 +180,32 @@ struct SyncReplica {
         }
         state.clock = clock.value
         try save(context)
+        return stamped
+    }
+
+    /// Where the history to read is gone: records every object as edited now, and every synced
+    /// object whose row is gone as deleted, and moves on to the history there is.
+    private func stampEverything(state: SyncReplicaState, clock: inout SyncClock, in context: ModelContext) throws -> Int {
+        clock = clock.advanced(to: Date(), node: node)
+        var stamped = 0
+        for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
+            stamped += try stamp(try context.allIdentifiers(entity: entity), entity: entity, properties: properties.map(\.name), clock: clock, state: state, in: context)
+        }
+        let live = try context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.deletedClock == nil && $0.aliasOf == nil }))
+        let present = try localModels(live.map { ($0.globalID, $0.entity) }, in: context)
+        for object in live where present[object.globalID] == nil {
+            object.deletedClock = clock
+            state.sequence += 1
+            object.sequence = state.sequence
+            object.localSequence = state.sequence
+            stamped += 1
+        }
+        // Saved now, as sync's own transaction (the clock moved, so there is one): numbered past
+        // the deleted history, it is where reading goes on from. What was saved before it is
+        // in the objects just recorded.
+        state.clock = clock.value
+        try save(context)
+        state.capturedTransaction = try context.historyEntries(after: nil, limit: nil).entries.last?.transaction ?? 0
         return stamped
     }
 

@@ -23,6 +23,8 @@ public final class SyncServer: @unchecked Sendable {
     let replica: SyncReplica
     private let lock = NSLock()
     private let logger = Logger(label: "OpenSwiftDataSync.server")
+    /// Seconds history stays after sync has read it; `nil`: kept.
+    private let historyRetention: TimeInterval?
 
     /// The largest request body the server takes; hosts should stop reading beyond it.
     public static let maximumRequestBytes = 64 << 20
@@ -31,10 +33,19 @@ public final class SyncServer: @unchecked Sendable {
     /// The most records one reply carries.
     public static let maximumPullRecords = 10_000
 
+    /// How long history stays after sync has read it, unless given.
+    public static let defaultHistoryRetention: Duration = .seconds(60 * 60)
+
     /// A server for `container`, whose schema includes ``SyncSchema/models``; `resolvers` decide
     /// conflicts of their entities (its clients' must be the same, see ``SyncResolver``).
-    public init(container: ModelContainer, resolvers: [SyncResolver] = []) throws {
+    ///
+    /// Sync reads the store's history only to learn the server's own edits. Once it has read a
+    /// transaction, and the transaction is older than `historyRetention`, the server deletes it
+    /// (other readers of history — live pages, `HistoryObserver`s — have that long to read it);
+    /// `nil` keeps all history.
+    public init(container: ModelContainer, resolvers: [SyncResolver] = [], historyRetention: Duration? = SyncServer.defaultHistoryRetention) throws {
         self.replica = try SyncReplica(container: container, resolvers: resolvers)
+        self.historyRetention = historyRetention.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
     }
 
     /// Answers one request body with a reply body. Throws ``SyncError/malformed(_:)`` for a body
@@ -64,11 +75,11 @@ public final class SyncServer: @unchecked Sendable {
         guard request.pullLimit > 0 else { throw SyncError.malformed("a pull limit must be positive") }
         lock.lock()
         defer { lock.unlock() }
-        return try retryingConflicts {
+        let reply = try retryingConflicts {
             let context = ModelContext(replica.container)
             context.autosaveEnabled = false
             // The server's own edits (its web page's) first, so they meet pushed ones by clock.
-            try replica.capture(in: context)
+            try replica.capture(in: context, recoveringLostHistory: false)
             if !request.push.isEmpty {
                 try replica.apply(request.push, in: context)
             }
@@ -91,6 +102,22 @@ public final class SyncServer: @unchecked Sendable {
             }
             return reply
         }
+        purgeHistory()
+        return reply
+    }
+
+    /// Deletes the history sync has read that is older than the retention. A failure is only
+    /// logged: the sync itself succeeded, and the next one purges again.
+    private func purgeHistory() {
+        guard let historyRetention else { return }
+        do {
+            let context = ModelContext(replica.container)
+            let captured = try replica.state(in: context).capturedTransaction
+            guard captured > 0 else { return }
+            try context.deleteHistoryEntries(through: captured, before: Date().addingTimeInterval(-historyRetention))
+        } catch {
+            logger.warning("sync could not delete history it has read: \(error)")
+        }
     }
 
     /// Runs `body` again when its save lost a race with another server instance, or the store
@@ -106,6 +133,10 @@ public final class SyncServer: @unchecked Sendable {
             } catch is SyncReplica.Interrupted where attempt < SyncReplica.interruptionRetries {
                 attempt += 1
                 logger.debug("the store was edited while sync merged into it; trying again (\(attempt))")
+            } catch let error as SwiftDataError where error.code == .historyTokenExpired && attempt < 20 {
+                // Another instance read further and deleted the history this one was to read.
+                attempt += 1
+                logger.debug("another server instance deleted history this one had not read; trying again (\(attempt))")
             }
         }
     }

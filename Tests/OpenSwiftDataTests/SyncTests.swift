@@ -42,9 +42,10 @@ final class SyncWorld {
     var devices: [TestStore] = []
     var clients: [SyncClient] = []
 
-    init(_ kind: StoreKind, devices count: Int, serverKind: StoreKind? = nil, resolvers: [SyncResolver] = []) throws {
+    init(_ kind: StoreKind, devices count: Int, serverKind: StoreKind? = nil, resolvers: [SyncResolver] = [],
+         historyRetention: Duration? = SyncServer.defaultHistoryRetention) throws {
         serverStore = try TestStore(serverKind ?? kind, SyncModels.types)
-        server = try SyncServer(container: serverStore.container, resolvers: resolvers)
+        server = try SyncServer(container: serverStore.container, resolvers: resolvers, historyRetention: historyRetention)
         for _ in 0..<count {
             let store = try TestStore(kind, SyncModels.types)
             devices.append(store)
@@ -331,6 +332,28 @@ struct SyncSafetyTests {
         #expect(try await world.sync(0) == SyncClient.Result(sent: 0, received: 0))
     }
 
+    @Test("a device whose unread history was deleted still sends its edits, new objects and deletes")
+    func laterSyncAfterHistoryWasDeleted() async throws {
+        let world = try SyncWorld(.file, devices: 2)
+        let context = world.context(0)
+        context.insert(Entry(amount: 1, note: "Kept"))
+        context.insert(Entry(amount: 2, note: "Deleted"))
+        try context.save()
+        try await world.sync(0)
+        try await world.sync(1)
+        let entries = try context.fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.note)]))
+        context.delete(entries[0])
+        entries[1].note = "Kept and edited"
+        context.insert(Entry(amount: 3, note: "New"))
+        try context.save()
+        try context.deleteHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        try await world.sync(0)
+        try await world.sync(1)
+        #expect(try world.entries(1) == ["Kept and edited 1 -", "New 3 -"])
+        #expect(try world.entries(0) == world.entries(1))
+        #expect(try await world.sync(0) == SyncClient.Result(sent: 0, received: 0))
+    }
+
     @Test("six devices that each made the same category offline end with one, holding every device's entries", arguments: [false, true])
     func oneCategoryFromSixDevices(atOnce: Bool) async throws {
         let serverStore = try TestStore(.memory, SyncModels.types)
@@ -351,6 +374,37 @@ struct SyncSafetyTests {
             #expect(try context.fetch(FetchDescriptor<Ledger>()).map { $0.entries.count } == [120])
             #expect(try context.fetchCount(FetchDescriptor<Entry>()) == 360)
         }
+    }
+
+    @Test("the server deletes the history it has read once older than its retention, and syncs on", arguments: SyncTests.serverKinds)
+    func serverPurgesReadHistory(serverKind: StoreKind) async throws {
+        let purging = try SyncWorld(.memory, devices: 2, serverKind: serverKind, historyRetention: .zero)
+        let keeping = try SyncWorld(.memory, devices: 1, serverKind: serverKind, historyRetention: nil)
+        /// The server's own edits (a web page's) in its history.
+        func webTransactions(_ world: SyncWorld) throws -> Int {
+            try ModelContext(world.serverStore.container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.author == "web" })).count
+        }
+        for world in [purging, keeping] {
+            let server = ModelContext(world.serverStore.container)
+            server.author = "web"
+            server.insert(Entry(amount: 1, note: "Made on the server"))
+            try server.save()
+            try await world.sync(0)
+            #expect(try world.entries(0) == ["Made on the server 1 -"])
+        }
+        #expect(try webTransactions(purging) == 0)
+        #expect(try webTransactions(keeping) == 1)
+
+        // With its history gone, the server's later edits and the devices' still go everywhere.
+        let server = ModelContext(purging.serverStore.container)
+        server.author = "web"
+        try #require(try server.fetch(FetchDescriptor<Entry>()).first).note = "Edited on the server"
+        try server.save()
+        let device = purging.context(0)
+        device.insert(Entry(amount: 2, note: "Made on a device"))
+        try device.save()
+        try await purging.sync([0, 1], expecting: ["Edited on the server 1 -", "Made on a device 2 -"])
+        #expect(try webTransactions(purging) == 0)
     }
 
     @Test("ten devices editing offline converge to the same data")
@@ -417,7 +471,8 @@ struct SyncPostgresTests {
         }
         let database = try TestStore(.postgres, SyncModels.types)
         let second = try ModelContainer(for: Schema(SyncModels.types), configurations: [try TestStore.postgres(try #require(database.namespace))])
-        let servers = [try SyncServer(container: database.container), try SyncServer(container: second)]
+        // History deleted as soon as read: an instance may find history it has not read gone.
+        let servers = [try SyncServer(container: database.container, historyRetention: .zero), try SyncServer(container: second, historyRetention: .zero)]
         let devices = try SyncWorld.devicesEachWithSharedLedger(6, rows: 120)
         let clients = try devices.enumerated().map { index, device in
             try SyncClient(container: device.container, transport: DirectTransport(server: servers[index % 2]), pageSize: 50)

@@ -92,10 +92,11 @@ extension ModelContext {
         })
     }
 
-    /// Deletes the history of the container's stores up to and including transaction `through`.
-    package func deleteHistoryEntries(through: Int64) throws {
+    /// Deletes the history of the container's stores up to and including transaction `through`
+    /// that was saved before `before`.
+    package func deleteHistoryEntries(through: Int64, before: Date) throws {
         for store in container.stores {
-            try store.deleteHistory(HistoryQuery(condition: .transaction(.lessOrEqual, through), limit: nil))
+            try store.deleteHistory(HistoryQuery(condition: .and(.transaction(.lessOrEqual, through), .timestamp(.less, before)), limit: nil))
         }
     }
 
