@@ -8,8 +8,11 @@
 # category made offline on both, the server down then up, the same note edited on both (the later
 # edit wins whatever the sync order), different attributes of one expense, a delete against an
 # edit, ten devices converging, ROWS imported rows (20000 by default) synced with a `kill -9` part
-# way and a retry, and repeated syncs changing nothing. With a PostgreSQL URL: two server
-# instances on one database, devices syncing through either.
+# way and a retry, and repeated syncs changing nothing; with Node and Chromium (the web example's
+# browser check), the server's page showing a device's synced expense live, and what was added
+# through the page reaching the devices. With a PostgreSQL URL: two server instances on one
+# database, devices syncing through either, and a page open on one showing live what a device
+# synced through the other.
 set -euo pipefail
 expenses=$1
 web=$2
@@ -35,6 +38,11 @@ start() {
     echo "expenses-web did not start on port $port" >&2
     tail -n 20 "$work/server-$port.log" >&2
     exit 1
+}
+# shows TEXT: whether standard input holds TEXT. Reads it all: `grep -q` stops at the first match,
+# and the writer's broken pipe would fail the pipeline under pipefail.
+shows() {
+    grep -cF -- "$1" > /dev/null
 }
 fail() {
     echo "sync scenario: $*" >&2
@@ -69,7 +77,7 @@ start "$port" --store "$work/server.store"
 # First syncs: each new device pulls the server's seeded data instead of seeding its own.
 [ "$(device a sync)" = "Synced with $EXPENSES_SERVER: 0 sent, 11 received." ] || fail "the first device's first sync"
 [ "$(device b sync)" = "Synced with $EXPENSES_SERVER: 0 sent, 11 received." ] || fail "the second device's first sync"
-device a list | grep -q "Total: 231.24 (6 expenses)" || fail "the first device lacks the server's data"
+device a list | shows "Total: 231.24 (6 expenses)" || fail "the first device lacks the server's data"
 
 # Offline: the server is down. Both devices add, and both make the category Travel.
 stop_servers
@@ -77,11 +85,11 @@ device a add 5 --note "A offline" --category Food > /dev/null
 device b add 6 --note "B offline" > /dev/null
 printf 'amount,date,note,category\n12,2026-11-01,A trip,Travel\n' > "$work/a.csv"
 printf 'amount,date,note,category\n13,2026-11-02,B trip,Travel\n' > "$work/b.csv"
-device a import "$work/a.csv" | grep -q "Imported 1 expense." || fail "import on a"
-device b import "$work/b.csv" | grep -q "Imported 1 expense." || fail "import on b"
+device a import "$work/a.csv" | shows "Imported 1 expense." || fail "import on a"
+device b import "$work/b.csv" | shows "Imported 1 expense." || fail "import on b"
 if device a sync > "$work/down.txt" 2>&1; then fail "a sync with the server down succeeded"; fi
 grep -q "Could not sync with $EXPENSES_SERVER" "$work/down.txt" || fail "the failure does not name the server: $(cat "$work/down.txt")"
-device a list | grep -q "A offline" || fail "the store stopped working offline"
+device a list | shows "A offline" || fail "the store stopped working offline"
 
 # The server is back: everything goes through, and the two Travel categories are one.
 start "$port" --store "$work/server.store"
@@ -98,8 +106,8 @@ device b edit "$(number_of b Cinema)" --note "Cinema (b)" > /dev/null
 synced b
 synced a
 synced b
-device a list | grep -q "Cinema (b)" || fail "the later edit lost on the first device"
-device b list | grep -q "Cinema (b)" || fail "the later edit lost on the second device"
+device a list | shows "Cinema (b)" || fail "the later edit lost on the first device"
+device b list | shows "Cinema (b)" || fail "the later edit lost on the second device"
 
 # Different attributes of one expense: both kept.
 device a edit "$(number_of a Electricity)" --amount 70 > /dev/null
@@ -116,8 +124,8 @@ device b edit "$(number_of b "Coffee and pastry")" --note "Coffee, edited later"
 synced b
 synced a
 synced b
-if device a list | grep -q "Coffee"; then fail "the deleted expense came back on the first device"; fi
-if device b list | grep -q "Coffee"; then fail "the deleted expense came back on the second device"; fi
+if device a list | shows "Coffee"; then fail "the deleted expense came back on the first device"; fi
+if device b list | shows "Coffee"; then fail "the deleted expense came back on the second device"; fi
 
 # Ten devices, each adding while the others do: all end with the same data.
 for n in $(seq 1 10); do synced "d$n" > /dev/null; done
@@ -132,7 +140,7 @@ contents d1 | grep -c "device " | grep -qx 10 || fail "the ten devices' expenses
     echo "amount,date,note,category"
     for i in $(seq 1 "$rows"); do echo "$((i % 90 + 1)).25,2026-10-$(printf '%02d' $((i % 28 + 1))),bulk $i,Bulk"; done
 } > "$work/bulk.csv"
-device a import "$work/bulk.csv" | grep -q "Imported $rows expenses." || fail "the bulk import"
+device a import "$work/bulk.csv" | shows "Imported $rows expenses." || fail "the bulk import"
 before=$(grep -c "/sync" "$work/server-$port.log" || true)
 device a sync > "$work/killed.txt" 2>&1 &
 client=$!
@@ -151,6 +159,28 @@ synced b
 for name in a b; do
     [ "$(device $name sync)" = "Synced with $EXPENSES_SERVER: 0 sent, 0 received." ] || fail "a repeated sync on $name changed something"
 done
+
+# live_check URL NAME [SERVER]: the page at URL, open in headless Chromium, shows live an expense
+# that device NAME adds and syncs (through SERVER, by default the page's own); skipped, saying so,
+# without Node or Chromium.
+browser_check="$(dirname "$0")/../Examples/ExpensesWeb/Scripts/browser-check.mjs"
+live_check() {
+    if ! command -v node > /dev/null || ! command -v "${CHROMIUM:-chromium}" > /dev/null; then
+        echo "skipped the live page check: it needs node and chromium (Examples/ExpensesWeb/Scripts/install-tools.sh)"
+        return 1
+    fi
+    # The command runs in sh: the note, the program and the store come in its environment.
+    LIVE_COMMAND='"$LIVE_EXPENSES" add 2.5 --note "$LIVE_NOTE" --store "$LIVE_STORE" > /dev/null && "$LIVE_EXPENSES" sync --store "$LIVE_STORE"' \
+        LIVE_EXPENSES="$expenses" LIVE_STORE="$work/$2.store" EXPENSES_SERVER="${3:-$1}" \
+        node --experimental-websocket "$browser_check" "$1" "$work/live-$2.png" || fail "the page at $1 did not show $2's synced expense live"
+}
+if live_check "$EXPENSES_SERVER" a; then
+    # What the check added through the page reaches both devices.
+    synced a > /dev/null
+    synced b > /dev/null
+    [ "$(contents a)" = "$(contents b)" ] || fail "after the page's additions, the devices differ"
+    device b list | shows "Live from a synced device" || fail "the synced expense did not reach the other device"
+fi
 stop_servers
 
 if [ -n "$postgres" ]; then
@@ -163,13 +193,14 @@ if [ -n "$postgres" ]; then
     synced p
     export EXPENSES_SERVER=http://127.0.0.1:18192
     synced q
-    device q list | grep -q "through the first instance" || fail "the second instance did not serve the first one's data"
+    device q list | shows "through the first instance" || fail "the second instance did not serve the first one's data"
     device q edit "$(number_of q "through the first instance")" --note "edited through the second" > /dev/null
     synced q
     export EXPENSES_SERVER=http://127.0.0.1:18191
     synced p
-    device p list | grep -q "edited through the second" || fail "an edit through the second instance did not reach the first device"
+    device p list | shows "edited through the second" || fail "an edit through the second instance did not reach the first device"
     [ "$(contents p)" = "$(contents q)" ] || fail "the PostgreSQL devices differ"
+    live_check http://127.0.0.1:18191 q http://127.0.0.1:18192 || true
     stop_servers
 fi
 echo "sync scenario passed"

@@ -6,11 +6,13 @@
 // proportional to them; a screenshot of the chart is saved beside the page's (NAME-chart.png).
 // Last, live updates: an expense created through the JSON API of OTHER_URL (another instance on
 // the same database; the same server if not given) must appear in the open page without a reload.
+// With LIVE_COMMAND set, that expense comes from the shell command instead — a device that adds
+// it and syncs (the sync scenario) — which finds its note in LIVE_NOTE.
 //
 //   node --experimental-websocket browser-check.mjs http://127.0.0.1:8080 screenshot.png [OTHER_URL]
 //
 // Talks to Chromium over its DevTools protocol; needs Debian's `chromium` and Node 20 or newer.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,8 +131,12 @@ for (const want of expected) {
   const bar = bars.find((b) => b.month === want.month && b.category === want.category);
   if (!bar || Math.abs(bar.amount - want.amount) > 0.005) fail(`the chart's ${want.month} ${want.category} is ${bar?.amount}, the API says ${want.amount}`);
 }
-const perUnit = bars.map((b) => b.height / b.amount);
-if (bars.length === 0 || Math.max(...perUnit) - Math.min(...perUnit) > 0.01 * Math.max(...perUnit)) fail(`the bars' heights are not proportional to their amounts (${perUnit.join(', ')})`);
+// Heights against the tallest bar's scale, within 1% or a hundredth of a pixel (SVG geometry is
+// single precision: a bar of a few units beside one of thousands is a fraction of a pixel tall).
+const tallest = bars.reduce((a, b) => (b.amount > a.amount ? b : a), bars[0] ?? { amount: 0, height: 0 });
+const scale = tallest.height / tallest.amount;
+const skewed = bars.filter((b) => Math.abs(b.height - b.amount * scale) > 0.01 * b.amount * scale + 0.01);
+if (bars.length === 0 || skewed.length > 0) fail(`the bars' heights are not proportional to their amounts (${skewed.map((b) => `${b.month} ${b.category}: ${b.amount} drawn ${b.height} px`).join(', ')})`);
 const box = await evaluate(`(() => { const r = document.querySelector('#chart').getBoundingClientRect(); return { x: r.x, y: r.y + scrollY, width: r.width, height: r.height }; })()`);
 const chart = await page('Page.captureScreenshot', { format: 'png', clip: { ...box, scale: 1 }, captureBeyondViewport: true });
 const chartShot = screenshot.replace(/(\.png)?$/, '-chart.png');
@@ -146,15 +152,22 @@ if (!(await evaluate(`document.querySelector('#expenses').innerText.includes(${J
 const other = otherBase ?? base;
 await waitFor(`document.body.dataset.live === 'open'`, 'the page never opened its event stream (GET /events)');
 await evaluate(`window.__notReloaded = true`);
-const liveNote = `Live from ${other === base ? 'this server' : 'another server'} ${Date.now()}`;
-const created = await fetch(`${other}/api/expenses`, {
-  method: 'POST', headers: { 'Content-Type': 'application/json' },
-  body: JSON.stringify({ amount: 2.5, note: liveNote, category: 'Food' }),
-});
-if (created.status !== 201) fail(`POST ${other}/api/expenses answered ${created.status}`);
+const command = process.env.LIVE_COMMAND;
+const source = command ? 'a synced device' : other === base ? 'this server' : 'another server';
+const liveNote = `Live from ${source} ${Date.now()}`;
+if (command) {
+  const run = spawnSync('sh', ['-c', command], { env: { ...process.env, LIVE_NOTE: liveNote }, encoding: 'utf8' });
+  if (run.status !== 0) fail(`LIVE_COMMAND exited ${run.status}: ${run.stderr}`);
+} else {
+  const created = await fetch(`${other}/api/expenses`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ amount: 2.5, note: liveNote, category: 'Food' }),
+  });
+  if (created.status !== 201) fail(`POST ${other}/api/expenses answered ${created.status}`);
+}
 await waitFor(`document.querySelector('#expenses').innerText.includes(${JSON.stringify(liveNote)})`, async () => {
   const seen = await fetch(`${base}/api/expenses?search=${encodeURIComponent(liveNote)}`).then((r) => r.json()).catch(() => ({}));
-  return `an expense stored through ${other} did not appear in the open page (changes announced to it: ${await evaluate('document.body.dataset.changes')}, `
+  return `an expense stored through ${command ? 'LIVE_COMMAND' : other} did not appear in the open page (changes announced to it: ${await evaluate('document.body.dataset.changes')}, `
     + `reads ended: ${await evaluate('document.body.dataset.refreshes')}; ${base}/api/expenses lists it ${seen.count ?? '?'} time(s))`;
 });
 if (!(await evaluate(`window.__notReloaded === true`))) fail('the page was reloaded instead of updated');
