@@ -4,15 +4,15 @@
 #
 #   Scripts/sync-scenario.sh EXPENSES EXPENSES_WEB WORK_FOLDER [POSTGRES_URL] [ROWS]
 #
-# On SQLite: first syncs (a new device pulls before seeding), offline adds on two devices, a
-# category made offline on both, the server down then up, the same note edited on both (the later
-# edit wins whatever the sync order), different attributes of one expense, a delete against an
-# edit, ten devices converging, ROWS imported rows (20000 by default) synced with a `kill -9` part
-# way and a retry, and repeated syncs changing nothing; with Node and Chromium (the web example's
-# browser check), the server's page showing a device's synced expense live, and what was added
-# through the page reaching the devices. With a PostgreSQL URL: two server instances on one
-# database, devices syncing through either, and a page open on one showing live what a device
-# synced through the other.
+# First syncs (a new device pulls before seeding), offline adds on two devices, a category made
+# offline on both, the server down then up, the same note edited on both (the later edit wins
+# whatever the sync order), different attributes of one expense, a delete against an edit, ten
+# devices converging, ROWS imported rows (20000 by default) synced with a `kill -9` part way and a
+# retry, repeated syncs changing nothing, and, with Node and Chromium (the web example's browser
+# check), the server's page showing a device's synced expense live and what was added through the
+# page reaching the devices. All of it against one SQLite server, then, given a PostgreSQL URL,
+# against two server instances on one database, half the devices syncing through each (the page
+# open on one shows live what a device synced through the other).
 set -euo pipefail
 expenses=$1
 web=$2
@@ -48,11 +48,30 @@ fail() {
     echo "sync scenario: $*" >&2
     exit 1
 }
-# device NAME ARGS…: the expenses command on that device's store.
+# The servers of the scenario under way ($backend): one SQLite server, or two instances on one
+# PostgreSQL database. Devices sync through the first, or (b and the even d devices) the second.
+backend=sqlite
+start_servers() {
+    if [ "$backend" = sqlite ]; then
+        start 18190 --store "$work/server.store"
+    else
+        # The second starts once the first has seeded the empty schema (two at once would both seed).
+        start 18191 --store "$postgres" --schema "sync_$$"
+        start 18192 --store "$postgres" --schema "sync_$$"
+    fi
+}
+first_server() { if [ "$backend" = sqlite ]; then echo http://127.0.0.1:18190; else echo http://127.0.0.1:18191; fi; }
+server_for() {
+    case "$backend:$1" in
+        postgres:b | postgres:d2 | postgres:d4 | postgres:d6 | postgres:d8 | postgres:d10) echo http://127.0.0.1:18192 ;;
+        *) first_server ;;
+    esac
+}
+# device NAME ARGS…: the expenses command on that device's store, syncing with its server.
 device() {
     local name=$1
     shift
-    "$expenses" "$@" --store "$work/$name.store"
+    EXPENSES_SERVER="$(server_for "$name")" "$expenses" "$@" --store "$work/$backend-$name.store"
 }
 # The device's expenses without list numbers, sorted: equal on devices that hold the same data.
 contents() {
@@ -66,103 +85,11 @@ synced() {
     local output
     output=$(device "$@" sync)
     echo "$output"
-    [[ "$output" == "Synced with $EXPENSES_SERVER: "* ]] || fail "unexpected sync output: $output"
+    [[ "$output" == "Synced with $(server_for "$1"): "* ]] || fail "unexpected sync output: $output"
 }
 
-echo "== SQLite server"
-port=18190
-export EXPENSES_SERVER="http://127.0.0.1:$port"
-start "$port" --store "$work/server.store"
-
-# First syncs: each new device pulls the server's seeded data instead of seeding its own.
-[ "$(device a sync)" = "Synced with $EXPENSES_SERVER: 0 sent, 11 received." ] || fail "the first device's first sync"
-[ "$(device b sync)" = "Synced with $EXPENSES_SERVER: 0 sent, 11 received." ] || fail "the second device's first sync"
-device a list | shows "Total: 231.24 (6 expenses)" || fail "the first device lacks the server's data"
-
-# Offline: the server is down. Both devices add, and both make the category Travel.
-stop_servers
-device a add 5 --note "A offline" --category Food > /dev/null
-device b add 6 --note "B offline" > /dev/null
-printf 'amount,date,note,category\n12,2026-11-01,A trip,Travel\n' > "$work/a.csv"
-printf 'amount,date,note,category\n13,2026-11-02,B trip,Travel\n' > "$work/b.csv"
-device a import "$work/a.csv" | shows "Imported 1 expense." || fail "import on a"
-device b import "$work/b.csv" | shows "Imported 1 expense." || fail "import on b"
-if device a sync > "$work/down.txt" 2>&1; then fail "a sync with the server down succeeded"; fi
-grep -q "Could not sync with $EXPENSES_SERVER" "$work/down.txt" || fail "the failure does not name the server: $(cat "$work/down.txt")"
-device a list | shows "A offline" || fail "the store stopped working offline"
-
-# The server is back: everything goes through, and the two Travel categories are one.
-start "$port" --store "$work/server.store"
-synced a
-synced b
-synced a
-[ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after syncing"
-device a categories | grep -Eq "^Travel +grey +2 expenses" || fail "Travel is not one category with both trips: $(device a categories)"
-[ "$(device b categories | grep -c '^Travel')" = 1 ] || fail "the second device has Travel twice"
-
-# The same note edited on both: the later edit wins, though it syncs first.
-device a edit "$(number_of a Cinema)" --note "Cinema (a)" > /dev/null
-device b edit "$(number_of b Cinema)" --note "Cinema (b)" > /dev/null
-synced b
-synced a
-synced b
-device a list | shows "Cinema (b)" || fail "the later edit lost on the first device"
-device b list | shows "Cinema (b)" || fail "the later edit lost on the second device"
-
-# Different attributes of one expense: both kept.
-device a edit "$(number_of a Electricity)" --amount 70 > /dev/null
-device b edit "$(number_of b Electricity)" --note "Power" > /dev/null
-synced a
-synced b
-synced a
-device a list | grep -Eq "70\.00 +Bills +Power" || fail "an edit of a different attribute was lost"
-[ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after editing different attributes"
-
-# A delete against an edit: the delete wins, even over the later edit.
-device a delete "$(number_of a "Coffee and pastry")" > /dev/null
-device b edit "$(number_of b "Coffee and pastry")" --note "Coffee, edited later" > /dev/null
-synced b
-synced a
-synced b
-if device a list | shows "Coffee"; then fail "the deleted expense came back on the first device"; fi
-if device b list | shows "Coffee"; then fail "the deleted expense came back on the second device"; fi
-
-# Ten devices, each adding while the others do: all end with the same data.
-for n in $(seq 1 10); do synced "d$n" > /dev/null; done
-for n in $(seq 1 10); do device "d$n" add "$n" --note "device $n" > /dev/null; done
-for n in $(seq 1 10); do synced "d$n" > /dev/null; done
-for n in $(seq 1 10); do synced "d$n" > /dev/null; done
-for n in $(seq 2 10); do [ "$(contents d1)" = "$(contents "d$n")" ] || fail "device d$n differs from d1"; done
-contents d1 | grep -c "device " | grep -qx 10 || fail "the ten devices' expenses are not all there"
-
-# ROWS imported rows, synced with a kill -9 part way, then again: nothing lost, nothing twice.
-{
-    echo "amount,date,note,category"
-    for i in $(seq 1 "$rows"); do echo "$((i % 90 + 1)).25,2026-10-$(printf '%02d' $((i % 28 + 1))),bulk $i,Bulk"; done
-} > "$work/bulk.csv"
-device a import "$work/bulk.csv" | shows "Imported $rows expenses." || fail "the bulk import"
-before=$(grep -c "/sync" "$work/server-$port.log" || true)
-device a sync > "$work/killed.txt" 2>&1 &
-client=$!
-# Killed once the server has taken a page, if it is still running then.
-for _ in $(seq 1 600); do
-    [ "$(grep -c "/sync" "$work/server-$port.log" || true)" -gt "$((before + 1))" ] && break
-    kill -0 "$client" 2> /dev/null || break
-    sleep 0.05
-done
-if kill -9 "$client" 2> /dev/null; then echo "killed the sync part way"; else echo "the sync finished before the kill"; fi
-wait "$client" 2> /dev/null || true
-synced a
-synced b
-[ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after the bulk sync"
-[ "$(contents b | grep -c " bulk ")" = "$rows" ] || fail "the second device does not have exactly $rows bulk rows"
-for name in a b; do
-    [ "$(device $name sync)" = "Synced with $EXPENSES_SERVER: 0 sent, 0 received." ] || fail "a repeated sync on $name changed something"
-done
-
-# live_check URL NAME [SERVER]: the page at URL, open in headless Chromium, shows live an expense
-# that device NAME adds and syncs (through SERVER, by default the page's own); skipped, saying so,
-# without Node or Chromium.
+# live_check NAME: the first server's page, open in headless Chromium, shows live an expense that
+# device NAME adds and syncs (through its own server); skipped, saying so, without Node or Chromium.
 browser_check="$(dirname "$0")/../Examples/ExpensesWeb/Scripts/browser-check.mjs"
 live_check() {
     if ! command -v node > /dev/null || ! command -v "${CHROMIUM:-chromium}" > /dev/null; then
@@ -171,36 +98,120 @@ live_check() {
     fi
     # The command runs in sh: the note, the program and the store come in its environment.
     LIVE_COMMAND='"$LIVE_EXPENSES" add 2.5 --note "$LIVE_NOTE" --store "$LIVE_STORE" > /dev/null && "$LIVE_EXPENSES" sync --store "$LIVE_STORE"' \
-        LIVE_EXPENSES="$expenses" LIVE_STORE="$work/$2.store" EXPENSES_SERVER="${3:-$1}" \
-        node --experimental-websocket "$browser_check" "$1" "$work/live-$2.png" || fail "the page at $1 did not show $2's synced expense live"
+        LIVE_EXPENSES="$expenses" LIVE_STORE="$work/$backend-$1.store" EXPENSES_SERVER="$(server_for "$1")" \
+        node --experimental-websocket "$browser_check" "$(first_server)" "$work/live-$backend.png" || fail "the page at $(first_server) did not show $1's synced expense live"
 }
-if live_check "$EXPENSES_SERVER" a; then
-    # What the check added through the page reaches both devices.
-    synced a > /dev/null
-    synced b > /dev/null
-    [ "$(contents a)" = "$(contents b)" ] || fail "after the page's additions, the devices differ"
-    device b list | shows "Live from a synced device" || fail "the synced expense did not reach the other device"
-fi
-stop_servers
 
-if [ -n "$postgres" ]; then
-    echo "== two server instances on one PostgreSQL database"
-    start 18191 --store "$postgres" --schema "sync_$$"
-    start 18192 --store "$postgres" --schema "sync_$$"
-    export EXPENSES_SERVER=http://127.0.0.1:18191
-    synced p
-    device p add 21 --note "through the first instance" > /dev/null
-    synced p
-    export EXPENSES_SERVER=http://127.0.0.1:18192
-    synced q
-    device q list | shows "through the first instance" || fail "the second instance did not serve the first one's data"
-    device q edit "$(number_of q "through the first instance")" --note "edited through the second" > /dev/null
-    synced q
-    export EXPENSES_SERVER=http://127.0.0.1:18191
-    synced p
-    device p list | shows "edited through the second" || fail "an edit through the second instance did not reach the first device"
-    [ "$(contents p)" = "$(contents q)" ] || fail "the PostgreSQL devices differ"
-    live_check http://127.0.0.1:18191 q http://127.0.0.1:18192 || true
+scenario() {
+    backend=$1
+    echo "== $backend: $([ "$backend" = sqlite ] && echo "one SQLite server" || echo "two server instances on one PostgreSQL database")"
+    start_servers
+
+    # First syncs: each new device pulls the server's seeded data instead of seeding its own.
+    [ "$(device a sync)" = "Synced with $(server_for a): 0 sent, 11 received." ] || fail "the first device's first sync"
+    [ "$(device b sync)" = "Synced with $(server_for b): 0 sent, 11 received." ] || fail "the second device's first sync"
+    device a list | shows "Total: 231.24 (6 expenses)" || fail "the first device lacks the server's data"
+
+    # Offline: the server is down. Both devices add, and both make the category Travel.
     stop_servers
-fi
+    device a add 5 --note "A offline" --category Food > /dev/null
+    device b add 6 --note "B offline" > /dev/null
+    printf 'amount,date,note,category\n12,2026-11-01,A trip,Travel\n' > "$work/a.csv"
+    printf 'amount,date,note,category\n13,2026-11-02,B trip,Travel\n' > "$work/b.csv"
+    device a import "$work/a.csv" | shows "Imported 1 expense." || fail "import on a"
+    device b import "$work/b.csv" | shows "Imported 1 expense." || fail "import on b"
+    if device a sync > "$work/down.txt" 2>&1; then fail "a sync with the server down succeeded"; fi
+    grep -q "Could not sync with $(server_for a)" "$work/down.txt" || fail "the failure does not name the server: $(cat "$work/down.txt")"
+    device a list | shows "A offline" || fail "the store stopped working offline"
+
+    # The server is back: everything goes through, and the two Travel categories are one.
+    start_servers
+    synced a
+    synced b
+    synced a
+    [ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after syncing"
+    device a categories | grep -Eq "^Travel +grey +2 expenses" || fail "Travel is not one category with both trips: $(device a categories)"
+    [ "$(device b categories | grep -c '^Travel')" = 1 ] || fail "the second device has Travel twice"
+
+    # The same note edited on both: the later edit wins, though it syncs first.
+    device a edit "$(number_of a Cinema)" --note "Cinema (a)" > /dev/null
+    device b edit "$(number_of b Cinema)" --note "Cinema (b)" > /dev/null
+    synced b
+    synced a
+    synced b
+    device a list | shows "Cinema (b)" || fail "the later edit lost on the first device"
+    device b list | shows "Cinema (b)" || fail "the later edit lost on the second device"
+
+    # Different attributes of one expense: both kept.
+    device a edit "$(number_of a Electricity)" --amount 70 > /dev/null
+    device b edit "$(number_of b Electricity)" --note "Power" > /dev/null
+    synced a
+    synced b
+    synced a
+    device a list | grep -Eq "70\.00 +Bills +Power" || fail "an edit of a different attribute was lost"
+    [ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after editing different attributes"
+
+    # A delete against an edit: the delete wins, even over the later edit.
+    device a delete "$(number_of a "Coffee and pastry")" > /dev/null
+    device b edit "$(number_of b "Coffee and pastry")" --note "Coffee, edited later" > /dev/null
+    synced b
+    synced a
+    synced b
+    if device a list | shows "Coffee"; then fail "the deleted expense came back on the first device"; fi
+    if device b list | shows "Coffee"; then fail "the deleted expense came back on the second device"; fi
+
+    # Ten devices, each adding while the others do: all end with the same data.
+    for n in $(seq 1 10); do synced "d$n" > /dev/null; done
+    for n in $(seq 1 10); do device "d$n" add "$n" --note "device $n" > /dev/null; done
+    for n in $(seq 1 10); do synced "d$n" > /dev/null; done
+    for n in $(seq 1 10); do synced "d$n" > /dev/null; done
+    for n in $(seq 2 10); do [ "$(contents d1)" = "$(contents "d$n")" ] || fail "device d$n differs from d1"; done
+    contents d1 | grep -c "device " | grep -qx 10 || fail "the ten devices' expenses are not all there"
+
+    # ROWS imported rows, synced with a kill -9 part way, then again: nothing lost, nothing twice.
+    awk -v rows="$rows" 'BEGIN {
+        print "amount,date,note,category"
+        for (i = 1; i <= rows; i++) printf "%d.25,2026-10-%02d,bulk %d,Bulk\n", i % 90 + 1, i % 28 + 1, i
+    }' > "$work/bulk.csv"
+    device a import "$work/bulk.csv" | shows "Imported $rows expenses." || fail "the bulk import"
+    log="$work/server-$(first_server | sed 's/.*://').log"
+    before=$(grep -c "/sync" "$log" || true)
+    # The program itself in the background (not `device`, whose subshell would take the kill
+    # and leave the program running on).
+    EXPENSES_SERVER="$(server_for a)" "$expenses" sync --store "$work/$backend-a.store" > "$work/killed.txt" 2>&1 &
+    client=$!
+    # Killed once the server has taken a page, if it is still running then.
+    for _ in $(seq 1 600); do
+        [ "$(grep -c "/sync" "$log" || true)" -gt "$((before + 1))" ] && break
+        kill -0 "$client" 2> /dev/null || break
+        sleep 0.05
+    done
+    if kill -9 "$client" 2> /dev/null; then
+        wait "$client" 2> /dev/null || true
+        [ ! -s "$work/killed.txt" ] || fail "the killed sync went on: $(cat "$work/killed.txt")"
+        echo "killed the sync part way"
+    else
+        wait "$client" 2> /dev/null || true
+        echo "the sync finished before the kill"
+    fi
+    synced a
+    synced b
+    [ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after the bulk sync"
+    [ "$(contents b | grep -c " bulk ")" = "$rows" ] || fail "the second device does not have exactly $rows bulk rows"
+    for name in a b; do
+        [ "$(device $name sync)" = "Synced with $(server_for $name): 0 sent, 0 received." ] || fail "a repeated sync on $name changed something"
+    done
+
+    if live_check b; then
+        # What the check added through the page reaches both devices.
+        synced a > /dev/null
+        synced b > /dev/null
+        [ "$(contents a)" = "$(contents b)" ] || fail "after the page's additions, the devices differ"
+        device a list | shows "Live from a synced device" || fail "the synced expense did not reach the other device"
+    fi
+    stop_servers
+}
+
+scenario sqlite
+if [ -n "$postgres" ]; then scenario postgres; fi
 echo "sync scenario passed"
