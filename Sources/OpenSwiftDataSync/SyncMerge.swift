@@ -27,6 +27,9 @@ struct SyncMerge {
     var insertedByUnique: [String: UUID] = [:]
     /// Relationships to set once every record's objects exist.
     var references: [(model: any PersistentModel, name: String, related: [UUID], destination: String)] = []
+    /// To-manys whose members' edits were merged: the members to put in or take out once every
+    /// record's objects exist (by the owner's clocks then).
+    var memberEdits: [(owner: UUID, name: String, destination: String, members: Set<UUID>)] = []
     var changed = 0
     /// This replica's clock: past every clock merged, and moved on by each version a resolver keeps.
     var clock: SyncClock
@@ -120,7 +123,8 @@ struct SyncMerge {
         }
         var clocks = object.clocks
         let (wins, kept) = try winners(record, over: &clocks, properties: properties, model: model(id))
-        guard !wins.isEmpty || kept else { return }
+        let joinedOrLeft = try mergeMembers(record, owner: id, clocks: &clocks, properties: properties)
+        guard !wins.isEmpty || kept || joinedOrLeft else { return }
         if let model = model(id) {
             try write(wins, to: model)
         } else {
@@ -135,6 +139,11 @@ struct SyncMerge {
             for (property, field) in wins where property.isRelationship {
                 references.append((model, property.name, field.related ?? [], property.destination ?? ""))
             }
+            // Every member its clocks have, those mirrored from the other side's records too.
+            for property in properties where property.isToMany {
+                let members = SyncMembership.members(of: property.name, in: clocks)
+                if !members.isEmpty { memberEdits.append((id, property.name, property.destination ?? "", members)) }
+            }
         }
         object.clocks = clocks
         bump(object, resend: kept)
@@ -147,7 +156,7 @@ struct SyncMerge {
     private mutating func winners(_ record: SyncRecord, over clocks: inout [String: SyncClock], properties: [SyncPropertyDescription], model: (any PersistentModel)?) throws -> (wins: [(SyncPropertyDescription, SyncRecord.Field)], kept: Bool) {
         var wins: [(SyncPropertyDescription, SyncRecord.Field)] = []
         var kept = false
-        for property in properties {
+        for property in properties where !property.isToMany {
             guard let field = record.fields[property.name] else { continue }
             if let mine = clocks[property.name] {
                 guard mine != field.clock else { continue }
@@ -171,6 +180,40 @@ struct SyncMerge {
     }
 
     enum Decision { case incoming, local, localOverLater }
+
+    /// Merges a record's member edits of to-manys into `clocks` (the later edit of each member's
+    /// joining or leaving wins), mirrors them on the members' side, and notes the members to put
+    /// in or take out. Returns whether any edit won.
+    private mutating func mergeMembers(_ record: SyncRecord, owner: UUID, clocks: inout [String: SyncClock], properties: [SyncPropertyDescription]) throws -> Bool {
+        var changed = false
+        for property in properties where property.isToMany {
+            guard let edits = record.fields[property.name]?.members else { continue }
+            var touched = Set<UUID>()
+            for (edit, clock) in edits {
+                guard let (member, present) = SyncMembership.parse(edit) else {
+                    throw SyncError.malformed("a member edit of \(record.entity).\(property.name) is '\(edit)', not + or - and an identity")
+                }
+                let id = canonical(member)
+                let key = SyncMembership.key(property.name, id, present: present)
+                guard clocks[key].map({ $0 < clock }) ?? true else { continue }
+                clocks[key] = clock
+                touched.insert(id)
+                if let inverse = property.inverse, let destination = property.destination {
+                    let other = object(id, entity: destination)
+                    let mirrored = SyncMembership.key(inverse, owner, present: present)
+                    if other.deletedClock == nil, other.clocks[mirrored].map({ $0 < clock }) ?? true {
+                        other.clocks[mirrored] = clock
+                        bump(other)
+                    }
+                }
+            }
+            if !touched.isEmpty {
+                memberEdits.append((owner, property.name, property.destination ?? "", touched))
+                changed = true
+            }
+        }
+        return changed
+    }
 
     /// Which version of a property stays: the later edit, or the one the entity's resolver picks
     /// (asked only where the two values differ, so equal values never go round again).
@@ -246,6 +289,7 @@ struct SyncMerge {
         var clocks = mine.clocks
         for (name, clock) in theirs.clocks where clocks[name].map({ $0 < clock }) ?? true { clocks[name] = clock }
         let (wins, kept) = try winners(record, over: &clocks, properties: properties, model: model)
+        _ = try mergeMembers(record, owner: existing, clocks: &clocks, properties: properties)
         try write(wins, to: model)
         context.setGlobalIdentity(record.id, of: model)
         models[record.id] = model
@@ -302,6 +346,9 @@ struct SyncMerge {
                     try context.setStoredValue(try context.storedValue(of: aliasModel, property.name), of: targetModel, property.name)
                 }
             }
+            // Member edits of to-manys: the later of each (the members move with the pointers).
+            let names = Set((replica.entities[entity] ?? []).map(\.name))
+            for (key, clock) in aliasObject.clocks where !names.contains(key) && clocks[key].map({ $0 < clock }) ?? true { clocks[key] = clock }
             try movePointers(from: aliasModel, to: targetModel, entity: entity)
             context.delete(aliasModel)
             context.setGlobalIdentity(alias, of: targetModel)
@@ -336,10 +383,31 @@ struct SyncMerge {
     mutating func resolveReferences() throws {
         var wanted: [(UUID, String)] = []
         for reference in references { wanted += reference.related.map { ($0, reference.destination) } }
+        for edit in memberEdits { wanted += edit.members.map { ($0, edit.destination) } }
         try load(wanted.map(\.0))
         try loadModels(wanted.map { (canonical($0.0), $0.1) } + wanted)
         for reference in references {
             try context.setRelatedModels(reference.related.compactMap { model($0) }, of: reference.model, reference.name)
+        }
+        // Each member in or out by the later of its edits (a merge of another record may have
+        // changed the owner's clocks since the edit was noted).
+        for edit in memberEdits {
+            guard let owner = model(edit.owner), let clocks = objects[canonical(edit.owner)]?.clocks else { continue }
+            var members = try context.relatedModels(of: owner, edit.name)
+            var changed = false
+            for member in edit.members {
+                guard let memberModel = model(member) else { continue }
+                let present = members.contains { $0.persistentModelID == memberModel.persistentModelID }
+                let wanted = SyncMembership.isMember(member, of: edit.name, in: clocks)
+                if wanted, !present {
+                    members.append(memberModel)
+                    changed = true
+                } else if !wanted, present {
+                    members.removeAll { $0.persistentModelID == memberModel.persistentModelID }
+                    changed = true
+                }
+            }
+            if changed { try context.setRelatedModels(members, of: owner, edit.name) }
         }
     }
 }

@@ -18,11 +18,21 @@ struct SyncRecord: Codable, Sendable {
         var value: SyncValue?
         /// A relationship's objects (none for an empty to-one).
         var related: [UUID]?
+        /// A to-many's edits member by member (``SyncMembership``): `+UUID` for a member's
+        /// joining, `-UUID` for its leaving, each with its clock; `clock` is the latest of them.
+        var members: [String: SyncClock]?
     }
 
     /// Whether every edit the record carries was made by `node`.
     func isOnly(from node: String) -> Bool {
         if let deleted { return deleted.node == node }
-        return !fields.isEmpty && fields.values.allSatisfy { $0.clock.node == node }
+        return !fields.isEmpty && fields.values.allSatisfy { field in
+            field.clock.node == node && (field.members ?? [:]).values.allSatisfy { $0.node == node }
+        }
+    }
+
+    /// The objects the record's member edits name.
+    var memberIdentities: [UUID] {
+        fields.values.flatMap { ($0.members ?? [:]).keys.compactMap { SyncMembership.parse($0)?.member } }
     }
 }

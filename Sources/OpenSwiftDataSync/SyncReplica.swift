@@ -73,7 +73,8 @@ struct SyncReplica {
         var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
         for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
             for property in properties.sorted(by: { $0.name < $1.name }) {
-                for byte in "\(entity).\(property.name):\(property.isRelationship ? property.destination ?? "" : "")\(property.isToMany ? "*" : "");".utf8 {
+                // "members": to-manys travel member by member.
+                for byte in "\(entity).\(property.name):\(property.isRelationship ? property.destination ?? "" : "")\(property.isToMany ? "*members" : "");".utf8 {
                     fingerprint = (fingerprint ^ UInt64(byte)) &* 0x100_0000_01b3
                 }
             }
@@ -213,9 +214,14 @@ struct SyncReplica {
     private func stamp(_ ids: [PersistentIdentifier], entity: String, properties: [String], clock: SyncClock, state: SyncReplicaState, in context: ModelContext) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         let identities = try context.globalIdentities(of: ids, assigning: true)
+        // To-manys are recorded member by member, from what changed in them.
+        let memberwise = (entities[entity] ?? []).filter { $0.isToMany && properties.contains($0.name) }
+        let plain = properties.filter { name in !memberwise.contains { $0.name == name } }
+        var withMembers: [(PersistentIdentifier, SyncedObject)] = []
         let globals = ids.compactMap { identities[$0] }
         let known = try syncedObjects(globals, in: context)
-        for global in globals {
+        for id in ids {
+            guard let global = identities[id] else { continue }
             let object: SyncedObject
             // A row's least identity is its canonical one; an alias only where a merge made it so.
             if let existing = known[global], let target = existing.aliasOf, let canonical = try syncedObjects([target], in: context)[target] {
@@ -228,13 +234,17 @@ struct SyncReplica {
             }
             guard object.deletedClock == nil else { continue }
             var clocks = object.clocks
-            for name in properties where clocks[name].map({ $0 < clock }) ?? true {
+            for name in plain where clocks[name].map({ $0 < clock }) ?? true {
                 clocks[name] = clock
             }
             object.clocks = clocks
             state.sequence += 1
             object.sequence = state.sequence
             object.localSequence = state.sequence
+            if !memberwise.isEmpty { withMembers.append((id, object)) }
+        }
+        for (id, object) in withMembers {
+            try stampMembers(of: id, object, memberwise, clock: clock, state: state, in: context)
         }
         return globals.count
     }
@@ -281,6 +291,11 @@ struct SyncReplica {
             guard let model = models[object.globalID], let properties = entities[object.entity] else { continue }
             var fields: [String: SyncRecord.Field] = [:]
             for property in properties {
+                if property.isToMany {
+                    let edits = SyncMembership.edits(of: property.name, in: object.clocks)
+                    if let latest = edits.values.max() { fields[property.name] = SyncRecord.Field(clock: latest, members: edits) }
+                    continue
+                }
                 guard let clock = object.clocks[property.name] else { continue }
                 if property.isRelationship {
                     let related = try context.relatedModels(of: model, property.name).map(\.persistentModelID)
@@ -305,7 +320,10 @@ struct SyncReplica {
         let inPage = Set(records.map(\.id))
         var wanted = Set<UUID>()
         for record in records {
-            for field in record.fields.values { wanted.formUnion((field.related ?? []).filter { !inPage.contains($0) }) }
+            for field in record.fields.values {
+                let joined = (field.members ?? [:]).keys.compactMap { SyncMembership.parse($0) }.filter(\.present).map(\.member)
+                wanted.formUnion(((field.related ?? []) + joined).filter { !inPage.contains($0) })
+            }
         }
         guard !wanted.isEmpty else { return [] }
         let objects = try syncedObjects(Array(wanted), in: context).values.filter(unseen)
@@ -362,7 +380,7 @@ extension SyncReplica {
             }
         }
         var merge = SyncMerge(replica: self, context: context, state: state, clock: clock)
-        try merge.load(records.map(\.id) + records.compactMap(\.alias))
+        try merge.load(records.map(\.id) + records.compactMap(\.alias) + records.flatMap(\.memberIdentities))
         try merge.loadModels(records.flatMap { record in [(record.id, record.entity), (merge.canonical(record.id), record.entity)] })
         for record in records {
             try merge.merge(record)

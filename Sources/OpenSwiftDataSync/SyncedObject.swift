@@ -15,7 +15,8 @@ public final class SyncedObject {
     public var globalID: UUID
     /// The entity of the object.
     public var entity: String
-    /// The clock of the last edit of each synced property, by name.
+    /// The clock of the last edit of each synced property, by name; for a to-many that merges
+    /// member by member, of each member's joining (`name+UUID`) and leaving (`name-UUID`).
     public var clocks: [String: SyncClock]
     /// The clock of the delete, once the object is deleted (a delete wins over any edit).
     public var deletedClock: SyncClock?

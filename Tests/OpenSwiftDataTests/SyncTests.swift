@@ -169,6 +169,53 @@ struct SyncTests {
         #expect(try ModelContext(world.serverStore.container).fetchCount(FetchDescriptor<Entry>()) == 0)
     }
 
+    @Test("members a device adds to or removes from a many-to-many are all kept, from either side, whatever order the devices sync in", arguments: [false, true])
+    func manyToManyMergesMemberByMember(laterSyncsFirst: Bool) async throws {
+        let world = try SyncWorld(.memory, devices: 3)
+        let a = world.context(0)
+        let entry = Entry(amount: 5, note: "Lunch")
+        a.insert(entry)
+        for label in ["work", "paid", "team", "food"] { a.insert(Topic(label: label)) }
+        try a.save()
+        entry.tags = try a.fetch(FetchDescriptor<Topic>(predicate: #Predicate { $0.label == "work" || $0.label == "paid" }))
+        try a.save()
+        try await world.sync(0)
+        try await world.sync(1)
+        func tag(_ label: String, in context: ModelContext) throws -> Topic {
+            try #require(try context.fetch(FetchDescriptor<Topic>(predicate: #Predicate { $0.label == label })).first)
+        }
+        /// The entry's tags on a device, and the entries each tag lists there, read afresh.
+        func tags(_ device: Int) throws -> [String] {
+            let context = world.context(device)
+            let fromEntry = try context.fetch(FetchDescriptor<Entry>()).flatMap { $0.tags.map(\.label) }.sorted()
+            let fromTags = try context.fetch(FetchDescriptor<Topic>()).filter { !$0.entries.isEmpty }.map(\.label).sorted()
+            return fromEntry == fromTags ? fromEntry : ["entry: \(fromEntry)", "tags: \(fromTags)"]
+        }
+
+        // A adds team and takes paid out, through the entry; B, later, adds food through the tag.
+        let mine = try #require(try a.fetch(FetchDescriptor<Entry>()).first)
+        mine.tags.append(try tag("team", in: a))
+        mine.tags.removeAll { $0.label == "paid" }
+        try a.save()
+        let b = world.context(1)
+        try tag("food", in: b).entries.append(try #require(try b.fetch(FetchDescriptor<Entry>()).first))
+        try b.save()
+
+        for device in laterSyncsFirst ? [1, 0, 1, 2] : [0, 1, 0, 2] { try await world.sync(device) }
+        for device in 0..<3 { #expect(try tags(device) == ["food", "team", "work"]) }
+        let server = ModelContext(world.serverStore.container)
+        #expect(try server.fetch(FetchDescriptor<Entry>()).flatMap { $0.tags.map(\.label) }.sorted() == ["food", "team", "work"])
+
+        // A member taken out on one device after another added it stays out.
+        let later = world.context(1)
+        let onB = try #require(try later.fetch(FetchDescriptor<Entry>()).first)
+        onB.tags.removeAll { $0.label == "work" }
+        try later.save()
+        for device in [1, 0, 2] { try await world.sync(device) }
+        for device in 0..<3 { #expect(try tags(device) == ["food", "team"]) }
+        for device in 0..<3 { #expect(try await world.sync(device) == SyncClient.Result(sent: 0, received: 0)) }
+    }
+
     @Test("a category made offline on two devices ends as one, with both devices' entries and the later edit, on every device", arguments: [false, true])
     func uniqueMerge(laterSyncsFirst: Bool) async throws {
         let world = try SyncWorld(.memory, devices: 4)

@@ -3,7 +3,8 @@ import OpenSwiftData
 import OpenSwiftDataSync
 
 // Models for the sync suite: an expense tracker's, with a unique category name (created offline
-// on two devices, it must end as one category) and a to-one from expense to category.
+// on two devices, it must end as one category), a to-one from expense to category, and a
+// many-to-many between entries and topics (merged member by member).
 
 @Model
 final class Ledger {
@@ -24,6 +25,7 @@ final class Entry {
     var note: String
     var date: Date
     var ledger: Ledger?
+    var tags: [Topic] = []
 
     init(amount: Decimal, note: String, date: Date = Date(timeIntervalSinceReferenceDate: 0), ledger: Ledger? = nil) {
         self.amount = amount
@@ -33,6 +35,16 @@ final class Entry {
     }
 }
 
+@Model
+final class Topic {
+    var label: String
+    @Relationship(inverse: \Entry.tags) var entries: [Entry] = []
+
+    init(label: String) {
+        self.label = label
+    }
+}
+
 enum SyncModels {
-    static let types: [any PersistentModel.Type] = [Ledger.self, Entry.self] + SyncSchema.models
+    static let types: [any PersistentModel.Type] = [Ledger.self, Entry.self, Topic.self] + SyncSchema.models
 }
