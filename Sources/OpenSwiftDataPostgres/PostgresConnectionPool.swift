@@ -91,13 +91,19 @@ final class PostgresConnectionPool: @unchecked Sendable {
     /// Waits for the answer to a statement sent on `connection`.
     func wait<Answer: Sendable>(for answer: EventLoopFuture<Answer>, on connection: PostgresConnection) throws -> Answer {
         let timedOut = NIOLockedValueBox(false)
+        // The caller waits for the first of the answer and the timer: closing the connection
+        // may not fail a query whose answer was lost, and the caller must not wait for good (the
+        // first to complete the promise wins; a later completion is ignored).
+        let outcome = connection.eventLoop.makePromise(of: Answer.self)
+        answer.cascade(to: outcome)
         let timer = connection.eventLoop.scheduleTask(in: .milliseconds(Int64(Self.answerTimeout * 1000))) {
             timedOut.withLockedValue { $0 = true }
+            outcome.fail(ChannelError.ioOnClosedChannel)
             connection.close().whenComplete { _ in }
         }
         defer { timer.cancel() }
         do {
-            return try answer.wait()
+            return try outcome.futureResult.wait()
         } catch {
             if timedOut.withLockedValue({ $0 }) {
                 throw SwiftDataError(.storeIO, "PostgreSQL at \(place) did not answer within \(Int(Self.answerTimeout)) seconds; the connection was closed")
