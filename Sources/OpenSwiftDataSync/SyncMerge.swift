@@ -158,28 +158,16 @@ struct SyncMerge {
         var kept = false
         for property in properties where !property.isToMany {
             guard let field = record.fields[property.name] else { continue }
-            if let mine = clocks[property.name] {
-                guard mine != field.clock else { continue }
-                // The value here, read only for a resolver to see.
-                let resolved = !property.isRelationship && replica.resolvers[record.entity] != nil
-                let local = resolved ? try model.map { try context.storedValue(of: $0, property.name) } : nil
-                switch try decide(record.entity, property, local: (mine, local), incoming: (field.clock, field.value?.stored)) {
-                case .incoming: break
-                case .local: continue
-                case .localOverLater:
-                    clock = clock.advanced(to: Date(), node: replica.node)
-                    clocks[property.name] = clock
-                    kept = true
-                    continue
-                }
+            let incoming = try incomingWins(record.entity, property, theirs: field.clock, over: &clocks, kept: &kept) { [context] in
+                guard let model, let value = field.value?.stored else { return nil }
+                return (try context.storedValue(of: model, property.name), value)
             }
+            guard incoming else { continue }
             clocks[property.name] = field.clock
             wins.append((property, field))
         }
         return (wins, kept)
     }
-
-    enum Decision { case incoming, local, localOverLater }
 
     /// Merges a record's member edits of to-manys into `clocks` (the later edit of each member's
     /// joining or leaving wins), mirrors them on the members' side, and notes the members to put
@@ -215,22 +203,30 @@ struct SyncMerge {
         return changed
     }
 
-    /// Which version of a property stays: the later edit, or the one the entity's resolver picks
-    /// (asked only where the two values differ, so equal values never go round again).
-    private func decide(_ entity: String, _ property: SyncPropertyDescription, local: (clock: SyncClock, value: StoredValue?), incoming: (clock: SyncClock, value: StoredValue?)) throws -> Decision {
-        let later: Decision = incoming.clock > local.clock ? .incoming : .local
-        guard !property.isRelationship, let resolver = replica.resolvers[entity], let localValue = local.value, let incomingValue = incoming.value,
-              localValue != incomingValue else {
+    /// Whether the incoming version of `property` (of clock `theirs`) replaces the one `clocks`
+    /// records: the later edit, or the one the entity's resolver picks. The resolver sees the two
+    /// values (`values`, read only for it) and is asked only where they differ, so equal values
+    /// never go round again. A version it keeps over a later one takes a new clock of this
+    /// replica's in `clocks` (and `kept` is set), so that it travels back.
+    private mutating func incomingWins(_ entity: String, _ property: SyncPropertyDescription, theirs: SyncClock, over clocks: inout [String: SyncClock], kept: inout Bool,
+                                       values: () throws -> (local: StoredValue, incoming: StoredValue)?) throws -> Bool {
+        guard let mine = clocks[property.name] else { return true }
+        guard mine != theirs else { return false }
+        let later = theirs > mine
+        guard !property.isRelationship, let resolver = replica.resolvers[entity], let (local, incoming) = try values(), local != incoming else {
             return later
         }
         let conflict = SyncConflict(
             entity: entity, property: property.name,
-            local: SyncConflict.Version(clock: local.clock, value: try context.attributeValue(localValue, entity: entity, property.name)),
-            incoming: SyncConflict.Version(clock: incoming.clock, value: try context.attributeValue(incomingValue, entity: entity, property.name)))
-        switch resolver.resolve(conflict) {
-        case .incoming: return .incoming
-        case .local: return later == .incoming ? .localOverLater : .local
+            local: SyncConflict.Version(clock: mine, value: try context.attributeValue(local, entity: entity, property.name)),
+            incoming: SyncConflict.Version(clock: theirs, value: try context.attributeValue(incoming, entity: entity, property.name)))
+        if resolver.resolve(conflict) == .incoming { return true }
+        if later {
+            clock = clock.advanced(to: Date(), node: replica.node)
+            clocks[property.name] = clock
+            kept = true
         }
+        return false
     }
 
     /// Writes won attributes now and won relationships once the batch's objects exist.
@@ -325,20 +321,10 @@ struct SyncMerge {
             // goes to the one kept, the other's related objects move to it, and it goes.
             for property in replica.entities[entity] ?? [] {
                 guard let clock = aliasObject.clocks[property.name] else { continue }
-                if let mine = clocks[property.name] {
-                    guard mine != clock else { continue }
-                    let resolved = !property.isRelationship && replica.resolvers[entity] != nil
-                    let values = resolved ? (try context.storedValue(of: targetModel, property.name), try context.storedValue(of: aliasModel, property.name)) : (nil, nil)
-                    switch try decide(entity, property, local: (mine, values.0), incoming: (clock, values.1)) {
-                    case .incoming: break
-                    case .local: continue
-                    case .localOverLater:
-                        self.clock = self.clock.advanced(to: Date(), node: replica.node)
-                        clocks[property.name] = self.clock
-                        resend = true
-                        continue
-                    }
+                let incoming = try incomingWins(entity, property, theirs: clock, over: &clocks, kept: &resend) { [context] in
+                    (try context.storedValue(of: targetModel, property.name), try context.storedValue(of: aliasModel, property.name))
                 }
+                guard incoming else { continue }
                 clocks[property.name] = clock
                 if property.isRelationship {
                     try context.setRelatedModels(try context.relatedModels(of: aliasModel, property.name), of: targetModel, property.name)
