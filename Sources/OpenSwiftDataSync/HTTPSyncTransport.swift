@@ -7,13 +7,20 @@ import FoundationNetworking
 /// if any, as a bearer token.
 ///
 /// ```swift
+/// let token = ProcessInfo.processInfo.environment["SYNC_TOKEN"]
 /// let transport = HTTPSyncTransport(url: URL(string: "https://example.com/sync")!, token: token)
 /// ```
 ///
-/// The token is sent only in the `Authorization` header and never appears in an error. Errors
-/// name the server: ``SyncError/server(_:)`` when it cannot be reached or fails,
-/// ``SyncError/unauthorized(_:)`` for a refused token, ``SyncError/schemaMismatch(local:remote:)``
-/// or ``SyncError/malformed(_:)`` as the server explains.
+/// The token goes only to the origin of `url` (its scheme, host and port): a redirect within
+/// that origin is followed, one to any other origin is not, and the request fails naming where
+/// it pointed. Plain `http://` is refused except to a loopback host (`localhost`, `127.0.0.1`,
+/// `::1`); put a TLS-terminating proxy in front of a server reached over a network. The token
+/// never appears in an error. Errors name the server: ``SyncError/server(_:)`` when it cannot be
+/// reached or fails, ``SyncError/unauthorized(_:)`` for a refused token,
+/// ``SyncError/refused(_:)`` for a record it refused (the client sets it aside),
+/// ``SyncError/tooLarge(_:)`` for a request too large (the client sends smaller pages), and
+/// ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/malformed(_:)`` as the server
+/// explains. A reply larger than ``SyncServer/maximumReplyBytes`` is cut off and refused.
 public struct HTTPSyncTransport: SyncTransport {
     /// Where requests are posted (the server's sync route).
     public let url: URL
@@ -35,36 +42,50 @@ public struct HTTPSyncTransport: SyncTransport {
         return components.string ?? "the sync server"
     }
 
+    /// Whether `url` may carry a token: `https`, or `http` to a loopback host.
+    static func isSecure(_ url: URL) -> Bool {
+        switch url.scheme?.lowercased() {
+        case "https": return true
+        case "http":
+            let host = (url.host ?? "").lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        default: return false
+        }
+    }
+
     /// Posts `body` and returns the reply's body (see the errors above).
     public func send(_ body: Data) async throws -> Data {
+        guard Self.isSecure(url) else {
+            throw SyncError.server("\(serverDescription) is not reached over https (plain http is only for a loopback host); nothing was sent")
+        }
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = "POST"
         request.httpBody = body
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        let data: Data
-        let response: URLResponse
-        do {
-            (data, response) = try await URLSession.shared.data(for: request)
-        } catch {
-            throw SyncError.server("could not reach \(serverDescription) (\(error.localizedDescription))")
-        }
-        guard let http = response as? HTTPURLResponse else {
-            throw SyncError.server("\(serverDescription) did not answer over HTTP")
-        }
+        let (data, response) = try await HTTPSyncExchange(origin: url, limit: SyncServer.maximumReplyBytes + 1024).run(request, describing: serverDescription)
         // The server's explanation, shortened: it is shown, not trusted.
         let message = String(decoding: data.prefix(500), as: UTF8.self)
-        switch http.statusCode {
+        switch response.statusCode {
         case 200:
             return data
         case 401, 403:
-            throw SyncError.unauthorized("\(serverDescription) refused the sync token (HTTP \(http.statusCode))")
+            throw SyncError.unauthorized("\(serverDescription) refused the sync token (HTTP \(response.statusCode))")
         case 409:
             throw SyncError.server("\(serverDescription) has another schema: \(message)")
-        case 400, 413:
-            throw SyncError.malformed("\(serverDescription) refused the request (HTTP \(http.statusCode)): \(message)")
+        case 413:
+            throw SyncError.tooLarge("\(serverDescription) refused a request of \(body.count) bytes (HTTP 413)")
+        case 422:
+            if let refusal = (try? JSONDecoder().decode(SyncErrorBody.self, from: data))?.refused {
+                throw SyncError.refused(refusal)
+            }
+            throw SyncError.malformed("\(serverDescription) refused the request (HTTP 422): \(message)")
+        case 400:
+            throw SyncError.malformed("\(serverDescription) refused the request (HTTP 400): \(message)")
+        case 300..<400:
+            throw SyncError.server("\(serverDescription) redirected the request elsewhere (HTTP \(response.statusCode)); sync sends its token only to the URL it was given, so give the server's own URL")
         default:
-            throw SyncError.server("\(serverDescription) answered HTTP \(http.statusCode): \(message)")
+            throw SyncError.server("\(serverDescription) answered HTTP \(response.statusCode): \(message)")
         }
     }
 }

@@ -16,10 +16,13 @@ import OpenSwiftData
 public actor SyncClient {
     /// Records per request.
     public static let defaultPageSize = 2_000
+    /// The most bytes a request or a reply should take, unless given: pages shrink to fit.
+    public static let defaultPageBytes = 8 << 20
 
     private let replica: SyncReplica
     private let transport: any SyncTransport
     private let pageSize: Int
+    private let pageBytes: Int
 
     /// What a sync did.
     public struct Result: Sendable, Equatable {
@@ -27,11 +30,15 @@ public actor SyncClient {
         public var sent: Int
         /// Objects changed here by what was pulled.
         public var received: Int
+        /// Records set aside, pushed or pulled (see ``SyncRefusal``): the server refused them,
+        /// this store could not merge them, or they are too large to travel.
+        public var refused: [SyncRefusal]
 
-        /// A result of `sent` and `received` objects.
-        public init(sent: Int, received: Int) {
+        /// A result of `sent` and `received` objects, and `refused` records.
+        public init(sent: Int, received: Int, refused: [SyncRefusal] = []) {
             self.sent = sent
             self.received = received
+            self.refused = refused
         }
     }
 
@@ -47,11 +54,15 @@ public actor SyncClient {
 
     /// A client for `container`, whose schema includes ``SyncSchema/models``, reaching its server
     /// through `transport`; `resolvers` decide conflicts of their entities (the server's must be
-    /// the same, see ``SyncResolver``).
-    public init(container: ModelContainer, transport: any SyncTransport, resolvers: [SyncResolver] = [], pageSize: Int = SyncClient.defaultPageSize) throws {
+    /// the same, see ``SyncResolver``). Each request and reply carries at most `pageSize`
+    /// objects and, where it can, `pageBytes` bytes (a page shrinks until it fits; one object
+    /// larger than that travels alone).
+    public init(container: ModelContainer, transport: any SyncTransport, resolvers: [SyncResolver] = [],
+                pageSize: Int = SyncClient.defaultPageSize, pageBytes: Int = SyncClient.defaultPageBytes) throws {
         self.replica = try SyncReplica(container: container, resolvers: resolvers)
         self.transport = transport
         self.pageSize = max(1, pageSize)
+        self.pageBytes = min(max(1, pageBytes), SyncServer.maximumRequestBytes)
     }
 
     /// Whether this store has never completed a pull (a new device: pull before seeding
@@ -63,62 +74,109 @@ public actor SyncClient {
         return (state?.serverCursor ?? 0) == 0
     }
 
-    /// Pushes this store's edits and pulls the server's, page by page.
+    /// Pushes this store's edits and pulls the server's, page by page. A record refused on
+    /// either side is set aside and reported in ``Result/refused``; the rest goes on.
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Result {
         var result = Result(sent: 0, received: 0)
         let context = ModelContext(replica.container)
         context.autosaveEnabled = false
         try replica.capture(in: context)
-
-        // Push.
         let state = try replica.state(in: context)
-        let pushed = state.pushedSequence
-        let total = try context.fetchCount(FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.localSequence > pushed }))
-        while true {
-            let after = state.pushedSequence
-            var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.localSequence > after }, sortBy: [SortDescriptor(\.localSequence)])
-            descriptor.fetchLimit = pageSize
-            let page = try context.fetch(descriptor)
-            guard let last = page.last else { break }
-            let records = try replica.records(in: context, page)
-            // With the objects they refer to that the server has not had yet.
-            let pushing = try records + replica.referencedRecords(records, in: context) { $0.localSequence > after }
-            let reply = try await exchange(SyncRequest(schema: replica.schemaVersion, node: replica.node, push: pushing, pullAfter: nil))
-            guard reply.accepted == pushing.count else {
-                throw SyncError.server("\(transport.serverDescription) took \(reply.accepted) of \(pushing.count) records")
-            }
-            state.pushedSequence = last.localSequence
-            try replica.save(context)
-            result.sent += records.count
-            progress?(Progress(phase: "sending", done: result.sent, total: total))
-        }
+        try await push(state, in: context, into: &result, progress: progress)
 
-        // Pull.
         var received = 0
         while true {
-            let reply = try await exchange(SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor, pullLimit: pageSize))
+            let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor, pullLimit: pageSize, pullBytes: pageBytes))
+            let reply = try await exchange(body)
             received += reply.records.count
-            // Edits saved here meanwhile are captured first, so their clocks meet the page's.
-            var attempts = 0
-            while true {
-                do {
-                    try replica.capture(in: context)
-                    result.received += try replica.apply(reply.records, in: context) { state in
-                        state.serverCursor = max(state.serverCursor, reply.cursor)
-                    }
-                    break
-                } catch is SyncReplica.Interrupted where attempts < SyncReplica.interruptionRetries {
-                    attempts += 1
-                }
-            }
+            result.refused += reply.refused
+            result.received += try merge(reply, state: state, in: context, refused: &result.refused)
             progress?(Progress(phase: "receiving", done: received, total: nil))
             guard reply.more else { break }
         }
         return result
     }
 
-    private func exchange(_ request: SyncRequest) async throws -> SyncReply {
-        let body = try JSONEncoder().encode(request)
+    /// Pushes the objects edited here since the last push, page by page: a page over the byte
+    /// budget (or one the server finds too large) is halved; a record the server refuses is set
+    /// aside and the page sent again without it.
+    private func push(_ state: SyncReplicaState, in context: ModelContext, into result: inout Result, progress: (@Sendable (Progress) -> Void)?) async throws {
+        let pushed = state.pushedSequence
+        let total = try context.fetchCount(FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.localSequence > pushed }))
+        var limit = pageSize
+        pages: while true {
+            let after = state.pushedSequence
+            var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.localSequence > after }, sortBy: [SortDescriptor(\.localSequence)])
+            descriptor.fetchLimit = limit
+            let page = try context.fetch(descriptor)
+            guard let last = page.last else { break }
+            let records = try replica.records(in: context, page)
+            // With the objects they refer to that the server has not had yet.
+            var pushing = try records + replica.referencedRecords(records, in: context) { $0.localSequence > after }
+            var setAside = Set<UUID>()
+            while !pushing.isEmpty {
+                let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, push: pushing, pullAfter: nil))
+                let tooLarge = body.count > SyncServer.maximumRequestBytes
+                if page.count > 1, body.count > pageBytes || tooLarge {
+                    limit = max(1, page.count / 2)
+                    continue pages
+                }
+                do {
+                    if tooLarge { throw SyncError.tooLarge("\(body.count) bytes") }
+                    let reply = try await exchange(body)
+                    guard reply.accepted == pushing.count else {
+                        throw SyncError.server("\(transport.serverDescription) took \(reply.accepted) of \(pushing.count) records")
+                    }
+                    break
+                } catch SyncError.tooLarge where page.count > 1 {
+                    limit = max(1, page.count / 2)
+                    continue pages
+                } catch SyncError.tooLarge(let reason) {
+                    // One object alone is more than the server takes.
+                    for record in records {
+                        result.refused.append(SyncRefusal(entity: record.entity, id: record.id, reason: "the object is too large to sync (\(reason))"))
+                        setAside.insert(record.id)
+                    }
+                    pushing.removeAll { setAside.contains($0.id) }
+                } catch SyncError.refused(let refusal) where pushing.contains(where: { $0.id == refusal.id }) {
+                    result.refused.append(refusal)
+                    setAside.insert(refusal.id)
+                    pushing.removeAll { $0.id == refusal.id }
+                }
+            }
+            state.pushedSequence = last.localSequence
+            try replica.save(context)
+            result.sent += records.filter { !setAside.contains($0.id) }.count
+            progress?(Progress(phase: "sending", done: result.sent, total: total))
+        }
+    }
+
+    /// Merges a pulled page (after capturing the edits saved here meanwhile, so that their
+    /// clocks meet the page's); a record this store refuses is set aside, the rest merged.
+    private func merge(_ reply: SyncReply, state: SyncReplicaState, in context: ModelContext, refused: inout [SyncRefusal]) throws -> Int {
+        var records = reply.records
+        var attempts = 0
+        while true {
+            do {
+                try replica.capture(in: context)
+                return try replica.apply(records, skew: SyncReplica.allowedServerSkew, in: context) { state in
+                    state.serverCursor = max(state.serverCursor, reply.cursor)
+                }
+            } catch is SyncReplica.Interrupted where attempts < SyncReplica.interruptionRetries {
+                attempts += 1
+            } catch SyncError.refused(let refusal) where records.contains(where: { $0.id == refusal.id }) {
+                context.rollback()
+                refused.append(refusal)
+                records.removeAll { $0.id == refusal.id }
+            }
+        }
+    }
+
+    private func encode(_ request: SyncRequest) throws -> Data {
+        try JSONEncoder().encode(request)
+    }
+
+    private func exchange(_ body: Data) async throws -> SyncReply {
         let data = try await transport.send(body)
         let reply: SyncReply
         do {

@@ -12,6 +12,11 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
     case unauthorized(String)
     /// The server could not be reached, or answered with an error.
     case server(String)
+    /// One record was refused for what it holds (see ``SyncRefusal``); the rest of its request
+    /// was not kept either, and may be sent again without it.
+    case refused(SyncRefusal)
+    /// A request larger than the server takes: the client sends it again in smaller pages.
+    case tooLarge(String)
 
     /// The error as a sentence for people.
     public var description: String {
@@ -21,6 +26,8 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case .schemaMismatch(let local, let remote): "the schemas differ (this side has version \(local), the other \(remote)); update the older side before syncing"
         case .unauthorized(let reason): "not authorized: \(reason)"
         case .server(let reason): reason
+        case .refused(let refusal): "a record was refused: \(refusal)"
+        case .tooLarge(let reason): "the request is too large: \(reason)"
         }
     }
 }

@@ -23,14 +23,6 @@ struct SyncRecord: Codable, Sendable {
         var members: [String: SyncClock]?
     }
 
-    /// Whether every edit the record carries was made by `node`.
-    func isOnly(from node: String) -> Bool {
-        if let deleted { return deleted.node == node }
-        return !fields.isEmpty && fields.values.allSatisfy { field in
-            field.clock.node == node && (field.members ?? [:]).values.allSatisfy { $0.node == node }
-        }
-    }
-
     /// The objects the record's member edits name.
     var memberIdentities: [UUID] {
         fields.values.flatMap { ($0.members ?? [:]).keys.compactMap { SyncMembership.parse($0)?.member } }

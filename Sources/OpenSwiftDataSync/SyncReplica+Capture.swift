@@ -71,11 +71,9 @@ extension SyncReplica {
         }
         let live = try context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.deletedClock == nil && $0.aliasOf == nil }))
         let present = try localModels(live.map { ($0.globalID, $0.entity) }, in: context)
-        for object in live where present[object.globalID] == nil {
+        for object in live where present[object.globalID] == nil && entities[object.entity] != nil {
             object.deletedClock = clock
-            state.sequence += 1
-            object.sequence = state.sequence
-            object.localSequence = state.sequence
+            try state.advance(object, local: true)
             stamped += 1
         }
         // Saved now, as sync's own transaction (the clock moved, so there is one): numbered past
@@ -115,9 +113,7 @@ extension SyncReplica {
                 clocks[name] = clock
             }
             object.clocks = clocks
-            state.sequence += 1
-            object.sequence = state.sequence
-            object.localSequence = state.sequence
+            try state.advance(object, local: true)
             if !memberwise.isEmpty { withMembers.append((id, object)) }
         }
         for (id, object) in withMembers {
@@ -140,9 +136,7 @@ extension SyncReplica {
             }()
             guard object.deletedClock == nil else { continue }
             object.deletedClock = clock
-            state.sequence += 1
-            object.sequence = state.sequence
-            object.localSequence = state.sequence
+            try state.advance(object, local: true)
         }
         return globals.count
     }

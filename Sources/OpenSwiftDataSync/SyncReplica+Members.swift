@@ -44,9 +44,7 @@ extension SyncReplica {
             var clocks = object.clocks
             clocks[key] = clock
             object.clocks = clocks
-            state.sequence += 1
-            object.sequence = state.sequence
-            if local { object.localSequence = state.sequence }
+            try state.advance(object, local: local)
         }
     }
 

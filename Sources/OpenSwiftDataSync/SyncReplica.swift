@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OpenSwiftData
 
 /// One store's side of sync, shared by clients and servers: reads the store's history for the
@@ -10,6 +11,7 @@ import OpenSwiftData
 struct SyncReplica {
     /// The author of sync's own saves.
     static let author = "OpenSwiftDataSync"
+    static let logger = Logger(label: "OpenSwiftDataSync")
 
     let container: ModelContainer
     /// The store's identifier: the replica's name in clocks.
@@ -22,14 +24,15 @@ struct SyncReplica {
     let constraints: [String: [[String]]]
     /// The app's conflict resolvers, by entity.
     let resolvers: [String: SyncResolver]
+    /// A server's checks of pushed records, by entity.
+    let validators: [String: SyncValidator]
+    /// The root entity of each entity's hierarchy.
+    let roots: [String: String]
     /// The schema's version, a fingerprint of the synced entities and properties, and the
     /// entities with resolvers, which both sides of a sync must share.
     let schemaVersion: String
 
-    /// How far ahead of this replica's wall clock another's may run (its clocks are refused beyond).
-    static let allowedSkew: TimeInterval = 24 * 60 * 60
-
-    init(container: ModelContainer, resolvers: [SyncResolver] = []) throws {
+    init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = []) throws {
         self.container = container
         let context = ModelContext(container)
         guard let node = context.firstStoreIdentifier else {
@@ -57,6 +60,7 @@ struct SyncReplica {
             }
         }
         self.entities = entities
+        self.roots = Dictionary(all.map { ($0.name, $0.root) }, uniquingKeysWith: { first, _ in first })
         self.allProperties = allProperties
         self.constraints = constraints
         var byEntity: [String: SyncResolver] = [:]
@@ -69,6 +73,16 @@ struct SyncReplica {
             }
         }
         self.resolvers = byEntity
+        var validating: [String: SyncValidator] = [:]
+        for validator in validators {
+            guard entities[validator.entity] != nil else {
+                throw SyncError.unsupportedStore("a validator is given for '\(validator.entity)', which is not a synced entity of the schema")
+            }
+            guard validating.updateValue(validator, forKey: validator.entity) == nil else {
+                throw SyncError.unsupportedStore("two validators are given for '\(validator.entity)'")
+            }
+        }
+        self.validators = validating
         // The version alone would not tell two schemas apart that both kept the default one.
         var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
         for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
@@ -96,21 +110,6 @@ struct SyncReplica {
         return state
     }
 
-    /// Those of `ids` that other identities were merged into (their aliases' ``SyncedObject/aliasOf``).
-    func mergedIdentities(_ ids: [UUID], in context: ModelContext) throws -> Set<UUID> {
-        var found = Set<UUID>()
-        var start = 0
-        while start < ids.count {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            let optional = chunk.map { Optional($0) }
-            for object in try context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { optional.contains($0.aliasOf) })) {
-                if let target = object.aliasOf { found.insert(target) }
-            }
-            start += chunk.count
-        }
-        return found
-    }
-
     /// The bookkeeping of the objects `ids` name, by identity.
     func syncedObjects(_ ids: [UUID], in context: ModelContext) throws -> [UUID: SyncedObject] {
         var found: [UUID: SyncedObject] = [:]
@@ -128,10 +127,16 @@ struct SyncReplica {
     // MARK: Handing out records
 
     /// The records of `objects`, with each synced property's current value. Objects whose model
-    /// is gone without a recorded delete are left out (the next capture records the delete).
+    /// is gone without a recorded delete are left out (the next capture records the delete), and
+    /// so is bookkeeping of an entity this schema no longer syncs (logged).
     func records(in context: ModelContext, _ objects: [SyncedObject]) throws -> [SyncRecord] {
         var records: [SyncRecord] = []
         records.reserveCapacity(objects.count)
+        let unknown = objects.filter { entities[$0.entity] == nil }
+        if !unknown.isEmpty {
+            Self.logger.warning("sync passed over \(unknown.count) objects of entities this schema does not sync (\(Set(unknown.map(\.entity)).sorted().joined(separator: ", ")))")
+        }
+        let objects = objects.filter { entities[$0.entity] != nil }
         let models = try localModels(objects.filter { $0.deletedClock == nil && $0.aliasOf == nil }.map { ($0.globalID, $0.entity) }, in: context)
         var identities: [PersistentIdentifier: UUID] = [:]
         for object in objects {
@@ -188,7 +193,7 @@ struct SyncReplica {
     /// The stored models the identities name, by identity.
     func localModels(_ ids: [(UUID, String)], in context: ModelContext) throws -> [UUID: any PersistentModel] {
         var models: [UUID: any PersistentModel] = [:]
-        for (entity, group) in Dictionary(grouping: ids, by: \.1) {
+        for (entity, group) in Dictionary(grouping: ids, by: \.1) where entities[entity] != nil {
             for (global, id) in try context.persistentIdentifiers(entity: entity, globalIdentities: group.map(\.0)) {
                 if let model = try context.existingModel(for: id), !model.isDeleted { models[global] = model }
             }
@@ -212,30 +217,21 @@ extension SyncReplica {
     /// it changes moves the objects' ``SyncedObject/sequence`` (a server's pulls hand them on),
     /// not their ``SyncedObject/localSequence`` (a client does not push them back). `save` runs
     /// just before the save, to record more in the state with it. Returns the number of objects
-    /// changed. Refuses, whole, records of entities or properties this schema does not sync and
-    /// clocks more than ``allowedSkew`` ahead.
+    /// changed. Every record is checked first (``check(_:skew:in:)``, clocks within `skew`); a
+    /// record refused there or in the merge throws ``SyncError/refused(_:)`` naming it, and
+    /// nothing is kept.
     @discardableResult
-    func apply(_ records: [SyncRecord], in context: ModelContext, before save: (SyncReplicaState) -> Void = { _ in }) throws -> Int {
+    func apply(_ records: [SyncRecord], skew: TimeInterval, in context: ModelContext, before save: (SyncReplicaState) -> Void = { _ in }) throws -> Int {
         let state = try state(in: context)
         var clock = SyncClock(value: state.clock, node: node)
-        let horizon = SyncClock(time: Date().addingTimeInterval(Self.allowedSkew), node: "")
         for record in records {
-            guard let properties = entities[record.entity] else {
-                throw SyncError.malformed("a record names the entity '\(record.entity)', which this schema does not sync")
-            }
-            let names = Set(properties.map(\.name))
-            for (name, field) in record.fields {
-                guard names.contains(name) else { throw SyncError.malformed("a record names \(record.entity).\(name), which this schema does not sync") }
-                guard field.clock.value <= horizon.value else { throw SyncError.malformed("a clock of \(record.entity).\(name) is more than a day ahead of this replica's (\(field.clock.date))") }
-                clock = max(clock, SyncClock(value: field.clock.value, node: node))
-            }
-            if let deleted = record.deleted {
-                guard deleted.value <= horizon.value else { throw SyncError.malformed("a delete's clock is more than a day ahead of this replica's (\(deleted.date))") }
-                clock = max(clock, SyncClock(value: deleted.value, node: node))
+            if let latest = try check(record, skew: skew, in: context) {
+                clock = max(clock, SyncClock(value: latest.value, node: node))
             }
         }
         var merge = SyncMerge(replica: self, context: context, state: state, clock: clock)
         try merge.load(records.map(\.id) + records.compactMap(\.alias) + records.flatMap(\.memberIdentities))
+        try merge.refuseIdentitiesOfOtherEntities(records)
         try merge.loadModels(records.flatMap { record in [(record.id, record.entity), (merge.canonical(record.id), record.entity)] })
         for record in records {
             try merge.merge(record)

@@ -33,3 +33,18 @@ public final class SyncReplicaState {
         self.serverCursor = 0
     }
 }
+
+extension SyncReplicaState {
+    /// Gives `object` the next change number: its ``SyncedObject/sequence`` (what a server's
+    /// pulls hand on), and with `local` its ``SyncedObject/localSequence`` too (an edit made
+    /// here, which a client pushes). A counter at its end — a crafted state — fails the sync
+    /// instead of trapping.
+    func advance(_ object: SyncedObject, local: Bool) throws {
+        guard sequence < Int64.max else {
+            throw SyncError.malformed("this replica's change counter is at its end (\(sequence)); its sync state is damaged")
+        }
+        sequence += 1
+        object.sequence = sequence
+        if local { object.localSequence = sequence }
+    }
+}

@@ -14,4 +14,7 @@ struct SyncReply: Codable, Sendable {
     var cursor: Int64
     /// Whether more changes wait after `cursor`.
     var more: Bool
+    /// Changed objects the server could not send, each too large for any reply: the client
+    /// reports them (``SyncClient/Result/refused``).
+    var refused: [SyncRefusal] = []
 }

@@ -32,47 +32,55 @@ public final class SyncServer: @unchecked Sendable {
     public static let maximumPushRecords = 10_000
     /// The most records one reply carries.
     public static let maximumPullRecords = 10_000
+    /// The most bytes one reply takes, whatever a client asks; an object larger than that alone
+    /// is not sent (the client is told, ``SyncRefusal``).
+    public static let maximumReplyBytes = 64 << 20
 
     /// How long history stays after sync has read it, unless given.
     public static let defaultHistoryRetention: Duration = .seconds(60 * 60)
 
     /// A server for `container`, whose schema includes ``SyncSchema/models``; `resolvers` decide
-    /// conflicts of their entities (its clients' must be the same, see ``SyncResolver``).
+    /// conflicts of their entities (its clients' must be the same, see ``SyncResolver``);
+    /// `validators` check what devices push of their entities (see ``SyncValidator``).
     ///
     /// Sync reads the store's history only to learn the server's own edits. Once it has read a
     /// transaction, and the transaction is older than `historyRetention`, the server deletes it
     /// (other readers of history — live pages, `HistoryObserver`s — have that long to read it);
     /// `nil` keeps all history.
-    public init(container: ModelContainer, resolvers: [SyncResolver] = [], historyRetention: Duration? = SyncServer.defaultHistoryRetention) throws {
-        self.replica = try SyncReplica(container: container, resolvers: resolvers)
+    public init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [],
+                historyRetention: Duration? = SyncServer.defaultHistoryRetention) throws {
+        self.replica = try SyncReplica(container: container, resolvers: resolvers, validators: validators)
         self.historyRetention = historyRetention.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
     }
 
     /// Answers one request body with a reply body. Throws ``SyncError/malformed(_:)`` for a body
-    /// that is not a sync request (the host answers 400) and ``SyncError/schemaMismatch(local:remote:)``
-    /// for a client of another schema version (409); nothing of a refused request is kept.
+    /// that is not a sync request (the host answers 400), ``SyncError/refused(_:)`` for a pushed
+    /// record it refuses (422, see ``SyncRefusal``), and ``SyncError/schemaMismatch(local:remote:)``
+    /// for a client of another schema version (409): ``SyncError/httpStatus`` and
+    /// ``SyncError/httpBody`` are the answer. Nothing of a refused request is kept.
     public func respond(to body: Data) throws -> Data {
         guard body.count <= Self.maximumRequestBytes else {
-            throw SyncError.malformed("the request is \(body.count) bytes; the most a server takes is \(Self.maximumRequestBytes)")
+            throw SyncError.tooLarge("the request is \(body.count) bytes; the most a server takes is \(Self.maximumRequestBytes)")
         }
         let request: SyncRequest
         do {
             request = try JSONDecoder().decode(SyncRequest.self, from: body)
+        } catch let error as SyncError {
+            throw error
         } catch {
             throw SyncError.malformed("the request is not a sync request (\(error))")
         }
-        let reply = try respond(to: request)
-        return try JSONEncoder().encode(reply)
+        return try respond(to: request)
     }
 
-    func respond(to request: SyncRequest) throws -> SyncReply {
+    func respond(to request: SyncRequest) throws -> Data {
         guard request.schema == replica.schemaVersion else {
             throw SyncError.schemaMismatch(local: replica.schemaVersion, remote: request.schema)
         }
         guard request.push.count <= Self.maximumPushRecords else {
             throw SyncError.malformed("a request pushes \(request.push.count) records; the most is \(Self.maximumPushRecords)")
         }
-        guard request.pullLimit > 0 else { throw SyncError.malformed("a pull limit must be positive") }
+        guard request.pullLimit > 0, request.pullBytes > 0 else { throw SyncError.malformed("a pull limit must be positive") }
         lock.lock()
         defer { lock.unlock() }
         let reply = try retryingConflicts {
@@ -81,29 +89,51 @@ public final class SyncServer: @unchecked Sendable {
             // The server's own edits (its web page's) first, so they meet pushed ones by clock.
             try replica.capture(in: context, recoveringLostHistory: false)
             if !request.push.isEmpty {
-                try replica.apply(request.push, in: context)
+                try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: context)
             }
-            var reply = SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: request.pullAfter ?? 0, more: false)
-            if let after = request.pullAfter {
-                let limit = min(request.pullLimit, Self.maximumPullRecords)
-                var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.sequence > after }, sortBy: [SortDescriptor(\.sequence)])
-                descriptor.fetchLimit = limit + 1
-                var page = try context.fetch(descriptor)
-                reply.more = page.count > limit
-                page = Array(page.prefix(limit))
-                reply.cursor = page.last?.sequence ?? after
-                reply.records = try replica.records(in: context, page)
-                let cursor = reply.cursor
-                reply.records += try replica.referencedRecords(reply.records, in: context) { $0.sequence > cursor }
-                // The client's own edits, which it has, do not go back to it — unless other
-                // identities were merged into the object, which the client may not know.
-                let merged = try replica.mergedIdentities(reply.records.map(\.id), in: context)
-                reply.records.removeAll { $0.isOnly(from: request.node) && !merged.contains($0.id) }
+            guard let after = request.pullAfter else {
+                return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: 0, more: false))
             }
-            return reply
+            return try pull(after: after, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes),
+                            accepted: request.push.count, in: context)
         }
         purgeHistory()
         return reply
+    }
+
+    /// The reply body of a pull: the changes after `after`, at most `limit` objects and — where
+    /// more than one — `bytes` bytes (the page halves until it fits). Every change goes to every
+    /// client, its own included: a client's name is its own say, so leaving out what "it" made
+    /// would let one that names itself as another keep that one from ever seeing those edits; a
+    /// client merges its own records back as no change. An object too large for any reply alone
+    /// is passed over, and named in the reply.
+    private func pull(after: Int64, limit: Int, bytes: Int, accepted: Int, in context: ModelContext) throws -> Data {
+        var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.sequence > after }, sortBy: [SortDescriptor(\.sequence)])
+        descriptor.fetchLimit = limit + 1
+        let fetched = try context.fetch(descriptor)
+        var count = min(limit, fetched.count)
+        var refused: [SyncRefusal] = []
+        while true {
+            let page = Array(fetched.prefix(count))
+            var reply = SyncReply(schema: replica.schemaVersion, accepted: accepted, cursor: page.last?.sequence ?? after, more: fetched.count > count, refused: refused)
+            reply.records = try replica.records(in: context, page)
+            let cursor = reply.cursor
+            reply.records += try replica.referencedRecords(reply.records, in: context) { $0.sequence > cursor }
+            let body = try JSONEncoder().encode(reply)
+            if body.count <= bytes || (count == 1 && body.count <= Self.maximumReplyBytes) || count == 0 {
+                return body
+            }
+            if count > 1 {
+                count /= 2
+                continue
+            }
+            // One object, larger than any reply: passed over, and the client told.
+            if let object = page.first {
+                logger.warning("sync passed over \(object.entity) \(object.globalID): its record is \(body.count) bytes, more than a reply takes")
+                refused.append(SyncRefusal(entity: object.entity, id: object.globalID, reason: "its record is \(body.count) bytes, more than a reply takes (\(Self.maximumReplyBytes))"))
+            }
+            return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: accepted, cursor: page.last?.sequence ?? after, more: fetched.count > 1, refused: refused))
+        }
     }
 
     /// Deletes the history sync has read that is older than the retention. A failure is only

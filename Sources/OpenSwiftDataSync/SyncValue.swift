@@ -40,11 +40,43 @@ struct SyncValue: Codable, Hashable, Sendable {
         case .uuid: stored = .uuid(try container.decode(UUID.self, forKey: key))
         case .decimal:
             let text = try container.decode(String.self, forKey: key)
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) ?? (text == "NaN" ? Decimal.nan : nil) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "'\(text)' is not a decimal")
+            guard let decimal = Self.decimal(text) else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "'\(text.prefix(60))' is not a decimal")
             }
             stored = .decimal(decimal)
         }
+    }
+
+    /// A decimal written as `Decimal.description` writes one (or `NaN`): digits with at most one
+    /// point, an optional sign and exponent. Foundation's parser reads a prefix and stops
+    /// (`"1e"` as 1, `"-"` as 0), so the whole text is checked first.
+    static func decimal(_ text: String) -> Decimal? {
+        if text == "NaN" { return .nan }
+        let bytes = Array(text.utf8)
+        guard bytes.count <= 200 else { return nil }
+        var index = 0
+        func skip(_ allowed: (UInt8) -> Bool) -> Int {
+            let start = index
+            while index < bytes.count, allowed(bytes[index]) { index += 1 }
+            return index - start
+        }
+        let digit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        let sign = { (byte: UInt8) in byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") }
+        if index < bytes.count, sign(bytes[index]) { index += 1 }
+        var digits = skip(digit)
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            digits += skip(digit)
+        }
+        guard digits > 0 else { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, sign(bytes[index]) { index += 1 }
+            let exponent = skip(digit)
+            guard exponent > 0, exponent <= 4 else { return nil }
+        }
+        guard index == bytes.count else { return nil }
+        return Decimal(string: text, locale: Locale(identifier: "en_US_POSIX"))
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -108,7 +108,9 @@ extension ModelContext {
     /// The persisted properties of every entity, for sync's wire format.
     package var syncEntities: [SyncEntityDescription] {
         container.schema.layouts.map { layout in
-            SyncEntityDescription(name: layout.entityName, uniqueConstraints: layout.uniquenessConstraints.map { $0.map { layout.properties[$0].name } }, properties: layout.properties.compactMap { property in
+            var root = layout
+            while let superLayout = root.superLayout { root = superLayout }
+            return SyncEntityDescription(name: layout.entityName, root: root.entityName, uniqueConstraints: layout.uniquenessConstraints.map { $0.map { layout.properties[$0].name } }, properties: layout.properties.compactMap { property in
                 if let relationship = property.relationship {
                     return SyncPropertyDescription(
                         name: property.name, isRelationship: true, isToMany: relationship.isToMany,

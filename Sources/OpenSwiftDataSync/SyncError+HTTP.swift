@@ -1,0 +1,38 @@
+import Foundation
+
+extension SyncError {
+    /// The HTTP status a server's host answers this error with, which ``HTTPSyncTransport``
+    /// reads back as the same error: 400 for ``malformed(_:)``, 409 for
+    /// ``schemaMismatch(local:remote:)``, 422 for ``refused(_:)``, 413 for ``tooLarge(_:)``, 401 for
+    /// ``unauthorized(_:)``, 500 otherwise.
+    ///
+    /// ```swift
+    /// } catch let error as SyncError {
+    ///     return Response(status: .init(code: error.httpStatus), body: .init(byteBuffer: ByteBuffer(bytes: error.httpBody)))
+    /// }
+    /// ```
+    public var httpStatus: Int {
+        switch self {
+        case .malformed: 400
+        case .schemaMismatch: 409
+        case .refused: 422
+        case .tooLarge: 413
+        case .unauthorized: 401
+        case .unsupportedStore, .server: 500
+        }
+    }
+
+    /// The JSON body to answer with: `{"error": "…"}`, and for ``refused(_:)`` the refusal
+    /// (`"refused": {"entity": …, "id": …, "reason": …}`), so that the client can set that
+    /// record aside.
+    public var httpBody: Data {
+        let body = SyncErrorBody(error: description, refused: { if case .refused(let refusal) = self { refusal } else { nil } }())
+        return (try? JSONEncoder().encode(body)) ?? Data("{}".utf8)
+    }
+}
+
+/// The JSON of a refused sync request (``SyncError/httpBody``).
+struct SyncErrorBody: Codable {
+    var error: String
+    var refused: SyncRefusal?
+}
