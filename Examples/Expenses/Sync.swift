@@ -17,8 +17,11 @@ extension ExpensesCommand {
         @Option(help: "The server's URL, for example http://127.0.0.1:8080 (default: EXPENSES_SERVER).")
         var server: String?
 
-        @Option(help: "The server's sync token (default: EXPENSES_SYNC_TOKEN).")
+        @Option(help: "The server's sync token (default: EXPENSES_SYNC_TOKEN). Other users of this machine can read a command line (ps); prefer the variable or --token-file.")
         var token: String?
+
+        @Option(help: "A file holding the server's sync token (its first line).")
+        var tokenFile: String?
 
         @MainActor
         func run() async throws {
@@ -31,7 +34,7 @@ extension ExpensesCommand {
             }
             let url = base.path.isEmpty || base.path == "/" ? base.appendingPathComponent("sync") : base
             let container = try options.openContainer()
-            let client = try SyncClient(container: container, transport: HTTPSyncTransport(url: url, token: token ?? environment["EXPENSES_SYNC_TOKEN"]))
+            let client = try SyncClient(container: container, transport: HTTPSyncTransport(url: url, token: try readToken() ?? environment["EXPENSES_SYNC_TOKEN"]))
             let bar = ProgressBar(title: "Syncing")
             let progress: @Sendable (SyncClient.Progress) -> Void = { step in bar.show(step.done, of: step.total) }
             let isNew = try await client.hasNeverSynced()
@@ -45,15 +48,31 @@ extension ExpensesCommand {
                         let seeded = try await client.sync(progress: progress)
                         result.sent += seeded.sent
                         result.received += seeded.received
+                        result.refused += seeded.refused
                     }
                 }
                 bar.finish()
                 print("Synced with \(HTTPSyncTransport(url: base).serverDescription): \(result.sent) sent, \(result.received) received.")
+                for refusal in result.refused {
+                    FileHandle.standardError.write(Data("Set aside, not synced: \(refusal). It syncs again once it is edited.\n".utf8))
+                }
             } catch let error as SyncError {
                 bar.finish()
                 throw SyncFailure(message: "Could not sync with \(HTTPSyncTransport(url: base).serverDescription): \(error). This store is unchanged by the failed part and keeps working offline.")
             }
         }
+    }
+}
+
+extension ExpensesCommand.Sync {
+    /// The token from `--token`, or the first line of `--token-file`.
+    func readToken() throws -> String? {
+        if let token { return token }
+        guard let tokenFile else { return nil }
+        guard let text = try? String(contentsOfFile: tokenFile, encoding: .utf8) else {
+            throw ValidationError("Could not read the token file '\(tokenFile)'.")
+        }
+        return text.split(whereSeparator: \.isNewline).first.map(String.init)
     }
 }
 

@@ -80,6 +80,8 @@ public struct HTTPSyncTransport: SyncTransport {
                 throw SyncError.refused(refusal)
             }
             throw SyncError.malformed("\(serverDescription) refused the request (HTTP 422): \(message)")
+        case 429, 503:
+            throw SyncError.busy("\(serverDescription) is busy (HTTP \(response.statusCode)); sync again shortly")
         case 400:
             throw SyncError.malformed("\(serverDescription) refused the request (HTTP 400): \(message)")
         case 300..<400:

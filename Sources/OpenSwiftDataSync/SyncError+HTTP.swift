@@ -3,7 +3,8 @@ import Foundation
 extension SyncError {
     /// The HTTP status a server's host answers this error with, which ``HTTPSyncTransport``
     /// reads back as the same error: 400 for ``malformed(_:)``, 409 for
-    /// ``schemaMismatch(local:remote:)``, 422 for ``refused(_:)``, 413 for ``tooLarge(_:)``, 401 for
+    /// ``schemaMismatch(local:remote:)``, 422 for ``refused(_:)``, 413 for ``tooLarge(_:)``,
+    /// 429 for ``busy(_:)``, 401 for
     /// ``unauthorized(_:)``, 500 otherwise.
     ///
     /// ```swift
@@ -17,6 +18,7 @@ extension SyncError {
         case .schemaMismatch: 409
         case .refused: 422
         case .tooLarge: 413
+        case .busy: 429
         case .unauthorized: 401
         case .unsupportedStore, .server: 500
         }

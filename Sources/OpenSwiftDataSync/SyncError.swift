@@ -17,6 +17,8 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
     case refused(SyncRefusal)
     /// A request larger than the server takes: the client sends it again in smaller pages.
     case tooLarge(String)
+    /// The server has more syncs waiting than it queues; try again shortly.
+    case busy(String)
 
     /// The error as a sentence for people.
     public var description: String {
@@ -28,6 +30,7 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case .server(let reason): reason
         case .refused(let refusal): "a record was refused: \(refusal)"
         case .tooLarge(let reason): "the request is too large: \(reason)"
+        case .busy(let reason): "the server is busy: \(reason)"
         }
     }
 }

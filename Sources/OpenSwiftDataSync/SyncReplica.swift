@@ -232,7 +232,9 @@ extension SyncReplica {
         var merge = SyncMerge(replica: self, context: context, state: state, clock: clock)
         try merge.load(records.map(\.id) + records.compactMap(\.alias) + records.flatMap(\.memberIdentities))
         try merge.refuseIdentitiesOfOtherEntities(records)
-        try merge.loadModels(records.flatMap { record in [(record.id, record.entity), (merge.canonical(record.id), record.entity)] })
+        try merge.loadModels(records.flatMap { record in
+            [(record.id, record.entity), (merge.canonical(record.id), record.entity)] + (record.alias.map { [($0, record.entity), (merge.canonical($0), record.entity)] } ?? [])
+        })
         for record in records {
             try merge.merge(record)
         }

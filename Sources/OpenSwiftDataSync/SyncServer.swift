@@ -3,14 +3,14 @@ import Logging
 import OpenSwiftData
 
 /// The server's side of sync: merges what clients push into its container and hands them the
-/// changes they have not seen. Mount ``respond(to:)`` at a route of any Swift server, behind the
+/// changes they have not seen. Mount ``serve(_:)`` at a route of any Swift server, behind the
 /// app's own authentication (the web example checks a bearer token).
 ///
 /// ```swift
 /// let server = try SyncServer(container: container)
 /// router.post("/sync") { request, _ in
 ///     guard request.headers[.authorization] == "Bearer \(token)" else { throw HTTPError(.unauthorized) }
-///     return try server.respond(to: Data(buffer: try await request.body.collect(upTo: SyncServer.maximumRequestBytes)))
+///     return try await server.serve(Data(buffer: try await request.body.collect(upTo: SyncServer.maximumRequestBytes)))
 /// }
 /// ```
 ///
@@ -22,6 +22,7 @@ public final class SyncServer: @unchecked Sendable {
     // `@unchecked Sendable`: every use of the replica's contexts happens under `lock`.
     let replica: SyncReplica
     private let lock = NSLock()
+    let gate = SyncGate()
     private let logger = Logger(label: "OpenSwiftDataSync.server")
     /// Seconds history stays after sync has read it; `nil`: kept.
     private let historyRetention: TimeInterval?
@@ -53,7 +54,28 @@ public final class SyncServer: @unchecked Sendable {
         self.historyRetention = historyRetention.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
     }
 
-    /// Answers one request body with a reply body. Throws ``SyncError/malformed(_:)`` for a body
+    /// The most syncs ``serve(_:)`` keeps waiting for their turn; more are refused with
+    /// ``SyncError/busy(_:)`` (answer 429).
+    public static let maximumWaitingRequests = 64
+
+    /// Answers one request body with a reply body, as ``respond(to:)`` does, from async server
+    /// code: the request waits for its turn as a suspended task (at most
+    /// ``maximumWaitingRequests`` of them; more throw ``SyncError/busy(_:)``, answer 429), and
+    /// runs on the container's own threads (``ModelContainer/perform(_:)``), so syncs never hold
+    /// a thread the host's other routes need. A request whose client is gone before its turn is
+    /// dropped (`CancellationError`).
+    ///
+    /// ```swift
+    /// let reply = try await server.serve(Data(buffer: try await request.body.collect(upTo: SyncServer.maximumRequestBytes)))
+    /// ```
+    public func serve(_ body: Data) async throws -> Data {
+        try await gate.enter(limit: Self.maximumWaitingRequests)
+        defer { gate.leave() }
+        return try await replica.container.perform { [self] _ in try respond(to: body) }
+    }
+
+    /// Answers one request body with a reply body, on the calling thread (which waits while
+    /// another request is merged). Throws ``SyncError/malformed(_:)`` for a body
     /// that is not a sync request (the host answers 400), ``SyncError/refused(_:)`` for a pushed
     /// record it refuses (422, see ``SyncRefusal``), and ``SyncError/schemaMismatch(local:remote:)``
     /// for a client of another schema version (409): ``SyncError/httpStatus`` and

@@ -112,3 +112,98 @@ extension ContainerPerformTests {
         #expect(try store.context().fetchCount(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == "unsaved" })) == 0)
     }
 }
+
+extension ContainerPerformTests {
+    /// Something a job captures, watched weakly.
+    final class Payload: Sendable {}
+
+    /// A job that holds its thread until released (blocking a work thread, never a cooperative one).
+    final class Blocker: @unchecked Sendable {
+        private let running = Locked(false)
+        private let release = DispatchSemaphore(value: 0)
+        private(set) var task: Task<Void, any Error>!
+
+        init(_ container: ModelContainer) {
+            task = Task { [running, release] in
+                try await container.perform { _ in
+                    running.withLock { $0 = true }
+                    _ = release.wait(timeout: .now() + 60)
+                }
+            }
+        }
+
+        /// Waits, without blocking, until the job runs.
+        func started() async {
+            while !running.withLock({ $0 }) { await Task.yield() }
+        }
+
+        /// Lets the job end, and waits for it.
+        func finish() async throws {
+            release.signal()
+            try await task.value
+        }
+    }
+
+    /// Waits (without sleeping) until `count` jobs wait for the container's threads.
+    static func waitUntil(_ container: ModelContainer, hasWaiting count: Int) async {
+        while container.workThreads.waitingCount < count { await Task.yield() }
+    }
+
+    @Test func aJobWhoseCallerIsCancelledBeforeItStartsIsDropped() async throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let container = store.container
+        container.maximumPerformThreads = 1
+        let blocking = Blocker(container)
+        await blocking.started()
+        let ran = Locked(false)
+        let dropped = Task { try await container.perform { _ in ran.withLock { $0 = true } } }
+        await Self.waitUntil(container, hasWaiting: 1)
+        dropped.cancel()
+        await #expect(throws: CancellationError.self) { try await dropped.value }
+        try await blocking.finish()
+        // Jobs run in order on the one thread: once a later job has run, the dropped one would have.
+        try await container.perform { _ in }
+        #expect(!ran.withLock { $0 })
+    }
+
+    @Test func jobsBeyondTheQueueLimitAreRefusedAtOnce() async throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let container = store.container
+        container.maximumPerformThreads = 1
+        container.maximumPerformQueue = 2
+        let blocking = Blocker(container)
+        await blocking.started()
+        let queued = (0..<2).map { _ in Task { try await container.perform { context in try context.fetchCount(FetchDescriptor<Expense>()) } } }
+        await Self.waitUntil(container, hasWaiting: 2)
+        await #expect(throws: SwiftDataError.busy) { try await container.perform { _ in } }
+        try await blocking.finish()
+        for job in queued { #expect(try await job.value == 0) }
+        #expect(container.maximumPerformQueue == 2)
+    }
+
+    @Test func aFinishedJobIsLetGoWhileLaterJobsStillWait() async throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let container = store.container
+        container.maximumPerformThreads = 1
+        let blocking = Blocker(container)
+        await blocking.started()
+        weak var watched: Payload?
+        let first: Task<Int, any Error> = {
+            let payload = Payload()
+            watched = payload
+            return Task { try await container.perform { _ in withExtendedLifetime(payload) { 1 } } }
+        }()
+        await Self.waitUntil(container, hasWaiting: 1)
+        // Two more behind it: the second holds the thread, the third keeps the queue from draining.
+        let second = Blocker(container)
+        await Self.waitUntil(container, hasWaiting: 2)
+        let third = Task { try await container.perform { _ in 3 } }
+        await Self.waitUntil(container, hasWaiting: 3)
+        try await blocking.finish()
+        #expect(try await first.value == 1)
+        await second.started()
+        #expect(watched == nil)
+        try await second.finish()
+        #expect(try await third.value == 3)
+    }
+}

@@ -191,3 +191,29 @@ import TestModels
         #expect(try await ObservedValue.wait({ observer.results.map(\.amount) }, until: { $0.count == 3 }) == [1, 2, 3])
     }
 }
+
+/// What waits for an observer that has not caught up is bounded, however many saves arrive.
+@Suite struct ObserverRelayTests {
+    final class Counting: LiveObserver {
+        var stale = 0
+        func catchUp(with changes: [ChangeFeed.Change]) {}
+        func announceStale() { stale += 1 }
+    }
+
+    @Test func anUnreadObserverWithoutIsolationHoldsABoundedBacklog() {
+        let relay = ObserverRelay(isolation: nil)
+        let observer = Counting()
+        relay.attach(observer)
+        for number in 0..<1_000 {
+            relay.changed(ChangeFeed.Change(storeIdentifier: number % 2 == 0 ? "a" : "b", entityNames: ["Expense"], transactions: []))
+        }
+        #expect(relay.pendingCount <= ObserverRelay.pendingLimit)
+        #expect(observer.stale == 1)
+        // Folded into "anything may have changed", per store: the observer still refetches.
+        let pending = relay.takePending()
+        #expect(Set(pending.map(\.storeIdentifier)).isSuperset(of: ["a", "b"]))
+        #expect(pending.allSatisfy { $0.touches(["Category"]) || $0.entityNames == ["Expense"] })
+        #expect(pending.contains { $0.entityNames == nil })
+        #expect(relay.pendingCount == 0)
+    }
+}

@@ -79,6 +79,32 @@ import Testing
         #expect(stamp.code.rawValue == "A1")
     }
 
+    // SwiftData stops the program reading such a relationship once its row is gone; here the
+    // related model is loaded with its owner, so it is there to read, and a row already gone
+    // fails the fetch, naming it.
+    @Test(arguments: StoreKind.allCases)
+    func aRequiredToOneDeletedElsewhereStillReadsWhenNothingCouldStandIn(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Stamp.self, StampAlbum.self])
+        let writer = store.context()
+        writer.insert(StampAlbum(title: "Birds", cover: Stamp(code: try #require(StampCode(rawValue: "A1")), label: "robin")))
+        try writer.save()
+
+        let reader = store.context()
+        let album = try #require(try reader.fetch(FetchDescriptor<StampAlbum>()).first)
+        let deleter = store.context()
+        try deleter.delete(model: Stamp.self)
+        try deleter.save()
+        #expect(album.cover.code.rawValue == "A1")
+        #expect(album.cover.label == "robin")
+
+        let late = store.context()
+        #expect(throws: SwiftDataError.self) { try late.fetch(FetchDescriptor<StampAlbum>()) }
+        #expect(throws: SwiftDataError.self) { try late.fetch(FetchDescriptor<StampAlbum>(), batchSize: 10) }
+        var walked = 0
+        #expect(throws: SwiftDataError.self) { try late.enumerate(FetchDescriptor<StampAlbum>()) { _ in walked += 1 } }
+        #expect(walked == 0)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aBatchedFetchGivesADeletedModelForARowDeletedWhileWalking(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Expense.self])
@@ -172,5 +198,17 @@ final class Stamp {
         self.code = code
         self.label = label
         self.number = number
+    }
+}
+
+/// An album whose cover (a required to-one, no inverse) is of a type that has no empty value.
+@Model
+final class StampAlbum {
+    var title: String
+    var cover: Stamp
+
+    init(title: String, cover: Stamp) {
+        self.title = title
+        self.cover = cover
     }
 }

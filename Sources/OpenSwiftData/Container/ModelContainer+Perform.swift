@@ -28,9 +28,12 @@ extension ModelContainer {
     /// The context is the job's alone and goes away with it, with every model it held — also
     /// models that reference each other through a relationship and its inverse, which a context
     /// of your own keeps alive as long as any of them is: return values (or
-    /// `persistentModelID`s), not models; unsaved changes are dropped. The work runs to its end
-    /// even if the calling task is cancelled. A `@ModelActor` suits work that keeps state between
-    /// calls; its methods run on the cooperative threads.
+    /// `persistentModelID`s), not models; unsaved changes are dropped. A job whose calling task
+    /// is cancelled before a thread takes it is dropped (the call throws `CancellationError`: a
+    /// request whose client went away costs nothing); once started it runs to its end. At most
+    /// ``maximumPerformQueue`` jobs wait for a thread; beyond that the call throws
+    /// ``SwiftDataError/busy`` at once, for a server to answer 503. A `@ModelActor` suits work
+    /// that keeps state between calls; its methods run on the cooperative threads.
     public func perform<Result: Sendable>(_ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
         try await workThreads.run { [self] in
             let context = ModelContext(self)
@@ -45,5 +48,16 @@ extension ModelContainer {
     public var maximumPerformThreads: Int {
         get { workThreads.limit }
         set { workThreads.limit = newValue }
+    }
+
+    /// The most ``perform(_:)`` calls waiting for a thread: 1,000 unless set. A call beyond it
+    /// throws ``SwiftDataError/busy`` without waiting.
+    ///
+    /// ```swift
+    /// container.maximumPerformQueue = 200   // a server answers 503 past 200 waiting requests
+    /// ```
+    public var maximumPerformQueue: Int {
+        get { workThreads.queueLimit }
+        set { workThreads.queueLimit = newValue }
     }
 }

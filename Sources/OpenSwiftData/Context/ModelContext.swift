@@ -310,7 +310,10 @@ public final class ModelContext {
             data.context = nil
             data.state = .detached
             data.originals.removeAll()
-            for index in data.layout.relationshipSlots { data.slots[index] = .unloaded }
+            // Relationships are let go, except the to-ones nothing could stand in for once
+            // unloaded (a detached model cannot load them again).
+            let kept = data.layout.toOnesWithoutStandIn
+            for index in data.layout.relationshipSlots where !kept.contains(index) { data.slots[index] = .unloaded }
         }
     }
 

@@ -13,6 +13,7 @@ extension RowStore {
         // function would look up `Array<T>`'s metadata for every row.
         var loaded: [AnyObject] = []
         let leftovers = try fetchRows(request) { row in loaded.append(try materializer.model(row)) }
+        try context.resolveToOnesWithoutStandIn(loaded)
         guard leftovers.isEmpty else { return try finish(request, leftovers: leftovers, models: loaded, in: context) }
         return loaded
     }
@@ -97,14 +98,19 @@ extension RowStore {
         var loaded: [any PersistentModel] = []
         loaded.reserveCapacity(keys.count)
         try loadRows(layout, keys: keys, editingState: editingState(of: context)) { row in loaded.append(try materializer.model(row)) }
+        try context.resolveToOnesWithoutStandIn(loaded.map { $0 as AnyObject })
         return loaded
     }
 
     func loadValues(of data: BackingData, primaryKey: Int64) throws -> Bool {
         let layout = data.layout
-        return try loadRow(layout, key: primaryKey, editingState: editingState(of: data.context)) { row in
+        let found = try loadRow(layout, key: primaryKey, editingState: editingState(of: data.context)) { row in
             try Materializer.fill(data, from: row, offset: 0, slots: layout.storedSlots, mode: .unloaded)
         }
+        if found, let context = data.context {
+            try context.resolveToOnesWithoutStandIn(data, slots: layout.toOnesWithoutStandIn)
+        }
+        return found
     }
 
     func loadRelated(_ property: PropertyLayout, of owner: ModelLayout, ownerKeys: [Int64], in context: ModelContext) throws -> [Int64: [any PersistentModel]] {
@@ -124,6 +130,7 @@ extension RowStore {
             current.append(model)
         }
         if let currentOwner { grouped[currentOwner] = current }
+        for models in grouped.values { try context.resolveToOnesWithoutStandIn(models.map { $0 as AnyObject }) }
         return grouped
     }
 }

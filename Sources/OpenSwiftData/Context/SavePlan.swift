@@ -276,7 +276,8 @@ struct SavePlan {
                 data.commitChanges()
                 if !upserted.isEmpty, upserted.contains(token) {
                     // The stored model's relationships merged with this one's: read them again.
-                    for slot in data.layout.relationshipSlots { data.slots[slot] = .unloaded }
+                    let kept = data.layout.toOnesWithoutStandIn
+                    for slot in data.layout.relationshipSlots where !kept.contains(slot) { data.slots[slot] = .unloaded }
                 }
                 registry.insert(model, primaryKey: primaryKey, data: data)
                 summary.inserted.append(model.persistentModelID)

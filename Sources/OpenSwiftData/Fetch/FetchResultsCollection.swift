@@ -11,7 +11,10 @@ import Foundation
 ///
 /// Only the current batch is held, so memory stays flat while walking. A model whose row is
 /// deleted by another context after the fetch is returned as ``ModelContext/model(for:)`` returns
-/// one: deleted (``PersistentModel/isDeleted``), detached, its properties empty.
+/// one: deleted (``PersistentModel/isDeleted``), detached, its properties empty. Models of an
+/// entity with a value no empty one can stand in for (an attribute whose `init(from:)` refuses
+/// empty values, or a required to-one to such an entity) are all loaded by the fetch itself,
+/// since nothing could stand in for a row gone before its batch.
 public struct FetchResultsCollection<Element>: RandomAccessCollection {
     private let storage: FetchResultsStorage<Element>
 

@@ -35,6 +35,12 @@ extension ModelContext {
         }
         let store = try container.store(for: layout)
         let keys = try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout), in: self)
+        if !layout.slotsWithoutPlaceholder.isEmpty || !layout.toOnesWithoutStandIn.isEmpty {
+            // A row that vanished before its batch was loaded would leave nothing to return for
+            // a value no empty one can stand in for: these models are loaded now, where a
+            // failure can be thrown.
+            return FetchResultsCollection(try models(T.self, keys: keys[...], layout: layout, store: store))
+        }
         return FetchResultsCollection(storage: FetchResultsStorage(count: keys.count, batchSize: batchSize) { [self] range in
             do {
                 return try models(T.self, keys: keys[range], layout: layout, store: store)
@@ -142,19 +148,12 @@ extension ModelContext {
     }
 
     /// The model for a row that disappeared between reading the keys and loading the batch: the
-    /// registered one, or a detached deleted model with empty values (as `model(for:)` gives), or
-    /// — for a type that has no empty values — one with nothing loaded.
+    /// registered one, or a detached deleted model with empty values (as `model(for:)` gives);
+    /// `nil` — the row is left out — for a type that has no empty values, whose getters would
+    /// have nothing to return.
     private func hollowModel<T: PersistentModel>(_ type: T.Type, layout: ModelLayout, primaryKey: Int64, store: any ModelStore) -> T? {
         if let registered = registered(layout: layout, primaryKey: primaryKey) as? T { return registered }
         let identifier = PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, storedKey: primaryKey)
-        if let gone = PlaceholderValue.goneModel(layout, identifier: identifier) as? T { return gone }
-        let data = BackingData(layout: layout)
-        data.primaryKey = primaryKey
-        data.storeIdentifier = store.identifier
-        data.context = self
-        data.state = .managed
-        let model = T(backingData: data)
-        register(model, layout: layout, primaryKey: primaryKey)
-        return model
+        return PlaceholderValue.goneModel(layout, identifier: identifier) as? T
     }
 }

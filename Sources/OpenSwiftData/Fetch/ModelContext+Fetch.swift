@@ -57,6 +57,7 @@ extension ModelContext {
         // Attributes without an empty value are always read: if the row went away before they
         // faulted in, a getter would have nothing to return.
         wanted.formUnion(layout.slotsWithoutPlaceholder)
+        wanted.formUnion(layout.toOnesWithoutStandIn)
         return layout.storedSlots.filter { wanted.contains($0) }
     }
 

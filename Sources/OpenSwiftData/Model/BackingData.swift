@@ -297,12 +297,15 @@ public final class BackingData {
     }
 
     /// What a getter returns when a value cannot be loaded (the failure is logged by the caller):
-    /// the type's empty value (see ``PlaceholderValue``). Attributes of a type with none (one whose
-    /// `init(from:)` refuses empty values) are always loaded with their row and `model(for:)` never
-    /// leaves them unloaded, so such a type gets here only through a non-optional to-one whose
-    /// related row is gone, to an entity with such an attribute, or on a model of a batched fetch
-    /// whose row was deleted while it was walked: that stops the program, as SwiftData does for
-    /// every type, with a message naming the model and property.
+    /// the type's empty value (see ``PlaceholderValue``). A type with none (one whose
+    /// `init(from:)` refuses empty values) never gets here from stored data: attributes of such
+    /// a type are loaded with their row, a required to-one to an entity with such an attribute
+    /// is loaded with its owner and kept while the owner lives
+    /// (``ModelContext/resolveToOnesWithoutStandIn(_:)``; a row already gone fails the fetch
+    /// instead), batched fetches of such entities load their models up front, and no detached
+    /// stand-in model is made of them. What is left is a program error — a getter called on a
+    /// model made outside any context whose initialiser left such a property unset — and it stops
+    /// the program, naming the model and property, as SwiftData does.
     static func emptyValue<T>(_ type: T.Type, entity: String, property: String) -> T {
         if let placeholder = PlaceholderValue.make(T.self) { return placeholder }
         fatalError("OpenSwiftData: \(entity).\(property) cannot be read: the row it needs was deleted elsewhere, and no empty \(T.self) can stand in for its value (the type, or an attribute of it, has an init(from:) that refuses empty values). Fetch again before reading, make the property optional, or use the .nullify or .cascade delete rule rather than .noAction.")

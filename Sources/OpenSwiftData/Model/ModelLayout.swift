@@ -299,6 +299,17 @@ final class ModelLayout: @unchecked Sendable {
         properties.contains { ($0.metadata as? Schema.Relationship)?.inverseKeyPath == property.keyPath }
     }
 
+    /// The non-optional to-ones whose destination has an attribute no empty value can stand in
+    /// for: loaded with their owner (``ModelContext/resolveToOnesWithoutStandIn(_:)``), since
+    /// nothing could be returned for them once their row is gone. Computed on use: the
+    /// destinations' layouts are complete only after every layout of the schema is.
+    var toOnesWithoutStandIn: [Int] {
+        relationshipSlots.filter { slot in
+            guard let relationship = properties[slot].relationship, case .reference = relationship.shape else { return false }
+            return relationship.access.makeValue([]) == nil && !relationship.destination.slotsWithoutPlaceholder.isEmpty
+        }
+    }
+
     /// Third phase: stored slots, constraints and indexes.
     private func finish() {
         slotReaders = ContiguousArray(repeating: .none, count: properties.count)

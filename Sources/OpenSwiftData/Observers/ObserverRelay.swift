@@ -31,11 +31,23 @@ final class ObserverRelay: @unchecked Sendable {
         self.observer = observer
     }
 
+    /// The most changes kept for an observer that has not caught up: past it they are folded
+    /// into one "anything may have changed" per store, so an observer nobody reads (one without
+    /// isolation, until it is next read) holds a bounded amount whatever the number of saves.
+    static let pendingLimit = 64
+
+    /// The number of changes waiting for the observer.
+    var pendingCount: Int { lock.withLock { pending.count } }
+
     /// A change the observer should see: scheduled on the observer's isolation, once for all
     /// changes that arrive before it runs.
     func changed(_ change: ChangeFeed.Change) {
         let schedule = lock.withLock {
             pending.append(change)
+            if pending.count > Self.pendingLimit {
+                let stores = Set(pending.map(\.storeIdentifier)).sorted()
+                pending = stores.map { ChangeFeed.Change(storeIdentifier: $0, entityNames: nil, transactions: []) }
+            }
             defer { scheduled = true }
             return !scheduled
         }

@@ -44,7 +44,7 @@ public final class ResultsObserver<Element: PersistentModel, SectionTitle: Hasha
     private var storedSections: SectionedResults<Element, SectionTitle>?
     private var indexPaths: [PersistentIdentifier: IndexPath] = [:]
     private let registrar = ObservationRegistrar()
-    private let relay: ObserverRelay
+    let relay: ObserverRelay
     private let entities = Locked<Set<String>>([])
     private var subscription: ChangeFeed.Subscription?
     /// Without isolation: a change arrived and the results were not fetched since.

@@ -73,6 +73,8 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
         case mergeConflict
         /// The code of ``SwiftDataError/valueOutOfRange``.
         case valueOutOfRange
+        /// The code of ``SwiftDataError/busy``.
+        case busy
     }
 
     /// Creates an error of the given kind with a message for the user.
@@ -147,6 +149,10 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     /// shared by several servers, such as PostgreSQL); nothing was saved. Roll back or fetch the
     /// model again, then repeat the change.
     public static let mergeConflict = SwiftDataError(.mergeConflict, "another save changed the same property")
+    /// More work waits for the container's threads than it queues
+    /// (``ModelContainer/maximumPerformQueue``); nothing was run. A server answers 503 and the
+    /// client tries again later.
+    public static let busy = SwiftDataError(.busy, "too much work is waiting for the container")
     /// A computed value does not fit its type (an integer sum larger than `Int.max`): thrown
     /// instead of wrapping or trapping.
     public static let valueOutOfRange = SwiftDataError(.valueOutOfRange, "a computed value does not fit its type")

@@ -12,7 +12,8 @@ import OpenSwiftDataSync
 /// unless asked for. A real app checks its own users here instead — a session, a JWT — and may
 /// give each user a store of their own. Bodies beyond ``SyncServer/maximumRequestBytes`` are
 /// refused before they are read in full. Synced changes are saves like any other, so the page's
-/// live updates show them.
+/// live updates show them. What devices push is held to the API's own input rules
+/// (``ExpenseInput/syncValidators``).
 struct SyncController {
     let service: ExpensesService
     let server: SyncServer?
@@ -21,7 +22,7 @@ struct SyncController {
     init(service: ExpensesService, token: String?) throws {
         self.service = service
         self.token = token.flatMap { $0.isEmpty ? nil : $0 }
-        self.server = self.token == nil ? nil : try SyncServer(container: service.container)
+        self.server = self.token == nil ? nil : try SyncServer(container: service.container, validators: ExpenseInput.syncValidators)
     }
 
     func addRoutes(to router: Router<ExpensesRequestContext>) {
@@ -49,14 +50,14 @@ struct SyncController {
         let data = Data(buffer: body)
         let reply: Data
         do {
-            // On the container's own threads, as every request's data work.
-            reply = try await service.container.perform { _ in try server.respond(to: data) }
+            // Waiting for its turn without holding a thread, then on the container's own
+            // threads, as every request's data work.
+            reply = try await server.serve(data)
         } catch let error as SyncError {
-            switch error {
-            case .malformed: throw APIError(.badRequest, error.description)
-            case .schemaMismatch: throw APIError(.conflict, error.description)
-            default: throw APIError(.internalServerError, error.description)
-            }
+            // The library's own answer: 400, 409, 413, or 422 naming a refused record, which the
+            // device sets aside.
+            return Response(status: .init(code: error.httpStatus), headers: [.contentType: "application/json"],
+                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: error.httpBody)))
         }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
     }
