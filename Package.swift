@@ -150,7 +150,7 @@ let package = Package(
         // The fuzzer: mutated store files opened and used; a crash or a hang fails (`.ci/run`).
         .executableTarget(
             name: "openswiftdata-fuzz",
-            dependencies: ["OpenSwiftData", "JSONStore", "CSQLite", "TestModels", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["OpenSwiftData", "OpenSwiftDataSync", "JSONStore", "CSQLite", "TestModels", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Fuzz"
         ),
         .testTarget(

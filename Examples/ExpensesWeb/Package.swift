@@ -30,6 +30,7 @@ let package = Package(
                 .product(name: "OpenSwiftData", package: "OpenSwiftData"),
                 .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

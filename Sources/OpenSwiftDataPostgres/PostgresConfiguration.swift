@@ -10,7 +10,7 @@ import OpenSwiftData
 /// import OpenSwiftData
 /// import OpenSwiftDataPostgres
 ///
-/// let configuration = PostgresConfiguration("Trips", url: URL(string: "postgres://app:secret@db.internal:5432/travel")!)
+/// let configuration = PostgresConfiguration("Trips", url: URL(string: "postgres://app:secret@db.internal:5432/travel?sslmode=verify-full")!)
 /// let container = try ModelContainer(for: Trip.self, configurations: configuration)
 /// try await container.perform { context in
 ///     context.insert(Trip(name: "Lisbon"))
@@ -28,7 +28,8 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
     /// The configuration's name (for messages and ``PostgresStore``).
     public let name: String
     /// The server and database: `postgres://user:password@host:port/database`, with
-    /// `?sslmode=disable|prefer|require` (default `disable`).
+    /// `?sslmode=verify-full|verify-ca|require|prefer|disable` (required unless the host is
+    /// loopback, where it defaults to `disable`).
     public let url: URL
     /// The models stored here; `nil` means every model of the container's schema.
     public var schema: Schema?

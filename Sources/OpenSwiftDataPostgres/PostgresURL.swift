@@ -6,8 +6,8 @@ import PostgresNIO
 
 /// The parts of a `postgres://user:password@host:port/database?sslmode=…` URL, checked.
 struct PostgresURL: Hashable, Sendable {
-    /// How the connection uses TLS (`sslmode`, as libpq names them): `disable` (the default),
-    /// `prefer`, `require`, `verify-ca` or `verify-full`.
+    /// How the connection uses TLS (`sslmode`, as libpq names them): `disable` (the default on
+    /// loopback; elsewhere the URL must say), `prefer`, `require`, `verify-ca` or `verify-full`.
     enum TLSMode: String, Hashable, Sendable {
         case disable, prefer, require
         case verifyCA = "verify-ca"
@@ -42,7 +42,11 @@ struct PostgresURL: Hashable, Sendable {
         self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
         let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
         self.database = path.isEmpty ? nil : (path.removingPercentEncoding ?? path)
-        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
+        // No default across a network: the URL says how, or the connection would send the
+        // password and every value in clear without anyone having chosen that.
+        guard let mode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? (Self.isLoopback(host) ? "disable" : nil) else {
+            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' reaches \(host) without saying how to use TLS; add sslmode=verify-full (or sslmode=disable on a network you trust)")
+        }
         guard let tls = TLSMode(rawValue: mode) else {
             throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' has sslmode=\(mode); use verify-full (or verify-ca, require, prefer, disable)")
         }
@@ -52,6 +56,13 @@ struct PostgresURL: Hashable, Sendable {
         if let rootCertificates, !FileManager.default.isReadableFile(atPath: rootCertificates) {
             throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' has sslrootcert=\(rootCertificates), which is not a readable file")
         }
+    }
+
+    /// Whether `host` is this machine (`localhost`, `127.x.x.x`, `::1`) or a Unix socket folder,
+    /// where no `sslmode` means `disable`.
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.") || host.hasPrefix("/")
     }
 
     /// The URL with its password replaced, for messages and logs.

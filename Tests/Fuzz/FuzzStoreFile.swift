@@ -65,11 +65,12 @@ enum FuzzStoreFile {
 
     /// Sets random cells of random tables to hostile values, deletes rows, drops indexes;
     /// returns the statements, which replay the input on the same base file.
-    static func mutateCells(_ url: URL, _ random: inout SplitMix64) -> String {
+    /// `tables`: only those of these names that the file has (all, when `nil`).
+    static func mutateCells(_ url: URL, _ random: inout SplitMix64, tables only: Set<String>? = nil) -> String {
         var db: OpaquePointer?
         guard sqlite3_open(url.path, &db) == SQLITE_OK, let db else { return "not opened" }
         defer { sqlite3_close(db) }
-        let tables = strings(db, "SELECT name FROM sqlite_master WHERE type = 'table'")
+        let tables = strings(db, "SELECT name FROM sqlite_master WHERE type = 'table'").filter { only?.contains($0.uppercased()) ?? true }
         guard !tables.isEmpty else { return "no tables" }
         var statements: [String] = []
         for _ in 0..<(1 + random.below(3)) {

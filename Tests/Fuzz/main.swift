@@ -6,7 +6,8 @@ import OpenSwiftData
 
 // openswiftdata-fuzz: opens mutated store files — OpenSwiftData's SQLite layout, the JSON example
 // store, and (given one) a Core Data file — and fetches, sorts, reads, follows relationships,
-// reads history and saves through them. Every input must end in success or a thrown error: a
+// reads history and saves through them; and sends a sync server mutated requests, and syncs
+// devices with a server whose sync bookkeeping was mutated. Every input must end in success or a thrown error: a
 // crash or a hang is a failure (the process dies, or the watchdog stops it with status 3), and the
 // input that caused it is in `<work>/current`, described in `<work>/current.txt`.
 //
@@ -50,6 +51,7 @@ try FileManager.default.createDirectory(at: inputJSON.deletingLastPathComponent(
 try FuzzModels.fill(try ModelContainer(for: Schema(FuzzModels.types), configurations: ModelConfiguration(url: baseStore)))
 try FuzzModels.fill(try ModelContainer(for: Schema(FuzzModels.types), configurations: JSONStoreConfiguration(fileURL: baseJSON)))
 try FuzzStoreFile.checkpoint(baseStore)
+let syncBase = try await FuzzSync.prepare(in: work)
 
 var runs = 0
 var refusals = 0
@@ -76,6 +78,17 @@ for (kind, base, pristine) in pristineInputs {
     watchdog.stop()
 }
 
+/// Runs one sync input under the watchdog, keeping the server's store as `current`.
+@MainActor func runSync(_ description: String, server: URL, _ body: () async -> Bool) async {
+    runs += 1
+    let current = work.appendingPathComponent("current")
+    try? FileManager.default.removeItem(at: current)
+    try? FileManager.default.copyItem(at: server, to: current)
+    watchdog.start(description)
+    if !(await body()) { refusals += 1 }
+    watchdog.stop()
+}
+
 // Inputs that found bugs first.
 if let corpus, let recipes = try? FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil) {
     for recipe in recipes.filter({ $0.pathExtension == "sql" }).sorted(by: { $0.path < $1.path }) {
@@ -91,7 +104,7 @@ while Date() < deadline {
     let input: URL
     let description: String
     let kind: FuzzStoreFile.Kind
-    switch generator.below(10) {
+    switch generator.below(12) {
     case 0..<4:
         kind = .sqlite
         input = work.appendingPathComponent("input.store")
@@ -107,6 +120,36 @@ while Date() < deadline {
         input = inputJSON
         FuzzStoreFile.copy(baseJSON, to: input)
         description = "json bytes: " + FuzzStoreFile.mutateBytes(input, &generator)
+    case 10:
+        // A device's request, mutated, to a server on a copy of the synced store.
+        let server = work.appendingPathComponent("sync-input-server.store")
+        FuzzStoreFile.copy(syncBase.server, to: server)
+        let original = syncBase.requests[generator.below(syncBase.requests.count)]
+        var body = original
+        let mutation: String
+        if generator.below(3) > 0, let (mutated, done) = FuzzSync.mutateJSON(original, &generator) {
+            body = mutated
+            mutation = "values: " + done
+        } else {
+            let file = work.appendingPathComponent("sync-request.json")
+            try? original.write(to: file)
+            mutation = "bytes: " + FuzzStoreFile.mutateBytes(file, &generator)
+            body = (try? Data(contentsOf: file)) ?? Data()
+        }
+        try? body.write(to: work.appendingPathComponent("current-request.json"))
+        await runSync("sync request \(mutation) (the body is current-request.json)", server: server) { FuzzSync.request(body, server: server) }
+        continue
+    case 11:
+        // The server's bookkeeping (clocks, identities, its state), mutated; devices sync with it.
+        let server = work.appendingPathComponent("sync-input-server.store")
+        let device = work.appendingPathComponent("sync-input-device.store")
+        let newDevice = work.appendingPathComponent("sync-input-new-device.store")
+        FuzzStoreFile.copy(syncBase.server, to: server)
+        FuzzStoreFile.copy(syncBase.device, to: device)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: newDevice.path + suffix) }
+        let statements = FuzzStoreFile.mutateCells(server, &generator, tables: ["ZSYNCEDOBJECT", "ZSYNCREPLICASTATE", "Z_GLOBALID"])
+        await runSync("sync bookkeeping: \(statements)", server: server) { await FuzzSync.sync(server: server, device: device, newDevice: newDevice) }
+        continue
     default:
         guard let coreDataSeed else { continue }
         kind = .coreData

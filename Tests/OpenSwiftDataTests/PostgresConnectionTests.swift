@@ -28,11 +28,18 @@ import Testing
         #expect(url.tls == .require)
         #expect(url.place == "app@db.example:6543/shop")
         #expect(try PostgresURL(try link("postgresql://app@localhost")).port == 5432)
+        // Without sslmode: no TLS on this machine only; anywhere else the URL must say.
+        for loopback in ["postgres://app@localhost/db", "postgres://app@127.0.0.1:5433/db", "postgres://app@[::1]/db"] {
+            #expect(try PostgresURL(try link(loopback)).tls == .disable)
+        }
+        #expect(try PostgresURL(try link("postgres://app@db.example/shop?sslmode=disable")).tls == .disable)
 
         for (text, problem) in [
             ("http://app:secret@host/db", "not a PostgreSQL URL"),
             ("postgres://host/db", "names no user"),
             ("postgres://app:secret@host/db?sslmode=maybe", "sslmode=maybe"),
+            ("postgres://app:secret@db.example/shop", "add sslmode=verify-full"),
+            ("postgres://app:secret@10.0.0.7:5432/shop", "without saying how to use TLS"),
         ] {
             do {
                 _ = try PostgresURL(try link(text))

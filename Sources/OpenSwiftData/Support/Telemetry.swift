@@ -50,7 +50,9 @@ package enum Telemetry {
         if let span = measurement.span {
             span.attributes["db.response.returned_rows"] = rows
             if let error {
-                span.recordError(error)
+                // The kind of error, never its message: messages name values and rows, and spans
+                // leave the process (as error text never goes into a response).
+                span.attributes["error.type"] = errorType(error)
                 span.setStatus(SpanStatus(code: .error))
             }
             span.end()
@@ -68,6 +70,12 @@ package enum Telemetry {
         let elapsed = DispatchTime.now().uptimeNanoseconds &- start
         Timer(label: "openswiftdata_\(measurement.operation)_duration_seconds", dimensions: dimensions, preferredDisplayUnit: .seconds)
             .recordNanoseconds(Int64(clamping: elapsed))
+    }
+
+    /// An error's kind for telemetry: `SwiftDataError.<code>`, or the error's type name.
+    static func errorType(_ error: any Error) -> String {
+        if let error = error as? SwiftDataError { return "SwiftDataError.\(error.code.rawValue)" }
+        return String(describing: type(of: error))
     }
 
     /// A wait for a pooled connection that had to block (`since`: uptime nanoseconds when it began).

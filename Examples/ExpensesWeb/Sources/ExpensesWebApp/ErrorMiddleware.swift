@@ -1,4 +1,5 @@
 import Hummingbird
+import OpenSwiftData
 
 /// Answers an internal failure (a store error, a file path, an SQL message, a connection string)
 /// with a generic 500 naming the request's id, and logs the failure with that id: the details are
@@ -11,6 +12,9 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as any HTTPResponseError {
             throw error
+        } catch let error as SwiftDataError where error.code == .busy {
+            // More requests wait for the store's threads than are queued: try again shortly.
+            throw APIError(.serviceUnavailable, "The server is busy; try again shortly.")
         } catch {
             context.logger.error("\(request.method) \(request.uri.path) failed: \(error)")
             throw Self.generic(context)

@@ -10,13 +10,13 @@ extension ExpenseInput {
     static let syncValidators: [SyncValidator] = [
         SyncValidator(for: Expense.self) { record in
             if record.attributes.contains("amount") {
-                _ = try amount(record.value("amount", as: Double.self) ?? .nan)
+                _ = try ExpenseInput.amount(record.value("amount", as: Double.self) ?? .nan)
             }
             if record.attributes.contains("note") {
-                _ = try note(record.value("note", as: String.self))
+                _ = try ExpenseInput.note(record.value("note", as: String.self))
             }
             if let tags = record.value("tags", as: [String].self) {
-                _ = try self.tags(tags)
+                _ = try ExpenseInput.tags(tags)
             }
         },
         SyncValidator(for: Category.self) { record in

@@ -1,14 +1,21 @@
 import ExpensesCore
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Mustache
+import NIOCore
 import OpenSwiftData
 import Prometheus
 
 /// Builds the web app: the JSON API, the HTML page, `/health`, request logging, and — given a
 /// Prometheus registry that `MetricsSystem` was bootstrapped with — `/metrics`, where
 /// Hummingbird's request metrics and OpenSwiftData's fetch and save metrics are scraped.
+///
+/// Every route answers only to the host names it is given (loopback by default,
+/// ``HostAllowListMiddleware``), `/metrics` included. Connections idle for
+/// ``idleTimeout`` are closed, and at most ``maximumConnections`` are open at once (kept below
+/// the usual limit of 1,024 open files, so the store's own files and connections always fit).
 ///
 /// ```swift
 /// let registry = PrometheusCollectorRegistry()
@@ -21,19 +28,30 @@ import Prometheus
 /// The service runs in the application's service group, after the HTTP server, so a graceful
 /// shutdown stops the server (its requests in flight finish) before the service closes the store.
 public enum ExpensesApplication {
-    public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, host: String = "127.0.0.1", port: Int = 8080, logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
-        let router = try router(service: service, metrics: metrics, syncToken: syncToken)
-        return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web"), services: [service], logger: logger)
+    public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, host: String = "127.0.0.1", port: Int = 8080,
+                             allowedHosts: [String] = [], logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
+        let router = try router(service: service, metrics: metrics, syncToken: syncToken, allowedHosts: allowedHosts)
+        return Application(
+            router: router, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
+            configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web", availableConnectionsDelegate: MaximumAvailableConnections(maximumConnections)),
+            services: [service], logger: logger)
     }
+
+    /// How long a connection may stay idle before the server closes it.
+    public static let idleTimeout = TimeAmount.seconds(30)
+    /// The most connections open at once; more wait in the listen queue.
+    public static let maximumConnections = 800
 
     /// The routes, for tests that drive them without a server. With a `syncToken`, `POST /sync`
     /// serves sync to clients that send it (``SyncController``).
-    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil) throws -> Router<ExpensesRequestContext> {
+    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, allowedHosts: [String] = []) throws -> Router<ExpensesRequestContext> {
         let router = Router(context: ExpensesRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
+        router.add(middleware: HostAllowListMiddleware(names: allowedHosts))
         if let metrics {
             router.add(middleware: MetricsMiddleware())
-            // The example has no authentication: behind a proxy, keep /metrics to the scraper.
+            // The example has no authentication: /metrics answers only to the allowed host names
+            // (loopback by default); behind a proxy, keep it to the scraper.
             router.get("metrics") { _, _ in
                 Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
             }

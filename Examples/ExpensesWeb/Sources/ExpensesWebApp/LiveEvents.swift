@@ -17,12 +17,21 @@ struct LiveEvents {
 
     /// The longest one event stream stays open.
     static let lifetime = Duration.seconds(15)
+    /// The most event streams open at once; more are answered 503 (the page's `EventSource`
+    /// tries again after a while). Every stream holds a connection, and connections are
+    /// file descriptors, which the store needs too.
+    static let maximumStreams = 200
+    /// The streams open now.
+    let open = StreamCount()
 
     func addRoutes(to router: Router<ExpensesRequestContext>) {
         router.get("events", use: events)
     }
 
     @Sendable func events(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
+        guard open.admit(upTo: Self.maximumStreams) else {
+            throw APIError(.serviceUnavailable, "Too many pages are following live changes; this one will try again shortly.")
+        }
         let observer = service.changes
         let start = observer.eventCounter
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
@@ -36,13 +45,15 @@ struct LiveEvents {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.lifetime) }
             continuation.finish()
         }
-        continuation.onTermination = { _ in
+        continuation.onTermination = { [open] _ in
             forward.cancel()
             end.cancel()
+            open.release()
         }
+        // The connection closes with the stream: the browser opens a new one to reconnect.
         return Response(
             status: .ok,
-            headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store", .connection: "close"],
             body: ResponseBody(asyncSequence: stream))
     }
 }

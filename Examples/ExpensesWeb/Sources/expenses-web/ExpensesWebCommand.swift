@@ -28,6 +28,9 @@ struct ExpensesWebCommand: AsyncParsableCommand {
     @Option(help: "On PostgreSQL, the namespace (schema) the tables live in.")
     var schema = "expenses"
 
+    @Option(name: .customLong("allowed-host"), help: "A host name the server answers to besides loopback ones (repeatable; also EXPENSES_ALLOWED_HOSTS, comma-separated). Requests for any other Host get 421.")
+    var allowedHosts: [String] = []
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let port = try port ?? environment["PORT"].map { text in
@@ -47,7 +50,9 @@ struct ExpensesWebCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         // Sync for `expenses sync --server URL` at /sync, when a token is set.
-        let app = try await ExpensesApplication.build(service: service, metrics: registry, syncToken: environment["EXPENSES_SYNC_TOKEN"], host: host, port: port, logger: logger)
+        let hosts = allowedHosts + (environment["EXPENSES_ALLOWED_HOSTS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        let app = try await ExpensesApplication.build(service: service, metrics: registry, syncToken: environment["EXPENSES_SYNC_TOKEN"], host: host, port: port,
+                                                      allowedHosts: hosts, logger: logger)
         // Runs until SIGINT or SIGTERM: the server finishes its requests in flight, then the
         // service closes the store. Every request saved its own changes: nothing is left to save.
         try await app.runService()

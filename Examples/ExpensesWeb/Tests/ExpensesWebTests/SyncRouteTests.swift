@@ -65,4 +65,29 @@ import Testing
             await #expect(throws: SyncError.self) { try await client.sync() }
         }
     }
+
+    @Test(arguments: WebStore.available)
+    func recordsTheAPIsRulesRefuseAreSetAsideAndTheRestSyncs(_ store: WebStore) async throws {
+        try await Self.live(store) { client, url in
+            let device = try Self.device()
+            let sync = try SyncClient(container: device, transport: HTTPSyncTransport(url: url, token: Self.token))
+            _ = try await sync.sync()
+            let context = ModelContext(device)
+            context.insert(Expense(amount: .nan, note: "Not a number"))
+            context.insert(Expense(amount: 3, note: String(repeating: "x", count: 40_000)))
+            context.insert(Expense(amount: 4.25, note: "Fine"))
+            try context.save()
+            let result = try await sync.sync()
+            #expect(result.sent == 1)
+            #expect(result.refused.count == 2)
+            #expect(result.refused.allSatisfy { $0.entity == "Expense" })
+            // The server kept neither, and every page and total still answers.
+            let page = try await client.send(.get, "/")
+            #expect(page.status == .ok)
+            #expect(page.text.contains("Fine"))
+            #expect(!page.text.contains("Not a number"))
+            #expect(try await client.send(.get, "/api/summary").status == .ok)
+            #expect(try await client.send(.get, "/api/expenses").status == .ok)
+        }
+    }
 }
