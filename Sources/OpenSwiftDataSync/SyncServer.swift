@@ -61,7 +61,7 @@ public final class SyncServer: @unchecked Sendable {
     /// Answers one request body with a reply body, as ``respond(to:)`` does, from async server
     /// code: the request waits for its turn as a suspended task (at most
     /// ``maximumWaitingRequests`` of them; more throw ``SyncError/busy(_:)``, answer 429), and
-    /// runs on the container's own threads (``ModelContainer/perform(_:)``), so syncs never hold
+    /// runs on the container's own threads (`ModelContainer.perform`), so syncs never hold
     /// a thread the host's other routes need. A request whose client is gone before its turn is
     /// dropped (`CancellationError`).
     ///

@@ -147,7 +147,7 @@ while Date() < deadline {
         FuzzStoreFile.copy(syncBase.server, to: server)
         FuzzStoreFile.copy(syncBase.device, to: device)
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: newDevice.path + suffix) }
-        let statements = FuzzStoreFile.mutateCells(server, &generator, tables: ["ZSYNCEDOBJECT", "ZSYNCREPLICASTATE", "Z_GLOBALID"])
+        let statements = FuzzStoreFile.mutateCells(server, &generator, tables: ["SYNCEDOBJECT", "SYNCREPLICASTATE", "Z_GLOBALID"])
         await runSync("sync bookkeeping: \(statements)", server: server) { await FuzzSync.sync(server: server, device: device, newDevice: newDevice) }
         continue
     default:

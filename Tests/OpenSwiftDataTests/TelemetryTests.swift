@@ -83,7 +83,7 @@ enum TestTelemetry {
         #expect(throws: SwiftDataError.self) { try ModelContext(container).fetch(broken) }
         let span = try #require(TestTelemetry.tracer.finishedSpans.first { $0.attributes["openswiftdata.store"]?.toSpanAttribute() == .string(name) })
         #expect(span.status?.code == .error)
-        #expect(span.attributes["error.type"]?.toSpanAttribute() == .string("SwiftDataError.unsupportedPredicate"))
+        #expect(span.attributes["error.type"]?.toSpanAttribute() == .string("SwiftDataError.unsupportedKeyPath"))
         #expect(span.errors.isEmpty)
         #expect(span.status?.message == nil)
         #expect(TestTelemetry.metrics.counterTotal(label: "openswiftdata_errors_total", dimensions: [("store", name), ("operation", "fetch")]) == 1)
