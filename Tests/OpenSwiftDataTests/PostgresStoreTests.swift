@@ -25,6 +25,32 @@ struct PostgresStoreTests {
     /// `PostgresStore` through the `DataStore` API, behind a decorator: what a context saves as
     /// snapshots (relationships on both sides, a unique upsert, a move, a delete) reads back the
     /// same through the store's own container.
+    /// History numbers are transaction ids, and a read shows only those below the oldest write
+    /// still running — of this store's writers, not of every transaction on the server.
+    @Test func historyReadsDoNotWaitForUnrelatedTransactions() throws {
+        let store = try TestStore(.postgres, [Expense.self])
+        let context = store.context()
+        context.insert(Expense(amount: 1))
+        try context.save()
+        let token = try #require(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>()).last?.token)
+        // Another session's write transaction (it touches nothing of this store) stays open.
+        let other = try PostgresConnectionPool(url: try PostgresURL(try #require(PostgresServer.url)), maximum: 1, connectTimeout: .seconds(5))
+        let connection = try other.acquire()
+        defer {
+            _ = try? other.run("ROLLBACK", on: connection)
+            other.release(connection)
+            other.shutDown()
+        }
+        _ = try other.run("BEGIN", on: connection)
+        _ = try other.run("SELECT txid_current()", on: connection)
+
+        context.insert(Expense(amount: 2))
+        try context.save()
+        let newer = try ModelContext(store.container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > token }))
+        #expect(newer.count == 1)
+        #expect(newer.first?.changes.count == 1)
+    }
+
     @Test func thePostgresStoreAnswersThroughTheDataStoreAPI() throws {
         let namespace = Namespace()
         var logger = Logger(label: "tests")

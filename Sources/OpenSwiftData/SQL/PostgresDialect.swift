@@ -25,9 +25,29 @@ package struct PostgresDialect: SQLDialect {
     // The txid_* spellings run on every supported server (pg_current_xact_id is 13 and later).
     package var transactionIDs: SQLTransactionIDs? {
         SQLTransactionIDs(
-            current: "txid_current()", oldestRunning: "txid_snapshot_xmin(txid_current_snapshot())",
-            next: "txid_snapshot_xmax(txid_current_snapshot())")
+            current: "txid_current()", oldestRunning: Self.oldestWriterOfThisStore,
+            next: "txid_snapshot_xmax(txid_current_snapshot())", registerWriter: Self.registerWriter)
     }
+
+    /// The advisory lock every write transaction of a store holds, shared (writers never wait
+    /// for one another): key 1 is the library's ('OSDT'), key 2 the store's namespace.
+    private static let writerLock = "1330857044, hashtext(current_schema())"
+    static let registerWriter = "SELECT pg_advisory_xact_lock_shared(\(writerLock))"
+
+    /// The oldest transaction id among this store's running write transactions (the holders of
+    /// ``registerWriter``'s lock that have an id), else the next id to be given. Why not the
+    /// snapshot's xmin: it counts every write transaction of the whole cluster — another
+    /// database's `ANALYZE`, a long migration elsewhere — and history readers would wait for
+    /// them, then show nothing newer until they end. `pg_locks` names 32-bit xids: each is
+    /// widened to the 64-bit id below the snapshot's xmax that it stands for.
+    static let oldestWriterOfThisStore = """
+        (SELECT COALESCE(MIN(s.xmax - ((((s.xmax & 4294967295) - t.transactionid::text::bigint) + 4294967296) % 4294967296)), MIN(s.xmax)) \
+        FROM (SELECT txid_snapshot_xmax(txid_current_snapshot()) AS xmax) s \
+        LEFT JOIN pg_locks a ON a.locktype = 'advisory' AND a.granted AND a.objsubid = 2 \
+        AND a.classid::int8 = 1330857044 AND a.objid::int8 = (hashtext(current_schema())::int8 & 4294967295) \
+        LEFT JOIN pg_locks t ON t.locktype = 'transactionid' AND t.mode = 'ExclusiveLock' AND t.granted \
+        AND t.virtualtransaction = a.virtualtransaction)
+        """
     package func placeholder(_ index: Int) -> String { "$\(index)" }
     /// Arrays of the types the connection binds single values in (``PostgresSQLConnection``).
     package func arrayType(of value: StoredValue) -> String? {

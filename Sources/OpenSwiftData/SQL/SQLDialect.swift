@@ -104,11 +104,14 @@ package protocol SQLDialect: Sendable {
 package struct SQLTransactionIDs: Sendable {
     /// The id of the running write transaction (it is given one by its first write).
     package var current: String
-    /// The oldest id of a transaction still running anywhere on the server; every lower id has
-    /// committed or rolled back.
+    /// The oldest id of a write transaction of this store still running (``registerWriter``);
+    /// every lower id of the store's writers has committed or rolled back.
     package var oldestRunning: String
     /// The id the next transaction will get.
     package var next: String
+    /// Run first in every write transaction, before it is given an id, so that readers can tell
+    /// this store's writers from every other transaction on the server.
+    package var registerWriter: String?
 }
 
 extension SQLDialect {

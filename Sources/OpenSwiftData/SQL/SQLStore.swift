@@ -111,6 +111,10 @@ package final class SQLStore: Sendable {
             try beforeTransaction?(connection)
             record(begin, [])
             _ = try connection.execute(begin, bindings: [])
+            if let register = dialect.transactionIDs?.registerWriter {
+                record(register, [])
+                try connection.query(register, bindings: []) { _ in }
+            }
         } catch {
             engine.endWrite(connection)
             throw engine.translate(error)
