@@ -86,10 +86,51 @@ public final class ExpenseViewModel {
             (15.00, "Cinema", "Entertainment", 6),
             (8.75, "Coffee and pastry", "Food", 7),
         ]
+        var inserted: [Expense] = []
         for (amount, note, category, daysAgo) in samples {
-            context.insert(Expense(amount: amount, date: now.addingTimeInterval(-daysAgo * day), note: note, category: byName[category]))
+            let expense = Expense(amount: amount, date: now.addingTimeInterval(-daysAgo * day), note: note, category: byName[category])
+            context.insert(expense)
+            inserted.append(expense)
         }
-        save()
+        let author = context.author
+        context.author = Self.seedAuthor
+        let saved = save()
+        context.author = author
+        guard saved else { return }
+        do {
+            try keepOnlyTheFirstSeed(inserted)
+        } catch {
+            errorMessage = "Could not check the samples: \(error)"
+        }
+    }
+
+    /// The author of the samples' save (its history transaction says so).
+    static let seedAuthor = "seed"
+
+    /// Two processes that found the store empty at once — two servers starting on one new
+    /// database — both seed. The seed saved first (the lowest history token) keeps its samples;
+    /// every later one takes its own back out, so the store ends with one set whoever saved
+    /// first. (The categories are one set already: their names are unique, so the second
+    /// insert of each merged into the first.)
+    private func keepOnlyTheFirstSeed(_ inserted: [Expense]) throws {
+        guard let marker = inserted.first?.persistentModelID else { return }
+        let author = Self.seedAuthor
+        // A save is in history once every write that began before it has ended: read again
+        // until this one is there (a store waits a moment for those writes itself).
+        for _ in 0..<10 {
+            let seeds = try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.author == author }))
+                .sorted { $0.token < $1.token }
+            guard let mine = seeds.firstIndex(where: { transaction in
+                transaction.changes.contains { change in
+                    if case .insert(let insert) = change { return insert.changedPersistentIdentifier == marker }
+                    return false
+                }
+            }) else { continue }
+            guard mine > 0 else { return }
+            for expense in inserted { context.delete(expense) }
+            _ = save()
+            return
+        }
     }
 
     /// Seeds the store once, as the list view's `.task` does (see ``setupInitialData(categories:expenses:)``).

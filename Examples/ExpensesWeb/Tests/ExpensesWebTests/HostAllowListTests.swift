@@ -3,6 +3,7 @@ import ExpensesWebApp
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Prometheus
 import Testing
 
 /// Requests under another site's host name (DNS rebinding) reach nothing: every route answers
@@ -14,11 +15,11 @@ import Testing
 
     @Test func anotherHostNameIsRefusedOnEveryRoute() async throws {
         let app = try TestApp(.sqlite)
-        let server = try await ExpensesApplication.build(service: app.service, syncToken: "t", host: "127.0.0.1", port: 0, allowedHosts: ["expenses.example"])
+        let server = try await ExpensesApplication.build(service: app.service, metrics: PrometheusCollectorRegistry(), syncToken: "t", host: "127.0.0.1", port: 0, allowedHosts: ["expenses.example"])
         try await server.test(.live) { client in
             let port = try #require(client.port)
             let body = "{\"amount\": 99, \"note\": \"rebound\"}"
-            for (method, path) in [("POST", "/api/expenses"), ("GET", "/"), ("GET", "/api/expenses"), ("GET", "/events"), ("POST", "/sync"), ("GET", "/health")] {
+            for (method, path) in [("POST", "/api/expenses"), ("GET", "/"), ("GET", "/api/expenses"), ("GET", "/events"), ("POST", "/sync"), ("GET", "/health"), ("GET", "/metrics")] {
                 #expect(try RawHTTP.status(port: port, Self.request(method, path, host: "evil.example", body: method == "POST" ? body : "")) == 421, "\(method) \(path)")
             }
             // A name it was given, and loopback ones, are served.

@@ -37,17 +37,20 @@ struct TestApp {
     let file: URL?
 
     init(_ store: WebStore) throws {
+        (configuration, file) = try Self.newStore(store)
+        service = try ExpensesService(container: try ExpensesStore.container(configuration), threadCount: 2)
+    }
+
+    /// A configuration of a new, empty store of the kind, and its file (SQLite).
+    static func newStore(_ store: WebStore) throws -> (any DataStoreConfiguration, URL?) {
         switch store {
         case .sqlite:
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("expenses-web-tests/\(UUID().uuidString).store")
-            file = url
-            configuration = ModelConfiguration(url: url)
+            return (ModelConfiguration(url: url), url)
         case .postgres:
             let url = try #require(WebStore.postgresURL)
-            file = nil
-            configuration = PostgresConfiguration("Expenses", url: url, postgresSchema: "web_\(UUID().uuidString.prefix(8).lowercased())")
+            return (PostgresConfiguration("Expenses", url: url, postgresSchema: "web_\(UUID().uuidString.prefix(8).lowercased())"), nil)
         }
-        service = try ExpensesService(container: try ExpensesStore.container(configuration), threadCount: 2)
     }
 
     private init(configuration: any DataStoreConfiguration, file: URL?) throws {
