@@ -130,6 +130,19 @@ import Testing
         #expect(SQLSaveWriter.keys(inList: "-9223372036854775808,7") == [.min, 7])
     }
 
+    /// Lists each under the cap must not add up past it in one read: the budget is the read's.
+    @Test func historyKeyListsShareOneBudgetPerRead() {
+        var remaining: Int64 = 10
+        #expect(HistoryKeyList.decode("1-6", remaining: &remaining) == [1, 2, 3, 4, 5, 6])
+        #expect(remaining == 4)
+        #expect(HistoryKeyList.decode("10-13", remaining: &remaining) == [10, 11, 12, 13])
+        #expect(remaining == 0)
+        #expect(HistoryKeyList.decode("20", remaining: &remaining) == nil)
+        var more: Int64 = 3
+        #expect(HistoryKeyList.decode("1,2,3,4", remaining: &more) == nil)
+        #expect(more == 3)
+    }
+
     @Test func anInfiniteDecimalIsAnErrorNotZero() throws {
         // A REAL column holding ±infinity (another program's): no Decimal, so the value is
         // unreadable (a stand-in and a refused write-back, as above), never a silent 0.

@@ -21,30 +21,39 @@ enum HistoryKeyList {
         return text
     }
 
-    /// The most keys one list may name. A save of that many models is far beyond any seen; a
-    /// list naming more (`0-9223372036854775807` in a damaged or crafted file) is refused rather
-    /// than allocated.
+    /// The most keys one list — and one read of history, all its lists together — may name. A
+    /// save of that many models is far beyond any seen; a list naming more
+    /// (`0-9223372036854775807` in a damaged or crafted file), or many lists that add up to more,
+    /// are refused rather than allocated (50 million keys are 400 MB).
     static let maximumKeys: Int64 = 50_000_000
 
     /// The keys of a list ``encode(_:)`` wrote; `nil` if the text is not such a list, or names
     /// more than ``maximumKeys`` keys.
     static func decode(_ text: String) -> [Int64]? {
-        var keys: [Int64] = []
         var remaining = maximumKeys
+        return decode(text, remaining: &remaining)
+    }
+
+    /// The keys of a list, counted against `remaining` (what a read has left of its
+    /// ``maximumKeys``); `nil` if the text is not a list or names more keys than remain.
+    static func decode(_ text: String, remaining: inout Int64) -> [Int64]? {
+        var keys: [Int64] = []
+        var left = remaining
         for part in text.split(separator: ",") {
             // A leading minus is a negative key, a later one separates a run's ends.
             if let dash = part.dropFirst().firstIndex(of: "-") {
                 guard let first = Int64(part[..<dash]), let last = Int64(part[part.index(after: dash)...]), first <= last else { return nil }
                 let (span, overflow) = last.subtractingReportingOverflow(first)
-                guard !overflow, span < remaining else { return nil }
-                remaining -= span + 1
+                guard !overflow, span < left else { return nil }
+                left -= span + 1
                 keys.append(contentsOf: first...last)
             } else {
-                guard let key = Int64(part), remaining > 0 else { return nil }
-                remaining -= 1
+                guard let key = Int64(part), left > 0 else { return nil }
+                left -= 1
                 keys.append(key)
             }
         }
+        remaining = left
         return keys
     }
 }

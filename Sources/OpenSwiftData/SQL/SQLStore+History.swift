@@ -95,10 +95,15 @@ extension SQLStore {
             return
         }
         let decoder = JSONDecoder()
+        // One budget for the whole read: many lists each under the cap must not add up to more.
+        var remainingKeys = HistoryKeyList.maximumKeys
         try query(select, on: connection) { row in
             guard let index = position[row.int64(at: 0)] else { return }
             let keysText = row.text(at: 3)
-            guard let kind = HistoryChangeGroup.Kind(rawValue: row.int64(at: 1)), let keys = HistoryKeyList.decode(keysText) else {
+            guard let kind = HistoryChangeGroup.Kind(rawValue: row.int64(at: 1)), let keys = HistoryKeyList.decode(keysText, remaining: &remainingKeys) else {
+                if HistoryKeyList.decode(keysText) != nil {
+                    throw SwiftDataError(.storeIO, "this read of the history of the store \(name) names more than \(HistoryKeyList.maximumKeys) models; read fewer transactions at a time (HistoryDescriptor's fetchLimit)")
+                }
                 throw SwiftDataError(.storeIO, "the history of the store \(name) has a change of transaction \(row.int64(at: 0)) it cannot read (kind \(row.int64(at: 1)), keys \(keysText.prefix(40))); the store is damaged or was changed by another program")
             }
             var group = HistoryChangeGroup(kind: kind, entityName: row.text(at: 2), keys: keys)
