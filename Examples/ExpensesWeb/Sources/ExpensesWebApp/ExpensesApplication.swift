@@ -13,9 +13,8 @@ import Prometheus
 /// Hummingbird's request metrics and OpenSwiftData's fetch and save metrics are scraped.
 ///
 /// Every route answers only to the host names it is given (loopback by default,
-/// ``HostAllowListMiddleware``), `/metrics` included. Connections idle for
-/// ``idleTimeout`` are closed, and at most ``maximumConnections`` are open at once (kept below
-/// the usual limit of 1,024 open files, so the store's own files and connections always fit).
+/// ``HostAllowListMiddleware``), `/metrics` included. Idle connections are closed, and open
+/// connections and event streams are capped (``ServerLimits``).
 ///
 /// ```swift
 /// let registry = PrometheusCollectorRegistry()
@@ -29,22 +28,18 @@ import Prometheus
 /// shutdown stops the server (its requests in flight finish) before the service closes the store.
 public enum ExpensesApplication {
     public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, host: String = "127.0.0.1", port: Int = 8080,
-                             allowedHosts: [String] = [], logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
-        let router = try router(service: service, metrics: metrics, syncToken: syncToken, allowedHosts: allowedHosts)
+                             allowedHosts: [String] = [], limits: ServerLimits = ServerLimits(), logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
+        let router = try router(service: service, metrics: metrics, syncToken: syncToken, allowedHosts: allowedHosts, limits: limits)
         return Application(
-            router: router, server: .http1(configuration: .init(idleTimeout: idleTimeout)),
-            configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web", availableConnectionsDelegate: MaximumAvailableConnections(maximumConnections)),
+            router: router, server: .http1(configuration: .init(idleTimeout: limits.idleTimeout)),
+            configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web", availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
             services: [service], logger: logger)
     }
 
-    /// How long a connection may stay idle before the server closes it.
-    public static let idleTimeout = TimeAmount.seconds(30)
-    /// The most connections open at once; more wait in the listen queue.
-    public static let maximumConnections = 800
-
     /// The routes, for tests that drive them without a server. With a `syncToken`, `POST /sync`
     /// serves sync to clients that send it (``SyncController``).
-    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, allowedHosts: [String] = []) throws -> Router<ExpensesRequestContext> {
+    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, allowedHosts: [String] = [],
+                              limits: ServerLimits = ServerLimits()) throws -> Router<ExpensesRequestContext> {
         let router = Router(context: ExpensesRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: HostAllowListMiddleware(names: allowedHosts))
@@ -65,7 +60,7 @@ public enum ExpensesApplication {
         }
         APIController(service: service).addRoutes(to: router)
         WebController(service: service, templates: try templates()).addRoutes(to: router)
-        LiveEvents(service: service).addRoutes(to: router)
+        LiveEvents(service: service, maximumStreams: limits.maximumEventStreams).addRoutes(to: router)
         try SyncController(service: service, token: syncToken).addRoutes(to: router)
         return router
     }

@@ -20,7 +20,7 @@ struct LiveEvents {
     /// The most event streams open at once; more are answered 503 (the page's `EventSource`
     /// tries again after a while). Every stream holds a connection, and connections are
     /// file descriptors, which the store needs too.
-    static let maximumStreams = 200
+    let maximumStreams: Int
     /// The streams open now.
     let open = StreamCount()
 
@@ -29,7 +29,7 @@ struct LiveEvents {
     }
 
     @Sendable func events(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
-        guard open.admit(upTo: Self.maximumStreams) else {
+        guard open.admit(upTo: maximumStreams) else {
             throw APIError(.serviceUnavailable, "Too many pages are following live changes; this one will try again shortly.")
         }
         let observer = service.changes
