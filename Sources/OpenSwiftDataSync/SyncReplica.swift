@@ -63,26 +63,8 @@ struct SyncReplica {
         self.roots = Dictionary(all.map { ($0.name, $0.root) }, uniquingKeysWith: { first, _ in first })
         self.allProperties = allProperties
         self.constraints = constraints
-        var byEntity: [String: SyncResolver] = [:]
-        for resolver in resolvers {
-            guard entities[resolver.entity] != nil else {
-                throw SyncError.unsupportedStore("a resolver is given for '\(resolver.entity)', which is not a synced entity of the schema")
-            }
-            guard byEntity.updateValue(resolver, forKey: resolver.entity) == nil else {
-                throw SyncError.unsupportedStore("two resolvers are given for '\(resolver.entity)'")
-            }
-        }
-        self.resolvers = byEntity
-        var validating: [String: SyncValidator] = [:]
-        for validator in validators {
-            guard entities[validator.entity] != nil else {
-                throw SyncError.unsupportedStore("a validator is given for '\(validator.entity)', which is not a synced entity of the schema")
-            }
-            guard validating.updateValue(validator, forKey: validator.entity) == nil else {
-                throw SyncError.unsupportedStore("two validators are given for '\(validator.entity)'")
-            }
-        }
-        self.validators = validating
+        self.resolvers = try Self.byEntity(resolvers, \.entity, kind: "resolver", synced: entities)
+        self.validators = try Self.byEntity(validators, \.entity, kind: "validator", synced: entities)
         // The version alone would not tell two schemas apart that both kept the default one.
         var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
         for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
@@ -93,8 +75,23 @@ struct SyncReplica {
                 }
             }
         }
-        let resolved = byEntity.keys.sorted()
+        let resolved = self.resolvers.keys.sorted()
         self.schemaVersion = "\(container.schema.version) (\(String(fingerprint, radix: 16))\(resolved.isEmpty ? "" : "; resolvers for \(resolved.joined(separator: ", "))"))"
+    }
+
+    /// An app's resolvers or validators by entity: each for a synced entity, one per entity.
+    private static func byEntity<T>(_ items: [T], _ entity: KeyPath<T, String>, kind: String, synced: [String: [SyncPropertyDescription]]) throws -> [String: T] {
+        var found: [String: T] = [:]
+        for item in items {
+            let name = item[keyPath: entity]
+            guard synced[name] != nil else {
+                throw SyncError.unsupportedStore("a \(kind) is given for '\(name)', which is not a synced entity of the schema")
+            }
+            guard found.updateValue(item, forKey: name) == nil else {
+                throw SyncError.unsupportedStore("two \(kind)s are given for '\(name)'")
+            }
+        }
+        return found
     }
 
     // MARK: State
