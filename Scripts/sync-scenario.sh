@@ -55,7 +55,7 @@ start_servers() {
     if [ "$backend" = sqlite ]; then
         start 18190 --store "$work/server.store"
     else
-        # The second starts once the first has seeded the empty schema (two at once would both seed).
+        # The second starts once the first is serving (two at once would seed once anyway).
         start 18191 --store "$postgres" --schema "sync_$$"
         start 18192 --store "$postgres" --schema "sync_$$"
     fi
@@ -111,6 +111,13 @@ scenario() {
     [ "$(device a sync)" = "Synced with $(server_for a): 0 sent, 11 received." ] || fail "the first device's first sync"
     [ "$(device b sync)" = "Synced with $(server_for b): 0 sent, 11 received." ] || fail "the second device's first sync"
     device a list | shows "Total: 231.24 (6 expenses)" || fail "the first device lacks the server's data"
+    # The token read from a file (kept out of the environment and of `ps`); without one, refused.
+    printf '%s\n' "$EXPENSES_SYNC_TOKEN" > "$work/token"
+    [ "$(env -u EXPENSES_SYNC_TOKEN EXPENSES_SERVER="$(server_for a)" "$expenses" sync --token-file "$work/token" --store "$work/$backend-a.store")" = "Synced with $(server_for a): 0 sent, 0 received." ] \
+        || fail "a sync with the token in a file"
+    if env -u EXPENSES_SYNC_TOKEN EXPENSES_SERVER="$(server_for a)" "$expenses" sync --store "$work/$backend-a.store" > /dev/null 2>&1; then
+        fail "a sync without a token was accepted"
+    fi
 
     # Offline: the server is down. Both devices add, and both make the category Travel.
     stop_servers
