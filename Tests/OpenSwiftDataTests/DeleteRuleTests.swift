@@ -15,6 +15,24 @@ import Testing
         return (room, mario, mai)
     }
 
+    /// `delete(model:)` applies to the rows there were when it was called, on every store: a
+    /// restore ("delete all, insert the backup, save") keeps what it inserted.
+    @Test(arguments: StoreKind.allCases)
+    func aDeleteOfAnEntitySparesWhatIsInsertedAfterIt(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Classroom.self])
+        _ = try school(store)
+        let context = store.context()
+        try context.delete(model: Student.self)
+        try context.delete(model: Classroom.self)
+        let room = Classroom(name: "M.6/2", teacher: "Khun Malee")
+        context.insert(Student(name: "Restored", gender: "F", score: 90, room: room))
+        context.insert(Student(name: "Restored without a room", gender: "M", score: 70, room: nil))
+        try context.save()
+        let check = store.context()
+        #expect(try check.fetch(FetchDescriptor<Student>()).map(\.name).sorted() == ["Restored", "Restored without a room"])
+        #expect(try check.fetch(FetchDescriptor<Classroom>()).map { "\($0.name) \($0.studentList.count)" } == ["M.6/2 1"])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func cascadeDeletesRelatedModels(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Classroom.self])

@@ -94,6 +94,18 @@ extension ModelContext {
     /// deleted at once. Otherwise (`.cascade`, `.deny`, a custom ``DataStore``, or a model class
     /// with a superclass or subclasses) each matching model is loaded and deleted with its rules.
     ///
+    /// Either way the delete applies to the rows there are when it is called, never to models
+    /// inserted after it — a restore written as "delete everything, insert the backup, save"
+    /// keeps the backup. A model inserted after it whose unique value names a row it deletes
+    /// replaces that row (the new values, and only the new model's relationships), where a
+    /// plain insert would update it:
+    ///
+    /// ```swift
+    /// try context.delete(model: Expense.self)
+    /// for row in backup { context.insert(Expense(amount: row.amount, note: row.note)) }
+    /// try context.save()   // exactly the backup's expenses
+    /// ```
+    ///
     /// With `includeSubclasses: false`, models of `T`'s subclasses that match are kept:
     ///
     /// ```swift

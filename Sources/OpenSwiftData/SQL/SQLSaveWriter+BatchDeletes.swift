@@ -9,7 +9,12 @@ extension SQLSaveWriter {
         var deleted: [(layout: ModelLayout, keys: [Int64], store: String)] = []
         for batch in changes.batchDeletes {
             let layout = batch.layout
-            let keysSelect = try store.keysSelect(batch)
+            var keysSelect = try store.keysSelect(batch)
+            // The rows this save inserted, or upserted into, were written after the delete was
+            // asked for: it never applies to them (`delete(model:)` then `insert` is a restore).
+            if let fresh = freshRows(in: layout.tableName) {
+                keysSelect.whereClause = keysSelect.whereClause.map { .binary($0, .and, fresh) } ?? fresh
+            }
             let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), keysSelect) }
             // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
             let everyRow = keysSelect.whereClause == nil && keysSelect.joins.isEmpty && keysSelect.limit == nil && keysSelect.offset == nil
@@ -58,6 +63,31 @@ extension SQLSaveWriter {
             deleted.append((layout, keys, store.identifier))
         }
         return deleted
+    }
+
+    /// A condition that leaves out the rows of `table` this save inserted or upserted into (by
+    /// runs of keys: a save's new keys come in blocks), or `nil` when it wrote none.
+    private func freshRows(in table: String) -> SQLExpression? {
+        var keys: [Int64] = []
+        for group in changes.inserts where group.layout.tableName == table {
+            keys += group.tokens.compactMap { newKeys[$0] }
+        }
+        guard !keys.isEmpty else { return nil }
+        keys.sort()
+        let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
+        var conditions: [SQLExpression] = []
+        var start = 0
+        while start < keys.count {
+            var end = start
+            while end + 1 < keys.count, keys[end + 1] <= keys[end] &+ 1, keys[end] < .max { end += 1 }
+            conditions.append(start == end
+                ? .binary(key, .equal, .bind(.integer(keys[start])))
+                : .binary(.binary(key, .greaterOrEqual, .bind(.integer(keys[start]))), .and, .binary(key, .lessOrEqual, .bind(.integer(keys[end])))))
+            start = end + 1
+        }
+        // Many scattered keys (upserts into old rows) would be many conditions: a list then.
+        if conditions.count > 50 { return .not(.in(key, keys.map { .bind(.integer($0)) })) }
+        return .not(conditions.dropFirst().reduce(conditions[0]) { .binary($0, .or, $1) })
     }
 
     private func readKeys(_ select: SQLSelect) throws -> [Int64] {

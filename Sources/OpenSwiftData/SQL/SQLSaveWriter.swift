@@ -18,7 +18,7 @@ struct SQLSaveWriter {
     private(set) var newKeys: [Int64?] = []
     /// Tokens of new rows that matched a stored row (or an earlier new one) through a unique
     /// constraint and update it instead of inserting.
-    private(set) var upserts = Set<Int>()
+    var upserts = Set<Int>()
 
     init(store: SQLStore, connection: any SQLConnection, changes: ValueChangeSet, schema: Schema, keys: [String: (next: Int64, last: Int64)] = [:]) {
         self.store = store
@@ -33,6 +33,9 @@ struct SQLSaveWriter {
     mutating func write() throws {
         let store = self.store, connection = self.connection
         try assignPrimaryKeys()
+        // The preserved values of every row this save deletes, read before any is deleted.
+        try readTombstonesOfDeletedRows()
+        let replaced = try replaceDeletedRowsNewOnesName()
 
         for group in changes.inserts {
             let layout = group.layout
@@ -83,34 +86,7 @@ struct SQLSaveWriter {
         result.batchDeletedKeys += batchDeleted
         result.batchUpdatedKeys += try writeBatchUpdates(store: store, connection: connection)
 
-        try readTombstonesOfDeletedRows()
-        // Deleted rows, their join rows, and references to them from relationships without inverse.
-        for group in changes.deletes {
-            let layout = group.layout
-            let incoming = schema.incomingWithoutInverse(to: layout).filter { incoming in store.layouts.contains { $0 === incoming.source } }
-            for primaryKey in group.keys {
-                let key = SQLExpression.bind(.integer(primaryKey))
-                try store.run(.delete(table: layout.tableName, whereClause: .binary(.column(table: layout.tableName, name: ModelLayout.primaryKeyColumn), .equal, key)), on: connection)
-                for slot in layout.relationshipSlots {
-                    if case .joinTable(let table, let ownerColumn, _)? = layout.properties[slot].relationship.map(store.format.storage) {
-                        try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, key)), on: connection)
-                    }
-                }
-                for incoming in incoming {
-                    switch incoming.property.relationship.map(store.format.storage) {
-                    case .joinTable(let table, _, let otherColumn)?:
-                        try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: otherColumn), .equal, key)), on: connection)
-                    case .foreignKey(let column)?:
-                        if incoming.property.relationship?.isOptional == true {
-                            try store.run(.update(table: incoming.source.tableName, assignments: [(column, .constant(.null))] + store.format.versionBump,
-                                                  whereClause: .binary(.column(table: incoming.source.tableName, name: column), .equal, key)), on: connection)
-                        }
-                    default:
-                        break
-                    }
-                }
-            }
-        }
+        try writeDeletes(skipping: replaced)
 
         try writeHistory()
         result.upserted = upserts

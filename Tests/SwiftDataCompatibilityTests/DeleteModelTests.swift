@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+#if canImport(SwiftData)
+import SwiftData
+#endif
+
+/// `ModelContext.delete(model:where:)` deletes the rows that exist when it is called: models
+/// inserted afterwards in the same context — a restore from a backup written as "delete all,
+/// insert the backup's rows, save" — survive the save, whatever the entity's shape.
+@Suite struct DeleteModelTests {
+    @Test func modelsInsertedAfterADeleteOfTheirEntitySurviveTheSave() throws {
+        let (container, url) = try TestContainer.make()
+        let setup = ModelContext(container)
+        let central = Library(code: "L1", name: "Central")
+        setup.insert(central)
+        central.books.append(Book(title: "Dune"))
+        setup.insert(Book(title: "Emma"))
+        try setup.save()
+
+        let context = ModelContext(container)
+        // Books: deleted in the store (no rule needs the models); libraries: with their cascade.
+        try context.delete(model: Book.self)
+        try context.delete(model: Library.self)
+        context.insert(Book(title: "Restored book"))
+        let restored = Library(code: "L2", name: "Restored library")
+        context.insert(restored)
+        restored.books.append(Book(title: "Restored shelf book"))
+        try context.save()
+
+        let reopened = try ModelContainer(for: Library.self, Book.self, Shelf.self, configurations: ModelConfiguration(url: url))
+        let fresh = ModelContext(reopened)
+        #expect(try fresh.fetch(FetchDescriptor<Book>()).map(\.title).sorted() == ["Restored book", "Restored shelf book"])
+        #expect(try fresh.fetch(FetchDescriptor<Library>()).map(\.name) == ["Restored library"])
+    }
+
+    @Test func aDeleteWithAPredicateSparesMatchingModelsInsertedAfterIt() throws {
+        let (container, url) = try TestContainer.make()
+        let setup = ModelContext(container)
+        setup.insert(Book(title: "Old draft", subtitle: "draft"))
+        setup.insert(Book(title: "Kept", subtitle: "final"))
+        try setup.save()
+
+        let context = ModelContext(container)
+        try context.delete(model: Book.self, where: #Predicate { $0.subtitle == "draft" })
+        context.insert(Book(title: "New draft", subtitle: "draft"))
+        try context.save()
+
+        let reopened = try ModelContainer(for: Library.self, Book.self, Shelf.self, configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(reopened).fetch(FetchDescriptor<Book>()).map(\.title).sorted() == ["Kept", "New draft"])
+    }
+
+    @Test func aModelInsertedAfterADeleteKeepsTheRowItsUniqueValueNames() throws {
+        let (container, url) = try TestContainer.make()
+        let setup = ModelContext(container)
+        setup.insert(Library(code: "L1", name: "Before the restore"))
+        try setup.save()
+
+        let context = ModelContext(container)
+        try context.delete(model: Library.self)
+        // The backup's library has the same unique code: an upsert of the row being deleted.
+        context.insert(Library(code: "L1", name: "From the backup"))
+        // And once more in the same save: the two new ones are one row, the later values kept.
+        context.insert(Library(code: "L1", name: "From the newer backup"))
+        try context.save()
+
+        let reopened = try ModelContainer(for: Library.self, Book.self, Shelf.self, configurations: ModelConfiguration(url: url))
+        #expect(try ModelContext(reopened).fetch(FetchDescriptor<Library>()).map(\.name) == ["From the newer backup"])
+    }
+}
