@@ -391,3 +391,14 @@ public final class ModelContext {
         return layout
     }
 }
+
+extension ModelContext: Equatable {
+    /// Whether the two are the same context (SwiftData's contexts compare by identity).
+    ///
+    /// ```swift
+    /// if context == container.mainContext { … }
+    /// ```
+    public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool {
+        lhs === rhs
+    }
+}

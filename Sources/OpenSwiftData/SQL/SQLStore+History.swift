@@ -192,7 +192,14 @@ extension SQLStore {
         let numbers = SQLSelect(columns: [.column(table: "", name: "Z_PK")], from: transactions, whereClause: condition)
         try run(.delete(table: Self.historyChangeTable, whereClause: .inSelect(.column(table: "", name: "Z_TRANSACTION"), numbers)), on: connection)
         try run(.delete(table: Self.historyTransactionTable, whereClause: condition), on: connection)
-        try raisePurged(to: highest, on: connection)
+        // A token expires only when history it needs is gone: every transaction up to some
+        // number. Deleting some transactions by a predicate (an author's, say) leaves the older
+        // ones, and the tokens of those stay good.
+        var lowestLeft: Int64?
+        try query(SQLSelect(columns: [.function(.min, [.column(table: "", name: "Z_PK")])], from: transactions), on: connection) { row in
+            if !row.isNull(at: 0) { lowestLeft = row.int64(at: 0) }
+        }
+        try raisePurged(to: lowestLeft.map { min(highest, $0 - 1) } ?? highest, on: connection)
     }
 
     /// Records that history up to `number` was deleted (tokens before it expire).
