@@ -4,9 +4,17 @@ import Testing
 import SwiftData
 #endif
 
-/// `ModelContainer` and `ModelConfiguration` members SwiftData code uses, and the `URL` folders
+/// `ModelContainer`, `ModelConfiguration` and `ModelContext` members SwiftData code uses, and the `URL` folders
 /// apps place stores in.
 @Suite struct ContainerAPITests {
+    @Test func aContextEqualsItselfAndNoOther() throws {
+        let (container, _) = try TestContainer.make()
+        let context = ModelContext(container)
+        let same = context
+        #expect(context == same)
+        #expect(context != ModelContext(container))
+    }
+
     @Test func eraseEmptiesEveryStoreAndTheContainerStaysUsable() throws {
         let (container, url) = try TestContainer.make()
         let context = ModelContext(container)

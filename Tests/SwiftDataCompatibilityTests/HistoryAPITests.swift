@@ -31,12 +31,4 @@ import SwiftData
             try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > token }))
         }
     }
-
-    @Test func aContextEqualsItselfAndNoOther() throws {
-        let (container, _) = try TestContainer.make()
-        let context = ModelContext(container)
-        let same = context
-        #expect(context == same)
-        #expect(context != ModelContext(container))
-    }
 }

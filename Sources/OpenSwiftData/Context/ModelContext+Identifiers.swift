@@ -14,7 +14,11 @@ extension ModelContext {
 
     func registeredAnyModel(for id: PersistentIdentifier) -> (any PersistentModel)? {
         if id.isTemporary {
-            return (insertedSet.all + deletedSet.all).first { $0.persistentModelID == id }
+            if let unsaved = (insertedSet.all + deletedSet.all).first(where: { $0.persistentModelID == id }) { return unsaved }
+            // Saved since: its identifier is permanent now, and while this context holds it, it
+            // still answers to the temporary one it was given (as Core Data's objects do).
+            guard let layout = container.schema.layout(named: id.entityName) else { return nil }
+            return entityRegistry(layout).liveModels.first { $0.persistentBackingData.hadTemporaryKey(id.key) }
         }
         guard let primaryKey = id.primaryKey,
               let layout = container.schema.layout(named: id.entityName) else { return nil }
@@ -36,7 +40,9 @@ extension ModelContext {
     /// `false`, `[]`, the first case of a `CaseIterable` enum); SwiftData stops the program when
     /// one is read. If the model has a non-optional attribute with no such value (a type whose
     /// `init(from:)` refuses empty values), and for an identifier of an entity this container does
-    /// not have, it is a model of none of your types, so the cast above gives `nil`. Use ``registeredModel(for:)`` or a fetch with
+    /// not have, it is a model of none of your types, so the cast above gives `nil`. A temporary
+    /// identifier (one read before the model's first save) names the model while this context
+    /// holds it, saved or not; otherwise it too gives a model of none of your types. Use ``registeredModel(for:)`` or a fetch with
     /// `#Predicate { $0.persistentModelID == id }` when the row may be gone.
     public func model(for persistentModelID: PersistentIdentifier) -> any PersistentModel {
         if let model = registeredAnyModel(for: persistentModelID) { return model }
@@ -56,8 +62,10 @@ extension ModelContext {
             Log.general.error("model(for: \(persistentModelID)): there is no such row, and \(layout.entityName) has an attribute no empty value can stand in for; it stands for no model")
             return UnknownEntityModel(backingData: BackingData(layout: ModelLayout.of(UnknownEntityModel.self)))
         }
-        let data = BackingData(layout: layout)
-        return layout.modelType.init(backingData: data)
+        // A temporary identifier of no model this context holds (saved and let go, or another
+        // context's): no model of your types stands for it, rather than a detached stand-in.
+        Log.general.error("model(for: \(persistentModelID)): a temporary identifier of no model this context holds (one saved and released since, or one of another context); use the model's persistentModelID after the save")
+        return UnknownEntityModel(backingData: BackingData(layout: ModelLayout.of(UnknownEntityModel.self)))
     }
 
     /// The identity map's key for a permanent identifier, asking its store for a custom key it

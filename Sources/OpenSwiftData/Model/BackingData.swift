@@ -115,6 +115,9 @@ public final class BackingData {
         }
     }
 
+    /// Whether `key` is the temporary key the model had before it was saved.
+    func hadTemporaryKey(_ key: PersistentIdentifier.Key) -> Bool { temporaryKey == key }
+
     var persistentModelID: PersistentIdentifier {
         if let primaryKey {
             return PersistentIdentifier(entityName: layout.entityName, storeIdentifier: storeIdentifier, storedKey: primaryKey)
