@@ -393,6 +393,17 @@ import TestModels
         #expect(try context.fetchCount(FetchDescriptor<CodesWithMemo.Memo>()) == 0)
     }
 
+    /// The plan's stages say which steps exist; the order its schemas are listed in does not
+    /// decide direction.
+    @Test(arguments: MigrationPlaceKind.allCases) func aDowngradeStageRunsWithTheSchemasListedOldestFirst(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, CodesMemoV2.models, version: CodesMemoV2.versionIdentifier) { context in
+            context.insert(CodesPlain.Code(value: "B2"))
+        }
+        let (older, stages) = try open(place, Schema(versionedSchema: CodesMemoV1.self), plan: CodesMemoDowngradePlan.self)
+        #expect(stages.count == 1)
+        #expect(try ModelContext(older).fetch(FetchDescriptor<CodesWithMemo.Code>()).map { "\($0.value) \($0.memo ?? "-")" } == ["B2 restored"])
+    }
+
     @Test(arguments: MigrationPlaceKind.allCases) func anEmptyEntityLeftOutIsDroppedWithoutAPlan(_ kind: MigrationPlaceKind) throws {
         let place = try store(kind, [CodesWithMemo.Code.self, CodesWithMemo.Memo.self]) { context in
             context.insert(CodesWithMemo.Code(value: "A7", memo: "note"))

@@ -84,6 +84,11 @@ struct MigrationRoute {
             throw SwiftDataError(.unknownSchema, "the store '\(storeName)' was written with schema version \(storedVersion?.description ?? "(none recorded)"), which the migration plan \(planName) does not list (it lists \(versions.map { $0.description }.joined(separator: ", "))). It was left unchanged; add that version to the plan.")
         }
         if startIndex > targetIndex {
+            // A version listed later than the target is still reachable through the plan's own
+            // stages (a downgrade stage): the stages say which steps exist, not the list's order.
+            if let stages = explicitPath(from: versions[startIndex], to: target.versionIdentifier, in: plan.stages) {
+                return MigrationRoute(start: schemas[startIndex], target: target, steps: stages.map { Step(stage: $0, isImplicit: false) })
+            }
             throw SwiftDataError(.backwardMigration, "the store '\(storeName)' is at schema version \(schemas[startIndex].versionIdentifier), newer than this app's \(target.versionIdentifier); an older app cannot open it. It was left unchanged.")
         }
         guard startIndex != targetIndex else {
@@ -108,5 +113,26 @@ struct MigrationRoute {
             from = next
         }
         return MigrationRoute(start: schemas[startIndex], target: target, steps: route)
+    }
+
+    /// The fewest of the plan's own stages that lead from `start` to `target`, or `nil`.
+    static func explicitPath(from start: Schema.Version, to target: Schema.Version, in stages: [MigrationStage]) -> [MigrationStage]? {
+        var paths: [Schema.Version: [MigrationStage]] = [start: []]
+        var frontier = [start]
+        while !frontier.isEmpty {
+            var next: [Schema.Version] = []
+            for version in frontier {
+                for stage in stages where stage.fromVersion.versionIdentifier == version {
+                    let reached = stage.toVersion.versionIdentifier
+                    guard paths[reached] == nil else { continue }
+                    let path = (paths[version] ?? []) + [stage]
+                    if reached == target { return path }
+                    paths[reached] = path
+                    next.append(reached)
+                }
+            }
+            frontier = next
+        }
+        return nil
     }
 }

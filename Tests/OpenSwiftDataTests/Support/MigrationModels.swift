@@ -372,6 +372,17 @@ enum CodesMemoPlan: SchemaMigrationPlan {
     static var stages: [MigrationStage] { [] }
 }
 
+/// A downgrade from V2 back to V1, its schemas listed oldest first, as plans usually are.
+enum CodesMemoDowngradePlan: SchemaMigrationPlan {
+    static var schemas: [any VersionedSchema.Type] { [CodesMemoV1.self, CodesMemoV2.self] }
+    static var stages: [MigrationStage] {
+        [.custom(fromVersion: CodesMemoV2.self, toVersion: CodesMemoV1.self, willMigrate: nil, didMigrate: { context in
+            for code in try context.fetch(FetchDescriptor<CodesWithMemo.Code>()) { code.memo = "restored" }
+            try context.save()
+        })]
+    }
+}
+
 /// Changes a lightweight migration refuses.
 enum CodesRetyped {
     @Model final class Code {
