@@ -34,3 +34,27 @@ extension Sensor {
     var shout: String { name.uppercased() }
     var offsetTwice: Int { offset * 2 }
 }
+
+extension Category {
+    /// Computed: the stored name as it is.
+    var sameName: String { name }
+    /// Computed: decides on the stored name (never the same as reading it).
+    var shownName: String { name.isEmpty ? "(none)" : name }
+}
+
+/// A key path of one component that the model's own do not match — a protocol requirement's
+/// witness, or a computed property — reads through a persisted property only where it returns
+/// it unchanged; one that transforms or decides on it stays refused by name.
+@Suite struct SingleKeyPathProbeTests {
+    @Test func aComputedPropertyReturningAStoredOneUnchangedReadsIt() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let context = store.context()
+        context.insert(Category(name: "Food"))
+        context.insert(Category(name: ""))
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Category>(predicate: #Predicate { $0.sameName == "Food" })).map(\.name) == ["Food"])
+        #expect(throws: SwiftDataError.self) {
+            try context.fetch(FetchDescriptor<Category>(predicate: #Predicate { $0.shownName == "(none)" }))
+        }
+    }
+}

@@ -17,8 +17,9 @@ struct KeyPathProbe {
     private let layout: ModelLayout
 
     /// A stand-in of `layout`'s model class, `depth` to-one steps deep; `nil` where a slot's type
-    /// has no empty value (reading it could not return one).
-    init?(_ layout: ModelLayout, depth: Int) {
+    /// has no empty value (reading it could not return one). `alternate`: with the second set of
+    /// sentinels.
+    init?(_ layout: ModelLayout, depth: Int, alternate: Bool = false) {
         var slots = layout.unloadedSlots
         var marks: [Int: UnreadableValue] = [:]
         var children: [Int: KeyPathProbe] = [:]
@@ -28,7 +29,7 @@ struct KeyPathProbe {
                 if relationship.isToMany {
                     guard let empty = relationship.access.makeValue([]) else { return nil }
                     value = empty
-                } else if depth > 0, let child = KeyPathProbe(relationship.destination, depth: depth - 1) {
+                } else if depth > 0, let child = KeyPathProbe(relationship.destination, depth: depth - 1, alternate: alternate) {
                     children[index] = child
                     value = child.model
                 } else {
@@ -36,7 +37,7 @@ struct KeyPathProbe {
                     guard let none = PlaceholderValue.make(any: property.valueType) else { return nil }
                     value = none
                 }
-            } else if let sentinel = Self.sentinel(for: property.valueType) {
+            } else if let sentinel = Self.sentinel(for: property.valueType, alternate: alternate) {
                 value = sentinel.base
             } else {
                 guard let empty = PlaceholderValue.make(any: property.valueType) else { return nil }
@@ -56,8 +57,25 @@ struct KeyPathProbe {
     /// stand-in; `nil` unless it reads one property per component and, where the last one's
     /// type has a sentinel, returns that value unchanged (a computed property that transforms a
     /// persisted one is not taken for it).
+    ///
+    /// A key path of one component is one the model's own key paths did not match: a protocol
+    /// requirement's witness (`\T.name` in a function generic over a protocol), or a computed
+    /// property. It is taken for the persisted property it reads only where that property's type
+    /// has sentinels, and the getter returns both of them unchanged (a getter that transforms
+    /// the value, or decides on it, fails one of them); otherwise it stays refused.
     static func chain(_ keyPath: AnyKeyPath, components: Int, from root: ModelLayout) -> [PropertyLayout]? {
-        guard components > 1, let probe = KeyPathProbe(root, depth: components) else { return nil }
+        guard components >= 1 else { return nil }
+        if components == 1 {
+            guard let first = chain(keyPath, components: 1, from: root, alternate: false),
+                  let second = chain(keyPath, components: 1, from: root, alternate: true),
+                  first.map(\.index) == second.map(\.index) else { return nil }
+            return first
+        }
+        return chain(keyPath, components: components, from: root, alternate: false)
+    }
+
+    private static func chain(_ keyPath: AnyKeyPath, components: Int, from root: ModelLayout, alternate: Bool) -> [PropertyLayout]? {
+        guard let probe = KeyPathProbe(root, depth: components, alternate: alternate) else { return nil }
         let result = probe.model[keyPath: keyPath]
         var chain: [PropertyLayout] = []
         var current: KeyPathProbe? = probe
@@ -73,19 +91,24 @@ struct KeyPathProbe {
             current = step.children[slot]
         }
         guard chain.count == components else { return nil }
-        if let last = chain.last, last.relationship == nil, let sentinel = Self.sentinel(for: last.valueType), let result {
+        if let last = chain.last, last.relationship == nil, let sentinel = Self.sentinel(for: last.valueType, alternate: alternate), let result {
             guard Self.same(result, sentinel), let leaf, Self.same(leaf, sentinel) else { return nil }
+        } else if components == 1 {
+            // One component and no sentinel to tell a copy from a transformation: refused.
+            return nil
         }
         return chain
     }
 
-    /// A value a getter that transforms its property would hardly return, for common types.
-    private static func sentinel(for type: Any.Type) -> AnyHashable? {
+    /// A value a getter that transforms its property would hardly return, for common types;
+    /// `alternate`: a second one, at the edge a getter that decides on its value would test
+    /// (empty, zero, negative).
+    private static func sentinel(for type: Any.Type, alternate: Bool = false) -> AnyHashable? {
         switch type {
-        case is String.Type, is String?.Type: return "\u{10FFFD}probe\u{10FFFD}"
-        case is Int.Type, is Int?.Type: return Int(0x5EED_F00D)
-        case is Double.Type, is Double?.Type: return 0x5EED_F00D as Double
-        case is Date.Type, is Date?.Type: return Date(timeIntervalSinceReferenceDate: 0x5EED_F00D)
+        case is String.Type, is String?.Type: return alternate ? "" : "\u{10FFFD}probe\u{10FFFD}"
+        case is Int.Type, is Int?.Type: return alternate ? Int(-1) : Int(0x5EED_F00D)
+        case is Double.Type, is Double?.Type: return alternate ? -0.5 : 0x5EED_F00D as Double
+        case is Date.Type, is Date?.Type: return Date(timeIntervalSinceReferenceDate: alternate ? -1 : 0x5EED_F00D)
         default: return nil
         }
     }

@@ -59,7 +59,9 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
 
     /// A persisted property (or `persistentModelID`) of a model row.
     private func member(of alias: String, layout: ModelLayout, _ translator: inout PredicateTranslator) throws -> PredicateOperand {
-        if let property = layout.property(for: keyPath) {
+        // The model's own key path, or one reaching a persisted property another way (a
+        // protocol requirement's witness, in code generic over the protocol).
+        if let property = layout.property(for: keyPath) ?? KeyPathResolver.chain(keyPath, from: layout).flatMap({ $0.count == 1 ? $0[0] : nil }) {
             translator.currentKeyPath = "\(layout.entityName).\(property.name)"
             if let codec = property.codec {
                 if codec.isOpaque {
