@@ -28,7 +28,8 @@ extension SyncReplica {
     /// to be run again later, not the record dropped).
     func check(_ record: SyncRecord, skew: TimeInterval, in context: ModelContext) throws -> SyncClock? {
         func refused(_ reason: String) -> SyncError {
-            .refused(SyncRefusal(entity: record.entity, id: record.id, reason: reason))
+            // Reasons may quote what the record holds: shortened, as they travel back.
+            .refused(SyncRefusal(entity: String(record.entity.prefix(100)), id: record.id, reason: String(reason.prefix(500))))
         }
         guard let properties = entities[record.entity] else {
             throw refused("the entity '\(record.entity)' is not synced by this schema")

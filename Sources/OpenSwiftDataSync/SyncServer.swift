@@ -97,7 +97,8 @@ public final class SyncServer: @unchecked Sendable {
 
     func respond(to request: SyncRequest) throws -> Data {
         guard request.schema == replica.schemaVersion else {
-            throw SyncError.schemaMismatch(local: replica.schemaVersion, remote: request.schema)
+            // The client's text, shortened: it is echoed back, and may be anything.
+            throw SyncError.schemaMismatch(local: replica.schemaVersion, remote: String(request.schema.prefix(200)))
         }
         guard request.push.count <= Self.maximumPushRecords else {
             throw SyncError.malformed("a request pushes \(request.push.count) records; the most is \(Self.maximumPushRecords)")
