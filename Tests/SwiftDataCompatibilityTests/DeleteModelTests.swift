@@ -27,8 +27,7 @@ import SwiftData
         restored.books.append(Book(title: "Restored shelf book"))
         try context.save()
 
-        let reopened = try ModelContainer(for: Library.self, Book.self, Shelf.self, configurations: ModelConfiguration(url: url))
-        let fresh = ModelContext(reopened)
+        let fresh = try TestContainer.reopened(url)
         #expect(try fresh.fetch(FetchDescriptor<Book>()).map(\.title).sorted() == ["Restored book", "Restored shelf book"])
         #expect(try fresh.fetch(FetchDescriptor<Library>()).map(\.name) == ["Restored library"])
     }
@@ -45,8 +44,7 @@ import SwiftData
         context.insert(Book(title: "New draft", subtitle: "draft"))
         try context.save()
 
-        let reopened = try ModelContainer(for: Library.self, Book.self, Shelf.self, configurations: ModelConfiguration(url: url))
-        #expect(try ModelContext(reopened).fetch(FetchDescriptor<Book>()).map(\.title).sorted() == ["Kept", "New draft"])
+        #expect(try TestContainer.reopened(url).fetch(FetchDescriptor<Book>()).map(\.title).sorted() == ["Kept", "New draft"])
     }
 
     @Test func aModelInsertedAfterADeleteKeepsTheRowItsUniqueValueNames() throws {
@@ -63,7 +61,6 @@ import SwiftData
         context.insert(Library(code: "L1", name: "From the newer backup"))
         try context.save()
 
-        let reopened = try ModelContainer(for: Library.self, Book.self, Shelf.self, configurations: ModelConfiguration(url: url))
-        #expect(try ModelContext(reopened).fetch(FetchDescriptor<Library>()).map(\.name) == ["From the newer backup"])
+        #expect(try TestContainer.reopened(url).fetch(FetchDescriptor<Library>()).map(\.name) == ["From the newer backup"])
     }
 }

@@ -120,4 +120,9 @@ enum TestContainer {
         let configuration = SwiftData.ModelConfiguration(url: url)
         return (try SwiftData.ModelContainer(for: Schema(types), configurations: configuration), url)
     }
+
+    /// A fresh context of a new container on the file `make` gave: what a restarted app reads.
+    static func reopened(_ url: URL) throws -> SwiftData.ModelContext {
+        SwiftData.ModelContext(try SwiftData.ModelContainer(for: Library.self, Book.self, Shelf.self, configurations: SwiftData.ModelConfiguration(url: url)))
+    }
 }
