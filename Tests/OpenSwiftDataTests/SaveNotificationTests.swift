@@ -94,6 +94,26 @@ import Testing
         #expect(!context.hasChanges)
     }
 
+    /// A didSave observer that changes and saves the same context (an audit log, a counter):
+    /// the first save has ended, so the second is a save of its own. (From willSave, a save is
+    /// refused: make the change there and the running save writes it, as above.)
+    @Test func aDidSaveObserverMaySaveTheSameContextAgain() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        let context = store.context()
+        let box = ContextBox(context: context)
+        let saves = Locked(0)
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { _ in
+            guard saves.withLock({ $0 += 1; return $0 }) == 1 else { return }
+            box.context.insert(Expense(amount: 99, note: "audit"))
+            do { try box.context.save() } catch { Issue.record("the observer's save failed: \(error)") }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        context.insert(Expense(amount: 1))
+        try context.save()
+        #expect(saves.withLock { $0 } == 2)
+        #expect(try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.amount) == [1, 99])
+    }
+
     @Test @MainActor func mainContextAutosavesAfterChanges() async throws {
         let store = try TestStore(.file, [Expense.self])
         let main = store.container.mainContext
