@@ -64,3 +64,28 @@ import SwiftData
         #expect(try TestContainer.reopened(url).fetch(FetchDescriptor<Library>()).map(\.name) == ["From the newer backup"])
     }
 }
+
+extension DeleteModelTests {
+    /// A library upserted by its unique code merges with the stored one, books included; deleting
+    /// it then cascades to every book it has — the stored ones too.
+    @Test func aCascadeFromAnUpsertedModelReachesTheStoredChildren() throws {
+        let (container, url) = try TestContainer.make()
+        let setup = ModelContext(container)
+        let stored = Library(code: "L1", name: "Central")
+        setup.insert(stored)
+        stored.books.append(Book(title: "Stored book"))
+        try setup.save()
+
+        let context = ModelContext(container)
+        let replacement = Library(code: "L1", name: "Central, again")
+        context.insert(replacement)
+        replacement.books.append(Book(title: "New book"))
+        try context.save()
+        context.delete(replacement)
+        try context.save()
+
+        let fresh = try TestContainer.reopened(url)
+        #expect(try fresh.fetchCount(FetchDescriptor<Library>()) == 0)
+        #expect(try fresh.fetch(FetchDescriptor<Book>()).map(\.title) == [])
+    }
+}
