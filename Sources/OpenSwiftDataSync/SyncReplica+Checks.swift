@@ -31,7 +31,7 @@ extension SyncReplica {
             // Reasons may quote what the record holds: shortened, as they travel back.
             .refused(SyncRefusal(entity: String(record.entity.prefix(100)), id: record.id, reason: String(reason.prefix(500))))
         }
-        guard let properties = entities[record.entity] else {
+        guard let byName = syncedByName[record.entity] else {
             throw refused("the entity '\(record.entity)' is not synced by this schema")
         }
         let now = Date()
@@ -60,7 +60,6 @@ extension SyncReplica {
             try check(deleted, of: "its delete")
             return latest
         }
-        let byName = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var values: [String: Any] = [:]
         for (name, field) in record.fields {
             guard let property = byName[name] else { throw refused("\(record.entity).\(name) is not synced by this schema") }

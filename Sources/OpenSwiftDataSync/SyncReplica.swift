@@ -28,6 +28,8 @@ struct SyncReplica {
     let validators: [String: SyncValidator]
     /// The root entity of each entity's hierarchy.
     let roots: [String: String]
+    /// ``entities`` by property name, for checking records.
+    let syncedByName: [String: [String: SyncPropertyDescription]]
     /// The schema's version, a fingerprint of the synced entities and properties, and the
     /// entities with resolvers, which both sides of a sync must share.
     let schemaVersion: String
@@ -60,6 +62,7 @@ struct SyncReplica {
             }
         }
         self.entities = entities
+        self.syncedByName = entities.mapValues { properties in Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }) }
         self.roots = Dictionary(all.map { ($0.name, $0.root) }, uniquingKeysWith: { first, _ in first })
         self.allProperties = allProperties
         self.constraints = constraints

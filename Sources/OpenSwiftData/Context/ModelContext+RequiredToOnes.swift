@@ -11,6 +11,8 @@ extension ModelContext {
     /// returns it whatever happened to its row. A row already gone at load time fails the load,
     /// naming both rows. It costs a look-up per such reference; other models pay nothing.
     func resolveToOnesWithoutStandIn(_ models: some Sequence<AnyObject>) throws {
+        // Most schemas have none: no model is looked at.
+        guard container.schema.hasToOnesWithoutStandIn else { return }
         var wanted: [ObjectIdentifier: [Int]] = [:]
         for case let model as any PersistentModel in models {
             let layout = model.persistentBackingData.layout

@@ -305,14 +305,15 @@ public final class ModelContext {
         pendingBatchDeletes.removeAll()
         changesOfUnreadValues.removeAll()
         registry.removeAll()
+        // Relationships are let go, except the to-ones nothing could stand in for once unloaded
+        // (a detached model cannot load them again).
+        let keepsSome = container.schema.hasToOnesWithoutStandIn
         for model in models {
             let data = model.persistentBackingData
             data.context = nil
             data.state = .detached
             data.originals.removeAll()
-            // Relationships are let go, except the to-ones nothing could stand in for once
-            // unloaded (a detached model cannot load them again).
-            let kept = data.layout.toOnesWithoutStandIn
+            let kept = keepsSome ? data.layout.toOnesWithoutStandIn : []
             for index in data.layout.relationshipSlots where !kept.contains(index) { data.slots[index] = .unloaded }
         }
     }
@@ -389,16 +390,5 @@ public final class ModelContext {
             throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "\(T.self) is not part of this container's schema; add it to ModelContainer(for:)")
         }
         return layout
-    }
-}
-
-extension ModelContext: Equatable {
-    /// Whether the two are the same context (SwiftData's contexts compare by identity).
-    ///
-    /// ```swift
-    /// if context == container.mainContext { … }
-    /// ```
-    public static func == (lhs: ModelContext, rhs: ModelContext) -> Bool {
-        lhs === rhs
     }
 }

@@ -107,7 +107,7 @@ extension RowStore {
         let found = try loadRow(layout, key: primaryKey, editingState: editingState(of: data.context)) { row in
             try Materializer.fill(data, from: row, offset: 0, slots: layout.storedSlots, mode: .unloaded)
         }
-        if found, let context = data.context {
+        if found, let context = data.context, context.container.schema.hasToOnesWithoutStandIn {
             try context.resolveToOnesWithoutStandIn(data, slots: layout.toOnesWithoutStandIn)
         }
         return found

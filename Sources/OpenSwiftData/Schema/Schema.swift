@@ -32,6 +32,10 @@ public final class Schema: Hashable, Codable, @unchecked Sendable, CustomStringC
     let hierarchies: ModelHierarchies
     /// Problems found while building (unsupported types, ambiguous inverses); thrown when a container opens.
     let problems: [String]
+    /// Whether any entity has a required to-one that is loaded with its owner
+    /// (``ModelLayout/toOnesWithoutStandIn``): decided once, so that loads of every other
+    /// schema skip the look at each model.
+    let hasToOnesWithoutStandIn: Bool
 
     /// The entity name of a model type: its class name.
     ///
@@ -68,6 +72,8 @@ public final class Schema: Hashable, Codable, @unchecked Sendable, CustomStringC
             if let superLayout = layout.superLayout { queue.append(superLayout) }
         }
         self.layouts = layouts
+        // Every destination is among `layouts`, each complete: the answer holds for good.
+        self.hasToOnesWithoutStandIn = layouts.contains { !$0.toOnesWithoutStandIn.isEmpty }
         self.hierarchies = ModelHierarchies(layouts)
         self.version = version
         let entities = layouts.map(Entity.init(layout:))
@@ -116,6 +122,7 @@ public final class Schema: Hashable, Codable, @unchecked Sendable, CustomStringC
     /// A schema of hand-described or decoded entities: no layouts, so no container can open it.
     init(described entities: [Entity], version: Version) {
         self.layouts = []
+        self.hasToOnesWithoutStandIn = false
         self.hierarchies = ModelHierarchies([])
         self.version = version
         // Subentities given only through their superentity are part of the schema too.
