@@ -151,6 +151,66 @@ import Testing
         #expect(notes == ["coffee", "lunch"])
     }
 
+    /// A sync-style loop resets between pages and deletes models it read before the reset: each
+    /// delete removes the row the model stands for (it used to be passed over without a word, and
+    /// the row stayed).
+    @Test(arguments: StoreKind.allCases)
+    func aModelResetUnregisteredIsDeletedByItsRow(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let food = Category(name: "Food")
+        context.insert(Expense(amount: 1, note: "stale", category: food))
+        context.insert(Expense(amount: 2, note: "kept", category: food))
+        try context.save()
+
+        let stale = try #require(try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.note == "stale" })).first)
+        let category = try #require(try context.fetch(FetchDescriptor<Category>()).first)
+        context.reset()
+        context.delete(stale)
+        context.insert(Expense(amount: 3, note: "new"))
+        try context.save()
+        let notes = try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note)
+        #expect(notes == ["kept", "new"])
+
+        // Unregistered models keep what they had read.
+        #expect(category.modelContext == nil)
+        #expect(category.expenses.count == 2)
+        // A cascade or nullify rule runs on the row's model, as for any delete.
+        context.reset()
+        context.delete(category)
+        try context.save()
+        let fresh = store.context()
+        #expect(try fresh.fetchCount(FetchDescriptor<Category>()) == 0)
+        #expect(try fresh.fetch(FetchDescriptor<Expense>()).allSatisfy { $0.category == nil })
+    }
+
+    /// A model of another context given to `delete(_:)` is refused by the next save, naming it,
+    /// and nothing is written; it was passed over without a word.
+    @Test(arguments: StoreKind.allCases)
+    func aModelOfAnotherContextIsNotDeletedSilently(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let writer = store.context()
+        writer.insert(Expense(amount: 1, note: "theirs"))
+        try writer.save()
+        let theirs = try #require(try writer.fetch(FetchDescriptor<Expense>()).first)
+
+        let context = store.context()
+        context.insert(Expense(amount: 2, note: "mine"))
+        context.delete(theirs)
+        do {
+            try context.save()
+            Issue.record("a delete of another context's model was passed over")
+        } catch let error as SwiftDataError {
+            #expect(error == .missingModelContext)
+            #expect(error.message.contains("Expense of another context"))
+        }
+        #expect(try store.context().fetch(FetchDescriptor<Expense>()).map(\.note) == ["theirs"])
+        // Reported once; deleting the model this context has for the identifier works.
+        context.delete(context.model(for: theirs.persistentModelID))
+        try context.save()
+        #expect(try store.context().fetch(FetchDescriptor<Expense>()).map(\.note) == ["mine"])
+    }
+
     @Test func anIdentifierOfAnotherSchemaGivesNoModelOfYourTypes() throws {
         let expenses = try TestStore(.memory, [Expense.self])
         let context = expenses.context()

@@ -114,6 +114,43 @@ import Testing
         #expect(try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.amount) == [1, 99])
     }
 
+    @ModelActor
+    actor ExpenseWriter {
+        func add(amount: Double) throws -> PersistentIdentifier {
+            let expense = Expense(amount: amount)
+            modelContext.insert(expense)
+            try modelContext.save()
+            return expense.persistentModelID
+        }
+
+        /// The actor's context, only to name it as a notification's object.
+        func contextForObserving() -> ContextBox { ContextBox(context: modelContext) }
+    }
+
+    /// A background context's save (a model actor's) has told its didSave observers — on the
+    /// saving thread, before `save()` returns — by the time the code awaiting it resumes, and a
+    /// notification sequence made before the save yields it: code that waits for the
+    /// notification after awaiting the save is not too early. (Issue 50 reported otherwise; not
+    /// reproduced, kept as a check.)
+    @Test func aBackgroundSaveIsAnnouncedBeforeItsAwaitEnds() async throws {
+        let store = try TestStore(.file, [Expense.self])
+        let writer = ExpenseWriter(modelContainer: store.container)
+        let context = await writer.contextForObserving().context
+        let saved = NotificationBox()
+        let observer = NotificationCenter.default.addObserver(forName: ModelContext.didSave, object: context, queue: nil) { saved.append($0) }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        var sequence = NotificationCenter.default.notifications(named: ModelContext.didSave, object: context).makeAsyncIterator()
+
+        let id = try await writer.add(amount: 5)
+        let told = saved.items.compactMap { $0.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] }
+        #expect(told == [[id]])
+        let next = await sequence.next()
+        #expect(next?.userInfo?[ModelContext.NotificationKey.insertedIdentifiers.rawValue] as? [PersistentIdentifier] == [id])
+        // The main context reads the row at once.
+        let main = await MainActor.run { try? store.container.mainContext.fetch(FetchDescriptor<Expense>()).map(\.persistentModelID) }
+        #expect(main == [id])
+    }
+
     @Test @MainActor func mainContextAutosavesAfterChanges() async throws {
         let store = try TestStore(.file, [Expense.self])
         let main = store.container.mainContext

@@ -58,13 +58,14 @@ public final class ModelContext {
     // The state below is touched for every model loaded or changed; a context is used on one
     // thread at a time, so exclusivity is not checked dynamically.
     /// One instance per row: per entity layout, primary key to model.
-    @exclusivity(unchecked) private var registry: [ObjectIdentifier: EntityRegistry] = [:]
+    @exclusivity(unchecked) var registry: [ObjectIdentifier: EntityRegistry] = [:]
     @exclusivity(unchecked) var insertedSet = ModelSet(.inserted)
     @exclusivity(unchecked) var changedSet = ModelSet(.changed)
     @exclusivity(unchecked) var deletedSet = ModelSet(.deleted)
     /// Deletes by predicate to run in the store at the next save (``delete(model:where:includeSubclasses:)``).
     var pendingBatchDeletes: [BatchDelete] = []
-    /// Properties changed on models after ``reset()`` unregistered them, reported by the next save.
+    /// What was done through models after ``reset()`` unregistered them (properties changed,
+    /// models of another context deleted), reported by the next save.
     var changesAfterReset: [String] = []
     /// Changes made after reading a stored value the property could not hold: refused by the next save.
     var changesOfUnreadValues: [(model: any PersistentModel, slot: Int)] = []
@@ -171,13 +172,22 @@ public final class ModelContext {
 
     /// Marks a model for deletion. It stays in the context, with ``PersistentModel/isDeleted``
     /// `true`, until the next save applies its relationships' delete rules and removes it.
+    ///
+    /// ```swift
+    /// context.delete(trip)
+    /// try context.save()
+    /// ```
+    ///
+    /// A model that ``reset()`` unregistered from this context deletes the row it stands for. A
+    /// model of another context is not deleted here: the next save throws
+    /// ``SwiftDataError/missingModelContext`` naming it (delete `model(for: its persistentModelID)`).
     public func delete<T: PersistentModel>(_ model: T) {
         deleteModel(model)
     }
 
     func deleteModel(_ model: any PersistentModel) {
         let data = model.persistentBackingData
-        guard data.context === self else { return }
+        guard data.context === self else { return deleteModelNotHeld(model) }
         switch data.state {
         case .inserted:
             insertedSet.remove(model)
@@ -213,7 +223,7 @@ public final class ModelContext {
     /// Undoes an insert: an unsaved model leaves the context; a saved one is deleted.
     func undoInsertion(_ model: any PersistentModel) {
         let data = model.persistentBackingData
-        guard data.context === self else { return }
+        guard data.context === self else { return deleteModelNotHeld(model) }
         switch data.state {
         case .inserted:
             insertedSet.remove(model)
@@ -265,31 +275,6 @@ public final class ModelContext {
         undoManager?.removeAllActions()
     }
 
-    /// Removes every model from the context without saving, like rollback followed by forgetting
-    /// all registered models.
-    ///
-    /// The models stay usable as plain objects, with ``PersistentModel/modelContext`` `nil`. A
-    /// change made to one of them afterwards is not saved — it is no longer registered — and the
-    /// next ``save()`` throws ``SwiftDataError/missingModelContext`` naming it (once), so the change
-    /// is not lost silently. Fetch the model again to change it.
-    ///
-    /// ```swift
-    /// context.reset()
-    /// trip.name = "Kyoto"       // trip was fetched before the reset
-    /// try context.save()        // throws: Trip.name was changed after reset()
-    /// ```
-    public func reset() {
-        rollback()
-        for entities in registry.values {
-            for model in entities.liveModels {
-                detach(model)
-                model.persistentBackingData.unregisteredBy = self
-            }
-        }
-        registry.removeAll()
-        changesAfterReset.removeAll()
-    }
-
     /// Lets go of every model the context holds, unsaved changes included, and of the references
     /// between them, for a context that ends with its work (``ModelContainer/perform(_:)``'s).
     ///
@@ -318,22 +303,7 @@ public final class ModelContext {
         }
     }
 
-    /// Records a change to a model that ``reset()`` unregistered, for the next save to report.
-    func noteChangeAfterReset(_ model: any PersistentModel, property: String) {
-        let name = "\(model.persistentBackingData.layout.entityName).\(property)"
-        Log.general.warning("\(name) of \(model.persistentModelID) was changed after ModelContext.reset() unregistered the model; the change will not be saved")
-        if !changesAfterReset.contains(name) { changesAfterReset.append(name) }
-    }
-
-    /// Throws, once, if models unregistered by ``reset()`` were changed since.
-    func reportChangesAfterReset() throws {
-        guard !changesAfterReset.isEmpty else { return }
-        let names = changesAfterReset
-        changesAfterReset.removeAll()
-        throw SwiftDataError(.missingModelContext, "\(names.joined(separator: ", ")) changed on models that reset() had unregistered from this context; those changes are not saved and nothing was written. Fetch the models again and repeat the changes, then save.")
-    }
-
-    private func detach(_ model: any PersistentModel) {
+    func detach(_ model: any PersistentModel) {
         let data = model.persistentBackingData
         data.context = nil
         data.state = .detached

@@ -237,8 +237,13 @@ public final class BackingData {
         case .toOneKey(let key):
             let property = layout.properties[index]
             guard let relationship = property.relationship else { throw SwiftDataError.unsupportedKeyPath }
+            guard let context else {
+                // Without a context it cannot be looked up: as for any value not loaded, say so
+                // rather than read `nil` for a model that exists.
+                throw SwiftDataError(.missingModelContext, "\(layout.entityName).\(property.name) is not loaded and the model is not in a context")
+            }
             var models: [any PersistentModel] = []
-            if let context, let related = try context.existingModel(layout: relationship.destination, primaryKey: key) {
+            if let related = try context.existingModel(layout: relationship.destination, primaryKey: key) {
                 models = [related]
             }
             guard let value = relationship.access.makeValue(models) else {
