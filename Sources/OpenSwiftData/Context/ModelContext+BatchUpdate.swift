@@ -52,8 +52,9 @@ extension ModelContext {
             let measurement = Telemetry.begin("update", store: store.name, system: store.systemName, entity: layout.entityName)
             let result: StoreSaveResult
             do {
-                result = try store.rowStore.prepareSave(changes, schema: container.schema)
-                do { try store.commitSave() } catch { store.rollbackSave(); throw error }
+                let prepared = try store.rowStore.prepareSave(changes, schema: container.schema)
+                try prepared.commit()
+                result = prepared.result
             } catch {
                 Telemetry.end(measurement, rows: 0, error: error)
                 throw error

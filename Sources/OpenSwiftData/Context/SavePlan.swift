@@ -180,7 +180,7 @@ struct SavePlan {
         // one global order (their identifiers: the same store has the same one in every
         // container), so two saves over the same stores never wait on each other in a cycle.
         stores = stores.filter(\.isTransactional).sorted { $0.identifier < $1.identifier } + stores.filter { !$0.isTransactional }
-        var prepared: [any ModelStore] = []
+        var prepared: [(store: any ModelStore, save: any PreparedSave)] = []
         do {
             for store in stores {
                 // One store (the common case) takes the whole change set without filtering.
@@ -193,8 +193,9 @@ struct SavePlan {
                     nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)
                 values.editingState = part.editingState
                 if !prepared.isEmpty { values.knownKeys = keys }
-                let result = try rowStore.prepareSave(values, schema: context.container.schema)
-                prepared.append(store)
+                let save = try rowStore.prepareSave(values, schema: context.container.schema)
+                prepared.append((store, save))
+                let result = save.result
                 storeIdentifiers.merge(result.storeIdentifiers) { _, new in new }
                 batchDeletedKeys += result.batchDeletedKeys
                 upserted.formUnion(result.upserted)
@@ -205,21 +206,22 @@ struct SavePlan {
                 }
             }
         } catch {
-            for store in prepared { store.rollbackSave() }
-            let savedEarly = prepared.filter { !$0.isTransactional }
+            for part in prepared { part.save.rollback() }
+            let savedEarly = prepared.map(\.store).filter { !$0.isTransactional }
             guard savedEarly.isEmpty else {
                 throw PartialSave(committed: savedEarly.map { ObjectIdentifier($0) }, error: SwiftDataError(.storeIO, "the save was written to \(savedEarly.map { "'\($0.name)'" }.joined(separator: ", ")), which cannot take it back, but '\(stores[prepared.count].name)' failed (\(error)); that store's changes are still pending in the context"))
             }
             throw error
         }
-        for (position, store) in prepared.enumerated() {
+        for (position, (store, save)) in prepared.enumerated() {
             do {
-                try store.commitSave()
+                try save.commit()
             } catch {
-                for later in prepared[(position + 1)...] { later.rollbackSave() }
+                for later in prepared[(position + 1)...] { later.save.rollback() }
                 // Earlier stores, and those that saved in one step, committed and cannot be undone:
                 // they count as saved, the rest stays pending.
-                let committed = Array(prepared[..<position]) + prepared[(position + 1)...].filter { !$0.isTransactional }
+                let stores = prepared.map(\.store)
+                let committed = Array(stores[..<position]) + stores[(position + 1)...].filter { !$0.isTransactional }
                 guard !committed.isEmpty else { throw error }
                 throw PartialSave(committed: committed.map { ObjectIdentifier($0) }, error: SwiftDataError(.storeIO, "the save was committed to \(committed.map { "'\($0.name)'" }.joined(separator: ", ")) but committing '\(store.name)' failed (\(error)); that store's changes are still pending in the context"))
             }

@@ -73,8 +73,9 @@ package final class ContainerDataStore: @unchecked Sendable {
     /// and the deleted ones removed.
     package func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
         let (changes, tokens) = try SnapshotChangeSet(store: store, layouts: layouts, storeName: name).build(request)
-        let result = try store.prepareSave(changes, schema: container.schema)
-        try store.commitSave()
+        let prepared = try store.prepareSave(changes, schema: container.schema)
+        try prepared.commit()
+        let result = prepared.result
         var remapped: [PersistentIdentifier: PersistentIdentifier] = [:]
         for run in result.keys {
             for (offset, key) in run.keys.enumerated() where run.firstToken + offset < tokens.count {

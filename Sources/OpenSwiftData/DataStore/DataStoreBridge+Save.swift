@@ -9,8 +9,9 @@ import Foundation
 /// same rules as the SQL stores'. What only a custom store needs is here: its snapshots kept
 /// consistent on both sides of each relationship, and its unique constraints checked.
 extension DataStoreBridge {
-    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> StoreSaveResult {
-        try locked {
+    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> any PreparedSave {
+        // A custom store saves in one call: there is nothing left to commit.
+        CompletedSave(try locked {
             var work = SnapshotSaveWork(bridge: self, editingState: changes.editingState)
             try work.build(changes)
             let inserted = work.inserted.compactMap { work.snapshots[$0] }
@@ -52,6 +53,6 @@ extension DataStoreBridge {
             }
             remember(try answer.snapshotsToReregister.values.map(fromStore))
             return result
-        }
+        })
     }
 }

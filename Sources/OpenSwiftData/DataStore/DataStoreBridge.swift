@@ -75,10 +75,6 @@ final class DataStoreBridge<S: DataStore>: RowStore, @unchecked Sendable {
 
     // MARK: Saving (DataStoreBridge+Save)
 
-    func commitSave() throws {}
-
-    func rollbackSave() {}
-
     func deleteAllData() throws {
         try locked { try store.erase() }
         cache.withLock { $0.removeAll() }

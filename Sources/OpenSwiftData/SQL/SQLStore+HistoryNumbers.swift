@@ -35,9 +35,9 @@ extension SQLStore {
         let first = try Self.transactionNumbers([ids.next, ids.oldestRunning], on: connection, dialect: dialect)
         let next = first[0]
         var oldest = first[1]
-        // A read inside this thread's own open save would wait for itself.
-        let waits = waiting && !isWritingOnThisThread
-        while waits && oldest < next && ContinuousClock.now - started < Self.historyReadWait {
+        // (A read made while a save of this store is prepared and not yet committed — from a
+        // custom store's save in the same multi-store save — waits out `historyReadWait` for it.)
+        while waiting && oldest < next && ContinuousClock.now - started < Self.historyReadWait {
             Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds))
             pause = min(pause * 2, .milliseconds(50))
             oldest = try Self.transactionNumbers([ids.oldestRunning], on: connection, dialect: dialect)[0]

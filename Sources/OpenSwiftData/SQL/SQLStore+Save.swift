@@ -8,7 +8,7 @@ extension SQLStore: RowStore {
 
     var checksOriginals: Bool { engine.writersRunConcurrently }
 
-    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> StoreSaveResult {
+    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> any PreparedSave {
         var attempt = 1
         while true {
             var keys: [String: (next: Int64, last: Int64)] = [:]
@@ -16,9 +16,9 @@ extension SQLStore: RowStore {
             var writer = SQLSaveWriter(store: self, connection: connection, changes: changes, schema: schema, keys: keys)
             do {
                 try writer.write()
-                return writer.result
+                return SQLPreparedSave(store: self, connection: connection, result: writer.result)
             } catch {
-                rollback()
+                rollback(connection)
                 let error = engine.translate(error)
                 // Another server inserted the same unique values after this save looked for them
                 // and before it inserted: once more, the lookup finds that row and updates it.
@@ -30,10 +30,6 @@ extension SQLStore: RowStore {
             }
         }
     }
-
-    func commitSave() throws { try commit() }
-
-    func rollbackSave() { rollback() }
 
     func close() { engine.close() }
 

@@ -84,17 +84,15 @@ package final class SQLStore: Sendable {
         do {
             result = try body(connection)
         } catch {
-            rollback()
+            rollback(connection)
             throw engine.translate(error)
         }
-        try commit()
+        try commit(connection)
         return result
     }
 
-    /// Starts a write transaction and returns its connection. A save across several stores begins
-    /// and writes every store before it commits any, so a failure while writing leaves them all as
-    /// they were. The transaction belongs to the calling thread until ``commit()`` or
-    /// ``rollback()`` (a save prepares and commits without suspending in between).
+    /// Starts a write transaction and returns its connection, which the caller ends with
+    /// ``commit(_:)`` or ``rollback(_:)`` (a save hands it on in a ``SQLPreparedSave``).
     /// `beforeTransaction` runs on the connection first, each of its statements committing alone.
     func begin(beforeTransaction: ((any SQLConnection) throws -> Void)? = nil) throws -> any SQLConnection {
         guard allowsSave else {
@@ -119,13 +117,12 @@ package final class SQLStore: Sendable {
             engine.endWrite(connection)
             throw engine.translate(error)
         }
-        writers.withLock { $0[Self.thread] = WriterBox(connection: connection) }
         return connection
     }
 
-    /// Commits the transaction ``begin()`` started; if the commit fails, it is rolled back.
-    func commit() throws {
-        guard let connection = takeWriter() else { return }
+    /// Commits the transaction ``begin(beforeTransaction:)`` started on `connection`; if the
+    /// commit fails, it is rolled back.
+    func commit(_ connection: any SQLConnection) throws {
         defer { engine.endWrite(connection) }
         let statements = engine.transactionStatements
         do {
@@ -138,27 +135,12 @@ package final class SQLStore: Sendable {
         }
     }
 
-    /// Discards the transaction ``begin()`` started.
-    func rollback() {
-        guard let connection = takeWriter() else { return }
+    /// Discards the transaction ``begin(beforeTransaction:)`` started on `connection`.
+    func rollback(_ connection: any SQLConnection) {
         let rollback = engine.transactionStatements.rollback
         record(rollback, [])
         _ = try? connection.execute(rollback, bindings: [])
         engine.endWrite(connection)
-    }
-
-    /// The connections of open write transactions, by thread.
-    private let writers = Locked<[ObjectIdentifier: WriterBox]>([:])
-
-    private static var thread: ObjectIdentifier { ObjectIdentifier(Thread.current) }
-
-    /// Whether this thread has a write transaction of this store open.
-    var isWritingOnThisThread: Bool {
-        writers.withLock { $0[Self.thread] != nil }
-    }
-
-    private func takeWriter() -> (any SQLConnection)? {
-        writers.withLock { $0.removeValue(forKey: Self.thread)?.connection }
     }
 
     // MARK: Running SQL
@@ -342,9 +324,4 @@ package final class SQLStore: Sendable {
             }
         }
     }
-}
-
-/// A connection held in the store's table of open transactions; only its own thread uses it.
-private struct WriterBox: @unchecked Sendable {
-    let connection: any SQLConnection
 }

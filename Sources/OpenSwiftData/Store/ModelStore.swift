@@ -14,7 +14,7 @@ protocol ModelStore: AnyObject, Sendable {
     var systemName: String { get }
     /// Whether contexts may save to this store.
     var allowsSave: Bool { get }
-    /// Whether `prepareSave` leaves a transaction open that `rollbackSave` undoes. Stores that
+    /// Whether `prepareSave` leaves a transaction open that its handle can roll back. Stores that
     /// cannot (a custom `DataStore` saves in one call) prepare after the others.
     var isTransactional: Bool { get }
     /// Whether the store runs ``BatchDelete``s itself; otherwise the context loads the matching
@@ -29,10 +29,6 @@ protocol ModelStore: AnyObject, Sendable {
     /// The store as a ``RowStore`` (values in, rows out), which every store is: the built-in SQL
     /// stores, and custom `DataStore`s through ``DataStoreBridge``.
     var rowStore: any RowStore { get }
-    /// Commits the prepared transaction (rolled back if the commit fails).
-    func commitSave() throws
-    /// Discards the prepared transaction.
-    func rollbackSave()
     /// Deletes every model of every entity the store holds, in one transaction.
     func deleteAllData() throws
     /// Closes the store's connections; later calls throw (``ModelContainer/close()``).

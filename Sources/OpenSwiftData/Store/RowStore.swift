@@ -14,10 +14,10 @@ protocol RowStore: ModelStore {
     /// Whether its updates check that the changed columns still hold what the context read
     /// (where writers run at once), so a ``ValueChangeSet`` carries the values read.
     var checksOriginals: Bool { get }
-    /// Writes `changes` (this store's part of a save) in a transaction left open; on failure the
-    /// transaction is rolled back and the error thrown. The result names the keys given to new
-    /// rows.
-    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> StoreSaveResult
+    /// Writes `changes` (this store's part of a save) in a transaction left open, handed back to
+    /// commit or roll back; on failure the transaction is rolled back and the error thrown. The
+    /// handle's result names the keys given to new rows.
+    func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> any PreparedSave
 
     /// How the store's rows of `layout` are laid out when they read `slots` (`nil`: every stored slot).
     func rowShape(_ layout: ModelLayout, slots: [Int]?) -> RowShape
