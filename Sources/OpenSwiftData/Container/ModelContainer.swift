@@ -23,7 +23,7 @@ public final class ModelContainer: Sendable, Equatable {
     /// The migration plan given when the container was made, or `nil`.
     public var migrationPlan: (any SchemaMigrationPlan.Type)? { migrationPlanType.type }
     private let migrationPlanType: PlanType
-    let stores: [any ModelStore]
+    let stores: [any RowStore]
     private let storeIndexByEntity: [String: Int]
     private let mainContextBox = MainContextBox()
     /// The threads ``perform(_:)`` runs work on, started on first use.
@@ -154,7 +154,7 @@ public final class ModelContainer: Sendable, Equatable {
                 throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName).\(layout.properties[slot].name) relates \(layout.entityName) (configuration '\(configurations[here].name)') to \(destination.entityName) (configuration '\(configurations[there].name)'); relationships cannot cross stores, so put both models in one configuration")
             }
         }
-        var stores: [any ModelStore] = []
+        var stores: [any RowStore] = []
         for (index, configuration) in configurations.enumerated() {
             let layouts = schema.layouts.filter { assignment[$0.entityName] == index }
             if let builtIn = configuration as? any BuiltInStoreConfiguration {
@@ -175,7 +175,7 @@ public final class ModelContainer: Sendable, Equatable {
     /// Opens a custom store, telling it its models through its configuration's schema.
     private static func openStore<C: DataStoreConfiguration>(
         _ configuration: C, layouts: [ModelLayout], version: Schema.Version, migrationPlan: (any SchemaMigrationPlan.Type)?
-    ) throws -> any ModelStore {
+    ) throws -> any RowStore {
         var configuration = configuration
         if configuration.schema == nil {
             configuration.schema = Schema(layouts.map(\.modelType), version: version)
@@ -184,7 +184,7 @@ public final class ModelContainer: Sendable, Equatable {
     }
 
     /// A container on one store that is migrating, for the context a custom stage's closure gets.
-    init(migrationStage schema: Schema, store: any ModelStore, configuration: ModelConfiguration?) {
+    init(migrationStage schema: Schema, store: any RowStore, configuration: ModelConfiguration?) {
         self.schema = schema
         self.configurations = configuration.map { [$0] } ?? []
         self.migrationPlanType = PlanType(type: nil)
@@ -288,21 +288,21 @@ public final class ModelContainer: Sendable, Equatable {
     }
 
     /// The entities the container keeps in `store`.
-    private func entityNames(in store: any ModelStore) -> Set<String> {
+    private func entityNames(in store: any RowStore) -> Set<String> {
         Set(storeIndexByEntity.filter { stores[$0.value] === store }.keys)
     }
 
     /// Whether both are the same container.
     public static func == (lhs: ModelContainer, rhs: ModelContainer) -> Bool { lhs === rhs }
 
-    func store(for layout: ModelLayout) throws -> any ModelStore {
+    func store(for layout: ModelLayout) throws -> any RowStore {
         guard let index = storeIndexByEntity[layout.entityName] else {
             throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "\(layout.entityName) is not part of this container's schema; add it to ModelContainer(for:)")
         }
         return stores[index]
     }
 
-    func store(identifier: String) -> (any ModelStore)? {
+    func store(identifier: String) -> (any RowStore)? {
         stores.first { $0.identifier == identifier }
     }
 }

@@ -43,7 +43,7 @@ extension ModelContext {
         let changed: (PersistentIdentifier) -> Bool
         let count: Int
         if store.updatesByPredicate && !container.schema.hierarchies.isInHierarchy(layout) {
-            let encoding = store.rowStore.valueEncoding
+            let encoding = store.valueEncoding
             var changes = ValueChangeSet()
             changes.batchUpdates = [BatchUpdate(
                 layout: layout, descriptor: descriptor, slot: property.index,
@@ -52,7 +52,7 @@ extension ModelContext {
             let measurement = Telemetry.begin("update", store: store.name, system: store.systemName, entity: layout.entityName)
             let result: StoreSaveResult
             do {
-                let prepared = try store.rowStore.prepareSave(changes, schema: container.schema)
+                let prepared = try store.prepareSave(changes, schema: container.schema)
                 try prepared.commit()
                 result = prepared.result
             } catch {

@@ -6,7 +6,7 @@ extension ModelContext {
     /// `nil` if there is no such row.
     func existingModel(layout: ModelLayout, primaryKey: Int64) throws -> (any PersistentModel)? {
         if let model = registered(layout: layout, primaryKey: primaryKey) { return model }
-        return try container.store(for: layout).loadModel(layout, primaryKey: primaryKey, in: self)
+        return try loadModels(layout, keys: [primaryKey], from: container.store(for: layout)).first
     }
 
     /// Loads the unloaded stored values of a model from its row.
@@ -15,7 +15,7 @@ extension ModelContext {
             throw SwiftDataError(.modelNotFound, "\(data.layout.entityName) has not been saved, so it has no stored values to load")
         }
         let layout = data.layout
-        guard try container.store(for: layout).loadValues(of: data, primaryKey: primaryKey) else {
+        guard try loadValues(of: data, primaryKey: primaryKey, from: container.store(for: layout)) else {
             // Deleted elsewhere: the model says so. Without pending changes it also leaves the
             // context (as a deletion saved here would); with them, the next save reports the row gone.
             data.isGone = true
@@ -31,6 +31,6 @@ extension ModelContext {
     /// Loads the models of a to-many relationship from the store, in primary-key order.
     func loadRelatedModels(of data: BackingData, property: PropertyLayout) throws -> [any PersistentModel] {
         guard let relationship = property.relationship, let ownerKey = data.primaryKey else { return [] }
-        return try container.store(for: relationship.destination).loadRelated(property, of: data.layout, ownerKeys: [ownerKey], in: self)[ownerKey] ?? []
+        return try loadRelated(property, of: data.layout, ownerKeys: [ownerKey], from: container.store(for: relationship.destination))[ownerKey] ?? []
     }
 }

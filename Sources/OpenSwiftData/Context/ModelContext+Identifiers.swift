@@ -73,6 +73,7 @@ extension ModelContext {
     func storedKey(of id: PersistentIdentifier, layout: ModelLayout) throws -> Int64? {
         if let key = id.primaryKey { return key }
         guard id.hasCustomKey else { return nil }
-        return try container.store(for: layout).storedKey(resolving: id, layout: layout, in: self)
+        let store = try container.store(for: layout)
+        return try store.storedKey(resolving: id, layout: layout, editingState: editingState(for: store))
     }
 }

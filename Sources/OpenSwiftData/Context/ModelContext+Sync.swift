@@ -12,7 +12,7 @@ extension ModelContext {
     /// that cannot (custom `DataStore`s, Core Data files).
     package func prepareGlobalIdentities() throws {
         for store in container.stores {
-            guard let identities = store.rowStore as? any GlobalIdentityStore else {
+            guard let identities = store as? any GlobalIdentityStore else {
                 throw SwiftDataError(.storeIO, "the store \(store.name) is a custom data store; sync needs a SQLite or PostgreSQL store")
             }
             try identities.prepareGlobalIdentities()
@@ -64,7 +64,7 @@ extension ModelContext {
             throw SwiftDataError(.unknownSchema, "the entity '\(entity)' is not in this container's schema (\(container.schema.entities.map(\.name).joined(separator: ", ")))")
         }
         let store = try container.store(for: layout)
-        guard let identities = store.rowStore as? any GlobalIdentityStore else {
+        guard let identities = store as? any GlobalIdentityStore else {
             throw SwiftDataError(.storeIO, "the store \(store.name) is a custom data store; sync needs a SQLite or PostgreSQL store")
         }
         return (layout, identities)

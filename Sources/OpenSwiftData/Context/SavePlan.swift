@@ -145,13 +145,13 @@ struct SavePlan {
     }
 
     private mutating func writeToStores() throws {
-        var stores: [any ModelStore] = []
-        var storeOfLayout: [ObjectIdentifier: any ModelStore] = [:]
+        var stores: [any RowStore] = []
+        var storeOfLayout: [ObjectIdentifier: any RowStore] = [:]
         let layouts = (inserted + changed).map(\.layout)
             + (deleted + nullifications.filter({ !deletedIDs.contains(ObjectIdentifier($0.model)) }).map(\.model)).map { $0.persistentBackingData.layout }
             + batchDeletes.map(\.layout)
         for layout in layouts where storeOfLayout[ObjectIdentifier(layout)] == nil {
-            let store: any ModelStore = try context.container.store(for: layout)
+            let store: any RowStore = try context.container.store(for: layout)
             storeOfLayout[ObjectIdentifier(layout)] = store
             if !stores.contains(where: { $0 === store }) { stores.append(store) }
         }
@@ -169,7 +169,7 @@ struct SavePlan {
         Telemetry.end(measurement, rows: rows)
     }
 
-    private mutating func write(to stores: [any ModelStore], storeOfLayout: [ObjectIdentifier: any ModelStore]) throws {
+    private mutating func write(to stores: [any RowStore], storeOfLayout: [ObjectIdentifier: any RowStore]) throws {
         var stores = stores
         let changes = ChangeSet(inserted: inserted, changed: changed, deleted: deleted, deletedIDs: deletedIDs,
                                 nullifications: nullifications, batchDeletes: batchDeletes,
@@ -180,20 +180,19 @@ struct SavePlan {
         // one global order (their identifiers: the same store has the same one in every
         // container), so two saves over the same stores never wait on each other in a cycle.
         stores = stores.filter(\.isTransactional).sorted { $0.identifier < $1.identifier } + stores.filter { !$0.isTransactional }
-        var prepared: [(store: any ModelStore, save: any PreparedSave)] = []
+        var prepared: [(store: any RowStore, save: any PreparedSave)] = []
         do {
             for store in stores {
                 // One store (the common case) takes the whole change set without filtering.
                 let part = stores.count == 1 ? changes : changes.part { storeOfLayout[ObjectIdentifier($0)] === store }
-                let rowStore = store.rowStore
-                let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: rowStore.valueEncoding, withOriginals: rowStore.checksOriginals,
+                                let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: store.valueEncoding, withOriginals: store.checksOriginals,
                                                     globalIdentities: context.pendingGlobalIdentities)
                 var values = try builder.build(
                     inserted: part.inserted, changed: part.changed, deleted: part.deleted,
                     nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)
                 values.editingState = part.editingState
                 if !prepared.isEmpty { values.knownKeys = keys }
-                let save = try rowStore.prepareSave(values, schema: context.container.schema)
+                let save = try store.prepareSave(values, schema: context.container.schema)
                 prepared.append((store, save))
                 let result = save.result
                 storeIdentifiers.merge(result.storeIdentifiers) { _, new in new }

@@ -8,7 +8,7 @@ import Foundation
 struct ValueChangeSetBuilder {
     let deletedIDs: Set<ObjectIdentifier>
     let encoding: ValueEncoding
-    /// Whether updates carry the values their changed slots held when read (``ModelStore/checksOriginals``).
+    /// Whether updates carry the values their changed slots held when read (``RowStore/checksOriginals``).
     let withOriginals: Bool
     /// Identities new models arrive with from a sync (``ModelContext/pendingGlobalIdentities``).
     var globalIdentities: [(model: any PersistentModel, id: UUID)] = []

@@ -21,7 +21,7 @@ package final class ContainerDataStore: @unchecked Sendable {
         self.schema = schema
         self.name = configuration.name
         self.container = try ModelContainer(for: schema, migrationPlan: migrationPlan, configurations: [configuration])
-        guard let store = container.stores.first.map(\.rowStore) else {
+        guard let store = container.stores.first else {
             throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "the configuration '\(configuration.name)' opened no store")
         }
         self.store = store

@@ -62,9 +62,9 @@ extension DataStoreBridge {
     }
 
     /// A custom key seen for the first time gets its stand-in only if the store has the row.
-    func storedKey(resolving id: PersistentIdentifier, layout: ModelLayout, in context: ModelContext) throws -> Int64? {
+    func storedKey(resolving id: PersistentIdentifier, layout: ModelLayout, editingState: EditingState) throws -> Int64? {
         if let known = id.primaryKey { return known }
-        guard id.hasCustomKey, let snapshot = try snapshots(for: [id], layout: layout, editingState: context.editingState).first else { return nil }
+        guard id.hasCustomKey, let snapshot = try snapshots(for: [id], layout: layout, editingState: editingState).first else { return nil }
         return snapshot.persistentIdentifier.storedPrimaryKey
     }
 }

@@ -93,7 +93,7 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
         for partial in partials { if case .integer(let key) = partial.key { keys.insert(key) } }
         guard !keys.isEmpty else { return [:] }
         var models: [Int64: any PersistentModel] = [:]
-        for model in try context.container.store(for: destination).loadModels(destination, keys: keys.sorted(), in: context) {
+        for model in try context.loadModels(destination, keys: keys.sorted(), from: context.container.store(for: destination)) {
             if let key = model.persistentBackingData.primaryKey { models[key] = model }
         }
         return models

@@ -14,7 +14,7 @@ extension ModelContext {
             return try fetch(descriptor).map(\.persistentModelID)
         }
         let store = try container.store(for: layout)
-        return try store.fetchIdentifiers(StoreFetch(descriptor: descriptor, layout: layout), in: self)
+        return try rowIdentifiers(StoreFetch(descriptor: descriptor, layout: layout), from: store)
     }
 
     /// The identifiers of the models matching a descriptor, as a collection.
@@ -34,7 +34,7 @@ extension ModelContext {
             throw SwiftDataError(.includePendingChangesWithBatchSize, "a batched fetch reads from the store, so it cannot include this context's unsaved \(layout.entityName) changes; save first, or set includePendingChanges to false")
         }
         let store = try container.store(for: layout)
-        let keys = try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout), in: self)
+        let keys = try rowKeys(StoreFetch(descriptor: descriptor, layout: layout), from: store)
         if !layout.slotsWithoutPlaceholder.isEmpty || !layout.toOnesWithoutStandIn.isEmpty {
             // A row that vanished before its batch was loaded would leave nothing to return for
             // a value no empty one can stand in for: these models are loaded now, where a
@@ -70,7 +70,7 @@ extension ModelContext {
     ) throws {
         let layout = try layout(for: T.self)
         let store = try container.store(for: layout)
-        let keys = try store.fetchKeys(StoreFetch(descriptor: descriptor, layout: layout), in: self)
+        let keys = try rowKeys(StoreFetch(descriptor: descriptor, layout: layout), from: store)
         for chunk in keys.chunked(batchSize) {
             try checkEnumeration(allowEscapingMutations, layout: layout)
             for model in try models(T.self, keys: chunk, layout: layout, store: store) {
@@ -150,10 +150,10 @@ extension ModelContext {
     }
 
     /// The models with the given keys, in the keys' order.
-    func models<T: PersistentModel>(_ type: T.Type, keys: ArraySlice<Int64>, layout: ModelLayout, store: any ModelStore) throws -> [T] {
+    func models<T: PersistentModel>(_ type: T.Type, keys: ArraySlice<Int64>, layout: ModelLayout, store: any RowStore) throws -> [T] {
         var byKey: [Int64: T] = [:]
         byKey.reserveCapacity(keys.count)
-        for case let model as T in try store.loadModels(layout, keys: Array(keys), in: self) {
+        for case let model as T in try loadModels(layout, keys: Array(keys), from: store) {
             byKey[model.persistentBackingData.primaryKey ?? 0] = model
         }
         return keys.compactMap { byKey[$0] ?? hollowModel(T.self, layout: layout, primaryKey: $0, store: store) }
@@ -163,7 +163,7 @@ extension ModelContext {
     /// registered one, or a detached deleted model with empty values (as `model(for:)` gives);
     /// `nil` — the row is left out — for a type that has no empty values, whose getters would
     /// have nothing to return.
-    private func hollowModel<T: PersistentModel>(_ type: T.Type, layout: ModelLayout, primaryKey: Int64, store: any ModelStore) -> T? {
+    private func hollowModel<T: PersistentModel>(_ type: T.Type, layout: ModelLayout, primaryKey: Int64, store: any RowStore) -> T? {
         if let registered = registered(layout: layout, primaryKey: primaryKey) as? T { return registered }
         let identifier = PersistentIdentifier(entityName: layout.entityName, storeIdentifier: store.identifier, storedKey: primaryKey)
         return PlaceholderValue.goneModel(layout, identifier: identifier) as? T

@@ -23,7 +23,7 @@ extension ModelContext {
         let measurement = Telemetry.begin("fetch", store: store.name, system: store.systemName, entity: layout.entityName)
         let loaded: [AnyObject]
         do {
-            loaded = try store.fetch(request, in: self)
+            loaded = try rowModels(request, from: store)
         } catch {
             Telemetry.end(measurement, rows: 0, error: error)
             throw error
@@ -67,7 +67,7 @@ extension ModelContext {
         if descriptor.includePendingChanges && hasPendingChanges(of: layout) {
             return try fetch(descriptor).count
         }
-        return try container.store(for: layout).fetchCount(StoreFetch(descriptor: descriptor, layout: layout), in: self)
+        return try rowCount(StoreFetch(descriptor: descriptor, layout: layout), from: container.store(for: layout))
     }
 
     /// Unsaved inserted, changed and deleted models of an entity (and of its subclasses).

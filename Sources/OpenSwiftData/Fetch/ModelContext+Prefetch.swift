@@ -27,7 +27,7 @@ extension ModelContext {
         }
         let destination = relationship.destination
         // Held until the references are resolved: the registry alone keeps models only weakly.
-        let loaded = try container.store(for: destination).loadModels(destination, keys: keys.sorted(), in: self)
+        let loaded = try loadModels(destination, keys: keys.sorted(), from: container.store(for: destination))
         // Resolve the references now, from the registry.
         for model in models {
             let data = model.persistentBackingData
@@ -50,7 +50,7 @@ extension ModelContext {
         }
         guard !owners.isEmpty else { return }
         let destination = relationship.destination
-        let grouped = try container.store(for: destination).loadRelated(property, of: layout, ownerKeys: owners.keys.sorted(), in: self)
+        let grouped = try loadRelated(property, of: layout, ownerKeys: owners.keys.sorted(), from: container.store(for: destination))
         for (key, data) in owners {
             switch data.slots[property.index] {
             case .unloaded, .pendingMembers: data.fillMembers(property.index, stored: grouped[key] ?? [])

@@ -21,7 +21,7 @@ extension MigrationStage {
 
     /// Runs the closure for `moment`, if there is one, with a context on `store`, which holds the
     /// models of `layouts` as of `version`; `configuration` is what that context's container reports.
-    func runClosure(_ moment: Moment, on store: any ModelStore, layouts: [ModelLayout], version: Schema.Version, configuration: ModelConfiguration?) throws {
+    func runClosure(_ moment: Moment, on store: any RowStore, layouts: [ModelLayout], version: Schema.Version, configuration: ModelConfiguration?) throws {
         guard let body = closure(moment) else { return }
         let container = ModelContainer(migrationStage: Schema(layouts.map(\.modelType), version: version), store: store, configuration: configuration)
         let context = ModelContext(container)

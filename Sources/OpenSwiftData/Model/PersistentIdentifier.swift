@@ -88,7 +88,7 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
     /// The key the context's identity map and the stores use for the model, for permanent
     /// identifiers: the integer key itself, or the stand-in for a custom store's key — `nil` for a
     /// custom key no row was returned with yet (a lookup enters nothing; the store resolves it,
-    /// ``ModelStore/storedKey(resolving:layout:)``).
+    /// ``RowStore/storedKey(resolving:layout:editingState:)``).
     var primaryKey: Int64? {
         switch key {
         case .permanent(let value): return value

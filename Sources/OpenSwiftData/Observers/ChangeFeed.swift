@@ -51,7 +51,7 @@ final class ChangeFeed: @unchecked Sendable {
         deinit { cancelling() }
     }
 
-    private let stores: [any ModelStore]
+    private let stores: [any RowStore]
     private let reader = WorkThreads(limit: 1)
     private let lock = NSLock()
     private var handlers: [Int: @Sendable (Change) -> Void] = [:]
@@ -70,7 +70,7 @@ final class ChangeFeed: @unchecked Sendable {
     private var reading = 0
     private let readingEnded = NSCondition()
 
-    init(stores: [any ModelStore]) {
+    init(stores: [any RowStore]) {
         self.stores = stores
     }
 
@@ -164,7 +164,7 @@ final class ChangeFeed: @unchecked Sendable {
     }
 
     /// Reads what changed in `store` since the last report and hands it to every subscriber.
-    private func report(_ store: any ModelStore) {
+    private func report(_ store: any RowStore) {
         let identifier = store.identifier
         lock.lock()
         queued.remove(identifier)
@@ -192,7 +192,7 @@ final class ChangeFeed: @unchecked Sendable {
 
     /// The transactions of `store` after `position` (moving the position past them); `nil` if
     /// there are none.
-    private func readHistory(of store: any ModelStore, after position: Int64?) -> Change? {
+    private func readHistory(of store: any RowStore, after position: Int64?) -> Change? {
         let identifier = store.identifier
         guard var position else {
             // The position could not be read when the feed started: take it now.

@@ -13,7 +13,7 @@ struct RowUpdates {
     var values: [StoredValue] = []
     /// Positions in ``values`` holding the token of a row new in this save.
     var newReferences: [Int] = []
-    /// For stores that check them (``ModelStore/checksOriginals``): the value each written slot
+    /// For stores that check them (``RowStore/checksOriginals``): the value each written slot
     /// held when the context read it, laid out as ``values``; `nil` where it was never read.
     var originals: [StoredValue?] = []
 }

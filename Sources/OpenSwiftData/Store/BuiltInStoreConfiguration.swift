@@ -1,0 +1,8 @@
+import Foundation
+
+/// A configuration whose store ships with OpenSwiftData and sits behind the seam directly, without
+/// going through snapshots (``ModelConfiguration``: the SQLite store; `PostgresConfiguration`).
+package protocol BuiltInStoreConfiguration {
+    /// Opens the store for the request's models, migrating it if it was written with another schema.
+    func openStore(_ request: StoreOpenRequest) throws -> OpenedStore
+}
