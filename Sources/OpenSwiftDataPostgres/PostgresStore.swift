@@ -20,7 +20,7 @@ public final class PostgresStore: DataStoreBatching, @unchecked Sendable {
 
     /// The configuration the store was opened with.
     public let configuration: PostgresConfiguration
-    private let core: ContainerDataStore
+    private let core: BuiltInDataStore
 
     /// Opens the store a configuration describes; its `schema` names the models.
     public init(_ configuration: PostgresConfiguration, migrationPlan: (any SchemaMigrationPlan.Type)?) throws {
@@ -28,7 +28,7 @@ public final class PostgresStore: DataStoreBatching, @unchecked Sendable {
             throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "the configuration '\(configuration.name)' has no schema; a PostgresStore opened on its own needs PostgresConfiguration(schema:) to know its models")
         }
         self.configuration = configuration
-        self.core = try ContainerDataStore(configuration, schema: schema, migrationPlan: migrationPlan)
+        self.core = try BuiltInDataStore(configuration, schema: schema, migrationPlan: migrationPlan)
     }
 
     public var schema: Schema { core.schema }

@@ -180,7 +180,7 @@ public final class ModelContainer: Sendable, Equatable {
         if configuration.schema == nil {
             configuration.schema = Schema(layouts.map(\.modelType), version: version)
         }
-        return try DataStoreBridge<C.Store>(configuration, layouts: layouts, allowsSave: true, migrationPlan: migrationPlan)
+        return try CustomStoreRows<C.Store>(configuration, layouts: layouts, allowsSave: true, migrationPlan: migrationPlan)
     }
 
     /// A container on one store that is migrating, for the context a custom stage's closure gets.

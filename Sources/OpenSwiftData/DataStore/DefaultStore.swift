@@ -26,7 +26,7 @@ public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
     public let configuration: ModelConfiguration
     /// The models the store holds.
     public let schema: Schema
-    private let core: ContainerDataStore
+    private let core: BuiltInDataStore
 
     /// Opens the SQLite store a configuration describes; its `schema` names the models. The store
     /// migrates with `migrationPlan` (or automatically) as a `ModelContainer` would.
@@ -36,7 +36,7 @@ public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
         }
         self.configuration = configuration
         self.schema = schema
-        self.core = try ContainerDataStore(configuration, schema: schema, migrationPlan: migrationPlan)
+        self.core = try BuiltInDataStore(configuration, schema: schema, migrationPlan: migrationPlan)
     }
 
     /// The SQLite store's identifier.

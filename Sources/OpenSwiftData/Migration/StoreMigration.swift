@@ -47,9 +47,9 @@ struct StoreMigration {
     /// (`ModelContainer(for: Trip.self, migrationPlan:)` gives a schema without one).
     func version(of layouts: [ModelLayout], declared: Schema.Version) throws -> Schema.Version {
         guard let plan else { return declared }
-        let fingerprint = StoredSchema.describing(layouts)
+        let fingerprint = SchemaFingerprint.describing(layouts)
         return try MigrationRoute.target(of: plan, currentVersion: declared, currentMatches: {
-            try StoredSchema.describing(self.layouts(of: $0)) == fingerprint
+            try SchemaFingerprint.describing(self.layouts(of: $0)) == fingerprint
         }).versionIdentifier
     }
 

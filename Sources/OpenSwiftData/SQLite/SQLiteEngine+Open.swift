@@ -55,7 +55,7 @@ extension SQLiteEngine {
     ) throws -> (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool) {
         let dialect = SQLiteDialect()
         let metadataTable = SQLStore.metadataTable
-        let fingerprint = StoredSchema.describing(layouts)
+        let fingerprint = SchemaFingerprint.describing(layouts)
         var immutable = false
         var connection = try SQLiteConnection(path: path, readOnly: !configuration.allowsSave, create: configuration.allowsSave)
         sqlite3_busy_timeout(connection.handle, busyTimeout)

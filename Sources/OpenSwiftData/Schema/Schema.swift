@@ -244,7 +244,7 @@ public final class Schema: Hashable, Codable, @unchecked Sendable, CustomStringC
 
     /// A canonical text of everything that affects storage: entities, columns and their types,
     /// relationships and their storage. Two schemas with the same text can share a store.
-    var fingerprintDescription: String { StoredSchema.describing(layouts) }
+    var fingerprintDescription: String { SchemaFingerprint.describing(layouts) }
 
     /// A schema version, `major.minor.patch`.
     public struct Version: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {

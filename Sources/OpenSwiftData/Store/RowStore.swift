@@ -7,7 +7,7 @@ import Foundation
 /// turns rows into models (``Materializer``, `ModelContext+Rows.swift`).
 ///
 /// The built-in SQL stores are row stores (``SQLStore``), and so are custom `DataStore`s, through
-/// ``DataStoreBridge``. Saving is two steps, so that a save across several stores is all or
+/// ``CustomStoreRows``. Saving is two steps, so that a save across several stores is all or
 /// nothing as far as the engines allow: every store prepares (writes, uncommitted), then all commit.
 protocol RowStore: AnyObject, Sendable {
     var identifier: String { get }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// One save's snapshots for a custom store while they are put together
-/// (``DataStoreBridge/prepareSave(_:schema:)``): the stored snapshots the save touches, loaded a
+/// (``CustomStoreRows/prepareSave(_:schema:)``): the stored snapshots the save touches, loaded a
 /// query per entity, with the save's values put in and both sides of each relationship kept.
-struct SnapshotSaveWork<S: DataStore> {
-    let bridge: DataStoreBridge<S>
+struct ValuesToSnapshots<S: DataStore> {
+    let bridge: CustomStoreRows<S>
     let editingState: EditingState
     /// The written snapshots as they will be sent, by identifier ``PersistentIdentifier/inHierarchy``.
     var snapshots: [PersistentIdentifier: DefaultSnapshot] = [:]
@@ -25,7 +25,7 @@ struct SnapshotSaveWork<S: DataStore> {
     /// Keys other stores gave their new models in this save, by token.
     private var knownKeys: [Int64?] = []
 
-    init(bridge: DataStoreBridge<S>, editingState: EditingState) {
+    init(bridge: CustomStoreRows<S>, editingState: EditingState) {
         self.bridge = bridge
         self.editingState = editingState
     }

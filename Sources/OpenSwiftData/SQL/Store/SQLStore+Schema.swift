@@ -12,7 +12,7 @@ extension SQLStore {
             _ = try connection.execute(statement, bindings: [])
         }
         let insertMetadata = SQLRenderer.render(.insert(table: metadataTable, columns: ["Z_KEY", "Z_VALUE"], orIgnore: false), dialect: dialect).text
-        var metadata = [("identifier", identifier), ("fingerprint", StoredSchema.describing(layouts)), ("version", version.description), ("format", formatVersion)]
+        var metadata = [("identifier", identifier), ("fingerprint", SchemaFingerprint.describing(layouts)), ("version", version.description), ("format", formatVersion)]
         if !dialect.typedValues.isEmpty {
             metadata.append((typedValuesKey, dialect.typedValues.map(\.rawValue).sorted().joined(separator: ",")))
         }

@@ -46,7 +46,7 @@ struct SQLMigration {
         guard let stored = metadata["fingerprint"], let identifier = metadata["identifier"] else {
             throw SwiftDataError(.loadIssueModelContainer, "\(place) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
         }
-        let fingerprint = StoredSchema.describing(layouts)
+        let fingerprint = SchemaFingerprint.describing(layouts)
         guard migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: version) else { return }
         described = stored
         self.identifier = identifier
@@ -57,10 +57,10 @@ struct SQLMigration {
         if let plan = migration.plan {
             let route = try MigrationRoute.find(
                 plan: plan, storeName: storeName, storedVersion: storedVersion, currentVersion: version,
-                storeMatches: { try StoredSchema.describing(migration.layouts(of: $0)) == stored },
-                currentMatches: { try StoredSchema.describing(migration.layouts(of: $0)) == fingerprint })
+                storeMatches: { try SchemaFingerprint.describing(migration.layouts(of: $0)) == stored },
+                currentMatches: { try SchemaFingerprint.describing(migration.layouts(of: $0)) == fingerprint })
             steps = route.steps
-            if !steps.isEmpty { reached = try StoredSchema.describing(migration.layouts(of: route.target)) }
+            if !steps.isEmpty { reached = try SchemaFingerprint.describing(migration.layouts(of: route.target)) }
         } else if let storedVersion, storedVersion > version {
             throw SwiftDataError(.backwardMigration, "\(place) was written with schema version \(storedVersion), newer than this app's \(version); an older app cannot open it. It was left unchanged.")
         }
@@ -77,7 +77,7 @@ struct SQLMigration {
             }
         }
         if described != fingerprint {
-            let current = try StoredSchema(description: described)
+            let current = try SchemaFingerprint(description: described)
             guard current.entityNames.isEmpty || layouts.contains(where: { current.entities[$0.entityName] != nil }) else {
                 throw SwiftDataError(.schemaMismatch, "\(place) was written with a different model, with no entity in common with this one (\(SQLStore.describeDifference(stored: described, current: fingerprint))). Open it with the model that wrote it, or use another store; it was left unchanged.")
             }
@@ -109,9 +109,9 @@ struct SQLMigration {
     /// Changes the tables to those of `target` if they differ (a lightweight migration); entities
     /// `target` lacks lose their rows only if `removesEntities` (a stage of the app's plan).
     private mutating func bring(to target: [ModelLayout], reporter: MigrationReporter, removesEntities: Bool) throws {
-        let description = StoredSchema.describing(target)
+        let description = SchemaFingerprint.describing(target)
         guard description != described else { return }
-        var migrator = SQLMigrator(connection: connection, dialect: dialect, old: try StoredSchema(description: described), layouts: target, reporter: reporter, removesEntities: removesEntities)
+        var migrator = SQLMigrator(connection: connection, dialect: dialect, old: try SchemaFingerprint(description: described), layouts: target, reporter: reporter, removesEntities: removesEntities)
         try migrator.run()
         described = description
     }

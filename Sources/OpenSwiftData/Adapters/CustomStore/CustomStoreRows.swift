@@ -1,12 +1,12 @@
 import Foundation
 
 /// A custom ``DataStore`` behind the seam, as a row store: a save's values become a snapshot save
-/// request (`DataStoreBridge+Save`), fetches become snapshot fetch requests, and snapshots become
+/// request (`CustomStoreRows+Save`), fetches become snapshot fetch requests, and snapshots become
 /// rows (``SnapshotRow``), which the context makes models of as it does any store's rows.
 ///
 /// Snapshots the store returned are kept (by identifier) to fulfil faults and relationships
 /// without asking again; every fetch and save refreshes them.
-final class DataStoreBridge<S: DataStore>: RowStore, @unchecked Sendable {
+final class CustomStoreRows<S: DataStore>: RowStore, @unchecked Sendable {
     // `@unchecked Sendable`: the store is used under `lock`, and the snapshot cache only through `Locked`.
     let store: S
     let identifier: String
@@ -73,7 +73,7 @@ final class DataStoreBridge<S: DataStore>: RowStore, @unchecked Sendable {
         }
     }
 
-    // MARK: Saving (DataStoreBridge+Save)
+    // MARK: Saving (CustomStoreRows+Save)
 
     func deleteAllData() throws {
         try locked { try store.erase() }

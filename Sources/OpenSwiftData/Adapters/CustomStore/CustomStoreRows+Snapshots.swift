@@ -2,7 +2,7 @@ import Foundation
 
 /// Snapshots as rows: a snapshot's values laid out as a ``RowShape``, for the context's
 /// ``Materializer`` (registration, fill modes and the class check are its, as for every store).
-extension DataStoreBridge {
+extension CustomStoreRows {
     /// The row of `snapshot` in `shape`: its key, the values of the shape's slots (attributes in
     /// their stored form, a to-one as its related model's key), and for a class hierarchy the
     /// snapshot's class and its subclass's own values.

@@ -5,7 +5,7 @@ import Foundation
 extension SQLMigrator {
     /// The stored relationship whose links `property` takes over: its own former self, or its
     /// inverse's (read the other way round).
-    func oldRelationship(for property: PropertyLayout, in layout: ModelLayout) -> (entity: String, relationship: StoredSchema.Relationship, reversed: Bool)? {
+    func oldRelationship(for property: PropertyLayout, in layout: ModelLayout) -> (entity: String, relationship: SchemaFingerprint.Relationship, reversed: Bool)? {
         guard let relationship = property.relationship else { return nil }
         let destination = relationship.destination.entityName
         if let entity = old.entities[layout.entityName], old.entities[destination] != nil,
@@ -22,7 +22,7 @@ extension SQLMigrator {
     }
 
     /// A query over the old tables giving each link of `source` as `(owner, other)`.
-    func links(_ source: (entity: String, relationship: StoredSchema.Relationship, reversed: Bool)) -> String {
+    func links(_ source: (entity: String, relationship: SchemaFingerprint.Relationship, reversed: Bool)) -> String {
         let pk = q(ModelLayout.primaryKeyColumn)
         let (owner, other): (String, String)
         let from: String

@@ -11,7 +11,7 @@ import Foundation
 /// member that is not itself in the request gets its reference back written too). Unique
 /// constraints, references to rows deleted meanwhile and the row's class are checked by the store,
 /// as for any save.
-struct SnapshotChangeSet {
+struct SnapshotsToValues {
     let store: any RowStore
     /// The store's entities by name.
     let layouts: [String: ModelLayout]
@@ -65,7 +65,7 @@ struct SnapshotChangeSet {
             if updateGroups[ObjectIdentifier(layout)] == nil { updateOrder.append(layout) }
             updateGroups[ObjectIdentifier(layout), default: []].append(snapshot)
         }
-        let reader = RowSnapshots(store: store)
+        let reader = RowsToSnapshots(store: store)
         var updateShape: [[Int]: Int] = [:]
         for layout in updateOrder {
             let snapshots = updateGroups[ObjectIdentifier(layout)] ?? []
@@ -136,7 +136,7 @@ struct SnapshotChangeSet {
     /// The references that surviving rows outside the request hold to the deleted ones, cleared:
     /// no reference outlives its row. (A context's request has cleared them already, by the
     /// delete rules; this is for one written by hand.) A required one is an error.
-    private func referencesToDeleted(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>, deletes: [ValueChangeSet.RowDeletes], written: Set<PersistentIdentifier>, reader: RowSnapshots) throws -> [ValueChangeSet.ClearedReference] {
+    private func referencesToDeleted(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>, deletes: [ValueChangeSet.RowDeletes], written: Set<PersistentIdentifier>, reader: RowsToSnapshots) throws -> [ValueChangeSet.ClearedReference] {
         guard !deletes.isEmpty else { return [] }
         let deleted = Set(request.deleted.map(\.persistentIdentifier))
         var cleared: [ValueChangeSet.ClearedReference] = []

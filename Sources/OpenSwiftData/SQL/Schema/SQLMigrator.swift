@@ -1,7 +1,7 @@
 import Foundation
 
 /// Brings an SQL store's tables from the schema they were written with (read from the store's
-/// own description, ``StoredSchema``) to the tables of `layouts` — a lightweight migration.
+/// own description, ``SchemaFingerprint``) to the tables of `layouts` — a lightweight migration.
 ///
 /// It runs inside the caller's transaction: SQLite and PostgreSQL run DDL transactionally, so an
 /// error, or a process killed half-way, leaves the store as it was. A table whose columns stay the
@@ -22,7 +22,7 @@ import Foundation
 struct SQLMigrator {
     let connection: any SQLConnection
     let dialect: any SQLDialect
-    let old: StoredSchema
+    let old: SchemaFingerprint
     let layouts: [ModelLayout]
     let reporter: MigrationReporter
     /// Whether entities the layouts lack may lose their rows: only in a stage of the app's
@@ -40,7 +40,7 @@ struct SQLMigrator {
     /// names: the data checks (counts, duplicate links) already ran on the first.
     private var checking = true
 
-    init(connection: any SQLConnection, dialect: any SQLDialect, old: StoredSchema, layouts: [ModelLayout], reporter: MigrationReporter, removesEntities: Bool) {
+    init(connection: any SQLConnection, dialect: any SQLDialect, old: SchemaFingerprint, layouts: [ModelLayout], reporter: MigrationReporter, removesEntities: Bool) {
         self.connection = connection
         self.dialect = dialect
         self.old = old
@@ -58,7 +58,7 @@ struct SQLMigrator {
         let layout: ModelLayout
         /// The entities whose rows the table holds: `layout`, then its subclasses.
         let kinds: [ModelLayout]
-        let oldEntity: StoredSchema.Entity?
+        let oldEntity: SchemaFingerprint.Entity?
         /// Column name → SQL expression over the old row (alias `o`); parameters start at the second.
         var columns: [(name: String, expression: String)] = []
         var bindings: [StoredValue] = []
@@ -193,7 +193,7 @@ struct SQLMigrator {
         for table in dropAtEnd {
             try execute("DROP TABLE \(q(table))")
         }
-        try SQLStore.writeMetadata(["fingerprint": StoredSchema.describing(layouts)], on: connection, dialect: dialect)
+        try SQLStore.writeMetadata(["fingerprint": SchemaFingerprint.describing(layouts)], on: connection, dialect: dialect)
     }
 
     /// Throws, before anything is changed, if entities the models lack still hold rows.
@@ -223,7 +223,7 @@ struct SQLMigrator {
         var planned = Set<String>()
         for (position, kind) in kinds.enumerated() {
             // A subclass's own columns are read from its old self, if it had one.
-            let oldEntity = position == 0 ? rootEntity : old.entities[kind.entityName] ?? StoredSchema.Entity(name: kind.entityName)
+            let oldEntity = position == 0 ? rootEntity : old.entities[kind.entityName] ?? SchemaFingerprint.Entity(name: kind.entityName)
             for slot in kind.storedSlots where slot >= (position == 0 ? 0 : layout.properties.count) {
                 let property = kind.properties[slot]
                 guard planned.insert(property.name).inserted else { continue }
@@ -312,7 +312,7 @@ struct SQLMigrator {
     }
 
     private mutating func attributeSource(
-        _ property: PropertyLayout, codec: any AttributeCodec, layout: ModelLayout, oldEntity: StoredSchema.Entity, plan: inout TablePlan
+        _ property: PropertyLayout, codec: any AttributeCodec, layout: ModelLayout, oldEntity: SchemaFingerprint.Entity, plan: inout TablePlan
     ) throws -> String {
         let entity = layout.entityName
         // The declared initial value, bound as a parameter only if an expression uses it.

@@ -3,11 +3,11 @@ import Foundation
 /// A built-in store (SQLite, PostgreSQL) answering SwiftData's ``DataStore`` requests: what
 /// ``DefaultStore`` and `PostgresStore` do, written once.
 ///
-/// Fetches and saves go straight to the store's rows and values (``RowSnapshots``,
-/// ``SnapshotChangeSet``): no model is made for a snapshot, nor a snapshot from a model. The
+/// Fetches and saves go straight to the store's rows and values (``RowsToSnapshots``,
+/// ``SnapshotsToValues``): no model is made for a snapshot, nor a snapshot from a model. The
 /// container opens and migrates the store and owns it; requests that apply delete rules (a delete
 /// by predicate) or read history go through a context of its own.
-package final class ContainerDataStore: @unchecked Sendable {
+package final class BuiltInDataStore: @unchecked Sendable {
     // `@unchecked Sendable`: the container and the store are Sendable; the rest is immutable.
     let container: ModelContainer
     let store: any RowStore
@@ -41,7 +41,7 @@ package final class ContainerDataStore: @unchecked Sendable {
     }
 
     package func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
-        let snapshots = try RowSnapshots(store: store).fetch(self.request(request.descriptor))
+        let snapshots = try RowsToSnapshots(store: store).fetch(self.request(request.descriptor))
         return DataStoreFetchResult(descriptor: request.descriptor, fetchedSnapshots: snapshots)
     }
 
@@ -55,7 +55,7 @@ package final class ContainerDataStore: @unchecked Sendable {
 
     /// The stored snapshots of the identifiers that name a row.
     package func cachedSnapshots(for persistentIdentifiers: [PersistentIdentifier], editingState: EditingState) throws -> [PersistentIdentifier: DefaultSnapshot] {
-        let reader = RowSnapshots(store: store)
+        let reader = RowsToSnapshots(store: store)
         var found: [PersistentIdentifier: DefaultSnapshot] = [:]
         for (entity, ids) in Dictionary(grouping: persistentIdentifiers, by: \.entityName) {
             guard let layout = layouts[entity] else { continue }
@@ -72,7 +72,7 @@ package final class ContainerDataStore: @unchecked Sendable {
     /// constraint's match updated instead), what differs from the stored rows for the updated ones,
     /// and the deleted ones removed.
     package func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
-        let (changes, tokens) = try SnapshotChangeSet(store: store, layouts: layouts, storeName: name).build(request)
+        let (changes, tokens) = try SnapshotsToValues(store: store, layouts: layouts, storeName: name).build(request)
         let prepared = try store.prepareSave(changes, schema: container.schema)
         try prepared.commit()
         let result = prepared.result

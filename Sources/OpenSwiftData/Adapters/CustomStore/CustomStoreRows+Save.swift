@@ -8,11 +8,11 @@ import Foundation
 /// stored models the save refers to are the change set's (``ValueChangeSet/referencedRows``): the
 /// same rules as the SQL stores'. What only a custom store needs is here: its snapshots kept
 /// consistent on both sides of each relationship, and its unique constraints checked.
-extension DataStoreBridge {
+extension CustomStoreRows {
     func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> any PreparedSave {
         // A custom store saves in one call: there is nothing left to commit.
         CompletedSave(try locked {
-            var work = SnapshotSaveWork(bridge: self, editingState: changes.editingState)
+            var work = ValuesToSnapshots(bridge: self, editingState: changes.editingState)
             try work.build(changes)
             let inserted = work.inserted.compactMap { work.snapshots[$0] }
             let updated = work.updated.filter { !work.isNew($0) }.compactMap { work.snapshots[$0] }

@@ -27,7 +27,7 @@ struct UniqueValues: Hashable {
 /// their own. Which new model updates which stored one (SwiftData's upsert) is decided by
 /// ``UniqueMatch``, as for every store; here the stored ones are looked up among the snapshots,
 /// and a save that would still leave two models with the same values is refused.
-extension DataStoreBridge {
+extension CustomStoreRows {
     /// The key of the stored model of `layout`'s class hierarchy whose `constraint` slots hold
     /// `values`, if any. A match of another class of the hierarchy cannot be updated into a
     /// `layout` model: that is refused.

@@ -3,7 +3,7 @@ import Foundation
 /// The tables an SQL store holds, read back from the schema description it keeps beside its data
 /// (``ModelLayout/fingerprintDescription``), so a migration knows what is on disk without the model
 /// types that wrote it.
-struct StoredSchema {
+struct SchemaFingerprint {
     struct Attribute: Equatable {
         let name: String
         /// The Swift type without its `?`.

@@ -7,7 +7,7 @@ import Foundation
 /// A snapshot holds every persisted property: the row's attributes and to-ones, and each to-many's
 /// members (read for all the rows at once, one query per relationship), in the order a context
 /// loads them.
-struct RowSnapshots {
+struct RowsToSnapshots {
     let store: any RowStore
 
     /// The snapshots of the rows a fetch selects, in its order.

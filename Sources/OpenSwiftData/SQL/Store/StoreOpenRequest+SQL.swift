@@ -33,7 +33,7 @@ extension StoreOpenRequest {
         guard let stored = metadata["fingerprint"], let identifier = metadata["identifier"] else {
             throw SwiftDataError(.loadIssueModelContainer, "the store at \(place) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
         }
-        let fingerprint = StoredSchema.describing(layouts)
+        let fingerprint = SchemaFingerprint.describing(layouts)
         let keepsHistory = allowsSave || tables.contains(SQLStore.historyTransactionTable)
         if allowsSave {
             try SQLStore.prepareHistory(on: connection, dialect: dialect, tables: tables)
