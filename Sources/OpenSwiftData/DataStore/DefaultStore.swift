@@ -15,8 +15,9 @@ import Foundation
 /// It answers fetches with every descriptor option in SQL (it never asks the context to filter or
 /// sort), straight from the rows, and saves a request in one transaction, straight into rows: no
 /// model is made on the way.
-public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
+public final class DefaultStore: _BuiltInStoreFace, @unchecked Sendable {
     // `@unchecked Sendable`: each request runs on a context of its own; the container is Sendable.
+    // Its requests are forwarded as `_BuiltInStoreFace` says, as PostgresStore's are.
     /// The configuration that opens it.
     public typealias Configuration = ModelConfiguration
     /// Its snapshots: ``DefaultSnapshot``.
@@ -26,7 +27,8 @@ public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
     public let configuration: ModelConfiguration
     /// The models the store holds.
     public let schema: Schema
-    private let core: BuiltInDataStore
+    /// The SQLite store the requests go to.
+    public let _core: _BuiltInStoreCore
 
     /// Opens the SQLite store a configuration describes; its `schema` names the models. The store
     /// migrates with `migrationPlan` (or automatically) as a `ModelContainer` would.
@@ -36,67 +38,9 @@ public final class DefaultStore: DataStoreBatching, @unchecked Sendable {
         }
         self.configuration = configuration
         self.schema = schema
-        self.core = try BuiltInDataStore(configuration, schema: schema, migrationPlan: migrationPlan)
+        self._core = _BuiltInStoreCore(try BuiltInDataStore(configuration, schema: schema, migrationPlan: migrationPlan))
     }
-
-    /// The SQLite store's identifier.
-    public var identifier: String { core.identifier }
 
     /// The configuration's name.
     public var name: String { configuration.name }
-
-    public func fetch<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> DataStoreFetchResult<T, DefaultSnapshot> {
-        try core.fetch(request)
-    }
-
-    public func fetchCount<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> Int {
-        try core.fetchCount(request)
-    }
-
-    public func fetchIdentifiers<T: PersistentModel>(_ request: DataStoreFetchRequest<T>) throws -> [PersistentIdentifier] {
-        try core.fetchIdentifiers(request)
-    }
-
-    public func cachedSnapshots(for persistentIdentifiers: [PersistentIdentifier], editingState: EditingState) throws -> [PersistentIdentifier: DefaultSnapshot] {
-        try core.cachedSnapshots(for: persistentIdentifiers, editingState: editingState)
-    }
-
-    /// Writes the request's changes in one transaction: rows for the inserted snapshots (a unique
-    /// constraint's match is updated instead, as ``ModelContext/save()`` does), what differs from
-    /// the stored row for each updated snapshot, and the deleted rows removed.
-    ///
-    /// Delete rules are the requester's, as for every `DataStore`: a context's request names the
-    /// models a `.cascade` removes and those a `.nullify` changes. A relationship may be changed
-    /// from either side; a reference another row holds to a deleted one is cleared. A value a
-    /// property cannot hold is refused, and nothing is written.
-    public func save(_ request: DataStoreSaveChangesRequest<DefaultSnapshot>) throws -> DataStoreSaveChangesResult<DefaultSnapshot> {
-        try core.save(request)
-    }
-
-    /// Deletes the models a predicate matches, with their delete rules, in one transaction.
-    public func delete<T: PersistentModel>(_ request: DataStoreBatchDeleteRequest<T>) throws {
-        try core.delete(request)
-    }
-
-    /// Deletes every model in the store.
-    public func erase() throws {
-        try core.erase()
-    }
-}
-
-extension DefaultStore: HistoryProviding {
-    /// The history transactions `descriptor` selects, oldest first unless it sorts otherwise
-    /// (see ``ModelContext/fetchHistory(_:)``).
-    ///
-    /// ```swift
-    /// let changes = try store.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
-    /// ```
-    public func fetchHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws -> [DefaultHistoryTransaction] {
-        try core.fetchHistory(descriptor)
-    }
-
-    /// Deletes the history transactions `descriptor` selects; model data is not touched.
-    public func deleteHistory(_ descriptor: HistoryDescriptor<DefaultHistoryTransaction>) throws {
-        try core.deleteHistory(descriptor)
-    }
 }
