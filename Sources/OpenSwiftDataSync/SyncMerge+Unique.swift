@@ -44,8 +44,8 @@ extension SyncMerge {
         let mine = object(existing, entity: record.entity)
         let theirs = object(record.id, entity: record.entity)
         let properties = replica.entities[record.entity] ?? []
-        var clocks = mine.clocks
-        for (name, clock) in theirs.clocks where clocks[name].map({ $0 < clock }) ?? true { clocks[name] = clock }
+        var clocks = mine.syncClocks
+        clocks.takeLater(of: theirs.syncClocks)
         let (wins, kept) = try winners(record, over: &clocks, properties: properties, model: model)
         _ = try mergeMembers(record, owner: existing, clocks: &clocks, properties: properties)
         try write(wins, to: model, for: record)
@@ -56,9 +56,9 @@ extension SyncMerge {
 
     /// Makes the lesser of two objects' identities the canonical one, holding `clocks`, and the
     /// other its alias.
-    mutating func join(_ one: SyncedObject, _ other: SyncedObject, clocks: [String: SyncClock], resend: Bool = false) throws {
+    mutating func join(_ one: SyncedObject, _ other: SyncedObject, clocks: SyncClocks, resend: Bool = false) throws {
         let (kept, alias) = one.globalID.uuidString < other.globalID.uuidString ? (one, other) : (other, one)
-        kept.clocks = clocks
+        kept.syncClocks = clocks
         kept.aliasOf = nil
         alias.clocks = [:]
         alias.aliasOf = kept.globalID
@@ -80,18 +80,19 @@ extension SyncMerge {
         let aliasModel = model(alias, of: entity)
         let targetModel = model(targetObject.globalID, of: entity)
         try requireAliasAllowed(alias, aliasModel, of: targetModel, entity: entity)
-        var clocks = targetObject.clocks
+        var clocks = targetObject.syncClocks
+        let aliasClocks = aliasObject.syncClocks
         var resend = false
         if let aliasModel, let targetModel, aliasModel.persistentModelID != targetModel.persistentModelID {
             // Two rows here for what is one object elsewhere: the later edit of each property
             // goes to the one kept, the other's related objects move to it, and it goes.
             for property in replica.entities[entity] ?? [] {
-                guard let clock = aliasObject.clocks[property.name] else { continue }
+                guard let clock = aliasClocks[.property(property.name)] else { continue }
                 let incoming = try incomingWins(entity, property, theirs: clock, over: &clocks, kept: &resend) { [context] in
                     (try context.storedValue(of: targetModel, property.name), try context.storedValue(of: aliasModel, property.name))
                 }
                 guard incoming else { continue }
-                clocks[property.name] = clock
+                clocks.set(clock, for: .property(property.name))
                 if property.isRelationship {
                     try context.setRelatedModels(try context.relatedModels(of: aliasModel, property.name), of: targetModel, property.name)
                 } else {
@@ -100,7 +101,7 @@ extension SyncMerge {
             }
             // Member edits of to-manys: the later of each (the members move with the pointers).
             let names = Set((replica.entities[entity] ?? []).map(\.name))
-            for (key, clock) in aliasObject.clocks where !names.contains(key) && clocks[key].map({ $0 < clock }) ?? true { clocks[key] = clock }
+            clocks.takeLater(of: aliasClocks, including: { !names.contains($0) })
             try movePointers(from: aliasModel, to: targetModel, entity: entity)
             context.delete(aliasModel)
             context.setGlobalIdentity(alias, of: targetModel)
@@ -111,7 +112,7 @@ extension SyncMerge {
                 models[targetObject.globalID] = aliasModel
             }
             // One row, or none: the later edit of each property is what it holds.
-            for (name, clock) in aliasObject.clocks where clocks[name].map({ $0 < clock }) ?? true { clocks[name] = clock }
+            clocks.takeLater(of: aliasClocks)
         }
         try join(targetObject, aliasObject, clocks: clocks, resend: resend)
     }

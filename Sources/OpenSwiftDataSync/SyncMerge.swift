@@ -119,7 +119,7 @@ struct SyncMerge {
             try mergeNew(record, into: match)
             return
         }
-        var clocks = object.clocks
+        var clocks = object.syncClocks
         let (wins, kept) = try winners(record, over: &clocks, properties: properties, model: model(id, of: record.entity))
         let joinedOrLeft = try mergeMembers(record, owner: id, clocks: &clocks, properties: properties)
         guard !wins.isEmpty || kept || joinedOrLeft else { return }
@@ -144,11 +144,11 @@ struct SyncMerge {
             }
             // Every member its clocks have, those mirrored from the other side's records too.
             for property in properties where property.isToMany {
-                let members = SyncMembership.members(of: property.name, in: clocks)
+                let members = clocks.members(of: property.name)
                 if !members.isEmpty { memberEdits.append((id, property.name, property.destination ?? "", members)) }
             }
         }
-        object.clocks = clocks
+        object.syncClocks = clocks
         try bump(object, resend: kept)
     }
 
@@ -156,7 +156,7 @@ struct SyncMerge {
     /// `model`, where this replica has it), by the later clock or the entity's resolver; sets
     /// `clocks` to the versions that stay. `kept` says whether a resolver kept a version of this
     /// replica's over a later one: it takes a new clock here, so that it travels back.
-    mutating func winners(_ record: SyncRecord, over clocks: inout [String: SyncClock], properties: [SyncPropertyDescription], model: (any PersistentModel)?) throws -> (wins: [(SyncPropertyDescription, SyncRecord.Field)], kept: Bool) {
+    mutating func winners(_ record: SyncRecord, over clocks: inout SyncClocks, properties: [SyncPropertyDescription], model: (any PersistentModel)?) throws -> (wins: [(SyncPropertyDescription, SyncRecord.Field)], kept: Bool) {
         var wins: [(SyncPropertyDescription, SyncRecord.Field)] = []
         var kept = false
         for property in properties where !property.isToMany {
@@ -166,7 +166,7 @@ struct SyncMerge {
                 return (try context.storedValue(of: model, property.name), value)
             }
             guard incoming else { continue }
-            clocks[property.name] = field.clock
+            clocks.set(field.clock, for: .property(property.name))
             wins.append((property, field))
         }
         return (wins, kept)
@@ -175,25 +175,23 @@ struct SyncMerge {
     /// Merges a record's member edits of to-manys into `clocks` (the later edit of each member's
     /// joining or leaving wins), mirrors them on the members' side, and notes the members to put
     /// in or take out. Returns whether any edit won.
-    mutating func mergeMembers(_ record: SyncRecord, owner: UUID, clocks: inout [String: SyncClock], properties: [SyncPropertyDescription]) throws -> Bool {
+    mutating func mergeMembers(_ record: SyncRecord, owner: UUID, clocks: inout SyncClocks, properties: [SyncPropertyDescription]) throws -> Bool {
         var changed = false
         for property in properties where property.isToMany {
             guard let edits = record.fields[property.name]?.members else { continue }
             var touched = Set<UUID>()
             for (edit, clock) in edits {
-                guard let (member, present) = SyncMembership.parse(edit) else {
+                guard let (member, present) = SyncClocks.parseEdit(edit) else {
                     throw SyncError.malformed("a member edit of \(record.entity).\(property.name) is '\(edit)', not + or - and an identity")
                 }
                 let id = canonical(member)
-                let key = SyncMembership.key(property.name, id, present: present)
-                guard clocks[key].map({ $0 < clock }) ?? true else { continue }
-                clocks[key] = clock
+                guard clocks.takeIfLater(clock, for: .member(property.name, id, joined: present)) else { continue }
                 touched.insert(id)
                 if let inverse = property.inverse, let destination = property.destination {
                     let other = try object(id, entity: destination, for: record)
-                    let mirrored = SyncMembership.key(inverse, owner, present: present)
-                    if other.deletedClock == nil, other.clocks[mirrored].map({ $0 < clock }) ?? true {
-                        other.clocks[mirrored] = clock
+                    var mirrored = other.syncClocks
+                    if other.deletedClock == nil, mirrored.takeIfLater(clock, for: .member(inverse, owner, joined: present)) {
+                        other.syncClocks = mirrored
                         try bump(other)
                     }
                 }
@@ -211,11 +209,11 @@ struct SyncMerge {
     /// values (`values`, read only for it) and is asked only where they differ, so equal values
     /// never go round again. A version it keeps over a later one takes a new clock of this
     /// replica's in `clocks` (and `kept` is set), so that it travels back.
-    mutating func incomingWins(_ entity: String, _ property: SyncPropertyDescription, theirs: SyncClock, over clocks: inout [String: SyncClock], kept: inout Bool,
+    mutating func incomingWins(_ entity: String, _ property: SyncPropertyDescription, theirs: SyncClock, over clocks: inout SyncClocks, kept: inout Bool,
                                        values: () throws -> (local: StoredValue, incoming: StoredValue)?) throws -> Bool {
-        guard let mine = clocks[property.name] else { return true }
+        guard let mine = clocks[.property(property.name)] else { return true }
         guard mine != theirs else { return false }
-        let later = theirs > mine
+        let later = clocks.isLater(theirs, for: .property(property.name))
         guard !property.isRelationship, let resolver = replica.resolvers[entity], let (local, incoming) = try values(), local != incoming else {
             return later
         }
@@ -226,7 +224,7 @@ struct SyncMerge {
         if resolver.resolve(conflict) == .incoming { return true }
         if later {
             clock = clock.advanced(to: Date(), node: replica.node)
-            clocks[property.name] = clock
+            clocks.set(clock, for: .property(property.name))
             kept = true
         }
         return false
@@ -262,13 +260,13 @@ struct SyncMerge {
         // Each member in or out by the later of its edits (a merge of another record may have
         // changed the owner's clocks since the edit was noted).
         for edit in memberEdits {
-            guard let owner = model(edit.owner), let clocks = objects[canonical(edit.owner)]?.clocks else { continue }
+            guard let owner = model(edit.owner), let clocks = objects[canonical(edit.owner)]?.syncClocks else { continue }
             var members = try context.relatedModels(of: owner, edit.name)
             var changed = false
             for member in edit.members {
                 guard let memberModel = model(member, of: edit.destination) else { continue }
                 let present = members.contains { $0.persistentModelID == memberModel.persistentModelID }
-                let wanted = SyncMembership.isMember(member, of: edit.name, in: clocks)
+                let wanted = clocks.isMember(member, of: edit.name)
                 if wanted, !present {
                     members.append(memberModel)
                     changed = true

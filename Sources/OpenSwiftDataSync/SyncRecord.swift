@@ -18,13 +18,13 @@ struct SyncRecord: Codable, Sendable {
         var value: SyncValue?
         /// A relationship's objects (none for an empty to-one).
         var related: [UUID]?
-        /// A to-many's edits member by member (``SyncMembership``): `+UUID` for a member's
+        /// A to-many's edits member by member (``SyncClocks``): `+UUID` for a member's
         /// joining, `-UUID` for its leaving, each with its clock; `clock` is the latest of them.
         var members: [String: SyncClock]?
     }
 
     /// The objects the record's member edits name.
     var memberIdentities: [UUID] {
-        fields.values.flatMap { ($0.members ?? [:]).keys.compactMap { SyncMembership.parse($0)?.member } }
+        fields.values.flatMap { ($0.members ?? [:]).keys.compactMap { SyncClocks.parseEdit($0)?.member } }
     }
 }

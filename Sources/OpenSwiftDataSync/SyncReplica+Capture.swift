@@ -108,11 +108,9 @@ extension SyncReplica {
                 context.insert(object)
             }
             guard object.deletedClock == nil else { continue }
-            var clocks = object.clocks
-            for name in plain where clocks[name].map({ $0 < clock }) ?? true {
-                clocks[name] = clock
-            }
-            object.clocks = clocks
+            var clocks = object.syncClocks
+            for name in plain { clocks.takeIfLater(clock, for: .property(name)) }
+            object.syncClocks = clocks
             try state.advance(object, local: true)
             if !memberwise.isEmpty { withMembers.append((id, object)) }
         }

@@ -69,7 +69,7 @@ extension SyncReplica {
                     throw refused("\(name) is a to-many, which travels as member edits")
                 }
                 for (edit, clock) in members {
-                    guard SyncMembership.parse(edit) != nil else { throw refused("a member edit of \(name) is '\(edit.prefix(60))', not + or - and an identity") }
+                    guard SyncClocks.parseEdit(edit) != nil else { throw refused("a member edit of \(name) is '\(edit.prefix(60))', not + or - and an identity") }
                     try check(clock, of: "a member edit of \(name)")
                 }
                 guard last == field.clock else { throw refused("the clock of \(name) is not the latest of its member edits") }

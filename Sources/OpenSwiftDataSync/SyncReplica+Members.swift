@@ -11,14 +11,14 @@ extension SyncReplica {
             let related = try context.relatedModels(of: model, property.name).map(\.persistentModelID)
             let identities = try context.globalIdentities(of: related, assigning: true)
             let now = Set(try canonicalIdentities(related.compactMap { identities[$0] }, in: context).values)
-            let before = Set(try canonicalIdentities(Array(SyncMembership.members(of: property.name, in: object.clocks)), in: context).values)
+            let before = Set(try canonicalIdentities(Array(object.syncClocks.members(of: property.name)), in: context).values)
             let joined = now.subtracting(before)
             let left = before.subtracting(now)
             guard !joined.isEmpty || !left.isEmpty else { continue }
-            var clocks = object.clocks
-            for member in joined { clocks[SyncMembership.key(property.name, member, present: true)] = clock }
-            for member in left { clocks[SyncMembership.key(property.name, member, present: false)] = clock }
-            object.clocks = clocks
+            var clocks = object.syncClocks
+            for member in joined { clocks.set(clock, for: .member(property.name, member, joined: true)) }
+            for member in left { clocks.set(clock, for: .member(property.name, member, joined: false)) }
+            object.syncClocks = clocks
             if let inverse = property.inverse, let destination = property.destination {
                 let edits = joined.map { ($0, true) } + left.map { ($0, false) }
                 try mirror(edits, of: object.globalID, inverse: inverse, destination: destination, clock: clock, state: state, local: true, in: context)
@@ -39,11 +39,9 @@ extension SyncReplica {
                 return object
             }()
             guard object.deletedClock == nil else { continue }
-            let key = SyncMembership.key(inverse, owner, present: present)
-            guard object.clocks[key].map({ $0 < clock }) ?? true else { continue }
-            var clocks = object.clocks
-            clocks[key] = clock
-            object.clocks = clocks
+            var clocks = object.syncClocks
+            guard clocks.takeIfLater(clock, for: .member(inverse, owner, joined: present)) else { continue }
+            object.syncClocks = clocks
             try state.advance(object, local: local)
         }
     }

@@ -150,13 +150,14 @@ struct SyncReplica {
             }
             guard let model = models[object.globalID], let properties = entities[object.entity] else { continue }
             var fields: [String: SyncRecord.Field] = [:]
+            let clocks = object.syncClocks
             for property in properties {
                 if property.isToMany {
-                    let edits = SyncMembership.edits(of: property.name, in: object.clocks)
+                    let edits = clocks.edits(of: property.name)
                     if let latest = edits.values.max() { fields[property.name] = SyncRecord.Field(clock: latest, members: edits) }
                     continue
                 }
-                guard let clock = object.clocks[property.name] else { continue }
+                guard let clock = clocks[.property(property.name)] else { continue }
                 if property.isRelationship {
                     let related = try context.relatedModels(of: model, property.name).map(\.persistentModelID)
                     let missing = related.filter { identities[$0] == nil }
@@ -181,7 +182,7 @@ struct SyncReplica {
         var wanted = Set<UUID>()
         for record in records {
             for field in record.fields.values {
-                let joined = (field.members ?? [:]).keys.compactMap { SyncMembership.parse($0) }.filter(\.present).map(\.member)
+                let joined = (field.members ?? [:]).keys.compactMap { SyncClocks.parseEdit($0) }.filter(\.joined).map(\.member)
                 wanted.formUnion(((field.related ?? []) + joined).filter { !inPage.contains($0) })
             }
         }
