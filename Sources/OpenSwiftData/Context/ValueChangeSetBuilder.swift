@@ -241,11 +241,7 @@ struct ValueChangeSetBuilder {
                     joined = access.models(value)
                     if !isNew {
                         if case .value(let old)? = data.originals[slot] {
-                            let oldModels = access.models(old)
-                            let oldIDs = Set(oldModels.map { ObjectIdentifier($0) })
-                            let newIDs = Set(joined.map { ObjectIdentifier($0) })
-                            joined = joined.filter { !oldIDs.contains(ObjectIdentifier($0)) }
-                            left = oldModels.filter { !newIDs.contains(ObjectIdentifier($0)) }
+                            (joined, left) = MemberChange.difference(before: access.models(old), now: joined) { ObjectIdentifier($0) }
                         } else {
                             replacesAll = true
                         }

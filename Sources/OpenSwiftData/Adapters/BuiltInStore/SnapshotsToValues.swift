@@ -179,9 +179,7 @@ struct SnapshotsToValues {
             let wanted = snapshot.relatedIdentifiers(property)
             let before = stored?.relatedIdentifiers(property) ?? []
             guard wanted != before else { continue }
-            let beforeSet = Set(before), wantedSet = Set(wanted)
-            let joined = wanted.filter { !beforeSet.contains($0) }
-            let left = before.filter { !wantedSet.contains($0) }
+            let (joined, left) = MemberChange.difference(before: before, now: wanted) { $0 }
             switch relationship.shape {
             case .pairs:
                 let change = MemberChange(
