@@ -50,7 +50,7 @@ extension _BuiltInStoreFace {
     }
 
     /// Writes the request's changes in one transaction: rows for the inserted snapshots (a unique
-    /// constraint's match is updated instead, as ``ModelContext/save()`` does), what differs from
+    /// constraint's match is updated instead, as `ModelContext.save()` does), what differs from
     /// the stored row for each updated snapshot, and the deleted rows removed.
     ///
     /// Delete rules are the requester's, as for every `DataStore`: a context's request names the
@@ -72,7 +72,7 @@ extension _BuiltInStoreFace {
     }
 
     /// The history transactions `descriptor` selects, oldest first unless it sorts otherwise
-    /// (see ``ModelContext/fetchHistory(_:)``).
+    /// (see `ModelContext.fetchHistory(_:)`).
     ///
     /// ```swift
     /// let changes = try store.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
