@@ -17,7 +17,7 @@ import FoundationNetworking
 /// `::1`); put a TLS-terminating proxy in front of a server reached over a network. The token
 /// never appears in an error. Errors name the server: ``SyncError/server(_:)`` when it cannot be
 /// reached or fails, ``SyncError/unauthorized(_:)`` for a refused token,
-/// ``SyncError/refused(_:)`` for a record it refused (the client sets it aside),
+/// ``SyncError/refused(_:)`` for a record it refused (the client goes back to the server's version),
 /// ``SyncError/tooLarge(_:)`` for a request too large (the client sends smaller pages), and
 /// ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/malformed(_:)`` as the server
 /// explains. A reply larger than ``SyncServer/maximumReplyBytes`` is cut off and refused.

@@ -30,8 +30,9 @@ public actor SyncClient {
         public var sent: Int
         /// Objects changed here by what was pulled.
         public var received: Int
-        /// Records set aside, pushed or pulled (see ``SyncRefusal``): the server refused them,
-        /// this store could not merge them, or they are too large to travel.
+        /// Records refused, pushed or pulled (see ``SyncRefusal``): the server refused them (the
+        /// objects went back to the server's versions, or — new ones — were set aside), this
+        /// store could not merge them, or they are too large to travel.
         public var refused: [SyncRefusal]
 
         /// A result of `sent` and `received` objects, and `refused` records.
@@ -75,7 +76,8 @@ public actor SyncClient {
     }
 
     /// Pushes this store's edits and pulls the server's, page by page. A record refused on
-    /// either side is set aside and reported in ``Result/refused``; the rest goes on.
+    /// either side is reported in ``Result/refused`` and the rest goes on; an object whose edit
+    /// the server refused goes back to the server's version.
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Result {
         var result = Result(sent: 0, received: 0)
         let context = ModelContext(replica.container)
@@ -99,7 +101,8 @@ public actor SyncClient {
 
     /// Pushes the objects edited here since the last push, page by page: a page over the byte
     /// budget (or one the server finds too large) is halved; a record the server refuses is set
-    /// aside and the page sent again without it.
+    /// aside, the object goes back to the server's version where the server sent one, and the
+    /// page is sent again without it.
     private func push(_ state: SyncReplicaState, in context: ModelContext, into result: inout Result, progress: (@Sendable (Progress) -> Void)?) async throws {
         let pushed = state.pushedSequence
         let total = try context.fetchCount(FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.localSequence > pushed }))
@@ -114,6 +117,7 @@ public actor SyncClient {
             // With the objects they refer to that the server has not had yet.
             var pushing = try records + replica.referencedRecords(records, in: context) { $0.localSequence > after }
             var setAside = Set<UUID>()
+            var reverts: [SyncRecord] = []
             while !pushing.isEmpty {
                 let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, push: pushing, pullAfter: nil))
                 let tooLarge = body.count > SyncServer.maximumRequestBytes
@@ -142,8 +146,12 @@ public actor SyncClient {
                     result.refused.append(refusal)
                     setAside.insert(refusal.id)
                     pushing.removeAll { $0.id == refusal.id }
+                    if let version = refusal.serverRecord, version.id == refusal.id, version.entity == refusal.entity {
+                        reverts.append(version)
+                    }
                 }
             }
+            if !reverts.isEmpty { try revert(reverts, in: context, refused: &result.refused) }
             state.pushedSequence = last.localSequence
             try replica.save(context)
             result.sent += records.filter { !setAside.contains($0.id) }.count
@@ -162,6 +170,26 @@ public actor SyncClient {
                 return try replica.apply(records, skew: SyncReplica.allowedServerSkew, in: context) { state in
                     state.serverCursor = max(state.serverCursor, reply.cursor)
                 }
+            } catch is SyncReplica.Interrupted where attempts < SyncReplica.interruptionRetries {
+                attempts += 1
+            } catch SyncError.refused(let refusal) where records.contains(where: { $0.id == refusal.id }) {
+                context.rollback()
+                refused.append(refusal)
+                records.removeAll { $0.id == refusal.id }
+            }
+        }
+    }
+
+    /// Goes back to the server's versions of refused objects (after capturing the edits saved here
+    /// meanwhile, as a merge does); a version this store cannot take leaves its object set aside.
+    private func revert(_ records: [SyncRecord], in context: ModelContext, refused: inout [SyncRefusal]) throws {
+        var records = records
+        var attempts = 0
+        while !records.isEmpty {
+            do {
+                try replica.capture(in: context)
+                _ = try replica.revert(records, in: context)
+                return
             } catch is SyncReplica.Interrupted where attempts < SyncReplica.interruptionRetries {
                 attempts += 1
             } catch SyncError.refused(let refusal) where records.contains(where: { $0.id == refusal.id }) {

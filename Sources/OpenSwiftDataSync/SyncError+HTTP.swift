@@ -25,8 +25,8 @@ extension SyncError {
     }
 
     /// The JSON body to answer with: `{"error": "…"}`, and for ``refused(_:)`` the refusal
-    /// (`"refused": {"entity": …, "id": …, "reason": …}`), so that the client can set that
-    /// record aside.
+    /// (`"refused": {"entity": …, "id": …, "reason": …, "serverRecord": …}`), so that the client
+    /// can go back to the server's version of the object (or set a new one aside).
     public var httpBody: Data {
         let body = SyncErrorBody(error: description, refused: { if case .refused(let refusal) = self { refusal } else { nil } }())
         return (try? JSONEncoder().encode(body)) ?? Data("{}".utf8)

@@ -5,10 +5,11 @@ import Foundation
 /// clock reads. Every other record of the same request or page is unaffected.
 ///
 /// A server refuses a pushed record with ``SyncError/refused(_:)``, keeping nothing of that
-/// request; the client sets the record aside and sends its page again without it. A client
-/// sets aside a pulled record it refuses and merges the rest of the page. Either way the
-/// refusal is reported in ``SyncClient/Result/refused`` and the object is not sent again until
-/// it is next edited.
+/// request, and sends its own version of the object with the refusal; the client goes back to
+/// that version (what it changed is undone) and sends its page again without the record. An
+/// object the server does not have (a new one it refused) stays on the device, set aside, and is
+/// not sent again until it is next edited. A client sets aside a pulled record it refuses and
+/// merges the rest of the page. Every refusal is reported in ``SyncClient/Result/refused``.
 ///
 /// ```swift
 /// let result = try await client.sync()
@@ -23,6 +24,9 @@ public struct SyncRefusal: Codable, Hashable, Sendable, CustomStringConvertible 
     public var id: UUID
     /// Why it was refused, for people.
     public var reason: String
+    /// The server's version of the object, which a refused device goes back to; `nil` where the
+    /// server has none (or the refusal is the client's own).
+    var serverRecord: SyncRecord?
 
     /// A refusal of the record `id` of `entity`.
     public init(entity: String, id: UUID, reason: String) {
@@ -33,4 +37,17 @@ public struct SyncRefusal: Codable, Hashable, Sendable, CustomStringConvertible 
 
     /// `Entity UUID: reason`.
     public var description: String { "\(entity) \(id.uuidString): \(reason)" }
+
+    /// Refusals are equal when they name the same record for the same reason (the server's
+    /// version travels with one, and is not part of what it says).
+    public static func == (lhs: SyncRefusal, rhs: SyncRefusal) -> Bool {
+        (lhs.entity, lhs.id, lhs.reason) == (rhs.entity, rhs.id, rhs.reason)
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(entity)
+        hasher.combine(id)
+        hasher.combine(reason)
+    }
 }

@@ -106,7 +106,21 @@ public final class SyncServer: @unchecked Sendable {
         guard request.pullLimit > 0, request.pullBytes > 0 else { throw SyncError.malformed("a pull limit must be positive") }
         lock.lock()
         defer { lock.unlock() }
-        let reply = try retryingConflicts {
+        let reply: Data
+        do {
+            reply = try exchange(request)
+        } catch SyncError.refused(var refusal) {
+            refusal.serverRecord = serverRecord(of: refusal)
+            throw SyncError.refused(refusal)
+        }
+        purgeHistory()
+        return reply
+    }
+
+    /// Merges a request's pushed records and reads the page it pulls, in one transaction
+    /// (retried where another server's save conflicted).
+    private func exchange(_ request: SyncRequest) throws -> Data {
+        try retryingConflicts {
             let context = ModelContext(replica.container)
             context.autosaveEnabled = false
             // The server's own edits (its web page's) first, so they meet pushed ones by clock.
@@ -120,8 +134,21 @@ public final class SyncServer: @unchecked Sendable {
             return try pull(after: after, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes),
                             accepted: request.push.count, in: context)
         }
-        purgeHistory()
-        return reply
+    }
+
+    /// This server's version of the object a refused record names, for the device to go back to:
+    /// `nil` where it has no object of that entity under that identity, where that version is
+    /// larger than a reply may be, or where it cannot be read now (the refusal still goes out,
+    /// and the device sets the record aside). Every device may read every object of a server's
+    /// one dataset, so the version tells the device nothing a pull would not.
+    private func serverRecord(of refusal: SyncRefusal) -> SyncRecord? {
+        let context = ModelContext(replica.container)
+        let id = refusal.id
+        guard let object = try? context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.globalID == id })).first,
+              object.entity == refusal.entity, object.aliasOf == nil,
+              let record = try? replica.records(in: context, [object]).first,
+              let size = try? JSONEncoder().encode(record).count, size <= Self.maximumReplyBytes else { return nil }
+        return record
     }
 
     /// The reply body of a pull: the changes after `after`, at most `limit` objects and — where

@@ -228,6 +228,41 @@ struct SyncHostileInputTests {
         #expect(try ModelContext(serverStore.container).fetchCount(FetchDescriptor<Entry>()) == 3)
     }
 
+    @Test("a device whose edit the server refuses goes back to the server's version, which travels in the refusal's HTTP body")
+    func refusedEditsGoBackToTheServersVersion() async throws {
+        let limit = SyncValidator(for: Entry.self) { record in
+            if let amount = record.value("amount", as: Decimal.self), amount > 1_000_000 {
+                throw ExpenseRule.amountTooLarge
+            }
+        }
+        let serverStore = try TestStore(.memory, SyncModels.types)
+        let server = try SyncServer(container: serverStore.container, validators: [limit])
+        let device = try TestStore(.file, SyncModels.types)
+        let client = try SyncClient(container: device.container, transport: HTTPBodyTransport(server: server))
+        let context = ModelContext(device.container)
+        let tea = Entry(amount: 3, note: "Tea")
+        context.insert(tea)
+        try context.save()
+        #expect(try await client.sync().sent == 1)
+
+        tea.amount = 5_000_000
+        tea.note = "Typo"
+        context.insert(Entry(amount: 4, note: "Cake"))
+        try context.save()
+        let result = try await client.sync()
+        #expect(result.sent == 1)
+        #expect(result.refused.count == 1)
+        #expect(result.refused.first?.reason.contains("amountTooLarge") == true)
+        // The whole refused edit is undone here; the rest of the page went through.
+        let here = try ModelContext(device.container).fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.note)]))
+        #expect(here.map(\.note) == ["Cake", "Tea"])
+        #expect(here.map(\.amount) == [4, 3])
+        let there = try ModelContext(serverStore.container).fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.note)]))
+        #expect(there.map(\.amount) == [4, 3])
+        // Going back is not an edit to send, and the two agree.
+        #expect(try await client.sync() == SyncClient.Result(sent: 0, received: 0))
+    }
+
     @Test("a delete forged under another device's name still reaches that device")
     func forgedNodeNamesDoNotFilterReplies() async throws {
         let world = try SyncWorld(.memory, devices: 1)
@@ -372,6 +407,22 @@ struct SyncLoadTests {
 }
 
 /// The test's own input rule for expenses.
+/// A server reached through the bodies an HTTP host answers with: a refusal comes back as its
+/// 422 body decoded, as ``HTTPSyncTransport`` reads it.
+struct HTTPBodyTransport: SyncTransport {
+    let server: SyncServer
+    var serverDescription: String { "the test server, over HTTP bodies" }
+
+    func send(_ body: Data) async throws -> Data {
+        do {
+            return try server.respond(to: body)
+        } catch let error as SyncError where error.httpStatus == 422 {
+            guard let refusal = try JSONDecoder().decode(SyncErrorBody.self, from: error.httpBody).refused else { throw error }
+            throw SyncError.refused(refusal)
+        }
+    }
+}
+
 enum ExpenseRule: Error {
     case amountTooLarge
 }
