@@ -44,7 +44,7 @@ public struct SyncRefusal: Codable, Hashable, Sendable, CustomStringConvertible 
         (lhs.entity, lhs.id, lhs.reason) == (rhs.entity, rhs.id, rhs.reason)
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares: the entity, the identity and the reason.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(entity)
         hasher.combine(id)
