@@ -263,6 +263,35 @@ struct SyncHostileInputTests {
         #expect(try await client.sync() == SyncClient.Result(sent: 0, received: 0))
     }
 
+    @Test("a page replayed after a later edit changes nothing: the later edit stays, and no device is sent anything new")
+    func replayedPagesChangeNothing() async throws {
+        let serverStore = try TestStore(.memory, SyncModels.types)
+        let server = try SyncServer(container: serverStore.container)
+        let recorder = RecordingTransport(server: server)
+        let a = try TestStore(.file, SyncModels.types)
+        let b = try TestStore(.file, SyncModels.types)
+        let clientA = try SyncClient(container: a.container, transport: recorder)
+        let clientB = try SyncClient(container: b.container, transport: DirectTransport(server: server))
+        let contextA = ModelContext(a.container)
+        contextA.insert(Entry(amount: 1, note: "Tea"))
+        try contextA.save()
+        _ = try await clientA.sync()
+        let firstPush = try #require(recorder.bodies.first)
+
+        _ = try await clientB.sync()
+        let contextB = ModelContext(b.container)
+        let tea = try #require(try contextB.fetch(FetchDescriptor<Entry>()).first)
+        tea.note = "Green tea"
+        try contextB.save()
+        #expect(try await clientB.sync().sent == 1)
+
+        for _ in 0..<3 { _ = try server.respond(to: firstPush) }
+        #expect(try ModelContext(serverStore.container).fetch(FetchDescriptor<Entry>()).map(\.note) == ["Green tea"])
+        #expect(try await clientB.sync() == SyncClient.Result(sent: 0, received: 0))
+        #expect(try await clientA.sync().received == 1)
+        #expect(try ModelContext(a.container).fetch(FetchDescriptor<Entry>()).map(\.note) == ["Green tea"])
+    }
+
     @Test("a delete forged under another device's name still reaches that device")
     func forgedNodeNamesDoNotFilterReplies() async throws {
         let world = try SyncWorld(.memory, devices: 1)
@@ -420,6 +449,25 @@ struct HTTPBodyTransport: SyncTransport {
             guard let refusal = try JSONDecoder().decode(SyncErrorBody.self, from: error.httpBody).refused else { throw error }
             throw SyncError.refused(refusal)
         }
+    }
+}
+
+/// A server reached in-process that keeps every request body sent, for replaying.
+final class RecordingTransport: SyncTransport, @unchecked Sendable {
+    let server: SyncServer
+    private let recorded = Locked<[Data]>([])
+    var serverDescription: String { "the test server, recorded" }
+
+    init(server: SyncServer) {
+        self.server = server
+    }
+
+    /// The request bodies sent so far, in order.
+    var bodies: [Data] { recorded.withLock { $0 } }
+
+    func send(_ body: Data) async throws -> Data {
+        recorded.withLock { $0.append(body) }
+        return try server.respond(to: body)
     }
 }
 
