@@ -292,6 +292,28 @@ struct SyncHostileInputTests {
         #expect(try ModelContext(a.container).fetch(FetchDescriptor<Entry>()).map(\.note) == ["Green tea"])
     }
 
+    @Test("a body nested deeper than any sync request is refused as malformed, wherever the nesting is, and the server goes on")
+    func deeplyNestedBodiesAreRefused() async throws {
+        let serverStore = try TestStore(.memory, SyncModels.types)
+        let server = try SyncServer(container: serverStore.container)
+        let depth = 100_000
+        let schema = server.replica.schemaVersion
+        let bodies = [
+            String(repeating: "[", count: depth) + String(repeating: "]", count: depth),
+            #"{"schema":"\#(schema)","node":"n","push":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}",
+            #"{"schema":"\#(schema)","node":"n","push":[{"id":"\#(UUID().uuidString)","entity":"Entry","fields":{"note":{"clock":{"value":1,"node":"n"},"value":"# + String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth) + "}}}]}",
+        ]
+        for body in bodies {
+            do {
+                _ = try server.respond(to: Data(body.utf8))
+                Issue.record("a body nested \(depth) deep was taken")
+            } catch let error as SyncError {
+                #expect(error.httpStatus == 400)
+            }
+        }
+        #expect(try ModelContext(serverStore.container).fetchCount(FetchDescriptor<Entry>()) == 0)
+    }
+
     @Test("a delete forged under another device's name still reaches that device")
     func forgedNodeNamesDoNotFilterReplies() async throws {
         let world = try SyncWorld(.memory, devices: 1)
