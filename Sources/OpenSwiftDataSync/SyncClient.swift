@@ -162,34 +162,31 @@ public actor SyncClient {
     /// Merges a pulled page (after capturing the edits saved here meanwhile, so that their
     /// clocks meet the page's); a record this store refuses is set aside, the rest merged.
     private func merge(_ reply: SyncReply, state: SyncReplicaState, in context: ModelContext, refused: inout [SyncRefusal]) throws -> Int {
-        var records = reply.records
-        var attempts = 0
-        while true {
-            do {
-                try replica.capture(in: context)
-                return try replica.apply(records, skew: SyncReplica.allowedServerSkew, in: context) { state in
-                    state.serverCursor = max(state.serverCursor, reply.cursor)
-                }
-            } catch is SyncReplica.Interrupted where attempts < SyncReplica.interruptionRetries {
-                attempts += 1
-            } catch SyncError.refused(let refusal) where records.contains(where: { $0.id == refusal.id }) {
-                context.rollback()
-                refused.append(refusal)
-                records.removeAll { $0.id == refusal.id }
+        try capturingFirst(reply.records, in: context, refused: &refused) { records in
+            try replica.apply(records, skew: SyncReplica.allowedServerSkew, in: context) { state in
+                state.serverCursor = max(state.serverCursor, reply.cursor)
             }
         }
     }
 
-    /// Goes back to the server's versions of refused objects (after capturing the edits saved here
-    /// meanwhile, as a merge does); a version this store cannot take leaves its object set aside.
+    /// Goes back to the server's versions of refused objects, as a merge is made; a version this
+    /// store cannot take leaves its object set aside.
     private func revert(_ records: [SyncRecord], in context: ModelContext, refused: inout [SyncRefusal]) throws {
+        _ = try capturingFirst(records, in: context, refused: &refused) { records in
+            try replica.revert(records, in: context)
+        }
+    }
+
+    /// Runs `body` on `records` after capturing the edits saved here meanwhile (so that their
+    /// clocks meet the records'): again when an edit saved during it interrupts it, and again
+    /// without a record this store refuses, which is set aside in `refused`.
+    private func capturingFirst(_ records: [SyncRecord], in context: ModelContext, refused: inout [SyncRefusal], _ body: ([SyncRecord]) throws -> Int) throws -> Int {
         var records = records
         var attempts = 0
-        while !records.isEmpty {
+        while true {
             do {
                 try replica.capture(in: context)
-                _ = try replica.revert(records, in: context)
-                return
+                return try body(records)
             } catch is SyncReplica.Interrupted where attempts < SyncReplica.interruptionRetries {
                 attempts += 1
             } catch SyncError.refused(let refusal) where records.contains(where: { $0.id == refusal.id }) {

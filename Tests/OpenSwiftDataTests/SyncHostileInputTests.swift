@@ -188,13 +188,8 @@ struct SyncHostileInputTests {
 
     @Test("a server's validator, a value of the wrong type and a new object without a required attribute refuse the record (422); the device sets it aside and sends the rest")
     func serverValidation() async throws {
-        let limit = SyncValidator(for: Entry.self) { record in
-            if let amount = record.value("amount", as: Decimal.self), amount > 1_000_000 {
-                throw ExpenseRule.amountTooLarge
-            }
-        }
         let serverStore = try TestStore(.memory, SyncModels.types)
-        let server = try SyncServer(container: serverStore.container, validators: [limit])
+        let server = try SyncServer(container: serverStore.container, validators: [ExpenseRule.amountLimit()])
         let device = try TestStore(.file, SyncModels.types)
         let client = try SyncClient(container: device.container, transport: DirectTransport(server: server))
         let context = ModelContext(device.container)
@@ -230,13 +225,8 @@ struct SyncHostileInputTests {
 
     @Test("a device whose edit the server refuses goes back to the server's version, which travels in the refusal's HTTP body")
     func refusedEditsGoBackToTheServersVersion() async throws {
-        let limit = SyncValidator(for: Entry.self) { record in
-            if let amount = record.value("amount", as: Decimal.self), amount > 1_000_000 {
-                throw ExpenseRule.amountTooLarge
-            }
-        }
         let serverStore = try TestStore(.memory, SyncModels.types)
-        let server = try SyncServer(container: serverStore.container, validators: [limit])
+        let server = try SyncServer(container: serverStore.container, validators: [ExpenseRule.amountLimit()])
         let device = try TestStore(.file, SyncModels.types)
         let client = try SyncClient(container: device.container, transport: HTTPBodyTransport(server: server))
         let context = ModelContext(device.container)
@@ -495,4 +485,13 @@ final class RecordingTransport: SyncTransport, @unchecked Sendable {
 
 enum ExpenseRule: Error {
     case amountTooLarge
+
+    /// Refuses an entry of more than a million.
+    static func amountLimit() -> SyncValidator {
+        SyncValidator(for: Entry.self) { record in
+            if let amount = record.value("amount", as: Decimal.self), amount > 1_000_000 {
+                throw ExpenseRule.amountTooLarge
+            }
+        }
+    }
 }

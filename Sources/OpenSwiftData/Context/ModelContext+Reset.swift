@@ -25,15 +25,14 @@ extension ModelContext {
             }
         }
         registry.removeAll()
-        changesAfterReset.removeAll()
+        refusedChanges.removeAll()
     }
 
     /// Records a change to a model that ``reset()`` unregistered, for the next save to report.
     func noteChangeAfterReset(_ model: any PersistentModel, property: String) {
         let name = "\(model.persistentBackingData.layout.entityName).\(property)"
         Log.general.warning("\(name) of \(model.persistentModelID) was changed after ModelContext.reset() unregistered the model; the change will not be saved")
-        let entry = "\(name) changed on a model reset() had unregistered"
-        if !changesAfterReset.contains(entry) { changesAfterReset.append(entry) }
+        refuseAtNextSave("\(name) changed on a model reset() had unregistered")
     }
 
     /// `delete(_:)` of a model this context does not hold. One that this context's ``reset()``
@@ -51,22 +50,25 @@ extension ModelContext {
                 if let here = try existingModel(layout: data.layout, primaryKey: key) { deleteModel(here) }
             } catch {
                 Log.general.error("delete(_:) of the \(entity) \(key) that reset() had unregistered could not read its row: \(error)")
-                let entry = "the \(entity) \(key), unregistered by reset(), could not be deleted (its row could not be read)"
-                if !changesAfterReset.contains(entry) { changesAfterReset.append(entry) }
+                refuseAtNextSave("the \(entity) \(key), unregistered by reset(), could not be deleted (its row could not be read)")
             }
             return
         }
         Log.general.error("delete(_:) was given a \(entity) that belongs to another context; it is not deleted here")
-        let entry = "a \(entity) of another context was given to delete(_:) (delete it in its own context, or delete model(for: its persistentModelID) here)"
-        if !changesAfterReset.contains(entry) { changesAfterReset.append(entry) }
+        refuseAtNextSave("a \(entity) of another context was given to delete(_:) (delete it in its own context, or delete model(for: its persistentModelID) here)")
+    }
+
+    /// Notes, once, a change the next save refuses.
+    private func refuseAtNextSave(_ entry: String) {
+        if !refusedChanges.contains(entry) { refusedChanges.append(entry) }
     }
 
     /// Throws, once, if models unregistered by ``reset()`` were changed since, or models of other
     /// contexts were given to ``delete(_:)``.
-    func reportChangesAfterReset() throws {
-        guard !changesAfterReset.isEmpty else { return }
-        let entries = changesAfterReset
-        changesAfterReset.removeAll()
+    func reportRefusedChanges() throws {
+        guard !refusedChanges.isEmpty else { return }
+        let entries = refusedChanges
+        refusedChanges.removeAll()
         throw SwiftDataError(.missingModelContext, "\(entries.joined(separator: "; ")); those changes are not saved and nothing was written. Fetch the models again in this context and repeat the changes, then save.")
     }
 }

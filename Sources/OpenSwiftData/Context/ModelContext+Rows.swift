@@ -7,8 +7,7 @@ extension ModelContext {
     /// The models a fetch selects, in its order, made and registered here (class references, all
     /// of `T`).
     func rowModels<T>(_ request: StoreFetch<T>, from store: any RowStore) throws -> [AnyObject] {
-        var request = request
-        if store.distinguishesContexts { request.editingState = editingState }
+        let request = asked(request, of: store)
         let materializer = Materializer(context: self, shape: store.rowShape(request.layout, slots: request.slots), storeIdentifier: store.identifier)
         // Collected as class references: appending to a `[T]` in this unspecialised generic
         // function would look up `Array<T>`'s metadata for every row.

@@ -22,7 +22,7 @@ extension ModelContext {
     public func save() throws {
         // A save ends the current undo step: what follows undoes separately.
         undoManager?.closeImplicitGroup()
-        try reportChangesAfterReset()
+        try reportRefusedChanges()
         guard hasChanges else { return }
         guard !isSaving else {
             throw SwiftDataError(.invalidTransactionFetchRequest, "save() was called while this context was already saving (from a willSave observer); make the changes there and let the running save write them")

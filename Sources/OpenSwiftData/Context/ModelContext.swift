@@ -64,9 +64,9 @@ public final class ModelContext {
     @exclusivity(unchecked) var deletedSet = ModelSet(.deleted)
     /// Deletes by predicate to run in the store at the next save (``delete(model:where:includeSubclasses:)``).
     var pendingBatchDeletes: [BatchDelete] = []
-    /// What was done through models after ``reset()`` unregistered them (properties changed,
-    /// models of another context deleted), reported by the next save.
-    var changesAfterReset: [String] = []
+    /// Changes made where this context cannot save them — properties of models ``reset()``
+    /// unregistered, deletes of another context's models — reported (refused) by the next save.
+    var refusedChanges: [String] = []
     /// Changes made after reading a stored value the property could not hold: refused by the next save.
     var changesOfUnreadValues: [(model: any PersistentModel, slot: Int)] = []
     /// Global identities new models arrive with from a sync, written beside their rows by the
