@@ -55,6 +55,14 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
     /// Whether saves are recorded in the store's history (always). Only the benchmarks turn it
     /// off, to measure in one run what history costs a save.
     @_spi(Benchmarking) public var recordsHistory = true
+    /// Which entities keep an owner beside each row, so that one database holds many users' data
+    /// apart (see `OwnedRows`); `nil`, the default: rows have no owner.
+    ///
+    /// ```swift
+    /// var configuration = PostgresConfiguration("Server", url: url)
+    /// configuration.ownedRows = .allEntities()
+    /// ```
+    public var ownedRows: OwnedRows?
 
     /// A store in the database at `url`, in the namespace `postgresSchema`.
     public init(_ name: String, url: URL, schema: Schema? = nil, postgresSchema: String = "public", allowsSave: Bool = true) {

@@ -46,6 +46,14 @@ public struct ModelConfiguration: DataStoreConfiguration, Identifiable, Sendable
     /// Whether saves are recorded in the store's history (always, as SwiftData does). Only the
     /// benchmarks turn it off, to measure in one run what history costs a save.
     @_spi(Benchmarking) public var recordsHistory = true
+    /// Which entities keep an owner beside each row, so that one store holds many users' data
+    /// apart (see ``OwnedRows``); `nil`, the default: rows have no owner.
+    ///
+    /// ```swift
+    /// var configuration = ModelConfiguration(url: url)
+    /// configuration.ownedRows = .allEntities()
+    /// ```
+    public var ownedRows: OwnedRows?
 
     /// The configuration's name identifies it.
     public var id: String { name }

@@ -159,7 +159,11 @@ public final class ModelContainer: Sendable, Equatable {
             let layouts = schema.layouts.filter { assignment[$0.entityName] == index }
             if let builtIn = configuration as? any BuiltInStoreConfiguration {
                 let others = Set(assignment.filter { $0.value != index }.keys)
-                let request = StoreOpenRequest(layouts: layouts, version: schema.version, migration: StoreMigration(plan: migrationPlan, otherEntities: others))
+                var request = StoreOpenRequest(layouts: layouts, version: schema.version, migration: StoreMigration(plan: migrationPlan, otherEntities: others))
+                if let ownedRows = builtIn.ownedRows {
+                    _ = try ownedRows.tables(of: layouts)
+                    request.ownedRows = ownedRows
+                }
                 stores.append(try builtIn.openStore(request).store)
             } else {
                 stores.append(try Self.openStore(configuration, layouts: layouts, version: schema.version, migrationPlan: migrationPlan))

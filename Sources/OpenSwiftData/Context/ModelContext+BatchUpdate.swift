@@ -49,6 +49,7 @@ extension ModelContext {
                 layout: layout, descriptor: descriptor, slot: property.index,
                 value: try encoding.writesPropertyList(property, of: layout) ? codec.encodeForPropertyListStore(value) : codec.encode(value))]
             changes.author = author
+            changes.editingState = editingState(for: store)
             let measurement = Telemetry.begin("update", store: store.name, system: store.systemName, entity: layout.entityName)
             let result: StoreSaveResult
             do {
@@ -71,7 +72,7 @@ extension ModelContext {
         } else {
             // Fetched and saved in a context of their own, so this one's unsaved changes stay
             // unsaved; its save records the history and tells live results.
-            let other = ModelContext(container)
+            let other = ModelContext(beside: self)
             other.author = author
             let models = try other.fetch(descriptor)
             for model in models { model[keyPath: keyPath] = value }

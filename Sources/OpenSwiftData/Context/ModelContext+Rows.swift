@@ -24,7 +24,7 @@ extension ModelContext {
     private func finish<T>(_ request: StoreFetch<T>, leftovers: FetchLeftovers, models: [AnyObject], from store: any RowStore) throws -> [AnyObject] {
         var evaluated = models.compactMap { $0 as? T }
         if hasChanges {
-            let evaluation = ModelContext(container)
+            let evaluation = ModelContext(beside: self)
             var stored = request
             stored.editingState = evaluation.editingState
             let materializer = Materializer(context: evaluation, shape: store.rowShape(request.layout, slots: request.slots), storeIdentifier: store.identifier)
@@ -84,16 +84,20 @@ extension ModelContext {
     }
 
     private func asked<T>(_ request: StoreFetch<T>, of store: any RowStore) -> StoreFetch<T> {
-        guard store.distinguishesContexts else { return request }
+        guard store.distinguishesContexts || owner != nil else { return request }
         var request = request
-        request.editingState = editingState
+        request.editingState = editingState(for: store)
         return request
     }
 
     /// This context's ``editingState`` for a store that tells contexts apart; made only then
-    /// (most contexts never need one).
+    /// (most contexts never need one). Otherwise it carries only the context's ``owner``.
     func editingState(for store: any RowStore) -> EditingState {
-        store.distinguishesContexts ? editingState : .unused
+        if store.distinguishesContexts { return editingState }
+        guard let owner else { return .unused }
+        var state = EditingState.unused
+        state.owner = owner
+        return state
     }
 
     /// The models of `layout` stored under `keys` that exist, in any order, registered here.

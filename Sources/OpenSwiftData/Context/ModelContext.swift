@@ -34,11 +34,14 @@ public final class ModelContext {
     /// Which context a custom ``DataStore``'s requests come from: the same for the context's
     /// life, with its current ``author``.
     public var editingState: EditingState {
-        if let editingID { return EditingState(id: editingID, author: author) }
+        if let editingID { return EditingState(id: editingID, author: author, owner: owner) }
         let id = UUID()
         editingID = id
-        return EditingState(id: id, author: author)
+        return EditingState(id: id, author: author, owner: owner)
     }
+    /// The owner whose rows the context reads and writes, in a store that keeps owners
+    /// (``OwnedRows``); `nil` for a context that reads every row.
+    public let owner: String?
     /// Made on first use: most contexts never meet a custom store.
     private var editingID: UUID?
     /// Whether a save is running (autosave and nested saves wait for it).
@@ -84,6 +87,32 @@ public final class ModelContext {
     /// Creates a context for a container.
     public init(_ container: ModelContainer) {
         self.container = container
+        self.owner = nil
+    }
+
+    /// Creates a context that reads and writes only `owner`'s rows of the entities whose rows
+    /// keep an owner (``ModelConfiguration/ownedRows``): its fetches, counts, faults and
+    /// relationship loads never see another owner's row, what it inserts belongs to `owner`, and
+    /// unique constraints hold among `owner`'s rows. Rows of shared entities, and every row of a
+    /// store that keeps no owners, it reads and writes as any context does.
+    ///
+    /// ```swift
+    /// let context = ModelContext(container, owner: user.id)
+    /// let expenses = try context.fetch(FetchDescriptor<Expense>())   // this user's only
+    /// ```
+    ///
+    /// The owner is the app's own, verified name for the user (from its authentication); the
+    /// rows of a context without an owner belong to the owner `""`.
+    public init(_ container: ModelContainer, owner: String) {
+        self.container = container
+        self.owner = owner
+    }
+
+    /// A context of `context`'s container, for the same owner (or none), without its changes:
+    /// what the library reads or writes apart from a context stays within its owner's rows.
+    init(beside context: ModelContext) {
+        self.container = context.container
+        self.owner = context.owner
     }
 
     deinit {

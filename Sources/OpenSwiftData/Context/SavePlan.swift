@@ -191,6 +191,7 @@ struct SavePlan {
                     inserted: part.inserted, changed: part.changed, deleted: part.deleted,
                     nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)
                 values.editingState = part.editingState
+                values.editingState.owner = context.owner
                 if !prepared.isEmpty { values.knownKeys = keys }
                 let save = try store.prepareSave(values, schema: context.container.schema)
                 prepared.append((store, save))

@@ -14,10 +14,14 @@ public struct EditingState: Identifiable, Sendable {
     public let id: UUID
     /// The author the context records with its saves.
     public var author: String?
+    /// The owner the context reads and writes for (``ModelContext/owner``): the built-in stores
+    /// keep it to that owner's rows (``OwnedRows``).
+    var owner: String?
 
-    init(id: UUID = UUID(), author: String? = nil) {
+    init(id: UUID = UUID(), author: String? = nil, owner: String? = nil) {
         self.id = id
         self.author = author
+        self.owner = owner
     }
 
     /// Stands in where no custom store will see it (saves to the SQLite store only), so that

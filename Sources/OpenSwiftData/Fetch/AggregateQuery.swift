@@ -72,7 +72,9 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
         let pending = layouts.contains { context.hasPendingChanges(of: $0) }
         if !(descriptor.includePendingChanges && pending) {
             let store = try context.container.store(for: layout)
-            if let partials = try store.fetchAggregate(StoreFetch(descriptor: descriptor, layout: layout), StoreAggregate(function: function, value: value, group: group)) {
+            var request = StoreFetch(descriptor: descriptor, layout: layout)
+            request.editingState = context.editingState(for: store)
+            if let partials = try store.fetchAggregate(request, StoreAggregate(function: function, value: value, group: group)) {
                 let related = try groupDestination.map { try relatedModels($0, partials) }
                 for partial in partials {
                     try stored(try related.map { try relatedKey(partial.key, $0) } ?? keyOfStored(partial.key), partial)
@@ -80,7 +82,7 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
                 return
             }
         }
-        let source = !descriptor.includePendingChanges && pending ? ModelContext(context.container) : context
+        let source = !descriptor.includePendingChanges && pending ? ModelContext(beside: context) : context
         for selected in try source.fetch(descriptor) {
             try model(keyOfModel(selected), selected)
         }

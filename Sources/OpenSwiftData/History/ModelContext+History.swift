@@ -24,6 +24,7 @@ extension ModelContext {
     /// in between, so fetch the data itself again and keep the newest token. Unsaved changes of
     /// this context are not history yet.
     public func fetchHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T] {
+        try checkHistoryAccess()
         var sources = 0
         var transactions: [T] = []
         if let builtIn = descriptor as? HistoryDescriptor<DefaultHistoryTransaction> {
@@ -56,12 +57,20 @@ extension ModelContext {
     /// A reader whose token is older than deleted history gets
     /// ``SwiftDataError/historyTokenExpired`` on its next ``fetchHistory(_:)``.
     public func deleteHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws {
+        try checkHistoryAccess()
         if let builtIn = descriptor as? HistoryDescriptor<DefaultHistoryTransaction> {
             try deleteBuiltInHistory(builtIn)
         }
         for store in container.stores {
             _ = try store.deleteProvidedHistory(descriptor)
         }
+    }
+
+    /// Refuses history to a context with an owner when a store keeps owners: history holds
+    /// every owner's changes (their keys, and the values deletes preserve).
+    private func checkHistoryAccess() throws {
+        guard let owner, let store = container.stores.first(where: \.keepsOwners) else { return }
+        throw SwiftDataError(.invalidTransactionFetchRequest, "the store \(store.name) keeps rows of several owners, and its history holds every owner's changes; read it with a context made without an owner, not with \(owner)'s")
     }
 
     // MARK: Built-in stores

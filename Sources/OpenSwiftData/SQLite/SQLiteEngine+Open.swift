@@ -26,6 +26,9 @@ extension SQLiteEngine {
             }
         }
         if !configuration.isStoredInMemoryOnly && isCoreDataFile(path: path) {
+            guard configuration.ownedRows == nil else {
+                throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) was written by Core Data, whose tables keep no owner per row; open it without ownedRows (it was left unchanged)")
+            }
             return try openCoreDataStore(path: path, configuration: configuration, layouts: layouts)
         }
         let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool)
@@ -41,7 +44,8 @@ extension SQLiteEngine {
         }
         let readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave, immutable: opened.immutable)
         let engine = SQLiteEngine(connection: opened.connection, name: configuration.name, readers: readers)
-        return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts, keepsHistory: opened.keepsHistory && configuration.recordsHistory)
+        return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts,
+                        keepsHistory: opened.keepsHistory && configuration.recordsHistory, ownedRows: configuration.ownedRows)
     }
 
     /// Opens the file, checks it is ours (creating the schema in a new one), and only then switches
@@ -81,7 +85,7 @@ extension SQLiteEngine {
             do {
                 tables = try tableNames(connection)
                 if tables.isEmpty {
-                    try SQLStore.createSchema(on: connection, layouts: layouts, dialect: dialect, identifier: UUID().uuidString, version: schemaVersion)
+                    try SQLStore.createSchema(on: connection, layouts: layouts, dialect: dialect, identifier: UUID().uuidString, version: schemaVersion, ownedRows: configuration.ownedRows)
                 } else if !tables.contains(metadataTable) {
                     throw SwiftDataError(.loadIssueModelContainer, "the file \(path) became an SQLite database of another application while it was being opened (tables \(tables.sorted().prefix(5).joined(separator: ", "))); use another file")
                 }
@@ -95,17 +99,25 @@ extension SQLiteEngine {
         guard let storedFingerprint = metadata["fingerprint"], let storedIdentifier = metadata["identifier"] else {
             throw SwiftDataError(.loadIssueModelContainer, "the store file \(path) has an incomplete metadata table; it was not written by OpenSwiftData or is damaged")
         }
-        if migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: schemaVersion) {
+        let needsMigration = migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: schemaVersion)
+        let keepsOwners = configuration.ownedRows != nil || metadata[SQLStore.ownedTablesKey] != nil
+        if needsMigration || keepsOwners {
             guard configuration.allowsSave else {
-                if storedFingerprint == fingerprint { return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable)) }
+                _ = try SQLStore.prepareOwners(configuration.ownedRows, layouts: layouts, on: connection, dialect: dialect, allowsSave: false, place: "the store file \(path)")
+                if !needsMigration || storedFingerprint == fingerprint { return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable)) }
                 throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model (\(SQLStore.describeDifference(stored: storedFingerprint, current: fingerprint))) and needs a migration, but the configuration does not allow saving; open it once with allowsSave: true, or with the model that wrote it")
             }
             try connection.execute("BEGIN IMMEDIATE")
             do {
-                var run = SQLMigration(
-                    connection: connection, dialect: dialect, place: "the store file \(path)", storeName: configuration.name, layouts: layouts,
-                    version: schemaVersion, migration: migration, stageConfiguration: configuration, translate: { SQLiteEngine.translate($0) })
-                try run.run()
+                let gainedOwners = try SQLStore.prepareOwners(configuration.ownedRows, layouts: layouts, on: connection, dialect: dialect, allowsSave: true, place: "the store file \(path)")
+                if needsMigration {
+                    var run = SQLMigration(
+                        connection: connection, dialect: dialect, place: "the store file \(path)", storeName: configuration.name, layouts: layouts,
+                        version: schemaVersion, migration: migration, stageConfiguration: configuration, translate: { SQLiteEngine.translate($0) })
+                    run.ownedRows = configuration.ownedRows
+                    try run.run()
+                }
+                try SQLStore.reconcileOwnedIndexes(gainedOwners, layouts: layouts, ownedRows: configuration.ownedRows, on: connection, dialect: dialect)
                 try connection.execute("COMMIT")
             } catch {
                 try? connection.execute("ROLLBACK")

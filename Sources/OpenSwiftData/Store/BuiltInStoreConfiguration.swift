@@ -5,4 +5,6 @@ import Foundation
 package protocol BuiltInStoreConfiguration {
     /// Opens the store for the request's models, migrating it if it was written with another schema.
     func openStore(_ request: StoreOpenRequest) throws -> OpenedStore
+    /// Which entities keep an owner beside each row (``OwnedRows``).
+    var ownedRows: OwnedRows? { get }
 }

@@ -29,6 +29,9 @@ protocol RowStore: AnyObject, Sendable {
     /// Whether requests carry the asking context's ``EditingState`` (a custom `DataStore` is told
     /// which context asks); otherwise they carry ``EditingState/unused``.
     var distinguishesContexts: Bool { get }
+    /// Whether some rows keep an owner (``OwnedRows``): requests carry the asking context's owner
+    /// in their ``EditingState``.
+    var keepsOwners: Bool { get }
 
     // MARK: Saving
 
@@ -125,6 +128,7 @@ protocol RowStore: AnyObject, Sendable {
 extension RowStore {
     var systemName: String { "custom" }
     var updatesByPredicate: Bool { false }
+    var keepsOwners: Bool { false }
 
     /// A context that used the store is gone (custom stores are told through `invalidateState(for:)`).
     func contextEnded(_ editingState: EditingState) {}

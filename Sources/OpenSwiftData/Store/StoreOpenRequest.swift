@@ -8,4 +8,6 @@ package struct StoreOpenRequest {
     /// The app's plan (or none), with the entities other configurations of the container hold,
     /// which a migration leaves out.
     let migration: StoreMigration
+    /// Which entities keep an owner beside each row (``OwnedRows``); `nil`: none.
+    var ownedRows: OwnedRows?
 }

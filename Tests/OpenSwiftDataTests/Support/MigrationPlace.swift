@@ -28,12 +28,14 @@ final class MigrationPlace {
 
     /// The configuration of the store here, named `name`, holding `schema` (all the container's
     /// models when `nil`).
-    func configuration(_ name: String? = nil, schema: Schema? = nil) throws -> any DataStoreConfiguration {
+    func configuration(_ name: String? = nil, schema: Schema? = nil, ownedRows: OwnedRows? = nil) throws -> any DataStoreConfiguration {
         switch kind {
         case .file:
-            return ModelConfiguration(name, schema: schema, url: url)
+            var configuration = ModelConfiguration(name, schema: schema, url: url)
+            configuration.ownedRows = ownedRows
+            return configuration
         case .postgres:
-            return try PostgresServer.configuration(name ?? "postgres", schema: schema, namespace: namespace)
+            return try PostgresServer.configuration(name ?? "postgres", schema: schema, namespace: namespace, ownedRows: ownedRows)
         }
     }
 

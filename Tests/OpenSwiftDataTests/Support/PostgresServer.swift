@@ -29,10 +29,12 @@ enum PostgresServer {
     }
 
     /// The test server's database, in `namespace`.
-    static func configuration(_ name: String = "postgres", schema: Schema? = nil, namespace: String, allowsSave: Bool = true) throws -> any DataStoreConfiguration {
+    static func configuration(_ name: String = "postgres", schema: Schema? = nil, namespace: String, allowsSave: Bool = true, ownedRows: OwnedRows? = nil) throws -> any DataStoreConfiguration {
         #if PostgreSQL
         let server = try #require(url, "no PostgreSQL server")
-        return PostgresConfiguration(name, url: server, schema: schema, postgresSchema: namespace, allowsSave: allowsSave)
+        var configuration = PostgresConfiguration(name, url: server, schema: schema, postgresSchema: namespace, allowsSave: allowsSave)
+        configuration.ownedRows = ownedRows
+        return configuration
         #else
         throw SwiftDataError(.loadIssueModelContainer, "built without the PostgreSQL trait")
         #endif

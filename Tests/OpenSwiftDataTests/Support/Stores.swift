@@ -36,6 +36,10 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// context to filter in memory with `Predicate.evaluate`, so comparing its results with
     /// `evaluate` could not fail.
     static var translatingPredicates: [StoreKind] { allCases.filter { $0 != .json } }
+
+    /// The kinds that can keep an owner per row (``OwnedRows``): the built-in stores, reached
+    /// directly.
+    static var keepingOwners: [StoreKind] { allCases.filter { $0 == .file || $0 == .memory || $0 == .postgres } }
 }
 
 /// A container over a fresh store, and the file it lives in (removed when the test is done).
@@ -45,18 +49,25 @@ final class TestStore {
     let kind: StoreKind
     /// The PostgreSQL namespace of a `.postgres` store (dropped when the test is done).
     let namespace: String?
+    /// The entities whose rows keep an owner (``StoreKind/keepingOwners`` only).
+    let ownedRows: OwnedRows?
 
-    init(_ kind: StoreKind, _ types: [any PersistentModel.Type]) throws {
+    init(_ kind: StoreKind, _ types: [any PersistentModel.Type], ownedRows: OwnedRows? = nil) throws {
         namespace = kind == .postgres ? PostgresServer.newNamespace() : nil
         self.kind = kind
+        self.ownedRows = ownedRows
         switch kind {
         case .file:
             let url = TestStore.temporaryURL()
             self.url = url
-            container = try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
+            var configuration = ModelConfiguration(url: url)
+            configuration.ownedRows = ownedRows
+            container = try ModelContainer(for: Schema(types), configurations: [configuration])
         case .memory:
             url = nil
-            container = try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
+            var configuration = ModelConfiguration(isStoredInMemoryOnly: true)
+            configuration.ownedRows = ownedRows
+            container = try ModelContainer(for: Schema(types), configurations: [configuration])
         case .json:
             let url = TestStore.temporaryURL().deletingPathExtension().appendingPathExtension("json")
             self.url = url
@@ -67,13 +78,13 @@ final class TestStore {
             container = try ModelContainer(for: Schema(types), configurations: [TestStore.logged(url)])
         case .postgres:
             url = nil
-            container = try ModelContainer(for: Schema(types), configurations: [try TestStore.postgres(namespace ?? "")])
+            container = try ModelContainer(for: Schema(types), configurations: [try TestStore.postgres(namespace ?? "", ownedRows: ownedRows)])
         }
     }
 
     /// The test server's database, in `namespace`.
-    static func postgres(_ namespace: String) throws -> any DataStoreConfiguration {
-        try PostgresServer.configuration(namespace: namespace)
+    static func postgres(_ namespace: String, ownedRows: OwnedRows? = nil) throws -> any DataStoreConfiguration {
+        try PostgresServer.configuration(namespace: namespace, ownedRows: ownedRows)
     }
 
     /// The SQLite file at `url` through `DefaultStore`, wrapped in the logging decorator.
@@ -88,8 +99,13 @@ final class TestStore {
 
     /// Opens the same file again with a new container, as a new process would.
     func reopen(_ types: [any PersistentModel.Type]) throws -> ModelContainer {
+        try reopen(types, ownedRows: ownedRows)
+    }
+
+    /// Opens the same file again with a new container whose configuration keeps owners for `ownedRows`.
+    func reopen(_ types: [any PersistentModel.Type], ownedRows: OwnedRows?) throws -> ModelContainer {
         if let namespace {
-            return try ModelContainer(for: Schema(types), configurations: [try TestStore.postgres(namespace)])
+            return try ModelContainer(for: Schema(types), configurations: [try TestStore.postgres(namespace, ownedRows: ownedRows)])
         }
         guard let url else { return container }
         if kind == .json {
@@ -98,7 +114,9 @@ final class TestStore {
         if kind == .logged {
             return try ModelContainer(for: Schema(types), configurations: [TestStore.logged(url)])
         }
-        return try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
+        var configuration = ModelConfiguration(url: url)
+        configuration.ownedRows = ownedRows
+        return try ModelContainer(for: Schema(types), configurations: [configuration])
     }
 
     /// The SQL the store runs while `body` runs.

@@ -46,7 +46,7 @@ extension ModelContext {
     package func persistentIdentifiers(entity: String, globalIdentities ids: [UUID]) throws -> [UUID: PersistentIdentifier] {
         let (layout, store) = try identityStore(entity)
         let storeIdentifier = try container.store(for: layout).identifier
-        return try store.keys(layout, globalIdentities: ids).mapValues {
+        return try store.keys(layout, globalIdentities: ids, owner: owner).mapValues {
             PersistentIdentifier(entityName: entity, storeIdentifier: storeIdentifier, storedKey: $0)
         }
     }
@@ -55,7 +55,7 @@ extension ModelContext {
     /// constraint (SwiftData's upsert), if any.
     package func storedModel(entity: String, matchingUnique values: [String: StoredValue]) throws -> (any PersistentModel)? {
         let (layout, store) = try identityStore(entity)
-        guard !layout.uniquenessConstraints.isEmpty, let key = try store.key(layout, matchingUnique: values) else { return nil }
+        guard !layout.uniquenessConstraints.isEmpty, let key = try store.key(layout, matchingUnique: values, owner: owner) else { return nil }
         return try existingModel(layout: layout, primaryKey: key)
     }
 

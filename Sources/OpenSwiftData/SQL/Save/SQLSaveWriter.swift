@@ -49,13 +49,17 @@ struct SQLSaveWriter {
             let format = store.format
             let entity: StoredValue? = format.everyRowRecordsItsEntity || store.hierarchyRows(layout) != nil ? format.entityValue(layout) : nil
             let version = format.versionColumn
+            // A row of a table that keeps owners belongs to the saving context's owner.
+            let owner: StoredValue? = store.keepsOwner(layout) ? SQLStore.ownerValue(changes.editingState.owner) : nil
             let insertColumns = [ModelLayout.primaryKeyColumn] + columns + (entity != nil ? [ModelLayout.entityColumn] : []) + (version.map { [$0] } ?? [])
+                + (owner != nil ? [SQLStore.ownerColumn] : [])
             let newKeys = self.newKeys
             let insertValues = { (position: Int, row: inout [StoredValue]) in
                 row.append(.integer(newKeys[group.firstToken + position] ?? 0))
                 row.append(contentsOf: values[position * width..<(position + 1) * width])
                 if let entity { row.append(entity) }
                 if version != nil { row.append(.integer(1)) }
+                if let owner { row.append(owner) }
             }
             let upserts = self.upserts
             if upserts.isEmpty {
@@ -163,14 +167,17 @@ struct SQLSaveWriter {
     private func checkReferencedRowsExist(store: SQLStore, connection: any SQLConnection) throws {
         for entry in changes.referencedRows {
             // Rendered once per entity; each key is bound into the same statement.
+            // For a context with an owner, a row of another owner is not there.
             let lookup = SQLSelect(
                 columns: [.constant(.integer(1))],
                 from: SQLTableReference(table: entry.layout.tableName, alias: "t0"),
-                whereClause: .binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(0))))
-            let text = store.render(.select(lookup))
+                whereClause: store.limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(0))),
+                                            to: changes.editingState.owner, of: entry.layout, alias: "t0"))
+            let rendered = SQLRenderer.render(.select(lookup), dialect: store.dialect)
+            let others = rendered.bindings.dropFirst()
             for key in entry.keys {
                 var found = false
-                try store.query(text, bindings: [.integer(key)], on: connection) { _ in found = true }
+                try store.query(rendered.text, bindings: [.integer(key)] + others, on: connection) { _ in found = true }
                 if !found {
                     let id = PersistentIdentifier(entityName: entry.layout.entityName, storeIdentifier: store.identifier, key: .permanent(key))
                     throw SwiftDataError(.modelNotFound, "\(entry.example) refers to \(entry.layout.entityName) \(id), whose row was deleted by another context or process after it was fetched here; nothing was saved. Fetch it again, or relate another model.")
@@ -189,9 +196,9 @@ struct SQLSaveWriter {
         if newKeys.count < tokenCount { newKeys += repeatElement(nil, count: tokenCount - newKeys.count) }
         for group in changes.inserts {
             let layout = group.layout
-            let store = self.store, connection = self.connection
+            let store = self.store, connection = self.connection, owner = changes.editingState.owner
             let keys = try UniqueMatch.matches(group) { constraint, values in
-                try store.uniqueKey(layout, constraint: constraint, values: values, on: connection)
+                try store.uniqueKey(layout, constraint: constraint, values: values, owner: owner, on: connection)
             }
             let newCount = Int64(keys.lazy.filter { $0 == .new }.count)
             var next: Int64 = 0

@@ -2,7 +2,7 @@ import Foundation
 
 /// The `CREATE` statements for a store's tables and indexes.
 enum DDL {
-    static func statements(for layouts: [ModelLayout], dialect: any SQLDialect) -> [String] {
+    static func statements(for layouts: [ModelLayout], dialect: any SQLDialect, ownedRows: OwnedRows? = nil) -> [String] {
         let q = dialect.quote
         var statements = [
             "CREATE TABLE \(q(SQLStore.metadataTable)) (\(q("Z_KEY")) TEXT PRIMARY KEY, \(q("Z_VALUE")) TEXT)",
@@ -12,9 +12,10 @@ enum DDL {
         let hierarchies = ModelHierarchies(layouts)
         for layout in layouts where layout.root === layout {
             let kinds = hierarchies.kinds(of: layout)
-            statements.append(createTable(kinds, named: layout.tableName, dialect: dialect))
+            let owned = ownedRows?.owns(layout) == true
+            statements.append(createTable(kinds, named: layout.tableName, dialect: dialect, owned: owned))
             for kind in kinds {
-                statements.append(contentsOf: indexes(kind, dialect: dialect).flatMap { $0.statements(dialect) })
+                statements.append(contentsOf: indexes(kind, dialect: dialect, owned: owned).flatMap { $0.statements(dialect) })
                 statements.append(contentsOf: createJoinTables(kind, dialect: dialect, skipping: &joinTables))
             }
             if kinds.count > 1 {
@@ -49,8 +50,9 @@ enum DDL {
 
     /// The `CREATE TABLE` for the rows of `kinds` (a class hierarchy's top entity first, then its
     /// subclasses): a column per stored property of each (a subclass's own ones accept NULL, which
-    /// the other classes' rows hold), and with subclasses, `Z_ENT`.
-    static func createTable(_ kinds: [ModelLayout], named table: String, dialect: any SQLDialect) -> String {
+    /// the other classes' rows hold), with subclasses `Z_ENT`, and where rows are `owned`,
+    /// `Z_OWNER` (see ``OwnedRows``).
+    static func createTable(_ kinds: [ModelLayout], named table: String, dialect: any SQLDialect, owned: Bool = false) -> String {
         let q = dialect.quote
         var columns = ["\(q(ModelLayout.primaryKeyColumn)) \(dialect.storedType(.integer)) PRIMARY KEY"]
         var seen = Set<String>()
@@ -63,6 +65,9 @@ enum DDL {
         }
         if kinds.count > 1 {
             columns.append("\(q(ModelLayout.entityColumn)) \(dialect.storedType(.text)) NOT NULL")
+        }
+        if owned {
+            columns.append("\(q(SQLStore.ownerColumn)) \(ownerColumnDefinition(dialect))")
         }
         return "CREATE TABLE \(q(table)) (\(columns.joined(separator: ", ")))"
     }
@@ -90,10 +95,24 @@ enum DDL {
         }
     }
 
-    /// The indexes of an entity's table: foreign keys, unique constraints, `#Index`es.
-    static func indexes(_ layout: ModelLayout, dialect: any SQLDialect) -> [Index] {
+    /// The definition of `Z_OWNER`: every row has an owner, `''` for none, so a unique index
+    /// that starts with it holds per owner (NULLs would never be equal).
+    static func ownerColumnDefinition(_ dialect: any SQLDialect) -> String {
+        "\(dialect.storedType(.text)) NOT NULL DEFAULT ''"
+    }
+
+    /// The indexes of an entity's table: foreign keys, unique constraints, `#Index`es. Where rows
+    /// are `owned`, unique constraints and `#Index`es start with `Z_OWNER` (uniqueness holds per
+    /// owner, and an owner's fetches use them), and the top entity's table has an index of its own
+    /// on `Z_OWNER`.
+    static func indexes(_ layout: ModelLayout, dialect: any SQLDialect, owned: Bool = false) -> [Index] {
         let q = dialect.quote
         var result: [Index] = []
+        let ownerPrefix = owned ? "\(q(SQLStore.ownerColumn)), " : ""
+        if owned && layout.root === layout {
+            let name = "Z_\(layout.entityName)_OWNER"
+            result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(q(SQLStore.ownerColumn)))", uniqueConstraint: nil))
+        }
         // A subclass's inherited columns are indexed by its superclass.
         let own = layout.inheritedCount
         for slot in layout.storedSlots where slot >= own && layout.properties[slot].relationship != nil {
@@ -103,12 +122,12 @@ enum DDL {
         for (number, group) in layout.uniquenessConstraints.enumerated() where group.contains(where: { $0 >= own }) {
             let name = "Z_\(layout.entityName)_UNIQUE\(number)"
             let columns = group.map { column(layout.properties[$0], dialect) }.joined(separator: ", ")
-            result.append(Index(name: name, sql: "CREATE UNIQUE INDEX \(q(name)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: number))
+            result.append(Index(name: name, sql: "CREATE UNIQUE INDEX \(q(name)) ON \(q(layout.tableName)) (\(ownerPrefix)\(columns))", uniqueConstraint: number))
         }
         for (number, group) in layout.indices.enumerated() where group.contains(where: { $0 >= own }) {
             let name = "Z_\(layout.entityName)_INDEX\(number)"
             let columns = group.map { column(layout.properties[$0], dialect) }.joined(separator: ", ")
-            result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: nil))
+            result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(ownerPrefix)\(columns))", uniqueConstraint: nil))
         }
         return result
     }

@@ -20,6 +20,8 @@ struct SQLMigration {
     let stageConfiguration: ModelConfiguration?
     /// The engine's error translation, for the stages' saves.
     let translate: @Sendable (any Error) -> any Error
+    /// Which entities keep an owner beside each row (``OwnedRows``).
+    var ownedRows: OwnedRows?
     /// The description of the tables as they are now.
     private var described = ""
     private var identifier = ""
@@ -111,7 +113,7 @@ struct SQLMigration {
     private mutating func bring(to target: [ModelLayout], reporter: MigrationReporter, removesEntities: Bool) throws {
         let description = SchemaFingerprint.describing(target)
         guard description != described else { return }
-        var migrator = SQLMigrator(connection: connection, dialect: dialect, old: try SchemaFingerprint(description: described), layouts: target, reporter: reporter, removesEntities: removesEntities)
+        var migrator = SQLMigrator(connection: connection, dialect: dialect, old: try SchemaFingerprint(description: described), layouts: target, reporter: reporter, removesEntities: removesEntities, ownedRows: ownedRows)
         try migrator.run()
         described = description
     }
@@ -121,7 +123,7 @@ struct SQLMigration {
     private func stageStore(_ layouts: [ModelLayout]) -> SQLStore {
         let engine = MigrationStageEngine(connection: connection, dialect: dialect, translate: translate)
         // A stage's saves rewrite data in the old and new shapes; they are not history an app reads.
-        return SQLStore(engine: engine, identifier: identifier, name: storeName, allowsSave: true, layouts: layouts, keepsHistory: false)
+        return SQLStore(engine: engine, identifier: identifier, name: storeName, allowsSave: true, layouts: layouts, keepsHistory: false, ownedRows: ownedRows)
     }
 
     private func writeVersion(_ version: Schema.Version) throws {

@@ -9,29 +9,31 @@ extension SQLMigrator {
     func reconcileIndexes(_ kinds: [ModelLayout]) throws {
         let table = kinds[0].tableName
         let existing = try indexes(of: table)
-        var wanted = kinds.flatMap { kind in DDL.indexes(kind, dialect: dialect).map { (kind, $0) } }
+        let owned = ownedRows?.owns(kinds[0]) == true
+        var wanted = kinds.flatMap { kind in DDL.indexes(kind, dialect: dialect, owned: owned).map { (kind, $0) } }
         if kinds.count > 1 { wanted.append((kinds[0], DDL.entityIndex(kinds[0], dialect: dialect))) }
         let wantedSQL = Dictionary(uniqueKeysWithValues: wanted.map { ($0.1.name, $0.1.sql) })
         for (name, sql) in existing where wantedSQL[name] != sql {
             try execute("DROP INDEX \(q(name))")
         }
         for (kind, index) in wanted where existing[index.name] != index.sql {
-            if let constraint = index.uniqueConstraint { try checkUnique(kind, constraint: constraint) }
+            if let constraint = index.uniqueConstraint { try checkUnique(kind, constraint: constraint, perOwner: owned) }
             for statement in index.statements(dialect) { try execute(statement) }
         }
     }
 
-    /// Throws, naming a duplicated value, if a unique constraint of `layout` does not hold.
-    func checkUnique(_ layout: ModelLayout, constraint: Int) throws {
+    /// Throws, naming a duplicated value, if a unique constraint of `layout` does not hold (for
+    /// each owner's rows apart, `perOwner`).
+    func checkUnique(_ layout: ModelLayout, constraint: Int, perOwner: Bool = false) throws {
         let group = layout.uniquenessConstraints[constraint]
         let notNull = group.map { "\(q(layout.properties[$0].name)) IS NOT NULL" }.joined(separator: " AND ")
         // Grouped as the index compares them (canonically equal strings are one value).
         let columns = group.map { layout.properties[$0] }.map {
             dialect.indexedColumn(q($0.name), swiftString: $0.codec?.isSwiftString == true)
-        }.joined(separator: ", ")
+        }.joined(separator: ", ") + (perOwner ? ", \(q(SQLStore.ownerColumn))" : "")
         var duplicate: (values: [String], copies: String)?
         try connection.query("SELECT \(columns), COUNT(*) FROM \(q(layout.tableName)) WHERE \(notNull) GROUP BY \(columns) HAVING COUNT(*) > 1 LIMIT 1", bindings: []) { row in
-            duplicate = (group.indices.map { row.value(at: Int32($0)).description }, row.value(at: Int32(group.count)).description)
+            duplicate = (group.indices.map { row.value(at: Int32($0)).description }, row.value(at: Int32(group.count + (perOwner ? 1 : 0))).description)
         }
         guard let (values, copies) = duplicate else { return }
         let names = group.map { layout.properties[$0].name }

@@ -29,6 +29,9 @@ struct SQLMigrator {
     /// migration plan, whose target version says they are gone. Otherwise opening with other
     /// models (a second app on the same file, a model set left out) must not delete data.
     let removesEntities: Bool
+    /// Which entities keep an owner beside each row (``OwnedRows``): their tables are made with
+    /// `Z_OWNER`, and a rebuilt one copies it.
+    let ownedRows: OwnedRows?
 
     /// Rows copied per statement; progress is reported after each chunk.
     static let chunkSize = 100_000
@@ -40,7 +43,9 @@ struct SQLMigrator {
     /// names: the data checks (counts, duplicate links) already ran on the first.
     private var checking = true
 
-    init(connection: any SQLConnection, dialect: any SQLDialect, old: SchemaFingerprint, layouts: [ModelLayout], reporter: MigrationReporter, removesEntities: Bool) {
+    init(connection: any SQLConnection, dialect: any SQLDialect, old: SchemaFingerprint, layouts: [ModelLayout], reporter: MigrationReporter, removesEntities: Bool,
+         ownedRows: OwnedRows? = nil) {
+        self.ownedRows = ownedRows
         self.connection = connection
         self.dialect = dialect
         self.old = old
@@ -149,12 +154,15 @@ struct SQLMigrator {
         }
         // New tables, filled from the old ones.
         for plan in plans where plan.mode == .rebuild || plan.oldEntity == nil {
-            try execute(DDL.createTable(plan.kinds, named: plan.layout.tableName, dialect: dialect))
+            let owned = ownedRows?.owns(plan.layout) == true
+            try execute(DDL.createTable(plan.kinds, named: plan.layout.tableName, dialect: dialect, owned: owned))
             let ignore = dialect.insertOrIgnore
             try execute("\(ignore.verb) \(q(SQLStore.primaryKeyTable)) (\(q("Z_ENTITY")), \(q("Z_MAX"))) VALUES (\(p(1)), 0)\(ignore.suffix)", [.text(plan.layout.entityName)])
             guard plan.mode == .rebuild, let oldEntity = plan.oldEntity else { continue }
-            let names = [q(pk)] + plan.columns.map { q($0.name) }
-            let values = ["o.\(q(pk))"] + plan.columns.map(\.expression)
+            // Every owned table had its owner column added before the migration (`SQLStore+Owners`).
+            let ownerColumn = owned ? [q(SQLStore.ownerColumn)] : []
+            let names = [q(pk)] + plan.columns.map { q($0.name) } + ownerColumn
+            let values = ["o.\(q(pk))"] + plan.columns.map(\.expression) + ownerColumn.map { "o.\($0)" }
             let insert = "INSERT INTO \(q(plan.layout.tableName)) (\(names.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(q(table(oldEntity.name))) AS o WHERE o.\(q(pk)) > \(p(1)) ORDER BY o.\(q(pk)) LIMIT \(Self.chunkSize)"
             let total = try rowCount(oldEntity.name)
             var copied = 0

@@ -63,17 +63,24 @@ extension SQLStore: GlobalIdentityStore {
         return found
     }
 
-    func keys(_ layout: ModelLayout, globalIdentities ids: [UUID]) throws -> [UUID: Int64] {
+    func keys(_ layout: ModelLayout, globalIdentities ids: [UUID], owner: String?) throws -> [UUID: Int64] {
         guard !ids.isEmpty else { return [:] }
         var found: [UUID: Int64] = [:]
+        // An owner's context finds only its owner's rows: the identity's row is joined to check.
+        let ownerCondition = self.ownerCondition(layout, owner: owner, alias: "t0")
         try read { connection in
             try forEachSlice(of: ids) { slice in
-                let select = SQLSelect(
+                var select = SQLSelect(
                     columns: [.column(table: "g", name: "Z_ID"), .column(table: "g", name: "Z_PK")],
                     from: SQLTableReference(table: Self.globalIdentityTable, alias: "g"),
                     whereClause: .binary(
                         .binary(.column(table: "g", name: "Z_ENTITY"), .equal, .bind(.text(layout.tableName))), .and,
                         .in(.column(table: "g", name: "Z_ID"), slice.map { .bind(.text($0.uuidString)) })))
+                if let ownerCondition {
+                    select.joins = [SQLJoin(kind: .inner, table: SQLTableReference(table: layout.tableName, alias: "t0"),
+                                            on: .binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .column(table: "g", name: "Z_PK")))]
+                    select.whereClause = select.whereClause.map { .binary($0, .and, ownerCondition) }
+                }
                 try query(select, on: connection) { row in
                     guard case .text(let text) = row.value(at: 0), let id = UUID(uuidString: text) else { return }
                     found[id] = row.int64(at: 1)
@@ -83,27 +90,32 @@ extension SQLStore: GlobalIdentityStore {
         return found
     }
 
-    func key(_ layout: ModelLayout, matchingUnique values: [String: StoredValue]) throws -> Int64? {
+    func key(_ layout: ModelLayout, matchingUnique values: [String: StoredValue], owner: String?) throws -> Int64? {
         try read { connection in
             for constraint in layout.uniquenessConstraints {
                 let names = constraint.map { layout.properties[$0].name }
                 let constraintValues = names.compactMap { values[$0] }
                 guard constraintValues.count == names.count, !constraintValues.contains(where: \.isNull) else { continue }
-                if let key = try uniqueKey(layout, constraint: constraint, values: constraintValues, on: connection) { return key }
+                if let key = try uniqueKey(layout, constraint: constraint, values: constraintValues, owner: owner, on: connection) { return key }
             }
             return nil
         }
     }
 
     /// The key of the row whose `constraint` columns hold `values`, if there is one (SwiftData's
-    /// upsert rule, for saves and for sync).
-    func uniqueKey(_ layout: ModelLayout, constraint: [Int], values: [StoredValue], on connection: any SQLConnection) throws -> Int64? {
+    /// upsert rule, for saves and for sync); where rows keep owners, among the rows of `owner`
+    /// (`nil`: the rows of no one, which a context without an owner inserts).
+    func uniqueKey(_ layout: ModelLayout, constraint: [Int], values: [StoredValue], owner: String?, on connection: any SQLConnection) throws -> Int64? {
         var condition: SQLExpression?
         for (slot, value) in zip(constraint, values) {
             // Strings match as Swift compares them (canonically equal ones are the same value).
             var column = SQLExpression.column(table: "t0", name: layout.properties[slot].name)
             if layout.properties[slot].codec?.isSwiftString == true { column = .collate(column, .swift) }
             let test = SQLExpression.binary(column, .equal, .bind(value))
+            condition = condition.map { .binary($0, .and, test) } ?? test
+        }
+        if keepsOwner(layout) {
+            let test = SQLExpression.binary(.column(table: "t0", name: Self.ownerColumn), .equal, .bind(Self.ownerValue(owner)))
             condition = condition.map { .binary($0, .and, test) } ?? test
         }
         // In a class hierarchy's table the row may be of another class, which an upsert cannot change.

@@ -6,15 +6,19 @@ import Foundation
 extension SQLStore {
     /// Creates the tables and indexes of `layouts` and fills the metadata of a new store.
     static func createSchema(
-        on connection: any SQLConnection, layouts: [ModelLayout], dialect: any SQLDialect, identifier: String, version: Schema.Version
+        on connection: any SQLConnection, layouts: [ModelLayout], dialect: any SQLDialect, identifier: String, version: Schema.Version,
+        ownedRows: OwnedRows? = nil
     ) throws {
-        for statement in DDL.statements(for: layouts, dialect: dialect) {
+        for statement in DDL.statements(for: layouts, dialect: dialect, ownedRows: ownedRows) {
             _ = try connection.execute(statement, bindings: [])
         }
         let insertMetadata = SQLRenderer.render(.insert(table: metadataTable, columns: ["Z_KEY", "Z_VALUE"], orIgnore: false), dialect: dialect).text
         var metadata = [("identifier", identifier), ("fingerprint", SchemaFingerprint.describing(layouts)), ("version", version.description), ("format", formatVersion)]
         if !dialect.typedValues.isEmpty {
             metadata.append((typedValuesKey, dialect.typedValues.map(\.rawValue).sorted().joined(separator: ",")))
+        }
+        if let ownedRows {
+            metadata.append((ownedTablesKey, try ownedRows.tables(of: layouts).sorted().joined(separator: ",")))
         }
         for (key, value) in metadata {
             _ = try connection.execute(insertMetadata, bindings: [.text(key), .text(value)])

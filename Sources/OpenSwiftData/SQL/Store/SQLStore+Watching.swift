@@ -39,7 +39,7 @@ extension SQLStore {
     }
 
     func entitiesRead<T>(by request: StoreFetch<T>) -> Set<String>? {
-        var builder = queryBuilder(request.layout)
+        var builder = queryBuilder(request.layout, owner: request.editingState.owner)
         guard (try? builder.select(request.descriptor)) != nil else { return nil }
         return builder.translator.readEntities
     }

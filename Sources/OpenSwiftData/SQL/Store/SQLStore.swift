@@ -22,6 +22,8 @@ package final class SQLStore: Sendable {
     /// Whether saves are recorded in the store's history tables and history can be read: false for
     /// a read-only store written before history existed, and for a migration stage's saves.
     let keepsHistory: Bool
+    /// Which entities keep an owner beside each row (`Z_OWNER`, see ``OwnedRows``); `nil`: none.
+    let ownedRows: OwnedRows?
     /// Statements recorded while tracing is on (tests assert the SQL that ran).
     private let trace = Locked<[RenderedSQL]?>(nil)
     /// New rows' keys reserved ahead of saves, where writers run at once (see ``KeyBlocks``).
@@ -36,8 +38,9 @@ package final class SQLStore: Sendable {
     static let formatVersion = "2"
 
     init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout], keepsHistory: Bool,
-         format: any SQLTableFormat = OpenSwiftDataTableFormat()) {
+         format: any SQLTableFormat = OpenSwiftDataTableFormat(), ownedRows: OwnedRows? = nil) {
         self.engine = engine
+        self.ownedRows = ownedRows
         self.format = format
         self.keepsHistory = keepsHistory
         self.dialect = engine.dialect

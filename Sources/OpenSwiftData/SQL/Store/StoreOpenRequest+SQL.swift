@@ -26,7 +26,7 @@ extension StoreOpenRequest {
                 throw SwiftDataError(.loadIssueModelContainer, "\(place) has no store yet, and the configuration does not allow saving, so its tables cannot be created")
             }
             let identifier = UUID().uuidString
-            try SQLStore.createSchema(on: connection, layouts: layouts, dialect: dialect, identifier: identifier, version: version)
+            try SQLStore.createSchema(on: connection, layouts: layouts, dialect: dialect, identifier: identifier, version: version, ownedRows: ownedRows)
             return (identifier, true)
         }
         let metadata = try SQLStore.readMetadata(connection, dialect: dialect)
@@ -39,6 +39,7 @@ extension StoreOpenRequest {
             try SQLStore.prepareHistory(on: connection, dialect: dialect, tables: tables)
             try SQLStore.alignHistoryNumbers(on: connection, dialect: dialect)
         }
+        let gainedOwners = try SQLStore.prepareOwners(ownedRows, layouts: layouts, on: connection, dialect: dialect, allowsSave: allowsSave, place: place)
         if migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: version) {
             guard allowsSave else {
                 if stored == fingerprint { return (identifier, keepsHistory) }
@@ -47,8 +48,10 @@ extension StoreOpenRequest {
             var run = SQLMigration(
                 connection: connection, dialect: dialect, place: "the store at \(place)", storeName: name, layouts: layouts,
                 version: version, migration: migration, stageConfiguration: nil, translate: translate)
+            run.ownedRows = ownedRows
             try run.run()
         }
+        try SQLStore.reconcileOwnedIndexes(gainedOwners, layouts: layouts, ownedRows: ownedRows, on: connection, dialect: dialect)
         return (identifier, keepsHistory)
     }
 
@@ -64,7 +67,7 @@ extension StoreOpenRequest {
                     names.append(("an index of that join table", DDL.joinTableIndex(table)))
                 }
             }
-            for index in DDL.indexes(layout, dialect: dialect) { names.append(("an index of \(layout.entityName)", index.name)) }
+            for index in DDL.indexes(layout, dialect: dialect, owned: ownedRows?.owns(layout) == true) { names.append(("an index of \(layout.entityName)", index.name)) }
             if let (what, name) = names.first(where: { $0.name.utf8.count > limit }) {
                 throw SwiftDataError(.unsupportedType, "\(what) would be named \(name), \(name.utf8.count) bytes; the database keeps names of at most \(limit) bytes and would cut it short (two such names could become one). Shorten the class or property name, and keep the old one with originalName: where data exists")
             }
@@ -73,6 +76,6 @@ extension StoreOpenRequest {
 
     /// The store over `engine`, once its tables are prepared.
     package func makeStore(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, keepsHistory: Bool) -> OpenedStore {
-        OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts, keepsHistory: keepsHistory))
+        OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts, keepsHistory: keepsHistory, ownedRows: ownedRows))
     }
 }

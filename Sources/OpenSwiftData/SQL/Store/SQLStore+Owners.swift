@@ -1,0 +1,87 @@
+import Foundation
+
+/// Owners of rows (``OwnedRows``): the `Z_OWNER` column of the tables that keep one, the
+/// condition that keeps a context to its owner's rows, and what opening a store checks.
+extension SQLStore {
+    /// The column holding each row's owner (`''` for none).
+    static let ownerColumn = "Z_OWNER"
+    /// The metadata key listing the tables that keep owners (comma-separated; absent: none).
+    static let ownedTablesKey = "owned tables"
+
+    var keepsOwners: Bool { ownedRows != nil }
+
+    /// Whether rows of `layout` keep an owner in this store.
+    func keepsOwner(_ layout: ModelLayout) -> Bool {
+        ownedRows?.owns(layout) == true
+    }
+
+    /// The condition keeping `owner`'s rows of `layout`'s table under `alias`; `nil` for a
+    /// context without an owner (it reads every row) or a table that keeps none.
+    func ownerCondition(_ layout: ModelLayout, owner: String?, alias: String) -> SQLExpression? {
+        guard let owner, keepsOwner(layout) else { return nil }
+        return .binary(.column(table: alias, name: Self.ownerColumn), .equal, .bind(.text(owner)))
+    }
+
+    /// `condition`, further limited to `owner`'s rows of `layout` (see ``ownerCondition(_:owner:alias:)``).
+    func limiting(_ condition: SQLExpression?, to owner: String?, of layout: ModelLayout, alias: String) -> SQLExpression? {
+        guard let limit = ownerCondition(layout, owner: owner, alias: alias) else { return condition }
+        return condition.map { .binary($0, .and, limit) } ?? limit
+    }
+
+    /// The stored owner of a row a context with `owner` inserts.
+    static func ownerValue(_ owner: String?) -> StoredValue {
+        .text(owner ?? "")
+    }
+
+    /// When a store opens (inside its opening transaction, before any migration): gives the
+    /// existing tables that are to keep owners and did not their `Z_OWNER` column (their rows
+    /// belong to no one) and records the list. Refuses, with the store unchanged, to stop keeping
+    /// owners for a table that keeps them — its owners' rows would become one — and to add the
+    /// column to a store that may not be written. Returns the tables that gained the column, whose
+    /// indexes ``reconcileOwnedIndexes(_:layouts:ownedRows:on:dialect:)`` redoes.
+    static func prepareOwners(
+        _ ownedRows: OwnedRows?, layouts: [ModelLayout], on connection: any SQLConnection, dialect: any SQLDialect, allowsSave: Bool, place: String
+    ) throws -> Set<String> {
+        let metadata = try readMetadata(connection, dialect: dialect)
+        let stored = Set((metadata[ownedTablesKey] ?? "").split(separator: ",").map(String.init))
+        guard ownedRows != nil || !stored.isEmpty else { return [] }
+        let old = try SchemaFingerprint(description: metadata["fingerprint"] ?? "")
+        let oldTables = Set(old.entityNames.map { old.tableName(of: $0) })
+        let ownedOld: Set<String> = ownedRows.map { rows in oldTables.filter { !rows.sharedEntities.contains($0) } } ?? []
+        let wanted = ownedOld.union(try ownedRows?.tables(of: layouts) ?? [])
+        let dropped = stored.subtracting(wanted).intersection(oldTables.union(layouts.map(\.tableName)))
+        guard dropped.isEmpty else {
+            throw SwiftDataError(.schemaMismatch, "\(place) keeps an owner for each row of \(dropped.sorted().joined(separator: ", ")), but the configuration's ownedRows does not include \(dropped.count == 1 ? "it" : "them"); opening it so would put every owner's rows together. Open it with ownedRows covering \(dropped.count == 1 ? "that entity" : "those entities"); it was left unchanged.")
+        }
+        guard wanted != stored else { return [] }
+        let added = ownedOld.subtracting(stored)
+        guard allowsSave else {
+            if added.isEmpty { return [] }
+            throw SwiftDataError(.schemaMismatch, "\(place) keeps no owner for the rows of \(added.sorted().joined(separator: ", ")), which the configuration's ownedRows includes, and the configuration does not allow saving; open it once with allowsSave: true to add the owner column")
+        }
+        for table in added.sorted() {
+            _ = try connection.execute("ALTER TABLE \(dialect.quote(table)) ADD COLUMN \(dialect.quote(ownerColumn)) \(DDL.ownerColumnDefinition(dialect))", bindings: [])
+        }
+        let delete = SQLRenderer.render(.delete(table: metadataTable, whereClause: .binary(.column(table: "", name: "Z_KEY"), .equal, .bind(.text(ownedTablesKey)))), dialect: dialect)
+        _ = try connection.execute(delete.text, bindings: delete.bindings)
+        let insert = SQLRenderer.render(.insert(table: metadataTable, columns: ["Z_KEY", "Z_VALUE"], orIgnore: false), dialect: dialect).text
+        _ = try connection.execute(insert, bindings: [.text(ownedTablesKey), .text(wanted.sorted().joined(separator: ","))])
+        return added
+    }
+
+    /// Redoes the indexes of `tables` (which just gained `Z_OWNER`) as an owner's fetches and
+    /// per-owner uniqueness want them; a new unique index first checks its values per owner.
+    static func reconcileOwnedIndexes(
+        _ tables: Set<String>, layouts: [ModelLayout], ownedRows: OwnedRows?, on connection: any SQLConnection, dialect: any SQLDialect
+    ) throws {
+        guard !tables.isEmpty else { return }
+        let metadata = try readMetadata(connection, dialect: dialect)
+        let migrator = SQLMigrator(
+            connection: connection, dialect: dialect, old: try SchemaFingerprint(description: metadata["fingerprint"] ?? ""), layouts: layouts,
+            reporter: MigrationReporter(storeName: "", stage: 1, stageCount: 1, stageDescription: "owners"), removesEntities: false, ownedRows: ownedRows)
+        let hierarchies = ModelHierarchies(layouts)
+        for layout in layouts where layout.root === layout && tables.contains(layout.tableName) {
+            try migrator.reconcileIndexes(hierarchies.kinds(of: layout))
+        }
+    }
+}
