@@ -27,4 +27,10 @@ struct SyncRecord: Codable, Sendable {
     var memberIdentities: [UUID] {
         fields.values.flatMap { ($0.members ?? [:]).keys.compactMap { SyncClocks.parseEdit($0)?.member } }
     }
+
+    /// Every object the record names: itself, the object it stands for, related objects and
+    /// members.
+    var namedIdentities: [UUID] {
+        [id] + (alias.map { [$0] } ?? []) + fields.values.flatMap { $0.related ?? [] } + memberIdentities
+    }
 }

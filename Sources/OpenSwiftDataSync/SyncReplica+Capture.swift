@@ -95,6 +95,8 @@ extension SyncReplica {
         var withMembers: [(PersistentIdentifier, SyncedObject)] = []
         let globals = ids.compactMap { identities[$0] }
         let known = try syncedObjects(globals, in: context)
+        // Where rows keep owners (a server's users), an object's bookkeeping is its owner's.
+        let owners = context.owner == nil ? try context.owners(of: ids.filter { identities[$0].map { known[$0] == nil } ?? false }) : [:]
         for id in ids {
             guard let global = identities[id] else { continue }
             let object: SyncedObject
@@ -106,6 +108,7 @@ extension SyncReplica {
             } else {
                 object = SyncedObject(globalID: global, entity: entity)
                 context.insert(object)
+                if let owner = owners[id] { context.setOwner(owner, of: object) }
             }
             guard object.deletedClock == nil else { continue }
             var clocks = object.syncClocks

@@ -9,6 +9,13 @@ import OpenSwiftData
 public enum SyncSchema {
     /// ``SyncedObject`` and ``SyncReplicaState``.
     public static let models: [any PersistentModel.Type] = [SyncedObject.self, SyncReplicaState.self]
+    /// The models a server whose store keeps owners (`ownedRows`) keeps without one: its own
+    /// state, which is no user's.
+    ///
+    /// ```swift
+    /// configuration.ownedRows = .allEntities(except: SyncSchema.sharedModels)
+    /// ```
+    public static let sharedModels: [any PersistentModel.Type] = [SyncReplicaState.self]
     /// Their entity names, which sync never syncs.
     static let entityNames: Set<String> = ["SyncedObject", "SyncReplicaState"]
 }

@@ -3,8 +3,24 @@ import Logging
 import OpenSwiftData
 
 /// The server's side of sync: merges what clients push into its container and hands them the
-/// changes they have not seen. Mount ``serve(_:)`` at a route of any Swift server, behind the
-/// app's own authentication (the web example checks a bearer token).
+/// changes they have not seen. Mount ``serve(_:as:)`` at a route of any Swift server, behind the
+/// app's own authentication, which names the user (``SyncPrincipal``).
+///
+/// **Users.** A server whose store keeps an owner per row (`ModelConfiguration.ownedRows`,
+/// `PostgresConfiguration.ownedRows`) keeps each user's objects apart: what a user's devices push
+/// belongs to that user, their pulls carry only that user's objects, a unique constraint merges
+/// only that user's objects, and a pushed record naming another user's object is refused
+/// (``SyncRefusal``). ``SyncRule``s say what else a role may read or no device may write.
+///
+/// ```swift
+/// var configuration = ModelConfiguration(url: serverStoreURL)
+/// configuration.ownedRows = .allEntities(except: SyncSchema.sharedModels)
+/// let container = try ModelContainer(for: Schema([Expense.self, Category.self] + SyncSchema.models), configurations: configuration)
+/// let server = try SyncServer(container: container, rules: [.readsEverything(role: "auditor")])
+/// ```
+///
+/// A server whose store keeps no owners holds one dataset that every device reads and writes
+/// (``serve(_:)``: one token, one user):
 ///
 /// ```swift
 /// let server = try SyncServer(container: container)
@@ -26,6 +42,10 @@ public final class SyncServer: @unchecked Sendable {
     private let logger = Logger(label: "OpenSwiftDataSync.server")
     /// Seconds history stays after sync has read it; `nil`: kept.
     private let historyRetention: TimeInterval?
+    /// Whether the store keeps each user's objects apart (an owner per row).
+    let keepsOwners: Bool
+    /// What principals may read and write beyond their own objects.
+    let access: SyncAccess
 
     /// The largest request body the server takes; hosts should stop reading beyond it.
     public static let maximumRequestBytes = 64 << 20
@@ -48,9 +68,15 @@ public final class SyncServer: @unchecked Sendable {
     /// transaction, and the transaction is older than `historyRetention`, the server deletes it
     /// (other readers of history — live pages, `HistoryObserver`s — have that long to read it);
     /// `nil` keeps all history.
-    public init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [],
+    ///
+    /// Where the store keeps owners, every synced entity and ``SyncedObject`` must keep them, and
+    /// ``SyncReplicaState`` must not (``SyncSchema/sharedModels``); `rules` say what else
+    /// principals may read, or may not write (see ``SyncRule``).
+    public init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], rules: [SyncRule] = [],
                 historyRetention: Duration? = SyncServer.defaultHistoryRetention) throws {
         self.replica = try SyncReplica(container: container, resolvers: resolvers, validators: validators)
+        self.keepsOwners = try Self.checkOwners(of: replica)
+        self.access = try SyncAccess(rules, replica: replica)
         self.historyRetention = historyRetention.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
     }
 
@@ -74,6 +100,20 @@ public final class SyncServer: @unchecked Sendable {
         return try await replica.container.perform { [self] _ in try respond(to: body) }
     }
 
+    /// Answers one request body of `principal`'s device, as ``serve(_:)`` does: on a store that
+    /// keeps owners, the device pushes and pulls only what `principal` may write and read.
+    /// Throws ``SyncError/unsupportedStore(_:)`` on a store that keeps no owners (every device
+    /// would read every user's objects there).
+    ///
+    /// ```swift
+    /// let reply = try await server.serve(body, as: SyncPrincipal(user: claims.subject))
+    /// ```
+    public func serve(_ body: Data, as principal: SyncPrincipal) async throws -> Data {
+        try await gate.enter(limit: Self.maximumWaitingRequests)
+        defer { gate.leave() }
+        return try await replica.container.perform { [self] _ in try respond(to: body, as: principal) }
+    }
+
     /// Answers one request body with a reply body, on the calling thread (which waits while
     /// another request is merged). Throws ``SyncError/malformed(_:)`` for a body
     /// that is not a sync request (the host answers 400), ``SyncError/refused(_:)`` for a pushed
@@ -81,6 +121,19 @@ public final class SyncServer: @unchecked Sendable {
     /// for a client of another schema version (409): ``SyncError/httpStatus`` and
     /// ``SyncError/httpBody`` are the answer. Nothing of a refused request is kept.
     public func respond(to body: Data) throws -> Data {
+        try respond(to: body, principal: nil)
+    }
+
+    /// Answers one request body of `principal`'s device on the calling thread, as
+    /// ``respond(to:)`` does, within what `principal` may read and write (see ``serve(_:as:)``).
+    public func respond(to body: Data, as principal: SyncPrincipal) throws -> Data {
+        guard keepsOwners else {
+            throw SyncError.unsupportedStore("the server's store keeps no owner per row, so it cannot keep users apart; give its configuration ownedRows (or serve one dataset without a principal)")
+        }
+        return try respond(to: body, principal: principal)
+    }
+
+    private func respond(to body: Data, principal: SyncPrincipal?) throws -> Data {
         guard body.count <= Self.maximumRequestBytes else {
             throw SyncError.tooLarge("the request is \(body.count) bytes; the most a server takes is \(Self.maximumRequestBytes)")
         }
@@ -92,10 +145,10 @@ public final class SyncServer: @unchecked Sendable {
         } catch {
             throw SyncError.malformed("the request is not a sync request (\(error))")
         }
-        return try respond(to: request)
+        return try respond(to: request, principal: principal)
     }
 
-    func respond(to request: SyncRequest) throws -> Data {
+    func respond(to request: SyncRequest, principal: SyncPrincipal? = nil) throws -> Data {
         guard request.schema == replica.schemaVersion else {
             // The client's text, shortened: it is echoed back, and may be anything.
             throw SyncError.schemaMismatch(local: replica.schemaVersion, remote: String(request.schema.prefix(200)))
@@ -108,9 +161,9 @@ public final class SyncServer: @unchecked Sendable {
         defer { lock.unlock() }
         let reply: Data
         do {
-            reply = try exchange(request)
+            reply = try exchange(request, principal: principal)
         } catch SyncError.refused(var refusal) {
-            refusal.serverRecord = serverRecord(of: refusal)
+            refusal.serverRecord = serverRecord(of: refusal, in: access.writingContext(for: principal, replica: replica))
             throw SyncError.refused(refusal)
         }
         purgeHistory()
@@ -119,30 +172,33 @@ public final class SyncServer: @unchecked Sendable {
 
     /// Merges a request's pushed records and reads the page it pulls, in one transaction
     /// (retried where another server's save conflicted).
-    private func exchange(_ request: SyncRequest) throws -> Data {
+    private func exchange(_ request: SyncRequest, principal: SyncPrincipal?) throws -> Data {
         try retryingConflicts {
-            let context = ModelContext(replica.container)
-            context.autosaveEnabled = false
+            let capturing = ModelContext(replica.container)
+            capturing.autosaveEnabled = false
             // The server's own edits (its web page's) first, so they meet pushed ones by clock.
-            try replica.capture(in: context, recoveringLostHistory: false)
+            // Read without an owner: they may be any user's, and each keeps its own.
+            try replica.capture(in: capturing, recoveringLostHistory: false)
+            let context = principal == nil ? capturing : access.writingContext(for: principal, replica: replica)
             if !request.push.isEmpty {
+                if let principal { try access.authorize(request.push, of: principal, in: context, replica: replica) }
                 try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: context)
             }
             guard let after = request.pullAfter else {
                 return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: 0, more: false))
             }
             return try pull(after: after, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes),
-                            accepted: request.push.count, in: context)
+                            accepted: request.push.count, in: principal == nil ? context : access.readingContext(for: principal, replica: replica))
         }
     }
 
     /// This server's version of the object a refused record names, for the device to go back to:
     /// `nil` where it has no object of that entity under that identity, where that version is
     /// larger than a reply may be, or where it cannot be read now (the refusal still goes out,
-    /// and the device sets the record aside). Every device may read every object of a server's
-    /// one dataset, so the version tells the device nothing a pull would not.
-    private func serverRecord(of refusal: SyncRefusal) -> SyncRecord? {
-        let context = ModelContext(replica.container)
+    /// and the device sets the record aside). It is read in `context` — the principal's, which
+    /// finds only objects the principal's own pulls carry — so it tells the device nothing a
+    /// pull would not (another user's object is never sent).
+    private func serverRecord(of refusal: SyncRefusal, in context: ModelContext) -> SyncRecord? {
         let id = refusal.id
         guard let object = try? context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.globalID == id })).first,
               object.entity == refusal.entity, object.aliasOf == nil,
@@ -198,6 +254,26 @@ public final class SyncServer: @unchecked Sendable {
         } catch {
             logger.warning("sync could not delete history it has read: \(error)")
         }
+    }
+
+    /// Whether the store keeps each user's objects apart, checking that it keeps owners for all
+    /// of them or for none: a synced entity without owners would let one user's unique values
+    /// merge with another's, and sync's own state is the server's, not a user's.
+    private static func checkOwners(of replica: SyncReplica) throws -> Bool {
+        let context = ModelContext(replica.container)
+        guard try context.keepsOwner(entity: "SyncedObject") else {
+            if let owned = try replica.entities.keys.sorted().first(where: { try context.keepsOwner(entity: $0) }) {
+                throw SyncError.unsupportedStore("the server's store keeps owners for \(owned) but not for SyncedObject, sync's record of who owns what; keep owners for every entity except SyncSchema.sharedModels")
+            }
+            return false
+        }
+        if try context.keepsOwner(entity: "SyncReplicaState") {
+            throw SyncError.unsupportedStore("the server's store keeps owners for SyncReplicaState, which is the server's own state; leave SyncSchema.sharedModels out of ownedRows")
+        }
+        if let shared = try replica.entities.keys.sorted().first(where: { try !context.keepsOwner(entity: $0) }) {
+            throw SyncError.unsupportedStore("the server's store keeps no owners for \(shared), which it syncs: every user's objects of it would be one set, and unique values would merge across users; keep owners for every synced entity")
+        }
+        return true
     }
 
     /// Runs `body` again when its save lost a race with another server instance, or the store

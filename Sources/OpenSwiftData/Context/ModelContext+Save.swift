@@ -41,6 +41,7 @@ extension ModelContext {
         }
         let summary = withUndoRegistrationDisabled { plan.apply() }
         if !pendingGlobalIdentities.isEmpty { pendingGlobalIdentities.removeAll() }
+        if !pendingOwners.isEmpty { pendingOwners.removeAll() }
         isSaving = false
         postDidSave(summary)
     }

@@ -76,6 +76,9 @@ public final class ModelContext {
     /// next save (``setGlobalIdentity(_:of:)``); empty otherwise. The model is held so that its
     /// object identifier cannot name another model until the entry goes.
     var pendingGlobalIdentities: [(model: any PersistentModel, id: UUID)] = []
+    /// Owners that models inserted here are saved for instead of the context's own
+    /// (``setOwner(_:of:)``, for sync's bookkeeping); empty otherwise.
+    var pendingOwners: [ObjectIdentifier: (model: any PersistentModel, owner: String)] = [:]
     /// Numbers each run of to-many changes recorded without loading (``PendingMembers``), for undo.
     private var memberGeneration = 0
 
@@ -301,6 +304,7 @@ public final class ModelContext {
         pendingBatchDeletes.removeAll()
         changesOfUnreadValues.removeAll()
         pendingGlobalIdentities.removeAll()
+        pendingOwners.removeAll()
         undoManager?.removeAllActions()
     }
 

@@ -12,6 +12,8 @@ struct ValueChangeSetBuilder {
     let withOriginals: Bool
     /// Identities new models arrive with from a sync (``ModelContext/pendingGlobalIdentities``).
     var globalIdentities: [(model: any PersistentModel, id: UUID)] = []
+    /// Owners inserted models are saved for instead of the context's (``ModelContext/pendingOwners``).
+    var owners: [ObjectIdentifier: (model: any PersistentModel, owner: String)] = [:]
 
     /// The change set for the groups of a save.
     func build(inserted: [ModelGroup], changed: [ModelGroup], deleted: [any PersistentModel],
@@ -83,6 +85,11 @@ struct ValueChangeSetBuilder {
             let byModel = Dictionary(grouping: globalIdentities, by: { ObjectIdentifier($0.model) })
             for (position, model) in group.models.enumerated() {
                 for pending in byModel[ObjectIdentifier(model)] ?? [] { inserts.globalIdentities.append((position, pending.id)) }
+            }
+        }
+        if !owners.isEmpty {
+            for (position, model) in group.models.enumerated() {
+                if let owner = owners[ObjectIdentifier(model)]?.owner { inserts.owners[position] = owner }
             }
         }
         return inserts

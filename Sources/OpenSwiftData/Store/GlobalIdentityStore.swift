@@ -17,4 +17,9 @@ protocol GlobalIdentityStore: AnyObject {
     /// form), inserted by a context with `owner`, would become by a unique constraint
     /// (SwiftData's upsert), if any.
     func key(_ layout: ModelLayout, matchingUnique values: [String: StoredValue], owner: String?) throws -> Int64?
+    /// The owner of each row of `keys` that exists (``OwnedRows``; `""` for no one); empty where
+    /// `layout`'s rows keep no owner.
+    func owners(_ layout: ModelLayout, keys: [Int64]) throws -> [Int64: String]
+    /// Whether rows of `layout` keep an owner.
+    func keepsOwner(_ layout: ModelLayout) -> Bool
 }

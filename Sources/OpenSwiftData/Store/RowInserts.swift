@@ -17,6 +17,9 @@ struct RowInserts {
     /// Global identities some new rows arrive with (sync), by row position — the first of a
     /// row its own, more its aliases (see ``GlobalIdentityStore``); empty for every save but a sync's.
     var globalIdentities: [(position: Int, id: UUID)] = []
+    /// Owners of rows saved for another owner than the saving context's, by row position (see
+    /// ``OwnedRows``); empty for every save but sync's bookkeeping.
+    var owners: [Int: String] = [:]
 
     /// The tokens of the rows.
     var tokens: Range<Int> { firstToken..<firstToken + count }

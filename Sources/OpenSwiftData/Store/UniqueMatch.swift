@@ -16,7 +16,7 @@ enum UniqueMatch: Equatable {
     /// looked for among the group's earlier rows, then by `existing` (the constraint's slots and
     /// the row's values for them; the stored row's key, or `nil`). A constraint with a `nil`
     /// value matches nothing, as in SQL.
-    static func matches(_ group: RowInserts, existing: (_ constraint: [Int], _ values: [StoredValue]) throws -> Int64?) rethrows -> [UniqueMatch] {
+    static func matches(_ group: RowInserts, existing: (_ constraint: [Int], _ values: [StoredValue], _ position: Int) throws -> Int64?) rethrows -> [UniqueMatch] {
         let layout = group.layout
         let constraints = layout.uniquenessConstraints
         guard !constraints.isEmpty else { return Array(repeating: .new, count: group.count) }
@@ -30,19 +30,21 @@ enum UniqueMatch: Equatable {
             let base = position * width
             let rowValues = positions.map { $0.map { group.values[base + $0] } }
             var match = UniqueMatch.new
+            // Rows saved for another owner match only that owner's.
+            let owner: [StoredValue] = group.owners[position].map { [.text($0)] } ?? []
             for (index, values) in rowValues.enumerated() where !values.contains(where: \.isNull) {
-                if let earlier = seen[[.integer(Int64(index))] + values] {
+                if let earlier = seen[[.integer(Int64(index))] + owner + values] {
                     match = .sameAs(earlier)
                     break
                 }
-                if let key = try existing(constraints[index], values) {
+                if let key = try existing(constraints[index], values, position) {
                     match = .existing(key)
                     break
                 }
             }
             matches.append(match)
             for (index, values) in rowValues.enumerated() where !values.contains(where: \.isNull) {
-                let lookup = [.integer(Int64(index))] + values
+                let lookup = [.integer(Int64(index))] + owner + values
                 if seen[lookup] == nil { seen[lookup] = position }
             }
         }

@@ -85,7 +85,7 @@ struct ValuesToSnapshots<S: DataStore> {
         for group in changes.inserts {
             let layout = group.layout
             let bridge = self.bridge, editingState = self.editingState
-            let matches = try UniqueMatch.matches(group) { constraint, values in
+            let matches = try UniqueMatch.matches(group) { constraint, values, _ in
                 try bridge.storedMatch(layout, constraint: constraint, values: values, editingState: editingState)
             }
             for (position, match) in matches.enumerated() {

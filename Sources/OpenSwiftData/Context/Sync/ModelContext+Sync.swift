@@ -27,6 +27,34 @@ extension ModelContext {
         pendingGlobalIdentities.append((model, id))
     }
 
+    // MARK: Owners
+
+    /// Saves `model`, inserted into this context, for `owner` instead of the context's own
+    /// (``OwnedRows``): sync's bookkeeping of an object follows the object's owner.
+    package func setOwner(_ owner: String, of model: any PersistentModel) {
+        pendingOwners[ObjectIdentifier(model)] = (model, owner)
+    }
+
+    /// The owner of each stored model of `ids` whose rows keep one (`""`: no one's); models of
+    /// entities that keep none, and rows that are gone, are left out.
+    package func owners(of ids: [PersistentIdentifier]) throws -> [PersistentIdentifier: String] {
+        var result: [PersistentIdentifier: String] = [:]
+        for (entity, group) in Dictionary(grouping: ids.filter { $0.primaryKey != nil }, by: \.entityName) {
+            let (layout, store) = try identityStore(entity)
+            let found = try store.owners(layout, keys: group.compactMap(\.primaryKey))
+            for id in group {
+                if let key = id.primaryKey, let owner = found[key] { result[id] = owner }
+            }
+        }
+        return result
+    }
+
+    /// Whether rows of `entity` keep an owner in their store (``OwnedRows``).
+    package func keepsOwner(entity: String) throws -> Bool {
+        let (layout, store) = try identityStore(entity)
+        return store.keepsOwner(layout)
+    }
+
     /// The global identity of each stored model, giving new ones to models without one when
     /// `assigning` (in a write of its own).
     package func globalIdentities(of ids: [PersistentIdentifier], assigning: Bool) throws -> [PersistentIdentifier: UUID] {

@@ -59,7 +59,7 @@ struct SQLSaveWriter {
                 row.append(contentsOf: values[position * width..<(position + 1) * width])
                 if let entity { row.append(entity) }
                 if version != nil { row.append(.integer(1)) }
-                if let owner { row.append(owner) }
+                if let owner { row.append(group.owners[position].map { .text($0) } ?? owner) }
             }
             let upserts = self.upserts
             if upserts.isEmpty {
@@ -197,8 +197,8 @@ struct SQLSaveWriter {
         for group in changes.inserts {
             let layout = group.layout
             let store = self.store, connection = self.connection, owner = changes.editingState.owner
-            let keys = try UniqueMatch.matches(group) { constraint, values in
-                try store.uniqueKey(layout, constraint: constraint, values: values, owner: owner, on: connection)
+            let keys = try UniqueMatch.matches(group) { constraint, values, position in
+                try store.uniqueKey(layout, constraint: constraint, values: values, owner: group.owners[position] ?? owner, on: connection)
             }
             let newCount = Int64(keys.lazy.filter { $0 == .new }.count)
             var next: Int64 = 0

@@ -28,6 +28,24 @@ extension SQLStore {
         return condition.map { .binary($0, .and, limit) } ?? limit
     }
 
+    func owners(_ layout: ModelLayout, keys: [Int64]) throws -> [Int64: String] {
+        guard keepsOwner(layout), !keys.isEmpty else { return [:] }
+        var found: [Int64: String] = [:]
+        let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
+        try read { connection in
+            for chunk in keys.chunked(Self.keyChunk) {
+                let select = SQLSelect(
+                    columns: [key, .column(table: "t0", name: Self.ownerColumn)],
+                    from: SQLTableReference(table: layout.tableName, alias: "t0"),
+                    whereClause: .in(key, chunk.map { .bind(.integer($0)) }))
+                try query(select, on: connection) { row in
+                    if case .text(let owner) = row.value(at: 1) { found[row.int64(at: 0)] = owner }
+                }
+            }
+        }
+        return found
+    }
+
     /// The stored owner of a row a context with `owner` inserts.
     static func ownerValue(_ owner: String?) -> StoredValue {
         .text(owner ?? "")
