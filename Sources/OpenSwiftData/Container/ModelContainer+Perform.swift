@@ -35,8 +35,21 @@ extension ModelContainer {
     /// ``SwiftDataError/busy`` at once, for a server to answer 503. A `@ModelActor` suits work
     /// that keeps state between calls; its methods run on the cooperative threads.
     public func perform<Result: Sendable>(_ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
+        try await perform(owner: nil, body)
+    }
+
+    /// Runs `body` as ``perform(_:)`` does, with a context made for `owner`: in a store that
+    /// keeps owners (``OwnedRows``) it reads and writes only that owner's rows
+    /// (``ModelContext/init(_:owner:)``).
+    ///
+    /// ```swift
+    /// let mine = try await container.perform(owner: user.id) { context in
+    ///     try context.fetch(FetchDescriptor<Expense>()).map(ExpenseJSON.init)
+    /// }
+    /// ```
+    public func perform<Result: Sendable>(owner: String?, _ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
         try await workThreads.run { [self] in
-            let context = ModelContext(self)
+            let context = owner.map { ModelContext(self, owner: $0) } ?? ModelContext(self)
             // The job's models go with it, even those that reference each other.
             defer { context.releaseModels() }
             return try body(context)
