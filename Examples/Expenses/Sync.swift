@@ -17,7 +17,7 @@ extension ExpensesCommand {
         @Option(help: "The server's URL, for example http://127.0.0.1:8080 (default: EXPENSES_SERVER).")
         var server: String?
 
-        @Option(help: "The server's sync token (default: EXPENSES_SYNC_TOKEN). Other users of this machine can read a command line (ps); prefer the variable or --token-file.")
+        @Option(help: "The server's sync token, or in account mode your user's token (default: EXPENSES_SYNC_TOKEN). Other users of this machine can read a command line (ps); prefer the variable or --token-file.")
         var token: String?
 
         @Option(help: "A file holding the server's sync token (its first line).")

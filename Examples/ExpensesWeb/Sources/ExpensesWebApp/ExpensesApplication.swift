@@ -27,9 +27,10 @@ import Prometheus
 /// The service runs in the application's service group, after the HTTP server, so a graceful
 /// shutdown stops the server (its requests in flight finish) before the service closes the store.
 public enum ExpensesApplication {
-    public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, host: String = "127.0.0.1", port: Int = 8080,
+    public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, accounts: Accounts? = nil,
+                             host: String = "127.0.0.1", port: Int = 8080,
                              allowedHosts: [String] = [], limits: ServerLimits = ServerLimits(), logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
-        let router = try router(service: service, metrics: metrics, syncToken: syncToken, allowedHosts: allowedHosts, limits: limits)
+        let router = try router(service: service, metrics: metrics, syncToken: syncToken, accounts: accounts, allowedHosts: allowedHosts, limits: limits)
         return Application(
             router: router, server: .http1(configuration: .init(idleTimeout: limits.idleTimeout)),
             configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web", availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
@@ -37,9 +38,12 @@ public enum ExpensesApplication {
     }
 
     /// The routes, for tests that drive them without a server. With a `syncToken`, `POST /sync`
-    /// serves sync to clients that send it (``SyncController``).
-    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, allowedHosts: [String] = [],
-                              limits: ServerLimits = ServerLimits()) throws -> Router<ExpensesRequestContext> {
+    /// serves sync to clients that send it (``SyncController``). With `accounts` (account mode,
+    /// on a store that keeps owners: ``Accounts/storeConfiguration(_:)``), every route but
+    /// `/health`, `/metrics` and `/login` needs a user's token, and answers for that user only
+    /// (``AccountsMiddleware``).
+    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, accounts: Accounts? = nil,
+                              allowedHosts: [String] = [], limits: ServerLimits = ServerLimits()) throws -> Router<ExpensesRequestContext> {
         let router = Router(context: ExpensesRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: HostAllowListMiddleware(names: allowedHosts))
@@ -53,6 +57,10 @@ public enum ExpensesApplication {
         }
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: SameOriginMiddleware())
+        if let accounts {
+            router.add(middleware: AccountsMiddleware(accounts: accounts))
+            LoginController(accounts: accounts).addRoutes(to: router)
+        }
         router.get("health") { _, _ in
             // Healthy when the store answers a query.
             _ = try await service.perform { _, context in try context.fetchCount(FetchDescriptor<Category>()) }
@@ -61,7 +69,7 @@ public enum ExpensesApplication {
         APIController(service: service).addRoutes(to: router)
         WebController(service: service, templates: try templates()).addRoutes(to: router)
         LiveEvents(service: service, maximumStreams: limits.maximumEventStreams).addRoutes(to: router)
-        try SyncController(service: service, token: syncToken).addRoutes(to: router)
+        try SyncController(service: service, token: accounts == nil ? syncToken : nil, accounts: accounts != nil).addRoutes(to: router)
         return router
     }
 

@@ -22,19 +22,22 @@ public final class ExpensesService: Service, Sendable {
     public let changes: HistoryObserver
 
     /// A service on `container`, with at most `threadCount` requests' data work at once. Seeds
-    /// the store once when it is empty, as the command-line app does.
-    public init(container: ModelContainer, threadCount: Int = 8) throws {
+    /// the store once when it is empty, as the command-line app does — unless `seeds` is false
+    /// (account mode: each user starts with their own, empty data).
+    public init(container: ModelContainer, threadCount: Int = 8, seeds: Bool = true) throws {
         self.container = container
         container.maximumPerformThreads = threadCount
-        try ExpenseViewModel(context: ModelContext(container)).seedIfEmpty()
+        if seeds { try ExpenseViewModel(context: ModelContext(container)).seedIfEmpty() }
         // Outside any actor: the counter changes on the thread that reads the history, and each
         // page's event stream watches it with `Observations`.
         changes = try HistoryObserver(observedModels: [Expense.self, Category.self], modelContainer: container, isolation: nil)
     }
 
-    /// Runs `body` on one of the container's threads with a new context and view model.
+    /// Runs `body` on one of the container's threads with a new context and view model — in
+    /// account mode, a context of the request's user (``RequestUser``), which reads and writes
+    /// only that user's rows.
     public func perform<Result: Sendable>(_ body: @escaping @Sendable (ExpenseViewModel, ModelContext) throws -> Result) async throws -> Result {
-        try await container.perform { context in try body(ExpenseViewModel(context: context), context) }
+        try await container.perform(owner: RequestUser.current) { context in try body(ExpenseViewModel(context: context), context) }
     }
 
     /// Waits for the service group's graceful shutdown (or cancellation), then closes the store.

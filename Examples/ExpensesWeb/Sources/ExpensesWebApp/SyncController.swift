@@ -7,10 +7,11 @@ import OpenSwiftDataSync
 /// `POST /sync`: the sync server for the expense tracker's devices (`expenses sync --server URL`),
 /// on this app's own store, SQLite or PostgreSQL (several instances may share the database).
 ///
-/// A client must send `Authorization: Bearer TOKEN` with the token the server was started with
-/// (`EXPENSES_SYNC_TOKEN`); without a configured token the route answers 404, so sync is off
-/// unless asked for. A real app checks its own users here instead — a session, a JWT — and may
-/// give each user a store of their own. Bodies beyond ``SyncServer/maximumRequestBytes`` are
+/// In account mode (``Accounts``) a device syncs as the user its token names
+/// (``AccountsMiddleware`` checked it), and gets and changes only that user's data. Otherwise a
+/// client must send `Authorization: Bearer TOKEN` with the token the server was started with
+/// (`EXPENSES_SYNC_TOKEN`): one dataset, one user; without either the route answers 404, so
+/// sync is off unless asked for. Bodies beyond ``SyncServer/maximumRequestBytes`` are
 /// refused before they are read in full. Synced changes are saves like any other, so the page's
 /// live updates show them. What devices push is held to the API's own input rules
 /// (``ExpenseInput/syncValidators``).
@@ -18,11 +19,14 @@ struct SyncController {
     let service: ExpensesService
     let server: SyncServer?
     let token: String?
+    /// Whether devices sync as their users (account mode).
+    let accounts: Bool
 
-    init(service: ExpensesService, token: String?) throws {
+    init(service: ExpensesService, token: String?, accounts: Bool = false) throws {
         self.service = service
         self.token = token.flatMap { $0.isEmpty ? nil : $0 }
-        self.server = self.token == nil ? nil : try SyncServer(container: service.container, validators: ExpenseInput.syncValidators)
+        self.accounts = accounts
+        self.server = self.token == nil && !accounts ? nil : try SyncServer(container: service.container, validators: ExpenseInput.syncValidators)
     }
 
     func addRoutes(to router: Router<ExpensesRequestContext>) {
@@ -30,17 +34,17 @@ struct SyncController {
     }
 
     @Sendable func sync(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
-        guard let server, let token else {
-            throw APIError(.notFound, "Sync is off on this server; start it with EXPENSES_SYNC_TOKEN set.")
+        guard let server else {
+            throw APIError(.notFound, "Sync is off on this server; start it with EXPENSES_SYNC_TOKEN or EXPENSES_AUTH_SECRET set.")
         }
-        // Compared in full whatever the first difference, so the time taken says nothing of the token.
-        let given = Array((request.headers[.authorization] ?? "").utf8)
-        let expected = Array("Bearer \(token)".utf8)
-        var difference = given.count ^ expected.count
-        for index in 0..<max(given.count, expected.count) {
-            difference |= Int((index < given.count ? given[index] : 0) ^ (index < expected.count ? expected[index] : 0))
+        let principal: SyncPrincipal?
+        if accounts {
+            guard let user = RequestUser.current else { throw APIError(.unauthorized, "A sync needs a user's token: Authorization: Bearer TOKEN.") }
+            principal = SyncPrincipal(user: user)
+        } else {
+            try checkToken(request)
+            principal = nil
         }
-        guard difference == 0 else { throw APIError(.unauthorized, "A sync needs the server's token: Authorization: Bearer TOKEN.") }
         let body: ByteBuffer
         do {
             body = try await request.body.collect(upTo: SyncServer.maximumRequestBytes)
@@ -52,7 +56,11 @@ struct SyncController {
         do {
             // Waiting for its turn without holding a thread, then on the container's own
             // threads, as every request's data work.
-            reply = try await server.serve(data)
+            if let principal {
+                reply = try await server.serve(data, as: principal)
+            } else {
+                reply = try await server.serve(data)
+            }
         } catch let error as SyncError {
             // The library's own answer: 400, 409, 413, or 422 naming a refused record, which the
             // device sets aside.
@@ -60,5 +68,18 @@ struct SyncController {
                              body: ResponseBody(byteBuffer: ByteBuffer(bytes: error.httpBody)))
         }
         return Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply)))
+    }
+
+    /// Refuses a request without the server's one token (single-token mode).
+    private func checkToken(_ request: Request) throws {
+        let token = token ?? ""
+        // Compared in full whatever the first difference, so the time taken says nothing of the token.
+        let given = Array((request.headers[.authorization] ?? "").utf8)
+        let expected = Array("Bearer \(token)".utf8)
+        var difference = given.count ^ expected.count
+        for index in 0..<max(given.count, expected.count) {
+            difference |= Int((index < given.count ? given[index] : 0) ^ (index < expected.count ? expected[index] : 0))
+        }
+        guard difference == 0, !token.isEmpty else { throw APIError(.unauthorized, "A sync needs the server's token: Authorization: Bearer TOKEN.") }
     }
 }

@@ -9,12 +9,50 @@ import Prometheus
 
 /// `expenses-web`: the expense tracker as a web app, on the default SQLite store or on
 /// PostgreSQL (`--store postgres://…` or `DATABASE_URL`), where several instances can serve one
-/// database.
+/// database. With `EXPENSES_AUTH_SECRET` set it serves many users (account mode), each with
+/// their own data; `expenses-web token USER` prints a user's token.
 @main
 struct ExpensesWebCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "expenses-web",
-        abstract: "Serve the expense tracker: a JSON API under /api and a page at /.")
+        abstract: "Serve the expense tracker: a JSON API under /api and a page at /.",
+        subcommands: [Serve.self, Token.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `expenses-web token USER`: a signed token for USER, for the page's sign-in, the API and
+/// `expenses sync --token`.
+struct Token: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a token for USER, signed with EXPENSES_AUTH_SECRET (the example's stand-in for an identity provider).")
+
+    @Argument(help: "The user's name: letters, digits, '.', '_', '-', '@'.")
+    var user: String
+
+    @Option(help: "How long the token is valid: a number of seconds, or with s, m, h or d (default 1d).")
+    var expires = "1d"
+
+    func run() async throws {
+        guard let secret = ProcessInfo.processInfo.environment["EXPENSES_AUTH_SECRET"] else {
+            throw ValidationError("Set EXPENSES_AUTH_SECRET to the server's signing secret.")
+        }
+        let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        let unit = expires.last.flatMap { units[$0] }
+        guard let number = Int64(unit == nil ? expires : String(expires.dropLast())), number > 0, number <= 366 * 86_400 / (unit ?? 1) else {
+            throw ValidationError("--expires takes a positive duration of at most a year, such as 3600, 90m, 12h or 30d.")
+        }
+        do {
+            let accounts = try await Accounts(secret: secret)
+            print(try await accounts.token(for: user, expiresIn: .seconds(number * (unit ?? 1))))
+        } catch let error as AccountsError {
+            throw ValidationError(error.description)
+        }
+    }
+}
+
+/// Serves the app (the default command).
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the expense tracker (the default).")
 
     @Option(help: "The address to listen on.")
     var host = "127.0.0.1"
@@ -40,9 +78,23 @@ struct ExpensesWebCommand: AsyncParsableCommand {
         var logger = Logger(label: "expenses-web")
         logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
 
+        // Account mode: many users, each with their own data, signed in with tokens.
+        var accounts: Accounts?
+        if let secret = environment["EXPENSES_AUTH_SECRET"] {
+            guard environment["EXPENSES_SYNC_TOKEN"] == nil else {
+                throw ValidationError("Set EXPENSES_AUTH_SECRET (many users) or EXPENSES_SYNC_TOKEN (one user), not both.")
+            }
+            do {
+                accounts = try await Accounts(secret: secret)
+            } catch let error as AccountsError {
+                throw ValidationError(error.description)
+            }
+        }
         let service: ExpensesService
         do {
-            service = try ExpensesService(container: try ExpensesStore.container(try ExpensesStore.configuration(store, schema: schema, environment: environment)))
+            var configuration = try ExpensesStore.configuration(store, schema: schema, environment: environment)
+            if accounts != nil { configuration = try Accounts.storeConfiguration(configuration) }
+            service = try ExpensesService(container: try ExpensesStore.container(configuration), seeds: accounts == nil)
         } catch let error as ExpenseInputError {
             throw ValidationError(error.message)
         }
@@ -51,7 +103,7 @@ struct ExpensesWebCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         // Sync for `expenses sync --server URL` at /sync, when a token is set.
         let hosts = allowedHosts + (environment["EXPENSES_ALLOWED_HOSTS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let app = try await ExpensesApplication.build(service: service, metrics: registry, syncToken: environment["EXPENSES_SYNC_TOKEN"], host: host, port: port,
+        let app = try await ExpensesApplication.build(service: service, metrics: registry, syncToken: environment["EXPENSES_SYNC_TOKEN"], accounts: accounts, host: host, port: port,
                                                       allowedHosts: hosts, logger: logger)
         // Runs until SIGINT or SIGTERM: the server finishes its requests in flight, then the
         // service closes the store. Every request saved its own changes: nothing is left to save.

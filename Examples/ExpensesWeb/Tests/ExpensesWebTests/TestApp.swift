@@ -41,6 +41,14 @@ struct TestApp {
         service = try ExpensesService(container: try ExpensesStore.container(configuration), threadCount: 2)
     }
 
+    /// An app in account mode: a store keeping an owner per row, not seeded.
+    init(accounts store: WebStore) throws {
+        let (configuration, file) = try Self.newStore(store)
+        self.configuration = try Accounts.storeConfiguration(configuration)
+        self.file = file
+        service = try ExpensesService(container: try ExpensesStore.container(self.configuration), threadCount: 2, seeds: false)
+    }
+
     /// A configuration of a new, empty store of the kind, and its file (SQLite).
     static func newStore(_ store: WebStore) throws -> (any DataStoreConfiguration, URL?) {
         switch store {
@@ -71,8 +79,8 @@ struct TestApp {
     }
 
     /// Runs `body` with a client of the app's router (serving `/metrics` from `metrics`, if given).
-    func test(metrics: PrometheusCollectorRegistry? = nil, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: try ExpensesApplication.router(service: service, metrics: metrics))
+    func test(metrics: PrometheusCollectorRegistry? = nil, accounts: Accounts? = nil, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: try ExpensesApplication.router(service: service, metrics: metrics, accounts: accounts))
         try await app.test(.router, body)
         service.container.close()
     }
