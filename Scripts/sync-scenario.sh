@@ -12,7 +12,8 @@
 # check), the server's page showing a device's synced expense live and what was added through the
 # page reaching the devices. All of it against one SQLite server, then, given a PostgreSQL URL,
 # against two server instances on one database, half the devices syncing through each (the page
-# open on one shows live what a device synced through the other).
+# open on one shows live what a device synced through the other). Then the accounts part (see
+# `accounts` below) on the same servers' kinds.
 set -euo pipefail
 expenses=$1
 web=$2
@@ -219,6 +220,100 @@ scenario() {
     stop_servers
 }
 
+# Account mode: the server with a signing secret, two users with two devices each. Each user's
+# data reaches only that user's devices (checked in the other user's store files' bytes), a
+# device switching users is refused the first user's objects, the API answers 401 to a bad
+# token and 404 to another user's expense, and the cost of a user's sync is measured with and
+# without another user's ROWS rows on the server (printed, not asserted: see Benchmarks/).
+accounts() {
+    backend=$1
+    echo "== accounts, $backend: $([ "$backend" = sqlite ] && echo "one SQLite server" || echo "two server instances on one PostgreSQL database")"
+    export EXPENSES_AUTH_SECRET="accounts-scenario-secret-of-thirty-two-bytes-or-more"
+    local saved_token=$EXPENSES_SYNC_TOKEN
+    unset EXPENSES_SYNC_TOKEN
+    if [ "$backend" = sqlite ]; then
+        start 18193 --store "$work/accounts-server.store"
+        servers_of_accounts=(http://127.0.0.1:18193 http://127.0.0.1:18193)
+    else
+        start 18194 --store "$postgres" --schema "accounts_$$"
+        start 18195 --store "$postgres" --schema "accounts_$$"
+        servers_of_accounts=(http://127.0.0.1:18194 http://127.0.0.1:18195)
+    fi
+    local alice bob
+    alice=$("$web" token alice)
+    bob=$("$web" token bob)
+    # user_device NAME USER ARGS…: the expenses command on device NAME of USER (alice's first
+    # device and bob's second through the first server, the others through the second).
+    user_device() {
+        local name=$1 user=$2 token server
+        shift 2
+        token=$([ "$user" = alice ] && echo "$alice" || echo "$bob")
+        case "$name" in alice1 | bob2) server=${servers_of_accounts[0]} ;; *) server=${servers_of_accounts[1]} ;; esac
+        EXPENSES_SERVER="$server" EXPENSES_SYNC_TOKEN="$token" "$expenses" "$@" --store "$work/accounts-$backend-$name.store"
+    }
+    # Each user's first device finds nothing of theirs (not the other's), seeds its own data and
+    # sends it.
+    for pair in alice1:alice bob1:bob; do
+        user_device "${pair%%:*}" "${pair##*:}" sync | shows ": 11 sent, 0 received." || fail "$pair's first sync did not seed and send its own data"
+    done
+    user_device alice1 alice add 42 --note "Alice private note" > /dev/null
+    user_device alice1 alice sync > /dev/null
+    user_device bob1 bob add 24 --note "Bob private note" > /dev/null
+    user_device bob1 bob sync > /dev/null
+    for pair in alice2:alice bob2:bob alice1:alice bob1:bob; do user_device "${pair%%:*}" "${pair##*:}" sync > /dev/null; done
+    user_device alice2 alice list | shows "Alice private note" || fail "alice's second device lacks her note"
+    user_device bob2 bob list | shows "Bob private note" || fail "bob's second device lacks his note"
+    [ "$(user_device alice2 alice list | grep -c "Food")" -ge 1 ] || fail "alice's categories did not reach her second device"
+    # The bytes check finds the note where it is (alice's own devices), so its absence means something.
+    cat "$work/accounts-$backend-alice2.store"* | grep -caF "Alice private note" > /dev/null || fail "the store file check does not find alice's note on her own device"
+    for name in bob1 bob2; do
+        if cat "$work/accounts-$backend-$name.store"* | grep -caF "Alice private note" > /dev/null; then fail "alice's note is in $name's store file"; fi
+    done
+    for name in alice1 alice2; do
+        if cat "$work/accounts-$backend-$name.store"* | grep -caF "Bob private note" > /dev/null; then fail "bob's note is in $name's store file"; fi
+    done
+    # Each user has one Food category of their own on the server: uniqueness is per user.
+    curl -fs -H "Authorization: Bearer $alice" "${servers_of_accounts[0]}/api/categories" | shows '"name":"Food"' || fail "alice's categories on the server"
+    # The API: a bad token is 401; another user's expense is not there (404), and not changed.
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer ${alice}x" "${servers_of_accounts[0]}/api/expenses")" = 401 ] || fail "a forged token was not refused"
+    local id
+    id=$(curl -fs -H "Authorization: Bearer $alice" "${servers_of_accounts[0]}/api/expenses?search=Alice%20private" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
+    [ -n "$id" ] || fail "alice's expense has no id in the API"
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $bob" "${servers_of_accounts[1]}/api/expenses/$id")" = 404 ] || fail "bob read alice's expense"
+    [ "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer $bob" "${servers_of_accounts[1]}/api/expenses/$id")" = 404 ] || fail "bob deleted alice's expense"
+    # A device switching users: alice's first device edits her note and syncs with bob's token.
+    # The edit is refused, set aside, named; the server keeps alice's note as it was.
+    user_device alice1 alice edit "$(user_device alice1 alice list | awk 'index($0, "Alice private note") { print $1; exit }')" --note "Taken by bob" > /dev/null
+    user_device alice1 bob sync > "$work/switched.txt" 2>&1 || true
+    shows "Set aside, not synced" < "$work/switched.txt" || fail "the switched device's edit was not refused: $(cat "$work/switched.txt")"
+    curl -fs -H "Authorization: Bearer $alice" "${servers_of_accounts[0]}/api/expenses" | shows "Alice private note" || fail "alice's note changed on the server"
+    if curl -fs -H "Authorization: Bearer $bob" "${servers_of_accounts[0]}/api/expenses" | shows "Taken by bob"; then fail "bob's server data has alice's edit"; fi
+    # Per-user cost: alice syncs 10 changes with bob's data small, then with ROWS more rows of his.
+    cost() {
+        for n in $(seq 1 10); do user_device alice2 alice add "$n" --note "cost $1 $n" > /dev/null; done
+        local start end
+        start=$(date +%s%N)
+        user_device alice2 alice sync > /dev/null
+        end=$(date +%s%N)
+        echo $(((end - start) / 1000000))
+    }
+    local small large
+    small=$(cost small)
+    awk -v rows="$rows" 'BEGIN { print "amount,date,note,category"; for (i = 1; i <= rows; i++) printf "%d.5,2026-09-%02d,bob bulk %d,Bulk\n", i % 90 + 1, i % 28 + 1, i }' > "$work/bob-bulk.csv"
+    user_device bob1 bob import "$work/bob-bulk.csv" > /dev/null
+    user_device bob1 bob sync > /dev/null
+    large=$(cost large)
+    echo "per-user cost: alice's sync of 10 changes took ${small} ms with bob's data small, ${large} ms with $rows more rows of bob's on the server"
+    if cat "$work/accounts-$backend-alice2.store"* | grep -caF "bob bulk" > /dev/null; then fail "bob's rows reached alice's device"; fi
+    stop_servers
+    unset EXPENSES_AUTH_SECRET
+    export EXPENSES_SYNC_TOKEN=$saved_token
+}
+
 scenario sqlite
-if [ -n "$postgres" ]; then scenario postgres; fi
+accounts sqlite
+if [ -n "$postgres" ]; then
+    scenario postgres
+    accounts postgres
+fi
 echo "sync scenario passed"

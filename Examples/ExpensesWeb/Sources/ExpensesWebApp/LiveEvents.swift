@@ -10,6 +10,9 @@ import ServiceLifecycle
 /// command-line app on the same file, another server on the same database) one `changed` event
 /// goes out.
 ///
+/// In account mode the event still goes out when any user saves (the page then reloads only
+/// its own user's data): the timing of other users' saves is what it tells, not what they saved.
+///
 /// A stream lasts at most ``lifetime`` (the browser connects again after `retry`), and ends at
 /// once when the server shuts down gracefully, so a page left open never holds up a stop.
 struct LiveEvents {
@@ -38,7 +41,8 @@ struct LiveEvents {
         continuation.yield(ByteBuffer(string: "retry: 500\n: connected\n\n"))
         let forward = Task {
             for await count in Observations({ observer.eventCounter }) where count > start {
-                continuation.yield(ByteBuffer(string: "event: changed\ndata: \(count)\n\n"))
+                // No count: in account mode it would tell a page how much other users save.
+                continuation.yield(ByteBuffer(string: "event: changed\ndata: changed\n\n"))
             }
         }
         let end = Task {
