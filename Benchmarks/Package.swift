@@ -27,6 +27,7 @@ let package = Package(
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "OpenSwiftDataPostgres", package: "OpenSwiftData"),
+                .product(name: "OpenSwiftDataSync", package: "OpenSwiftData"),
             ],
             path: "Sources/bench",
             swiftSettings: [.swiftLanguageMode(.v5)]

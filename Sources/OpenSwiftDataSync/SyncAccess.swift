@@ -50,7 +50,9 @@ struct SyncAccess: Sendable {
     /// itself, the object it merges into, a related object or a member — an object of another
     /// user: such a record would change, delete, merge into or link to what is not the
     /// principal's. `context` is the principal's; its objects are found there, and every other
-    /// identity is looked up among all users' objects. The reason never says whose it is.
+    /// identity is looked up among the identities any row has or had (one indexed lookup, however
+    /// many users' rows there are): one known there and not the principal's is another user's.
+    /// The reason never says whose it is.
     func authorize(_ records: [SyncRecord], of principal: SyncPrincipal, in context: ModelContext, replica: SyncReplica) throws {
         for record in records where readOnly.contains(record.entity) {
             throw SyncError.refused(SyncRefusal(entity: record.entity, id: record.id, reason: "devices may not write \(record.entity)"))
@@ -60,8 +62,7 @@ struct SyncAccess: Sendable {
         let own = try replica.syncedObjects(Array(named), in: context)
         let others = named.subtracting(own.keys)
         guard !others.isEmpty else { return }
-        let everyone = ModelContext(replica.container)
-        let foreign = Set(try replica.syncedObjects(Array(others), in: everyone).keys)
+        let foreign = try context.knownGlobalIdentities(Array(others))
         guard !foreign.isEmpty else { return }
         for record in records where record.namedIdentities.contains(where: foreign.contains) {
             throw SyncError.refused(SyncRefusal(entity: record.entity, id: record.id, reason: "it names an object that is not \(principal.user)'s to write"))

@@ -6,6 +6,7 @@ import Foundation
 // swift run -c release --package-path Benchmarks bench --live-results [--observers N] [--saves N] [--runs N]  (see LiveResultsBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --aggregates [--rows N] [--runs N]  (see AggregatesBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --scale [--members N] [--repeats N] [--postgres URL]  (see ScaleBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --sync-users [--others N] [--repeats N] [--postgres URL]  (see SyncUsersBenchmark.swift)
 //
 // Measures OpenSwiftData against the SQLite C API (the floor), GRDB records and Fluent, in one
 // process and one run, on files with the same settings (WAL, synchronous=NORMAL). The 1M-row
@@ -80,6 +81,12 @@ func run() async throws {
     // Aggregates mode: sums, averages, grouped sums and batch updates against hand-written SQL (Results/aggregates.md).
     if arguments.contains("--aggregates") {
         try await runAggregatesBenchmark()
+        exit(0)
+    }
+
+    // Sync-users mode: one user's sync with and without other users' data (Results/sync-users.md).
+    if arguments.contains("--sync-users") {
+        try await runSyncUsersBenchmark()
         exit(0)
     }
 

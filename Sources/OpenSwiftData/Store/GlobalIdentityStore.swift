@@ -20,6 +20,9 @@ protocol GlobalIdentityStore: AnyObject {
     /// The owner of each row of `keys` that exists (``OwnedRows``; `""` for no one); empty where
     /// `layout`'s rows keep no owner.
     func owners(_ layout: ModelLayout, keys: [Int64]) throws -> [Int64: String]
+    /// The identities among `ids` that some row of any entity and any owner has or had (a
+    /// deleted row keeps its identities).
+    func knownIdentities(_ ids: [UUID]) throws -> Set<UUID>
     /// Whether rows of `layout` keep an owner.
     func keepsOwner(_ layout: ModelLayout) -> Bool
 }

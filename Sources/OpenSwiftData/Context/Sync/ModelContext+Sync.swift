@@ -49,6 +49,17 @@ extension ModelContext {
         return result
     }
 
+    /// The identities among `ids` that a row of any entity and any owner has or had, in the
+    /// container's one store: what sync checks an identity a user's device names against.
+    package func knownGlobalIdentities(_ ids: [UUID]) throws -> Set<UUID> {
+        var known = Set<UUID>()
+        for store in container.stores {
+            guard let identities = store as? any GlobalIdentityStore else { continue }
+            known.formUnion(try identities.knownIdentities(ids))
+        }
+        return known
+    }
+
     /// Whether rows of `entity` keep an owner in their store (``OwnedRows``).
     package func keepsOwner(entity: String) throws -> Bool {
         let (layout, store) = try identityStore(entity)

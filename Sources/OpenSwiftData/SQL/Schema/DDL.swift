@@ -103,8 +103,9 @@ enum DDL {
 
     /// The indexes of an entity's table: foreign keys, unique constraints, `#Index`es. Where rows
     /// are `owned`, unique constraints and `#Index`es start with `Z_OWNER` (uniqueness holds per
-    /// owner, and an owner's fetches use them), and the top entity's table has an index of its own
-    /// on `Z_OWNER`.
+    /// owner, and an owner's fetches use them), each unique constraint's columns also have an
+    /// index without it (for lookups across owners), and the top entity's table has an index of
+    /// its own on `Z_OWNER`.
     static func indexes(_ layout: ModelLayout, dialect: any SQLDialect, owned: Bool = false) -> [Index] {
         let q = dialect.quote
         var result: [Index] = []
@@ -123,6 +124,12 @@ enum DDL {
             let name = "Z_\(layout.entityName)_UNIQUE\(number)"
             let columns = group.map { column(layout.properties[$0], dialect) }.joined(separator: ", ")
             result.append(Index(name: name, sql: "CREATE UNIQUE INDEX \(q(name)) ON \(q(layout.tableName)) (\(ownerPrefix)\(columns))", uniqueConstraint: number))
+            if owned {
+                // Code without an owner (administration, sync's capture) finds rows by these
+                // values across owners: without this, each such lookup would read the table.
+                let any = "\(name)_ANY"
+                result.append(Index(name: any, sql: "CREATE INDEX \(q(any)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: nil))
+            }
         }
         for (number, group) in layout.indices.enumerated() where group.contains(where: { $0 >= own }) {
             let name = "Z_\(layout.entityName)_INDEX\(number)"

@@ -66,24 +66,39 @@ extension SQLStore: GlobalIdentityStore {
     func keys(_ layout: ModelLayout, globalIdentities ids: [UUID], owner: String?) throws -> [UUID: Int64] {
         guard !ids.isEmpty else { return [:] }
         var found: [UUID: Int64] = [:]
-        // An owner's context finds only its owner's rows: the identity's row is joined to check.
-        let ownerCondition = self.ownerCondition(layout, owner: owner, alias: "t0")
         try read { connection in
             try forEachSlice(of: ids) { slice in
-                var select = SQLSelect(
-                    columns: [.column(table: "g", name: "Z_ID"), .column(table: "g", name: "Z_PK")],
+                // By identity alone, its entity checked here: with `Z_ENTITY = ?` in the query,
+                // SQLite reads the entity's whole `(Z_ENTITY, Z_PK)` index instead of the key's.
+                let select = SQLSelect(
+                    columns: [.column(table: "g", name: "Z_ID"), .column(table: "g", name: "Z_PK"), .column(table: "g", name: "Z_ENTITY")],
                     from: SQLTableReference(table: Self.globalIdentityTable, alias: "g"),
-                    whereClause: .binary(
-                        .binary(.column(table: "g", name: "Z_ENTITY"), .equal, .bind(.text(layout.tableName))), .and,
-                        .in(.column(table: "g", name: "Z_ID"), slice.map { .bind(.text($0.uuidString)) })))
-                if let ownerCondition {
-                    select.joins = [SQLJoin(kind: .inner, table: SQLTableReference(table: layout.tableName, alias: "t0"),
-                                            on: .binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .column(table: "g", name: "Z_PK")))]
-                    select.whereClause = select.whereClause.map { .binary($0, .and, ownerCondition) }
-                }
+                    whereClause: .in(.column(table: "g", name: "Z_ID"), slice.map { .bind(.text($0.uuidString)) }))
+                let table = StoredValue.text(layout.tableName)
                 try query(select, on: connection) { row in
-                    guard case .text(let text) = row.value(at: 0), let id = UUID(uuidString: text) else { return }
+                    guard case .text(let text) = row.value(at: 0), let id = UUID(uuidString: text), row.value(at: 2) == table else { return }
                     found[id] = row.int64(at: 1)
+                }
+            }
+        }
+        // An owner's context finds only its owner's rows, checked by key apart (joined to the
+        // identities, SQLite would read the owner's whole index).
+        guard let owner, keepsOwner(layout), !found.isEmpty else { return found }
+        let owned = try owners(layout, keys: Array(Set(found.values)))
+        return found.filter { owned[$0.value] == owner }
+    }
+
+    func knownIdentities(_ ids: [UUID]) throws -> Set<UUID> {
+        guard !ids.isEmpty else { return [] }
+        var found = Set<UUID>()
+        try read { connection in
+            try forEachSlice(of: ids) { slice in
+                let select = SQLSelect(
+                    columns: [.column(table: "g", name: "Z_ID")],
+                    from: SQLTableReference(table: Self.globalIdentityTable, alias: "g"),
+                    whereClause: .in(.column(table: "g", name: "Z_ID"), slice.map { .bind(.text($0.uuidString)) }))
+                try query(select, on: connection) { row in
+                    if case .text(let text) = row.value(at: 0), let id = UUID(uuidString: text) { found.insert(id) }
                 }
             }
         }
