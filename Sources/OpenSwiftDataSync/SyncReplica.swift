@@ -110,13 +110,23 @@ struct SyncReplica {
         return state
     }
 
-    /// The bookkeeping of the objects `ids` name, by identity.
+    /// The bookkeeping of the objects `ids` name, by identity: made in `context` and not saved
+    /// yet, or stored.
     func syncedObjects(_ ids: [UUID], in context: ModelContext) throws -> [UUID: SyncedObject] {
         var found: [UUID: SyncedObject] = [:]
+        guard !ids.isEmpty else { return found }
+        // Unsaved bookkeeping is looked up here, once: a fetch including it would evaluate its
+        // predicate on every unsaved object for every chunk (a capture of many rows makes many).
+        let wanted = Set(ids)
+        for case let object as SyncedObject in context.insertedModelsArray where wanted.contains(object.globalID) {
+            found[object.globalID] = object
+        }
         var start = 0
         while start < ids.count {
             let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            for object in try context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { chunk.contains($0.globalID) })) {
+            var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { chunk.contains($0.globalID) })
+            descriptor.includePendingChanges = false
+            for object in try context.fetch(descriptor) where !object.isDeleted && found[object.globalID] == nil {
                 found[object.globalID] = object
             }
             start += chunk.count

@@ -93,10 +93,10 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
         #expect(try users.serverNotes() == ["Bus", "Lunch"])
 
         // A delete is alice's alone too: bob is sent nothing, not even a tombstone.
-        let lunch = try #require(try users.context(alice2).fetch(FetchDescriptor<Entry>()).first)
-        let context = lunch.modelContext
-        context?.delete(lunch)
-        try context?.save()
+        let context = users.context(alice2)
+        let lunch = try #require(try context.fetch(FetchDescriptor<Entry>()).first)
+        context.delete(lunch)
+        try context.save()
         try await users.sync(alice2)
         #expect(try await users.sync(bob) == SyncClient.Result(sent: 0, received: 0))
         try await users.sync(alice)
