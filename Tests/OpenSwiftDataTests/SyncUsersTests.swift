@@ -194,6 +194,11 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
             SyncRecord(id: entryID, entity: "Entry", deleted: clock, fields: [:]),
             SyncRecord(id: UUID(), entity: "Ledger", deleted: nil, fields: [:], alias: ledgerID),
             SyncRecord(id: UUID(), entity: "Entry", deleted: nil, fields: ["ledger": .init(clock: clock, related: [ledgerID])]),
+            // A topic of mallory's that her entry would join (a many-to-many, member by member).
+            SyncRecord(id: UUID(), entity: "Topic", deleted: nil, fields: [
+                "label": .init(clock: clock, value: SyncValue(.text("stolen"))),
+                "entries": .init(clock: clock, members: ["+\(entryID.uuidString)": clock]),
+            ]),
         ]
         // Sent straight to the server: each is refused with no version of alice's object, and a
         // reason that does not say whose it is.
@@ -209,6 +214,7 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
         try await users.sync(mallory)
         #expect(try users.serverNotes() == ["Lunch"])
         #expect(try ModelContext(users.serverStore.container).fetchCount(FetchDescriptor<Ledger>()) == 1)
+        #expect(try ModelContext(users.serverStore.container).fetchCount(FetchDescriptor<Topic>()) == 0)
         #expect(try users.notes(mallory).isEmpty)
     }
 
