@@ -15,6 +15,7 @@ extension SyncReplica {
         let state = try state(in: context)
         var clock = SyncClock(value: state.clock, node: node)
         var stamped = 0
+        let unsaved = UnsavedBookkeeping(context)
         if state.capturedTransaction < 0 {
             // Everything so far is this replica's. With the whole history kept, it is read from
             // the start, so each edit keeps its save's time.
@@ -22,7 +23,7 @@ extension SyncReplica {
                 _ = try context.historyEntries(after: 0, limit: 1)
                 state.capturedTransaction = 0
             } catch let error as SwiftDataError where error.code == .historyTokenExpired {
-                stamped += try stampEverything(state: state, clock: &clock, in: context)
+                stamped += try stampEverything(state: state, clock: &clock, in: context, unsaved: unsaved)
             }
         }
         if state.capturedTransaction >= 0 {
@@ -31,7 +32,7 @@ extension SyncReplica {
                 do {
                     entries = try context.historyEntries(after: state.capturedTransaction, limit: 500).entries
                 } catch let error as SwiftDataError where error.code == .historyTokenExpired && recoveringLostHistory {
-                    stamped += try stampEverything(state: state, clock: &clock, in: context)
+                    stamped += try stampEverything(state: state, clock: &clock, in: context, unsaved: unsaved)
                     continue
                 }
                 guard let lastEntry = entries.last else { break }
@@ -41,15 +42,15 @@ extension SyncReplica {
                         guard let properties = entities[change.entity] else { continue }
                         switch change.kind {
                         case 0:
-                            stamped += try stamp(change.models, entity: change.entity, properties: properties.map(\.name), clock: clock, state: state, in: context)
+                            stamped += try stamp(change.models, entity: change.entity, properties: properties.map(\.name), clock: clock, state: state, in: context, unsaved: unsaved)
                         case 1:
                             let synced = Set(properties.map(\.name))
                             let names = change.properties.filter { synced.contains($0) }
                             if !names.isEmpty {
-                                stamped += try stamp(change.models, entity: change.entity, properties: names, clock: clock, state: state, in: context)
+                                stamped += try stamp(change.models, entity: change.entity, properties: names, clock: clock, state: state, in: context, unsaved: unsaved)
                             }
                         default:
-                            stamped += try stampDeletes(change.models, entity: change.entity, clock: clock, state: state, in: context)
+                            stamped += try stampDeletes(change.models, entity: change.entity, clock: clock, state: state, in: context, unsaved: unsaved)
                         }
                     }
                 }
@@ -63,11 +64,11 @@ extension SyncReplica {
 
     /// Where the history to read is gone: records every object as edited now, and every synced
     /// object whose row is gone as deleted, and moves on to the history there is.
-    private func stampEverything(state: SyncReplicaState, clock: inout SyncClock, in context: ModelContext) throws -> Int {
+    private func stampEverything(state: SyncReplicaState, clock: inout SyncClock, in context: ModelContext, unsaved: UnsavedBookkeeping) throws -> Int {
         clock = clock.advanced(to: Date(), node: node)
         var stamped = 0
         for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
-            stamped += try stamp(try context.allIdentifiers(entity: entity), entity: entity, properties: properties.map(\.name), clock: clock, state: state, in: context)
+            stamped += try stamp(try context.allIdentifiers(entity: entity), entity: entity, properties: properties.map(\.name), clock: clock, state: state, in: context, unsaved: unsaved)
         }
         let live = try context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.deletedClock == nil && $0.aliasOf == nil }))
         let present = try localModels(live.map { ($0.globalID, $0.entity) }, in: context)
@@ -86,7 +87,8 @@ extension SyncReplica {
     }
 
     /// Records an edit of `properties` of the stored models `ids` at `clock`.
-    private func stamp(_ ids: [PersistentIdentifier], entity: String, properties: [String], clock: SyncClock, state: SyncReplicaState, in context: ModelContext) throws -> Int {
+    private func stamp(_ ids: [PersistentIdentifier], entity: String, properties: [String], clock: SyncClock, state: SyncReplicaState,
+                       in context: ModelContext, unsaved: UnsavedBookkeeping) throws -> Int {
         guard !ids.isEmpty else { return 0 }
         let identities = try context.globalIdentities(of: ids, assigning: true)
         // To-manys are recorded member by member, from what changed in them.
@@ -94,20 +96,21 @@ extension SyncReplica {
         let plain = properties.filter { name in !memberwise.contains { $0.name == name } }
         var withMembers: [(PersistentIdentifier, SyncedObject)] = []
         let globals = ids.compactMap { identities[$0] }
-        let known = try syncedObjects(globals, in: context)
+        let known = try syncedObjects(globals, in: context, unsaved: unsaved)
         // Where rows keep owners (a server's users), an object's bookkeeping is its owner's.
         let owners = context.owner == nil ? try context.owners(of: ids.filter { identities[$0].map { known[$0] == nil } ?? false }) : [:]
         for id in ids {
             guard let global = identities[id] else { continue }
             let object: SyncedObject
             // A row's least identity is its canonical one; an alias only where a merge made it so.
-            if let existing = known[global], let target = existing.aliasOf, let canonical = try syncedObjects([target], in: context)[target] {
+            if let existing = known[global], let target = existing.aliasOf, let canonical = try syncedObjects([target], in: context, unsaved: unsaved)[target] {
                 object = canonical
             } else if let existing = known[global] {
                 object = existing
             } else {
                 object = SyncedObject(globalID: global, entity: entity)
                 context.insert(object)
+                unsaved.add(object)
                 if let owner = owners[id] { context.setOwner(owner, of: object) }
             }
             guard object.deletedClock == nil else { continue }
@@ -118,21 +121,23 @@ extension SyncReplica {
             if !memberwise.isEmpty { withMembers.append((id, object)) }
         }
         for (id, object) in withMembers {
-            try stampMembers(of: id, object, memberwise, clock: clock, state: state, in: context)
+            try stampMembers(of: id, object, memberwise, clock: clock, state: state, in: context, unsaved: unsaved)
         }
         return globals.count
     }
 
     /// Records the deletes of the models `ids` at `clock` (models never synced have no identity,
     /// and nothing to record).
-    private func stampDeletes(_ ids: [PersistentIdentifier], entity: String, clock: SyncClock, state: SyncReplicaState, in context: ModelContext) throws -> Int {
+    private func stampDeletes(_ ids: [PersistentIdentifier], entity: String, clock: SyncClock, state: SyncReplicaState,
+                              in context: ModelContext, unsaved: UnsavedBookkeeping) throws -> Int {
         let identities = try context.globalIdentities(of: ids, assigning: false)
         let globals = ids.compactMap { identities[$0] }
-        let known = try syncedObjects(globals, in: context)
+        let known = try syncedObjects(globals, in: context, unsaved: unsaved)
         for global in globals {
             let object = known[global] ?? {
                 let object = SyncedObject(globalID: global, entity: entity)
                 context.insert(object)
+                unsaved.add(object)
                 return object
             }()
             guard object.deletedClock == nil else { continue }

@@ -111,15 +111,19 @@ struct SyncReplica {
     }
 
     /// The bookkeeping of the objects `ids` name, by identity: made in `context` and not saved
-    /// yet, or stored.
-    func syncedObjects(_ ids: [UUID], in context: ModelContext) throws -> [UUID: SyncedObject] {
+    /// yet (found in `unsaved` where the caller keeps what it made there), or stored.
+    func syncedObjects(_ ids: [UUID], in context: ModelContext, unsaved: UnsavedBookkeeping? = nil) throws -> [UUID: SyncedObject] {
         var found: [UUID: SyncedObject] = [:]
         guard !ids.isEmpty else { return found }
-        // Unsaved bookkeeping is looked up here, once: a fetch including it would evaluate its
+        // Unsaved bookkeeping is looked up apart, once: a fetch including it would evaluate its
         // predicate on every unsaved object for every chunk (a capture of many rows makes many).
-        let wanted = Set(ids)
-        for case let object as SyncedObject in context.insertedModelsArray where wanted.contains(object.globalID) {
-            found[object.globalID] = object
+        if let unsaved {
+            for id in ids { if let object = unsaved.objects[id] { found[id] = object } }
+        } else {
+            let wanted = Set(ids)
+            for case let object as SyncedObject in context.insertedModelsArray where wanted.contains(object.globalID) {
+                found[object.globalID] = object
+            }
         }
         var start = 0
         while start < ids.count {
