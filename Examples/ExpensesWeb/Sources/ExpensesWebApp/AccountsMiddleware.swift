@@ -35,12 +35,6 @@ struct AccountsMiddleware: RouterMiddleware {
         if let authorization = request.headers[.authorization] {
             return authorization.hasPrefix("Bearer ") ? String(authorization.dropFirst("Bearer ".count)) : nil
         }
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0] == cookie { return String(parts[1]) }
-            }
-        }
-        return nil
+        return request.cookies[cookie]?.value
     }
 }

@@ -24,7 +24,8 @@ struct LoginController {
             return Self.form(status: .unauthorized, error: "That token is not one of this server's, or it has expired.")
         }
         var response = Response.redirect(to: "/", type: .normal)
-        response.headers[.setCookie] = "\(AccountsMiddleware.cookie)=\(token); Path=/; HttpOnly; SameSite=Strict"
+        // A token is base64url and dots, always a valid cookie value; one that is not was refused above.
+        response.setCookie(try Cookie.validated(name: AccountsMiddleware.cookie, value: token, path: "/", httpOnly: true, sameSite: .strict))
         return response
     }
 
