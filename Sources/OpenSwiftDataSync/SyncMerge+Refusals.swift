@@ -49,6 +49,26 @@ extension SyncMerge {
         return model
     }
 
+    // MARK: Rules
+
+    /// Refuses the first record whose object, as the batch leaves it, does not match a
+    /// condition its model type is held to (``SyncRule/requiring(_:_:)``).
+    func requireConditions(_ conditions: [SyncCondition], of records: [SyncRecord]) throws {
+        guard !conditions.isEmpty else { return }
+        for record in records where record.deleted == nil && record.alias == nil {
+            guard let model = model(record.id, of: record.entity), !model.isDeleted else { continue }
+            for condition in conditions {
+                let matches: Bool?
+                do {
+                    matches = try condition.evaluate(model)
+                } catch {
+                    throw refusal(record.id, record.entity, "\(condition.reason) (\(error))")
+                }
+                if matches == false { throw refusal(record.id, record.entity, condition.reason) }
+            }
+        }
+    }
+
     // MARK: Aliases
 
     /// Refuses an alias record unless its entity has a unique constraint (only a constraint

@@ -31,6 +31,12 @@ struct SyncRecord: Codable, Sendable {
     /// Every object the record names: itself, the object it stands for, related objects and
     /// members.
     var namedIdentities: [UUID] {
-        [id] + (alias.map { [$0] } ?? []) + fields.values.flatMap { $0.related ?? [] } + memberIdentities
+        writtenIdentities + fields.values.flatMap { $0.related ?? [] }
+    }
+
+    /// The objects the record changes: itself, the object it stands for, and members (whose
+    /// joining is recorded on both sides) — every object it names but those it refers to.
+    var writtenIdentities: [UUID] {
+        [id] + (alias.map { [$0] } ?? []) + memberIdentities
     }
 }

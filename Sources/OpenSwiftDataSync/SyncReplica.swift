@@ -190,8 +190,10 @@ struct SyncReplica {
 
     /// The records of objects that `records` refer to, are not among them, and that the other
     /// side may not have (`unseen`): sent with a page, so that no page refers to an object the
-    /// other side does not have yet.
-    func referencedRecords(_ records: [SyncRecord], in context: ModelContext, unseen: (SyncedObject) -> Bool) throws -> [SyncRecord] {
+    /// other side does not have yet. Their bookkeeping is found in `context`, or by `find` where
+    /// given (a server's principal sees more than its own context holds).
+    func referencedRecords(_ records: [SyncRecord], in context: ModelContext, find: (([UUID]) throws -> [UUID: SyncedObject])? = nil,
+                           unseen: (SyncedObject) -> Bool) throws -> [SyncRecord] {
         let inPage = Set(records.map(\.id))
         var wanted = Set<UUID>()
         for record in records {
@@ -201,7 +203,7 @@ struct SyncReplica {
             }
         }
         guard !wanted.isEmpty else { return [] }
-        let objects = try syncedObjects(Array(wanted), in: context).values.filter(unseen)
+        let objects = try (find?(Array(wanted)) ?? syncedObjects(Array(wanted), in: context)).values.filter(unseen)
         return try self.records(in: context, objects.sorted { $0.sequence < $1.sequence })
     }
 
@@ -232,11 +234,13 @@ extension SyncReplica {
     /// it changes moves the objects' ``SyncedObject/sequence`` (a server's pulls hand them on),
     /// not their ``SyncedObject/localSequence`` (a client does not push them back). `save` runs
     /// just before the save, to record more in the state with it. Returns the number of objects
-    /// changed. Every record is checked first (``check(_:skew:in:)``, clocks within `skew`); a
-    /// record refused there or in the merge throws ``SyncError/refused(_:)`` naming it, and
-    /// nothing is kept.
+    /// changed. Every record is checked first (``check(_:skew:in:)``, clocks within `skew`), and
+    /// each object it leaves against the `conditions` of its type (a server's rules); a record
+    /// refused there or in the merge throws ``SyncError/refused(_:)`` naming it, and nothing is
+    /// kept.
     @discardableResult
-    func apply(_ records: [SyncRecord], skew: TimeInterval, in context: ModelContext, before save: (SyncReplicaState) -> Void = { _ in }) throws -> Int {
+    func apply(_ records: [SyncRecord], skew: TimeInterval, in context: ModelContext, requiring conditions: [SyncCondition] = [],
+               before save: (SyncReplicaState) -> Void = { _ in }) throws -> Int {
         let state = try state(in: context)
         var clock = SyncClock(value: state.clock, node: node)
         for record in records {
@@ -254,6 +258,7 @@ extension SyncReplica {
             try merge.merge(record)
         }
         try merge.resolveReferences()
+        try merge.requireConditions(conditions, of: records)
         // An edit saved here since the last capture could be overwritten unseen by what was
         // merged: then the merge starts again, after capturing it (``Interrupted``).
         if try context.historyEntries(after: state.capturedTransaction, limit: nil).entries.contains(where: { $0.author != Self.author }) {

@@ -75,8 +75,8 @@ public final class SyncServer: @unchecked Sendable {
     public init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], rules: [SyncRule] = [],
                 historyRetention: Duration? = SyncServer.defaultHistoryRetention) throws {
         self.replica = try SyncReplica(container: container, resolvers: resolvers, validators: validators)
-        self.keepsOwners = try Self.checkOwners(of: replica)
         self.access = try SyncAccess(rules, replica: replica)
+        self.keepsOwners = try Self.checkOwners(of: replica, sharedWithEveryone: access.readableByEveryone)
         self.historyRetention = historyRetention.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
     }
 
@@ -163,7 +163,7 @@ public final class SyncServer: @unchecked Sendable {
         do {
             reply = try exchange(request, principal: principal)
         } catch SyncError.refused(var refusal) {
-            refusal.serverRecord = serverRecord(of: refusal, in: access.writingContext(for: principal, replica: replica))
+            refusal.serverRecord = serverRecord(of: refusal, in: access.writingView(for: principal, replica: replica))
             throw SyncError.refused(refusal)
         }
         purgeHistory()
@@ -179,30 +179,29 @@ public final class SyncServer: @unchecked Sendable {
             // The server's own edits (its web page's) first, so they meet pushed ones by clock.
             // Read without an owner: they may be any user's, and each keeps its own.
             try replica.capture(in: capturing, recoveringLostHistory: false)
-            let context = principal == nil ? capturing : access.writingContext(for: principal, replica: replica)
+            let writing = principal == nil ? SyncView(context: capturing, everyone: nil, shared: []) : access.writingView(for: principal, replica: replica)
             if !request.push.isEmpty {
-                if let principal { try access.authorize(request.push, of: principal, in: context, replica: replica) }
-                try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: context)
+                if let principal { try access.authorize(request.push, of: principal, in: writing, replica: replica) }
+                try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: writing.context, requiring: access.conditions)
             }
             guard let after = request.pullAfter else {
                 return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: 0, more: false))
             }
             return try pull(after: after, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes),
-                            accepted: request.push.count, in: principal == nil ? context : access.readingContext(for: principal, replica: replica))
+                            accepted: request.push.count, in: principal == nil ? writing : access.readingView(for: principal, replica: replica))
         }
     }
 
     /// This server's version of the object a refused record names, for the device to go back to:
     /// `nil` where it has no object of that entity under that identity, where that version is
     /// larger than a reply may be, or where it cannot be read now (the refusal still goes out,
-    /// and the device sets the record aside). It is read in `context` — the principal's, which
+    /// and the device sets the record aside). It is read in `view` — the principal's, which
     /// finds only objects the principal's own pulls carry — so it tells the device nothing a
     /// pull would not (another user's object is never sent).
-    private func serverRecord(of refusal: SyncRefusal, in context: ModelContext) -> SyncRecord? {
-        let id = refusal.id
-        guard let object = try? context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.globalID == id })).first,
+    private func serverRecord(of refusal: SyncRefusal, in view: SyncView) -> SyncRecord? {
+        guard let object = try? view.syncedObjects([refusal.id], replica: replica)[refusal.id],
               object.entity == refusal.entity, object.aliasOf == nil,
-              let record = try? replica.records(in: context, [object]).first,
+              let record = try? replica.records(in: view.context, [object]).first,
               let size = try? JSONEncoder().encode(record).count, size <= Self.maximumReplyBytes else { return nil }
         return record
     }
@@ -213,10 +212,9 @@ public final class SyncServer: @unchecked Sendable {
     /// would let one that names itself as another keep that one from ever seeing those edits; a
     /// client merges its own records back as no change. An object too large for any reply alone
     /// is passed over, and named in the reply.
-    private func pull(after: Int64, limit: Int, bytes: Int, accepted: Int, in context: ModelContext) throws -> Data {
-        var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.sequence > after }, sortBy: [SortDescriptor(\.sequence)])
-        descriptor.fetchLimit = limit + 1
-        let fetched = try context.fetch(descriptor)
+    private func pull(after: Int64, limit: Int, bytes: Int, accepted: Int, in view: SyncView) throws -> Data {
+        let context = view.context
+        let fetched = try view.changes(after: after, limit: limit + 1)
         var count = min(limit, fetched.count)
         var refused: [SyncRefusal] = []
         while true {
@@ -224,7 +222,7 @@ public final class SyncServer: @unchecked Sendable {
             var reply = SyncReply(schema: replica.schemaVersion, accepted: accepted, cursor: page.last?.sequence ?? after, more: fetched.count > count, refused: refused)
             reply.records = try replica.records(in: context, page)
             let cursor = reply.cursor
-            reply.records += try replica.referencedRecords(reply.records, in: context) { $0.sequence > cursor }
+            reply.records += try replica.referencedRecords(reply.records, in: context, find: { [replica] in try view.syncedObjects($0, replica: replica) }) { $0.sequence > cursor }
             let body = try JSONEncoder().encode(reply)
             if body.count <= bytes || (count == 1 && body.count <= Self.maximumReplyBytes) || count == 0 {
                 return body
@@ -257,9 +255,10 @@ public final class SyncServer: @unchecked Sendable {
     }
 
     /// Whether the store keeps each user's objects apart, checking that it keeps owners for all
-    /// of them or for none: a synced entity without owners would let one user's unique values
-    /// merge with another's, and sync's own state is the server's, not a user's.
-    private static func checkOwners(of replica: SyncReplica) throws -> Bool {
+    /// of them (but those every user reads) or for none: a synced entity without owners would
+    /// let one user's unique values merge with another's, and sync's own state is the server's,
+    /// not a user's.
+    private static func checkOwners(of replica: SyncReplica, sharedWithEveryone: Set<String>) throws -> Bool {
         let context = ModelContext(replica.container)
         guard try context.keepsOwner(entity: "SyncedObject") else {
             if let owned = try replica.entities.keys.sorted().first(where: { try context.keepsOwner(entity: $0) }) {
@@ -270,8 +269,8 @@ public final class SyncServer: @unchecked Sendable {
         if try context.keepsOwner(entity: "SyncReplicaState") {
             throw SyncError.unsupportedStore("the server's store keeps owners for SyncReplicaState, which is the server's own state; leave SyncSchema.sharedModels out of ownedRows")
         }
-        if let shared = try replica.entities.keys.sorted().first(where: { try !context.keepsOwner(entity: $0) }) {
-            throw SyncError.unsupportedStore("the server's store keeps no owners for \(shared), which it syncs: every user's objects of it would be one set, and unique values would merge across users; keep owners for every synced entity")
+        if let shared = try replica.entities.keys.sorted().first(where: { try !sharedWithEveryone.contains($0) && !context.keepsOwner(entity: $0) }) {
+            throw SyncError.unsupportedStore("the server's store keeps no owners for \(shared), which it syncs: every user's objects of it would be one set, and unique values would merge across users; keep owners for every synced entity, or make it readable by everyone (SyncRule.readableByEveryone)")
         }
         return true
     }

@@ -35,8 +35,9 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
         let server: SyncServer
         var devices: [(store: TestStore, client: SyncClient, transport: PrincipalTransport)] = []
 
-        init(_ kind: StoreKind, rules: [SyncRule] = []) throws {
-            serverStore = try TestStore(kind, SyncModels.types, ownedRows: .allEntities(except: SyncSchema.sharedModels))
+        /// A server with `rules`, whose store keeps no owners for `everyones` models.
+        init(_ kind: StoreKind, rules: [SyncRule] = [], everyones: [any PersistentModel.Type] = []) throws {
+            serverStore = try TestStore(kind, SyncModels.types, ownedRows: .allEntities(except: SyncSchema.sharedModels + everyones))
             server = try SyncServer(container: serverStore.container, rules: rules)
         }
 
