@@ -104,6 +104,28 @@ import Testing
     }
 
     @Test(arguments: StoreKind.keepingOwners)
+    func aRefusedDeleteComesBackAsTheSameObject(_ kind: StoreKind) async throws {
+        let users = try catalogue(kind)
+        let alice = try users.device("alice")
+        try await users.sync(alice)
+        let context = users.context(alice)
+        context.delete(try #require(try context.fetch(FetchDescriptor<Ledger>()).first))
+        try context.save()
+        #expect(try await users.sync(alice).refused.map(\.reason) == ["devices may not write Ledger"])
+        #expect(try users.context(alice).fetch(FetchDescriptor<Ledger>()).map(\.name) == ["Food"])
+
+        // Back under its identity: the server's next edit reaches that ledger, not a second one.
+        let server = ModelContext(users.serverStore.container)
+        try #require(try server.fetch(FetchDescriptor<Ledger>()).first).colour = "green"
+        try server.save()
+        try await users.sync(alice)
+        #expect(try users.context(alice).fetch(FetchDescriptor<Ledger>()).map(\.colour) == ["green"])
+        try file("Lunch", in: "Food", on: alice, of: users)
+        #expect(try await users.sync(alice).refused.isEmpty)
+        #expect(try ModelContext(users.serverStore.container, owner: "alice").fetch(FetchDescriptor<Entry>()).map { $0.ledger?.name } == ["Food"])
+    }
+
+    @Test(arguments: StoreKind.keepingOwners)
     func whatDevicesWriteMustMatchTheRulesPredicates(_ kind: StoreKind) async throws {
         let users = try Users(kind, rules: [.requiring(#Predicate<Entry> { $0.amount >= 0 && $0.note.count <= 20 }, "an amount is never negative, and a note is short")])
         let alice = try users.device("alice")

@@ -168,6 +168,42 @@ extension SQLStore: GlobalIdentityStore {
         }
     }
 
+    /// Forgets the identities among `ids` whose rows are gone, so that a new row can take them:
+    /// an object deleted here and made again from another replica's version (a refused delete
+    /// undone) comes back under its own identity. Rows deleted keep their identities otherwise
+    /// (see the top of this file); a live row's identity is never taken.
+    func forgetIdentitiesOfDeletedRows(_ ids: [UUID], on connection: any SQLConnection) throws {
+        guard !ids.isEmpty else { return }
+        var stored: [(id: UUID, table: String, key: Int64)] = []
+        try forEachSlice(of: ids) { slice in
+            let select = SQLSelect(
+                columns: [.column(table: "g", name: "Z_ID"), .column(table: "g", name: "Z_ENTITY"), .column(table: "g", name: "Z_PK")],
+                from: SQLTableReference(table: Self.globalIdentityTable, alias: "g"),
+                whereClause: .in(.column(table: "g", name: "Z_ID"), slice.map { .bind(.text($0.uuidString)) }))
+            try query(select, on: connection) { row in
+                guard case .text(let text) = row.value(at: 0), let id = UUID(uuidString: text), case .text(let table) = row.value(at: 1) else { return }
+                stored.append((id, table, row.int64(at: 2)))
+            }
+        }
+        guard !stored.isEmpty else { return }
+        let tables = Set(layouts.map(\.tableName))
+        var gone: [UUID] = []
+        for (table, group) in Dictionary(grouping: stored, by: \.table) {
+            // A table this schema does not have (the store's file says so) has no live rows here.
+            guard tables.contains(table) else { gone += group.map(\.id); continue }
+            var live = Set<Int64>()
+            let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
+            try forEachSlice(of: group.map(\.key)) { slice in
+                let select = SQLSelect(columns: [key], from: SQLTableReference(table: table, alias: "t0"), whereClause: .in(key, slice.map { .bind(.integer($0)) }))
+                try query(select, on: connection) { row in live.insert(row.int64(at: 0)) }
+            }
+            gone += group.filter { !live.contains($0.key) }.map(\.id)
+        }
+        try forEachSlice(of: gone) { slice in
+            _ = try run(.delete(table: Self.globalIdentityTable, whereClause: .in(.column(table: "", name: "Z_ID"), slice.map { .bind(.text($0.uuidString)) })), on: connection)
+        }
+    }
+
     /// Runs `body` over `items` 500 at a time (an `IN` list of bound values per query).
     private func forEachSlice<T>(of items: [T], _ body: (ArraySlice<T>) throws -> Void) throws {
         var start = 0
@@ -198,6 +234,7 @@ extension SQLSaveWriter {
             rows.append((alias.id, alias.layout.tableName, alias.key, false))
         }
         guard !rows.isEmpty else { return }
+        try store.forgetIdentitiesOfDeletedRows(rows.filter(\.own).map(\.id), on: connection)
         try store.insertGlobalIdentities(rows, on: connection)
     }
 }
