@@ -80,6 +80,10 @@ public struct HTTPSyncTransport: SyncTransport {
                 throw SyncError.refused(refusal)
             }
             throw SyncError.malformed("\(serverDescription) refused the request (HTTP 422): \(message)")
+        case 410:
+            let body = try? JSONDecoder().decode(SyncErrorBody.self, from: data)
+            throw SyncError.resetRequired(reason: body?.reset.map { String($0.prefix(500)) } ?? "\(serverDescription) answered HTTP 410: \(message)",
+                                          serverLost: body?.serverLost ?? true)
         case 429, 503:
             throw SyncError.busy("\(serverDescription) is busy (HTTP \(response.statusCode)); sync again shortly")
         case 400:

@@ -23,6 +23,47 @@ public actor SyncClient {
     private let transport: any SyncTransport
     private let pageSize: Int
     private let pageBytes: Int
+    private let resetMode: ResetMode
+
+    /// What a client does with its unsynced changes when it must start again from a fresh copy
+    /// of its server's objects (see ``Reset``).
+    public enum ResetMode: Sendable, Equatable {
+        /// Keep them: the server's objects replace this store's, and the objects with unsynced
+        /// edits merge with them as usual and are pushed (the default).
+        case keepLocalChanges
+        /// Discard them: the server's versions replace this store's edited objects too, and
+        /// objects the server never had are dropped.
+        case discardLocalChanges
+    }
+
+    /// A fresh start a sync made: a client cannot go on from where it is when its server's
+    /// store was replaced by an older copy (it no longer has the changes the client last
+    /// received, or it serves a new epoch, ``SyncServer/startNewEpoch()``), when the device's
+    /// user may no longer read what it was last sent (another user signed in), or when this
+    /// app's schema changed since the last sync (objects the client has may have changed with
+    /// it). It then pulls every object again: the server's version of each replaces this
+    /// store's, but for the unsynced changes ``ResetMode`` keeps. An object the server did not
+    /// send is kept and pushed (unsynced, kept) or dropped (unsynced, discarded); synced before,
+    /// it is pushed back where the server lost it, so a server restored from an older copy gets
+    /// back what its devices had, and dropped where the user may no longer read it. No delete is
+    /// recorded for anything dropped.
+    public struct Reset: Sendable, Equatable {
+        /// Why the client started again.
+        public var reason: String
+        /// What it did with its unsynced changes.
+        public var mode: ResetMode
+        /// Objects with unsynced edits that the server did not have, kept and pushed.
+        public var kept: Int
+        /// Objects with unsynced edits that the server did not have, dropped.
+        public var discarded: Int
+        /// Objects this store had synced that the server no longer had, pushed back.
+        public var restored: Int
+        /// Objects this store had synced that the server no longer sends this device's user
+        /// (another user signed in, a role taken away), dropped here.
+        public var dropped: Int
+        /// Whether every page came; if not, the next sync goes on with the fresh start.
+        public var finished: Bool
+    }
 
     /// What a sync did.
     public struct Result: Sendable, Equatable {
@@ -34,12 +75,15 @@ public actor SyncClient {
         /// objects went back to the server's versions, or — new ones — were set aside), this
         /// store could not merge them, or they are too large to travel.
         public var refused: [SyncRefusal]
+        /// The fresh start this sync made, if it had to (see ``Reset``).
+        public var reset: Reset?
 
         /// A result of `sent` and `received` objects, and `refused` records.
-        public init(sent: Int, received: Int, refused: [SyncRefusal] = []) {
+        public init(sent: Int, received: Int, refused: [SyncRefusal] = [], reset: Reset? = nil) {
             self.sent = sent
             self.received = received
             self.refused = refused
+            self.reset = reset
         }
     }
 
@@ -57,13 +101,16 @@ public actor SyncClient {
     /// through `transport`; `resolvers` decide conflicts of their entities (the server's must be
     /// the same, see ``SyncResolver``). Each request and reply carries at most `pageSize`
     /// objects and, where it can, `pageBytes` bytes (a page shrinks until it fits; one object
-    /// larger than that travels alone).
+    /// larger than that travels alone). `resetMode` says what a fresh start (``Reset``) does
+    /// with unsynced changes.
     public init(container: ModelContainer, transport: any SyncTransport, resolvers: [SyncResolver] = [],
-                pageSize: Int = SyncClient.defaultPageSize, pageBytes: Int = SyncClient.defaultPageBytes) throws {
+                pageSize: Int = SyncClient.defaultPageSize, pageBytes: Int = SyncClient.defaultPageBytes,
+                resetMode: ResetMode = .keepLocalChanges) throws {
         self.replica = try SyncReplica(container: container, resolvers: resolvers)
         self.transport = transport
         self.pageSize = max(1, pageSize)
         self.pageBytes = min(max(1, pageBytes), SyncServer.maximumRequestBytes)
+        self.resetMode = resetMode
     }
 
     /// Whether this store has never completed a pull (a new device: pull before seeding
@@ -77,18 +124,45 @@ public actor SyncClient {
 
     /// Pushes this store's edits and pulls the server's, page by page. A record refused on
     /// either side is reported in ``Result/refused`` and the rest goes on; an object whose edit
-    /// the server refused goes back to the server's version.
+    /// the server refused goes back to the server's version. Where the client cannot go on from
+    /// where it is, it starts again from a fresh copy (``Result/reset``, see ``Reset``).
     public func sync(progress: (@Sendable (Progress) -> Void)? = nil) async throws -> Result {
         var result = Result(sent: 0, received: 0)
         let context = ModelContext(replica.container)
         context.autosaveEnabled = false
         try replica.capture(in: context)
         let state = try replica.state(in: context)
-        try await push(state, in: context, into: &result, progress: progress)
+        if state.resetFrom == 0, state.serverCursor > 0, !state.syncedSchema.isEmpty, state.syncedSchema != replica.schemaVersion {
+            try beginReset("this app's schema changed since the last sync (\(state.syncedSchema) then, \(replica.schemaVersion) now)", droppingUnsent: false, in: context, result: &result)
+        }
+        do {
+            try await pushAndPull(state, in: context, into: &result, progress: progress)
+        } catch SyncError.resetRequired(let reason, let serverLost) where result.reset == nil {
+            try beginReset(reason, droppingUnsent: !serverLost, in: context, result: &result)
+            try await pushAndPull(state, in: context, into: &result, progress: progress)
+        }
+        return result
+    }
 
+    /// Starts again from a fresh copy (``Reset``), noted in `result`.
+    private func beginReset(_ reason: String, droppingUnsent: Bool, in context: ModelContext, result: inout Result) throws {
+        context.rollback()
+        try replica.beginReset(discarding: resetMode == .discardLocalChanges, droppingUnsent: droppingUnsent, in: context)
+        result.reset = Reset(reason: reason, mode: resetMode, kept: 0, discarded: 0, restored: 0, dropped: 0, finished: false)
+    }
+
+    /// Pushes, then pulls every page; a fresh start ends with its last page, and what it pushes
+    /// back goes at once.
+    private func pushAndPull(_ state: SyncReplicaState, in context: ModelContext, into result: inout Result, progress: (@Sendable (Progress) -> Void)?) async throws {
+        // Changes a fresh start discards are not sent meanwhile.
+        if !(state.resetFrom > 0 && state.resetDiscards) {
+            try await push(state, in: context, into: &result, progress: progress)
+        }
         var received = 0
         while true {
-            let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor, pullLimit: pageSize, pullBytes: pageBytes))
+            let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor,
+                                              position: state.serverCursor > 0 ? state.serverCursor : nil, positionObject: state.serverCursorObject,
+                                              epoch: state.serverCursor > 0 ? state.serverEpoch : nil, pullLimit: pageSize, pullBytes: pageBytes))
             let reply = try await exchange(body)
             received += reply.records.count
             result.refused += reply.refused
@@ -96,7 +170,16 @@ public actor SyncClient {
             progress?(Progress(phase: "receiving", done: received, total: nil))
             guard reply.more else { break }
         }
-        return result
+        guard state.resetFrom > 0 else { return }
+        let outcome = try replica.finishReset(in: context)
+        var reset = result.reset ?? Reset(reason: "a fresh start an earlier sync began", mode: resetMode, kept: 0, discarded: 0, restored: 0, dropped: 0, finished: false)
+        reset.kept = outcome.kept
+        reset.discarded = outcome.discarded
+        reset.restored = outcome.restored
+        reset.dropped = outcome.dropped
+        reset.finished = true
+        result.reset = reset
+        try await push(state, in: context, into: &result, progress: progress)
     }
 
     /// Pushes the objects edited here since the last push, page by page: a page over the byte
@@ -119,7 +202,9 @@ public actor SyncClient {
             var setAside = Set<UUID>()
             var reverts: [SyncRecord] = []
             while !pushing.isEmpty {
-                let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, push: pushing, pullAfter: nil))
+                let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, push: pushing, pullAfter: nil,
+                                                  position: state.serverCursor > 0 ? state.serverCursor : nil, positionObject: state.serverCursorObject,
+                                                  epoch: state.serverCursor > 0 ? state.serverEpoch : nil))
                 let tooLarge = body.count > SyncServer.maximumRequestBytes
                 if page.count > 1, body.count > pageBytes || tooLarge {
                     limit = max(1, page.count / 2)
@@ -163,8 +248,12 @@ public actor SyncClient {
     /// clocks meet the page's); a record this store refuses is set aside, the rest merged.
     private func merge(_ reply: SyncReply, state: SyncReplicaState, in context: ModelContext, refused: inout [SyncRefusal]) throws -> Int {
         try capturingFirst(reply.records, in: context, refused: &refused) { records in
-            try replica.apply(records, skew: SyncReplica.allowedServerSkew, in: context) { state in
+            try replica.preferServerVersions(of: records, in: context)
+            return try replica.apply(records, skew: SyncReplica.allowedServerSkew, in: context) { state in
+                if reply.cursor > state.serverCursor, let object = reply.cursorObject { state.serverCursorObject = object }
                 state.serverCursor = max(state.serverCursor, reply.cursor)
+                state.syncedSchema = replica.schemaVersion
+                if let epoch = reply.epoch { state.serverEpoch = epoch }
             }
         }
     }

@@ -4,7 +4,7 @@ extension SyncError {
     /// The HTTP status a server's host answers this error with, which ``HTTPSyncTransport``
     /// reads back as the same error: 400 for ``malformed(_:)``, 409 for
     /// ``schemaMismatch(local:remote:)``, 422 for ``refused(_:)``, 413 for ``tooLarge(_:)``,
-    /// 429 for ``busy(_:)``, 401 for
+    /// 429 for ``busy(_:)``, 410 for ``resetRequired(reason:serverLost:)``, 401 for
     /// ``unauthorized(_:)``, 500 otherwise.
     ///
     /// ```swift
@@ -19,6 +19,7 @@ extension SyncError {
         case .refused: 422
         case .tooLarge: 413
         case .busy: 429
+        case .resetRequired: 410
         case .unauthorized: 401
         case .unsupportedStore, .server: 500
         }
@@ -28,7 +29,11 @@ extension SyncError {
     /// (`"refused": {"entity": …, "id": …, "reason": …, "serverRecord": …}`), so that the client
     /// can go back to the server's version of the object (or set a new one aside).
     public var httpBody: Data {
-        let body = SyncErrorBody(error: description, refused: { if case .refused(let refusal) = self { refusal } else { nil } }())
+        var body = SyncErrorBody(error: description, refused: { if case .refused(let refusal) = self { refusal } else { nil } }())
+        if case .resetRequired(let reason, let serverLost) = self {
+            body.reset = reason
+            body.serverLost = serverLost
+        }
         return (try? JSONEncoder().encode(body)) ?? Data("{}".utf8)
     }
 }
@@ -37,4 +42,8 @@ extension SyncError {
 struct SyncErrorBody: Codable {
     var error: String
     var refused: SyncRefusal?
+    /// Why the client must start again, and whether the server lost changes
+    /// (``SyncError/resetRequired(reason:serverLost:)``).
+    var reset: String?
+    var serverLost: Bool?
 }

@@ -19,6 +19,11 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
     case tooLarge(String)
     /// The server has more syncs waiting than it queues; try again shortly.
     case busy(String)
+    /// The client cannot go on from where it is: the server no longer has the changes its
+    /// position names (`serverLost`: its store was replaced by an older copy), or the client's
+    /// user may no longer read what it was last sent. ``SyncClient`` starts again from a fresh
+    /// copy of the server's objects (see ``SyncClient/Reset``).
+    case resetRequired(reason: String, serverLost: Bool)
 
     /// The error as a sentence for people.
     public var description: String {
@@ -31,6 +36,7 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case .refused(let refusal): "a record was refused: \(refusal)"
         case .tooLarge(let reason): "the request is too large: \(reason)"
         case .busy(let reason): "the server is busy: \(reason)"
+        case .resetRequired(let reason, _): "this device must start again from a fresh copy: \(reason)"
         }
     }
 }

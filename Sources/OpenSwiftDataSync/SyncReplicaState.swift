@@ -19,6 +19,27 @@ public final class SyncReplicaState {
     public var pushedSequence: Int64
     /// A client's position in its server's changes (the server's last sent ``SyncedObject/sequence``).
     public var serverCursor: Int64
+    /// A client's object at ``serverCursor``: the last one its server sent. The server checks
+    /// it still has that change, to find out it was restored from an older copy.
+    public var serverCursorObject: UUID? = nil
+    /// The schema version a client last synced with; when it changes (the app moved on), the
+    /// client starts from a fresh copy of the server's objects (see ``SyncClient/ResetMode``).
+    public var syncedSchema: String = ""
+    /// A server's epoch: a random name it takes when it first serves, and again when a client
+    /// shows it that its store was replaced by an older copy; every reply carries it.
+    public var epoch: String = ""
+    /// A client's server's epoch, as its last reply said: another one means the client cannot
+    /// go on from where it is.
+    public var serverEpoch: String = ""
+    /// While a client starts again from a fresh copy of its server's objects: its change number
+    /// when it began (an object not changed since has not come from the server yet); `0`
+    /// otherwise.
+    public var resetFrom: Int64 = 0
+    /// Whether that fresh start discards the client's unsynced changes.
+    public var resetDiscards: Bool = false
+    /// Whether that fresh start drops the synced objects the server does not send (its user may
+    /// no longer read them), rather than pushing them back (the server lost them).
+    public var resetDropsUnsent: Bool = false
 
     /// The name of the one state row.
     public static let replicaName = "replica"

@@ -10,8 +10,12 @@ struct SyncReply: Codable, Sendable {
     /// Changed objects, oldest change first, with the objects they refer to that the client
     /// may not have yet.
     var records: [SyncRecord] = []
+    /// The server's epoch (``SyncReplicaState/epoch``).
+    var epoch: String?
     /// The position to pull after next time.
     var cursor: Int64
+    /// The object whose change is at `cursor` (the page's last); `nil` for an empty page.
+    var cursorObject: UUID? = nil
     /// Whether more changes wait after `cursor`.
     var more: Bool
     /// Changed objects the server could not send, each too large for any reply: the client

@@ -11,23 +11,34 @@ struct SyncRequest: Codable, Sendable {
     /// Pull the changes after this position in the server's (``SyncReplicaState/serverCursor``);
     /// `nil` to pull nothing.
     var pullAfter: Int64?
+    /// The client's position in the server's changes and the object it was sent there
+    /// (``SyncReply/cursorObject``), sent with every request: the server first checks it still
+    /// has that change (``SyncError/resetRequired(_:)``), before it merges or sends anything.
+    var position: Int64?
+    var positionObject: UUID?
+    /// The server's epoch as the client last heard it (``SyncReplicaState/epoch``).
+    var epoch: String?
     /// The most records to pull.
     var pullLimit: Int = SyncClient.defaultPageSize
     /// The most bytes the reply should take (the server may take less; one record larger than
     /// that travels alone).
     var pullBytes: Int = SyncClient.defaultPageBytes
 
-    init(schema: String, node: String, push: [SyncRecord] = [], pullAfter: Int64? = nil, pullLimit: Int = SyncClient.defaultPageSize, pullBytes: Int = SyncClient.defaultPageBytes) {
+    init(schema: String, node: String, push: [SyncRecord] = [], pullAfter: Int64? = nil, position: Int64? = nil, positionObject: UUID? = nil, epoch: String? = nil,
+         pullLimit: Int = SyncClient.defaultPageSize, pullBytes: Int = SyncClient.defaultPageBytes) {
         self.schema = schema
         self.node = node
         self.push = push
         self.pullAfter = pullAfter
+        self.position = position
+        self.positionObject = positionObject
+        self.epoch = epoch
         self.pullLimit = pullLimit
         self.pullBytes = pullBytes
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schema, node, push, pullAfter, pullLimit, pullBytes
+        case schema, node, push, pullAfter, position, positionObject, epoch, pullLimit, pullBytes
     }
 
     /// Refuses more than ``SyncServer/maximumPushRecords`` records before decoding any of them
@@ -37,6 +48,9 @@ struct SyncRequest: Codable, Sendable {
         schema = try container.decode(String.self, forKey: .schema)
         node = try container.decode(String.self, forKey: .node)
         pullAfter = try container.decodeIfPresent(Int64.self, forKey: .pullAfter)
+        position = try container.decodeIfPresent(Int64.self, forKey: .position)
+        positionObject = try container.decodeIfPresent(UUID.self, forKey: .positionObject)
+        epoch = try container.decodeIfPresent(String.self, forKey: .epoch)
         pullLimit = try container.decodeIfPresent(Int.self, forKey: .pullLimit) ?? SyncClient.defaultPageSize
         pullBytes = try container.decodeIfPresent(Int.self, forKey: .pullBytes) ?? SyncClient.defaultPageBytes
         push = []

@@ -78,6 +78,8 @@ public final class SyncServer: @unchecked Sendable {
         self.access = try SyncAccess(rules, replica: replica)
         self.keepsOwners = try Self.checkOwners(of: replica, sharedWithEveryone: access.readableByEveryone)
         self.historyRetention = historyRetention.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        // Servers of earlier versions had none: they take one, which their clients learn.
+        if try replica.state(in: ModelContext(replica.container)).epoch.isEmpty { try startNewEpoch() }
     }
 
     /// The most syncs ``serve(_:)`` keeps waiting for their turn; more are refused with
@@ -180,15 +182,72 @@ public final class SyncServer: @unchecked Sendable {
             // Read without an owner: they may be any user's, and each keeps its own.
             try replica.capture(in: capturing, recoveringLostHistory: false)
             let writing = principal == nil ? SyncView(context: capturing, everyone: nil, shared: []) : access.writingView(for: principal, replica: replica)
+            if request.position != nil || request.epoch != nil {
+                try checkPosition(of: request, in: principal == nil ? writing : access.readingView(for: principal, replica: replica))
+            }
             if !request.push.isEmpty {
                 if let principal { try access.authorize(request.push, of: principal, in: writing, replica: replica) }
                 try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: writing.context, requiring: access.conditions)
             }
             guard let after = request.pullAfter else {
-                return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: 0, more: false))
+                return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, epoch: try replica.state(in: writing.context).epoch, cursor: 0, more: false))
             }
+            // A view made after the push's save: its objects are read as they are now.
+            let reading = principal == nil ? writing : access.readingView(for: principal, replica: replica)
             return try pull(after: after, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes),
-                            accepted: request.push.count, in: principal == nil ? writing : access.readingView(for: principal, replica: replica))
+                            accepted: request.push.count, in: reading)
+        }
+    }
+
+    /// Throws ``SyncError/resetRequired(_:)`` where a client's position names changes this
+    /// server does not have: a position past its last change, or an object sent at that
+    /// position whose change it no longer has (an object's change number only grows, and its
+    /// bookkeeping stays). Either means the store was replaced by an older copy — or, for the
+    /// object, that the client's user no longer reads it; a fresh copy is right for both, and
+    /// the answer is the same whoever's identity the client names.
+    /// A client that heard another epoch than the server's (``startNewEpoch()``) is told so
+    /// too. Nothing a client sends changes the epoch: a hostile one could make every device
+    /// start again.
+    private func checkPosition(of request: SyncRequest, in view: SyncView) throws {
+        let state = try replica.state(in: view.context)
+        if let epoch = request.epoch, !epoch.isEmpty, epoch != state.epoch {
+            throw SyncError.resetRequired(reason: "the server's store was replaced since this device last synced (it serves a new epoch)", serverLost: true)
+        }
+        guard let after = request.position, after > 0 else { return }
+        guard after <= state.sequence else {
+            throw SyncError.resetRequired(reason: "the server's changes end at \(state.sequence), before this device's position \(after): its store was replaced by an older copy", serverLost: true)
+        }
+        guard let object = request.positionObject else { return }
+        guard let found = try view.syncedObjects([object], replica: replica)[object], found.sequence >= after else {
+            // Where the change is still here but not the principal's to read, its device's view
+            // changed (another user signed in, a role taken away): what it is not sent again is
+            // dropped there, not pushed back. The client saw the object before, so this tells it
+            // nothing new.
+            if let anywhere = try replica.syncedObjects([object], in: ModelContext(replica.container))[object], anywhere.sequence >= after {
+                throw SyncError.resetRequired(reason: "this device's user may no longer read what it was last sent", serverLost: false)
+            }
+            throw SyncError.resetRequired(reason: "the server no longer has the last change this device received: its store was replaced by an older copy", serverLost: true)
+        }
+    }
+
+    /// Makes every client start again from a fresh copy of this server's objects at its next
+    /// sync (``SyncClient/Reset``): call it after restoring the server's store from a backup,
+    /// or pointing the server at a copy of another time. A client finds most restores by
+    /// itself — its position is past the server's last change, or the server no longer has the
+    /// change it last received — but not one whose position the restored store has passed
+    /// again since, with other changes.
+    ///
+    /// ```swift
+    /// let server = try SyncServer(container: restoredContainer)
+    /// try server.startNewEpoch()
+    /// ```
+    public func startNewEpoch() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try retryingConflicts {
+            let context = ModelContext(replica.container)
+            try replica.state(in: context).epoch = UUID().uuidString
+            try replica.save(context)
         }
     }
 
@@ -214,12 +273,14 @@ public final class SyncServer: @unchecked Sendable {
     /// is passed over, and named in the reply.
     private func pull(after: Int64, limit: Int, bytes: Int, accepted: Int, in view: SyncView) throws -> Data {
         let context = view.context
+        let epoch = try replica.state(in: context).epoch
         let fetched = try view.changes(after: after, limit: limit + 1)
         var count = min(limit, fetched.count)
         var refused: [SyncRefusal] = []
         while true {
             let page = Array(fetched.prefix(count))
-            var reply = SyncReply(schema: replica.schemaVersion, accepted: accepted, cursor: page.last?.sequence ?? after, more: fetched.count > count, refused: refused)
+            var reply = SyncReply(schema: replica.schemaVersion, accepted: accepted, epoch: epoch, cursor: page.last?.sequence ?? after, cursorObject: page.last?.globalID,
+                                  more: fetched.count > count, refused: refused)
             reply.records = try replica.records(in: context, page)
             let cursor = reply.cursor
             reply.records += try replica.referencedRecords(reply.records, in: context, find: { [replica] in try view.syncedObjects($0, replica: replica) }) { $0.sequence > cursor }
@@ -236,7 +297,8 @@ public final class SyncServer: @unchecked Sendable {
                 logger.warning("sync passed over \(object.entity) \(object.globalID): its record is \(body.count) bytes, more than a reply takes")
                 refused.append(SyncRefusal(entity: object.entity, id: object.globalID, reason: "its record is \(body.count) bytes, more than a reply takes (\(Self.maximumReplyBytes))"))
             }
-            return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: accepted, cursor: page.last?.sequence ?? after, more: fetched.count > 1, refused: refused))
+            return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: accepted, epoch: epoch, cursor: page.last?.sequence ?? after, cursorObject: page.last?.globalID,
+                                                      more: fetched.count > 1, refused: refused))
         }
     }
 

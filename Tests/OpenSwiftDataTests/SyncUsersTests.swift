@@ -145,37 +145,35 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
         let users = try Users(kind)
         let device = try users.device("alice"), bob = try users.device("bob")
         try users.add("Lunch", in: "Food", on: device)
+        try users.add("Tea", in: "Drinks", on: device)
         try await users.sync(device)
 
-        // Signed in as bob now, the device edits alice's entry, deletes her ledger, and files a
-        // new entry of its own in her ledger: each refused, nothing of it written.
+        // Signed in as bob now, the device edits alice's entry: its next sync finds it may no
+        // longer read what it was sent and starts again as bob's. The edit is sent, refused and
+        // set aside; then alice's objects the device held — the edited one too — are dropped
+        // there, deleting nothing on the server.
         users.devices[device].transport.principal = SyncPrincipal(user: "bob")
         let context = users.context(device)
-        let lunch = try #require(try context.fetch(FetchDescriptor<Entry>()).first)
+        let lunch = try #require(try context.fetch(FetchDescriptor<Entry>(predicate: #Predicate { $0.note == "Lunch" })).first)
         lunch.note = "Stolen"
         try context.save()
-        var result = try await users.sync(device)
+        let result = try await users.sync(device)
         #expect(result.refused.map(\.reason) == ["it names an object that is not bob's to write"])
+        #expect(result.reset?.dropped == 4)
+        #expect(result.reset?.finished == true)
+        #expect(try users.notes(device).isEmpty)
+        #expect(try users.context(device).fetch(FetchDescriptor<Ledger>()).isEmpty)
+        #expect(try users.serverNotes("alice") == ["Lunch", "Tea"])
 
-        let food = try #require(try context.fetch(FetchDescriptor<Ledger>()).first)
-        context.insert(Entry(amount: 9, note: "Snack", ledger: food))
-        try context.save()
-        result = try await users.sync(device)
-        #expect(result.refused.count == 1)
-        #expect(try users.serverNotes("bob").isEmpty)
-        // Deleting her ledger clears both entries' ledger (nullify): alice's entry and ledger
-        // are refused; the snack, bob's own and now in no ledger, goes through as bob's.
-        context.delete(food)
-        try context.save()
-        result = try await users.sync(device)
-        #expect(result.refused.map(\.entity).sorted() == ["Entry", "Ledger"])
-
-        #expect(try users.serverNotes("alice") == ["Lunch"])
-        let aliceOnServer = ModelContext(users.serverStore.container, owner: "alice")
-        #expect(try aliceOnServer.fetch(FetchDescriptor<Entry>()).first?.ledger?.name == "Food")
+        // What the device makes now is bob's, and goes through.
+        let mine = users.context(device)
+        mine.insert(Entry(amount: 9, note: "Snack"))
+        try mine.save()
+        #expect(try await users.sync(device).refused.isEmpty)
         #expect(try users.serverNotes("bob") == ["Snack"])
         try await users.sync(bob)
         #expect(try users.notes(bob) == ["Snack"])
+        #expect(try users.serverNotes("alice") == ["Lunch", "Tea"])
     }
 
     @Test(arguments: StoreKind.keepingOwners)
