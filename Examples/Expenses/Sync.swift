@@ -23,6 +23,13 @@ extension ExpensesCommand {
         @Option(help: "A file holding the server's sync token (its first line).")
         var tokenFile: String?
 
+        @Option(help: "When this store must start again from a fresh copy of the server's (the server was restored from a backup, this app's schema changed, another user signed in): keep its unsynced changes and send them (keep), or drop them (discard).")
+        var onReset: ResetChoice = .keep
+
+        enum ResetChoice: String, ExpressibleByArgument {
+            case keep, discard
+        }
+
         @MainActor
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
@@ -34,7 +41,8 @@ extension ExpensesCommand {
             }
             let url = base.path.isEmpty || base.path == "/" ? base.appendingPathComponent("sync") : base
             let container = try options.openContainer()
-            let client = try SyncClient(container: container, transport: HTTPSyncTransport(url: url, token: try readToken() ?? environment["EXPENSES_SYNC_TOKEN"]))
+            let client = try SyncClient(container: container, transport: HTTPSyncTransport(url: url, token: try readToken() ?? environment["EXPENSES_SYNC_TOKEN"]),
+                                        resetMode: onReset == .keep ? .keepLocalChanges : .discardLocalChanges)
             let bar = ProgressBar(title: "Syncing")
             let progress: @Sendable (SyncClient.Progress) -> Void = { step in bar.show(step.done, of: step.total) }
             let isNew = try await client.hasNeverSynced()
@@ -52,6 +60,7 @@ extension ExpensesCommand {
                     }
                 }
                 bar.finish()
+                if let reset = result.reset { print(Self.describe(reset)) }
                 print("Synced with \(HTTPSyncTransport(url: base).serverDescription): \(result.sent) sent, \(result.received) received.")
                 for refusal in result.refused {
                     FileHandle.standardError.write(Data("Set aside, not synced: \(refusal). It syncs again once it is edited.\n".utf8))
@@ -65,6 +74,17 @@ extension ExpensesCommand {
 }
 
 extension ExpensesCommand.Sync {
+    /// What a fresh start did, for people.
+    static func describe(_ reset: SyncClient.Reset) -> String {
+        var lines = ["Started again from a fresh copy of the server's data: \(reset.reason)."]
+        if reset.kept > 0 { lines.append("Kept and sent \(reset.kept) unsynced change(s).") }
+        if reset.discarded > 0 { lines.append("Discarded \(reset.discarded) unsynced change(s) (--on-reset discard).") }
+        if reset.restored > 0 { lines.append("Sent back \(reset.restored) object(s) the server had lost.") }
+        if reset.dropped > 0 { lines.append("Removed \(reset.dropped) object(s) this store's user may no longer read (nothing was deleted on the server).") }
+        if !reset.finished { lines.append("Not finished: the next sync goes on with it.") }
+        return lines.joined(separator: "\n")
+    }
+
     /// The token from `--token`, or the first line of `--token-file`.
     func readToken() throws -> String? {
         if let token { return token }

@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import OpenSwiftDataSync
 import Prometheus
 
 /// `expenses-web`: the expense tracker as a web app, on the default SQLite store or on
@@ -16,7 +17,7 @@ struct ExpensesWebCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "expenses-web",
         abstract: "Serve the expense tracker: a JSON API under /api and a page at /.",
-        subcommands: [Serve.self, Token.self],
+        subcommands: [Serve.self, Token.self, NewSyncEpoch.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -47,6 +48,34 @@ struct Token: AsyncParsableCommand {
         } catch let error as AccountsError {
             throw ValidationError(error.description)
         }
+    }
+}
+
+/// `expenses-web new-sync-epoch`: after restoring the store from a backup, makes every device
+/// start again from a fresh copy at its next sync (``SyncServer/startNewEpoch()``).
+struct NewSyncEpoch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "After restoring the store from a backup: make every syncing device start again from a fresh copy of it (run with the server stopped, with the options it serves with).")
+
+    @Option(help: "The store: a file, or a postgres://… URL (default: DATABASE_URL if set, else the server's default file).")
+    var store: String?
+
+    @Option(help: "On PostgreSQL, the namespace (schema) the tables live in.")
+    var schema = "expenses"
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            var configuration = try ExpensesStore.configuration(store, schema: schema, environment: environment)
+            // Account mode's store keeps an owner per row; it opens only as such.
+            if environment["EXPENSES_AUTH_SECRET"] != nil { configuration = try Accounts.storeConfiguration(configuration) }
+            let container = try ExpensesStore.container(configuration)
+            try SyncServer(container: container).startNewEpoch()
+            container.close()
+        } catch let error as ExpenseInputError {
+            throw ValidationError(error.message)
+        }
+        print("Started a new sync epoch: every device starts again from a fresh copy of this store at its next sync, sending back what it has that the store lost.")
     }
 }
 
