@@ -12,8 +12,9 @@
 # check), the server's page showing a device's synced expense live and what was added through the
 # page reaching the devices. All of it against one SQLite server, then, given a PostgreSQL URL,
 # against two server instances on one database, half the devices syncing through each (the page
-# open on one shows live what a device synced through the other). Then the accounts part (see
-# `accounts` below) on the same servers' kinds.
+# open on one shows live what a device synced through the other); on each, the server's store is
+# restored from a backup (`restore_check`). Then the accounts part (see `accounts` below) on the
+# same servers' kinds.
 set -euo pipefail
 expenses=$1
 web=$2
@@ -103,6 +104,53 @@ live_check() {
         node --experimental-websocket "$browser_check" "$(first_server)" "$work/live-$backend.png" || fail "the page at $(first_server) did not show $1's synced expense live"
 }
 
+# The server's store as it is now, kept aside (the servers stopped), and put back: a restored
+# backup. SQLite: the store's files; PostgreSQL: the namespace, with pg_dump and pg_restore.
+back_up_store() {
+    if [ "$backend" = sqlite ]; then
+        rm -f "$work/server-backup.store"*
+        for suffix in "" -wal -shm; do [ ! -e "$work/server.store$suffix" ] || cp "$work/server.store$suffix" "$work/server-backup.store$suffix"; done
+    else
+        pg_dump "$postgres" --schema="sync_$$" --format=custom --file="$work/server-backup.dump"
+    fi
+}
+restore_store() {
+    if [ "$backend" = sqlite ]; then
+        rm -f "$work/server.store"*
+        for suffix in "" -wal -shm; do [ ! -e "$work/server-backup.store$suffix" ] || cp "$work/server-backup.store$suffix" "$work/server.store$suffix"; done
+        "$web" new-sync-epoch --store "$work/server.store"
+    else
+        PGOPTIONS="--client-min-messages=warning" psql "$postgres" --quiet --command="DROP SCHEMA \"sync_$$\" CASCADE"
+        pg_restore --dbname="$postgres" "$work/server-backup.dump"
+        "$web" new-sync-epoch --store "$postgres" --schema "sync_$$"
+    fi
+}
+
+# A restored backup: the server's store put back to a copy taken before a change the devices
+# synced. After `expenses-web new-sync-epoch`, each device starts again from a fresh copy, and
+# the first to sync gives the change back.
+restore_check() {
+    stop_servers
+    back_up_store
+    start_servers
+    device a add 7.5 --note "Made after the backup" > /dev/null
+    synced a > /dev/null
+    synced b > /dev/null
+    stop_servers
+    restore_store
+    start_servers
+    device b sync > "$work/reset-$backend.txt"
+    cat "$work/reset-$backend.txt"
+    shows "Started again from a fresh copy" < "$work/reset-$backend.txt" || fail "b did not start again after the restore"
+    shows "Sent back 1 object(s) the server had lost." < "$work/reset-$backend.txt" || fail "b did not send back the expense the restore lost"
+    device a sync | shows "Started again from a fresh copy" || fail "a did not start again after the restore"
+    [ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after the restore"
+    device a list | shows "Made after the backup" || fail "the expense made after the backup is lost"
+    for name in a b; do
+        [ "$(device $name sync)" = "Synced with $(server_for $name): 0 sent, 0 received." ] || fail "a sync after the restore on $name changed something"
+    done
+}
+
 scenario() {
     backend=$1
     echo "== $backend: $([ "$backend" = sqlite ] && echo "one SQLite server" || echo "two server instances on one PostgreSQL database")"
@@ -177,6 +225,8 @@ scenario() {
     contents d1 | grep -c "device " | grep -qx 10 || fail "the ten devices' expenses are not all there"
 
     # ROWS imported rows, synced with a kill -9 part way, then again: nothing lost, nothing twice.
+    restore_check
+
     awk -v rows="$rows" 'BEGIN {
         print "amount,date,note,category"
         for (i = 1; i <= rows; i++) printf "%d.25,2026-10-%02d,bulk %d,Bulk\n", i % 90 + 1, i % 28 + 1, i
