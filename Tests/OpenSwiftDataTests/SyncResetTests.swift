@@ -60,6 +60,18 @@ import Testing
             return copy
         }
 
+        /// The phone syncs "Lunch", the server's store is backed up, the phone syncs "Dinner"
+        /// (and so do `others`), and the backup is restored: the server has lost the dinner.
+        func dinnerLostInARestore(phone: Int, others: [Int] = []) async throws {
+            try add("Lunch", on: phone)
+            _ = try await sync(phone)
+            let backup = try backUp()
+            try add("Dinner", on: phone)
+            _ = try await sync(phone)
+            for device in others { _ = try await sync(device) }
+            try restore(backup)
+        }
+
         /// Serves `copy` instead, as an operator restoring a backup does.
         func restore(_ copy: URL) throws {
             container.close()
@@ -71,13 +83,7 @@ import Testing
     @Test func aDeviceFindsItsServerWasReplacedByAnOlderCopyAndGivesBackWhatItLost() async throws {
         let world = try World(.file)
         let phone = try world.device(), tablet = try world.device()
-        try world.add("Lunch", on: phone)
-        _ = try await world.sync(phone)
-        let backup = try world.backUp()
-        try world.add("Dinner", on: phone)
-        _ = try await world.sync(phone)
-        _ = try await world.sync(tablet)
-        try world.restore(backup)
+        try await world.dinnerLostInARestore(phone: phone, others: [tablet])
         #expect(try world.serverNotes() == ["Lunch"])
 
         // The phone's position is past the restored store's last change: it starts again,
@@ -103,12 +109,7 @@ import Testing
     @Test func aDeviceFindsTheChangeItLastReceivedIsGone() async throws {
         let world = try World(.file)
         let phone = try world.device(), laptop = try world.device()
-        try world.add("Lunch", on: phone)
-        _ = try await world.sync(phone)
-        let backup = try world.backUp()
-        try world.add("Dinner", on: phone)
-        _ = try await world.sync(phone)
-        try world.restore(backup)
+        try await world.dinnerLostInARestore(phone: phone)
         // Others' changes move the restored store past the phone's position.
         for note in ["Bus", "Train", "Taxi"] { try world.add(note, on: laptop) }
         _ = try await world.sync(laptop)
@@ -122,12 +123,7 @@ import Testing
     @Test func discardingLocalChangesDropsThemAndTakesTheServersVersions() async throws {
         let world = try World(.file)
         let phone = try world.device()
-        try world.add("Lunch", on: phone)
-        _ = try await world.sync(phone)
-        let backup = try world.backUp()
-        try world.add("Dinner", on: phone)
-        _ = try await world.sync(phone)
-        try world.restore(backup)
+        try await world.dinnerLostInARestore(phone: phone)
 
         // Unsynced: a new entry, and an edit of one the server has.
         try world.add("Tea", on: phone)

@@ -90,14 +90,8 @@ import Testing
             SyncRecord(id: ledgerID, entity: "Entry", deleted: nil, fields: ["note": .init(clock: clock, value: SyncValue(.text("Stolen")))]),
             SyncRecord(id: UUID(), entity: "Topic", deleted: nil, fields: ["entries": .init(clock: clock, members: ["+\(ledgerID.uuidString)": clock])]),
         ]
-        for record in forged {
-            let body = try JSONEncoder().encode(SyncRequest(schema: users.server.replica.schemaVersion, node: "mallory", push: [record], pullAfter: 0))
-            #expect {
-                try users.server.respond(to: body, as: SyncPrincipal(user: "mallory"))
-            } throws: { error in
-                guard case SyncError.refused(let refusal) = error else { return false }
-                return refusal.id == record.id && refusal.reason == "it writes an object that devices may not write"
-            }
+        try users.expectEachRefused(forged, as: "mallory") { record, refusal in
+            refusal.id == record.id && refusal.reason == "it writes an object that devices may not write"
         }
         #expect(try ModelContext(users.serverStore.container, owner: "mallory").fetchCount(FetchDescriptor<Entry>()) == 0)
         #expect(try ModelContext(users.serverStore.container, owner: "mallory").fetchCount(FetchDescriptor<Topic>()) == 0)

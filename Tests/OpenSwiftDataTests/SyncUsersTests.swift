@@ -66,6 +66,20 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
             return try context.fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.note)])).map(\.note)
         }
 
+        /// Sends each of `records` alone, straight to the server as `user`'s device, and
+        /// expects each refused as `refused` says.
+        func expectEachRefused(_ records: [SyncRecord], as user: String, _ refused: (SyncRecord, SyncRefusal) -> Bool) throws {
+            for record in records {
+                let body = try JSONEncoder().encode(SyncRequest(schema: server.replica.schemaVersion, node: user, push: [record], pullAfter: 0))
+                #expect {
+                    try server.respond(to: body, as: SyncPrincipal(user: user))
+                } throws: { error in
+                    guard case SyncError.refused(let refusal) = error else { return false }
+                    return refused(record, refusal)
+                }
+            }
+        }
+
         /// Adds a ledger `ledger` with an entry `note` on a device.
         func add(_ note: String, in ledger: String, on device: Int) throws {
             let context = context(device)
@@ -201,14 +215,8 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
         ]
         // Sent straight to the server: each is refused with no version of alice's object, and a
         // reason that does not say whose it is.
-        for record in forged {
-            let body = try JSONEncoder().encode(SyncRequest(schema: users.server.replica.schemaVersion, node: "mallory", push: [record], pullAfter: 0))
-            #expect {
-                try users.server.respond(to: body, as: SyncPrincipal(user: "mallory"))
-            } throws: { error in
-                guard case SyncError.refused(let refusal) = error else { return false }
-                return refusal.id == record.id && refusal.serverRecord == nil && !refusal.reason.contains("alice")
-            }
+        try users.expectEachRefused(forged, as: "mallory") { record, refusal in
+            refusal.id == record.id && refusal.serverRecord == nil && !refusal.reason.contains("alice")
         }
         try await users.sync(mallory)
         #expect(try users.serverNotes() == ["Lunch"])
