@@ -199,15 +199,14 @@ public final class SyncServer: @unchecked Sendable {
         }
     }
 
-    /// Throws ``SyncError/resetRequired(_:)`` where a client's position names changes this
-    /// server does not have: a position past its last change, or an object sent at that
-    /// position whose change it no longer has (an object's change number only grows, and its
-    /// bookkeeping stays). Either means the store was replaced by an older copy — or, for the
-    /// object, that the client's user no longer reads it; a fresh copy is right for both, and
-    /// the answer is the same whoever's identity the client names.
-    /// A client that heard another epoch than the server's (``startNewEpoch()``) is told so
-    /// too. Nothing a client sends changes the epoch: a hostile one could make every device
-    /// start again.
+    /// Throws ``SyncError/resetRequired(reason:serverLost:)`` where a client cannot go on from
+    /// its position: it heard another epoch than the server's (``startNewEpoch()``); its
+    /// position is past the server's last change; or the object it was sent there no longer has
+    /// that change (an object's change number only grows, and its bookkeeping stays) — the
+    /// store was replaced by an older copy — or is one the client's user may no longer read.
+    /// The answer says only which of the last two, about an object the client was sent itself.
+    /// Nothing a client sends changes the epoch: a hostile one could make every device start
+    /// again.
     private func checkPosition(of request: SyncRequest, in view: SyncView) throws {
         let state = try replica.state(in: view.context)
         if let epoch = request.epoch, !epoch.isEmpty, epoch != state.epoch {
