@@ -95,6 +95,42 @@ import Testing
     }
 
     @Test(arguments: StoreKind.keepingOwners)
+    func aContextAlsoReadingAnotherOwnersRowsWritesAsItsOwner(_ kind: StoreKind) throws {
+        let store = try seeded(kind)
+        let bob = ModelContext(store.container, owner: "bob", alsoReading: ["alice"])
+        // Fetches, counts, identifiers and relationships see both owners' rows; nobody's stays out.
+        let expenses = try bob.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        #expect(expenses.map(\.amount) == [1, 2, 30])
+        #expect(try bob.fetchCount(FetchDescriptor<Expense>(predicate: #Predicate { $0.amount < 10 })) == 2)
+        let alicesFood = try #require(expenses.first?.category)
+        #expect(alicesFood.expenses.map(\.amount).sorted() == [1, 2])
+
+        // What it inserts is bob's, and may refer to alice's row.
+        bob.insert(Expense(amount: 7, note: "bob", category: alicesFood))
+        bob.insert(Category(name: "Travel"))
+        // An edit of alice's row is saved as any edit (which owners' rows a user may change is
+        // the app's to decide).
+        alicesFood.name = "Groceries"
+        try bob.save()
+        #expect(try ModelContext(store.container, owner: "bob").fetch(FetchDescriptor<Expense>()).map(\.amount).sorted() == [7, 30])
+        #expect(try ModelContext(store.container, owner: "bob").fetchCount(FetchDescriptor<Category>()) == 2)
+        let alice = ModelContext(store.container, owner: "alice")
+        #expect(try alice.fetch(FetchDescriptor<Category>()).map(\.name) == ["Groceries"])
+        #expect(try alice.fetchCount(FetchDescriptor<Expense>()) == 2)
+        // A unique value holds per owner: carol's "Groceries", made where she reads alice's, is
+        // her own row, not an upsert of alice's.
+        let carol = ModelContext(store.container, owner: "carol", alsoReading: ["alice"])
+        carol.insert(Category(name: "Groceries"))
+        try carol.save()
+        #expect(try ModelContext(store.container, owner: "carol").fetchCount(FetchDescriptor<Category>()) == 1)
+        #expect(try ModelContext(store.container, owner: "alice").fetchCount(FetchDescriptor<Category>()) == 1)
+        // Deletes by predicate reach what it reads, and no more.
+        try bob.delete(model: Expense.self, where: #Predicate { $0.amount < 10 })
+        try bob.save()
+        #expect(try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.amount) == [30, 500])
+    }
+
+    @Test(arguments: StoreKind.keepingOwners)
     func deletesAndUpdatesByPredicateTouchOnlyTheOwnersRows(_ kind: StoreKind) throws {
         let store = try seeded(kind)
         let alice = ModelContext(store.container, owner: "alice")

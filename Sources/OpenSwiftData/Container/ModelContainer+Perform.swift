@@ -39,17 +39,17 @@ extension ModelContainer {
     }
 
     /// Runs `body` as ``perform(_:)`` does, with a context made for `owner`: in a store that
-    /// keeps owners (``OwnedRows``) it reads and writes only that owner's rows
-    /// (``ModelContext/init(_:owner:)``).
+    /// keeps owners (``OwnedRows``) it reads and writes only that owner's rows — and reads the
+    /// rows of the owners in `alsoReading` too (``ModelContext/init(_:owner:alsoReading:)``).
     ///
     /// ```swift
     /// let mine = try await container.perform(owner: user.id) { context in
     ///     try context.fetch(FetchDescriptor<Expense>()).map(ExpenseJSON.init)
     /// }
     /// ```
-    public func perform<Result: Sendable>(owner: String?, _ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
+    public func perform<Result: Sendable>(owner: String?, alsoReading: [String] = [], _ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
         try await workThreads.run { [self] in
-            let context = owner.map { ModelContext(self, owner: $0) } ?? ModelContext(self)
+            let context = owner.map { ModelContext(self, owner: $0, alsoReading: alsoReading) } ?? ModelContext(self)
             // The job's models go with it, even those that reference each other.
             defer { context.releaseModels() }
             return try body(context)

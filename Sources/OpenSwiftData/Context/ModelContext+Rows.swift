@@ -97,6 +97,7 @@ extension ModelContext {
         guard let owner else { return .unused }
         var state = EditingState.unused
         state.owner = owner
+        state.alsoReading = alsoReading
         return state
     }
 

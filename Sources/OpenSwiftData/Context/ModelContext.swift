@@ -34,14 +34,16 @@ public final class ModelContext {
     /// Which context a custom ``DataStore``'s requests come from: the same for the context's
     /// life, with its current ``author``.
     public var editingState: EditingState {
-        if let editingID { return EditingState(id: editingID, author: author, owner: owner) }
+        if let editingID { return EditingState(id: editingID, author: author, owner: owner, alsoReading: alsoReading) }
         let id = UUID()
         editingID = id
-        return EditingState(id: id, author: author, owner: owner)
+        return EditingState(id: id, author: author, owner: owner, alsoReading: alsoReading)
     }
     /// The owner whose rows the context reads and writes, in a store that keeps owners
     /// (``OwnedRows``); `nil` for a context that reads every row.
     public let owner: String?
+    /// Owners whose rows the context reads besides ``owner``'s (``init(_:owner:alsoReading:)``).
+    public let alsoReading: [String]
     /// Made on first use: most contexts never meet a custom store.
     private var editingID: UUID?
     /// Whether a save is running (autosave and nested saves wait for it).
@@ -91,6 +93,7 @@ public final class ModelContext {
     public init(_ container: ModelContainer) {
         self.container = container
         self.owner = nil
+        self.alsoReading = []
     }
 
     /// Creates a context that reads and writes only `owner`'s rows of the entities whose rows
@@ -106,9 +109,22 @@ public final class ModelContext {
     ///
     /// The owner is the app's own, verified name for the user (from its authentication); the
     /// rows of a context without an owner belong to the owner `""`.
-    public init(_ container: ModelContainer, owner: String) {
+    ///
+    /// With `alsoReading`, the context also reads — fetches, counts, faults, relationship
+    /// loads, and may change and delete — the rows of those owners (a team's, a space shared
+    /// with the user), while what it inserts still belongs to `owner`, and a unique constraint
+    /// still holds per owner:
+    ///
+    /// ```swift
+    /// let context = ModelContext(container, owner: "bob", alsoReading: ["team-42"])
+    /// let visible = try context.fetch(FetchDescriptor<Expense>())   // bob's and the team's
+    /// ```
+    ///
+    /// Which owners a user may read is the app's to decide; the context reads what it is told.
+    public init(_ container: ModelContainer, owner: String, alsoReading: [String] = []) {
         self.container = container
         self.owner = owner
+        self.alsoReading = alsoReading.filter { $0 != owner }
     }
 
     /// A context of `context`'s container, for the same owner (or none), without its changes:
@@ -116,6 +132,7 @@ public final class ModelContext {
     init(beside context: ModelContext) {
         self.container = context.container
         self.owner = context.owner
+        self.alsoReading = context.alsoReading
     }
 
     deinit {

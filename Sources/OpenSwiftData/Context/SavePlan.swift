@@ -192,6 +192,7 @@ struct SavePlan {
                     nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)
                 values.editingState = part.editingState
                 values.editingState.owner = context.owner
+                values.editingState.alsoReading = context.alsoReading
                 if !prepared.isEmpty { values.knownKeys = keys }
                 let save = try store.prepareSave(values, schema: context.container.schema)
                 prepared.append((store, save))

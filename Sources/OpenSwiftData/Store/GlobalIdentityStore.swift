@@ -10,9 +10,9 @@ protocol GlobalIdentityStore: AnyObject {
     /// row — giving new ones to keys without one when `assigning` (in a write of its own, which
     /// two writers can run at once: a key keeps the first identity it gets).
     func globalIdentities(_ layout: ModelLayout, keys: [Int64], assigning: Bool) throws -> [Int64: UUID]
-    /// The keys of the rows the identities name (of `owner`'s rows, for a context with one);
-    /// identities the store does not know are left out.
-    func keys(_ layout: ModelLayout, globalIdentities: [UUID], owner: String?) throws -> [UUID: Int64]
+    /// The keys of the rows the identities name (of the rows of `owners`, for a context with an
+    /// owner: ``EditingState/readingOwners``); identities the store does not know are left out.
+    func keys(_ layout: ModelLayout, globalIdentities: [UUID], owners: [String]?) throws -> [UUID: Int64]
     /// The key of the stored row that a new row with `values` (attributes by name, in stored
     /// form), inserted by a context with `owner`, would become by a unique constraint
     /// (SwiftData's upsert), if any.

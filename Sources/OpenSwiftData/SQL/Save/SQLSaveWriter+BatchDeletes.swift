@@ -9,7 +9,7 @@ extension SQLSaveWriter {
         var deleted: [(layout: ModelLayout, keys: [Int64], store: String)] = []
         for batch in changes.batchDeletes {
             let layout = batch.layout
-            var keysSelect = try store.keysSelect(batch, owner: changes.editingState.owner)
+            var keysSelect = try store.keysSelect(batch, owners: changes.editingState.readingOwners)
             // The rows this save inserted, or upserted into, were written after the delete was
             // asked for: it never applies to them (`delete(model:)` then `insert` is a restore).
             if let fresh = freshRows(in: layout.tableName) {

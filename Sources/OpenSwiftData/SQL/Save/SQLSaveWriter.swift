@@ -172,7 +172,7 @@ struct SQLSaveWriter {
                 columns: [.constant(.integer(1))],
                 from: SQLTableReference(table: entry.layout.tableName, alias: "t0"),
                 whereClause: store.limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(0))),
-                                            to: changes.editingState.owner, of: entry.layout, alias: "t0"))
+                                            to: changes.editingState.readingOwners, of: entry.layout, alias: "t0"))
             let rendered = SQLRenderer.render(.select(lookup), dialect: store.dialect)
             let others = rendered.bindings.dropFirst()
             for key in entry.keys {

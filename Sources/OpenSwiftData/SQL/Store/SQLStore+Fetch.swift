@@ -10,24 +10,25 @@ extension SQLStore {
 
     /// The `SELECT` for a fetch, reading `columns` (by default whole rows of the slots asked for).
     private func select<T>(_ request: StoreFetch<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
-        var builder = queryBuilder(request.layout, owner: request.editingState.owner)
+        var builder = queryBuilder(request.layout, owners: request.editingState.readingOwners)
         var select = try builder.select(request.descriptor, columns: columns ?? rowColumns(request.layout, alias: "t0", slots: request.slots))
         if request.ignoresPaging {
             select.limit = nil
             select.offset = nil
         }
         for batch in request.excluded where batch.layout === request.layout {
-            let excluded = SQLExpression.not(.inSelect(.column(table: "t0", name: ModelLayout.primaryKeyColumn), try keysSelect(batch, owner: request.editingState.owner)))
+            let excluded = SQLExpression.not(.inSelect(.column(table: "t0", name: ModelLayout.primaryKeyColumn), try keysSelect(batch, owners: request.editingState.readingOwners)))
             select.whereClause = select.whereClause.map { .binary($0, .and, excluded) } ?? excluded
         }
         return select
     }
 
     /// The query builder for `layout`'s rows: in a class hierarchy's table, only the rows of the
-    /// entity and its subclasses; for a context with an `owner`, only that owner's rows.
-    func queryBuilder(_ layout: ModelLayout, owner: String?) -> QueryBuilder {
+    /// entity and its subclasses; for a context with an owner, only the rows of the `owners` it
+    /// reads.
+    func queryBuilder(_ layout: ModelLayout, owners: [String]?) -> QueryBuilder {
         QueryBuilder(root: layout, hierarchies: hierarchies, format: format,
-                     entityCondition: limiting(hierarchyRows(layout)?.entityCondition(alias: "t0"), to: owner, of: layout, alias: "t0"))
+                     entityCondition: limiting(hierarchyRows(layout)?.entityCondition(alias: "t0"), to: owners, of: layout, alias: "t0"))
     }
 
     func rowShape(_ layout: ModelLayout, slots: [Int]?) -> RowShape {
@@ -88,20 +89,20 @@ extension SQLStore {
     }
 
     func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws {
-        _ = try keysSelect(BatchDelete(layout: layout, descriptor: descriptor), owner: nil)
+        _ = try keysSelect(BatchDelete(layout: layout, descriptor: descriptor), owners: nil)
     }
 
-    /// The query selecting the keys of the rows a batch delete by a context with `owner` removes.
-    func keysSelect(_ batch: BatchDelete, owner: String?) throws -> SQLSelect {
-        try keysSelect(batch.descriptor, layout: batch.layout, owner: owner)
+    /// The query selecting the keys of the rows a batch delete by a context reading `owners`' rows removes.
+    func keysSelect(_ batch: BatchDelete, owners: [String]?) throws -> SQLSelect {
+        try keysSelect(batch.descriptor, layout: batch.layout, owners: owners)
     }
 
-    func keysSelect(_ batch: BatchUpdate, owner: String?) throws -> SQLSelect {
-        try keysSelect(batch.descriptor, layout: batch.layout, owner: owner)
+    func keysSelect(_ batch: BatchUpdate, owners: [String]?) throws -> SQLSelect {
+        try keysSelect(batch.descriptor, layout: batch.layout, owners: owners)
     }
 
-    private func keysSelect<D: TypedFetchDescriptor>(_ descriptor: D, layout: ModelLayout, owner: String?) throws -> SQLSelect {
-        var builder = queryBuilder(layout, owner: owner)
+    private func keysSelect<D: TypedFetchDescriptor>(_ descriptor: D, layout: ModelLayout, owners: [String]?) throws -> SQLSelect {
+        var builder = queryBuilder(layout, owners: owners)
         var select = try builder.select(descriptor.typed, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
         select.orderBy = []
         return select
@@ -119,7 +120,7 @@ extension SQLStore {
             let select = SQLSelect(
                 columns: rowColumns(layout, alias: "t0"),
                 from: SQLTableReference(table: layout.tableName, alias: "t0"),
-                whereClause: limiting(whereClause, to: editingState.owner, of: layout, alias: "t0"))
+                whereClause: limiting(whereClause, to: editingState.readingOwners, of: layout, alias: "t0"))
             try read { connection in
                 try query(select, on: connection, row: row)
             }
@@ -130,7 +131,7 @@ extension SQLStore {
         let select = SQLSelect(
             columns: layout.rowColumns(alias: "t0"),
             from: SQLTableReference(table: layout.tableName, alias: "t0"),
-            whereClause: limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))), to: editingState.owner, of: layout, alias: "t0"))
+            whereClause: limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))), to: editingState.readingOwners, of: layout, alias: "t0"))
         var found = false
         try read { connection in
             try query(select, on: connection) { current in
@@ -167,7 +168,7 @@ extension SQLStore {
             if let entity = hierarchy?.entityCondition(alias: "t0"), let keys = select.whereClause {
                 select.whereClause = .binary(keys, .and, entity)
             }
-            select.whereClause = limiting(select.whereClause, to: editingState.owner, of: destination, alias: "t0")
+            select.whereClause = limiting(select.whereClause, to: editingState.readingOwners, of: destination, alias: "t0")
             select.orderBy = [SQLOrdering(expression: owner, ascending: true),
                               SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true)]
             let ownerColumn = Int32(select.columns.count - 1)

@@ -15,16 +15,18 @@ extension SQLStore {
         ownedRows?.owns(layout) == true
     }
 
-    /// The condition keeping `owner`'s rows of `layout`'s table under `alias`; `nil` for a
-    /// context without an owner (it reads every row) or a table that keeps none.
-    func ownerCondition(_ layout: ModelLayout, owner: String?, alias: String) -> SQLExpression? {
-        guard let owner, keepsOwner(layout) else { return nil }
-        return .binary(.column(table: alias, name: Self.ownerColumn), .equal, .bind(.text(owner)))
+    /// The condition keeping the rows of `owners` (``EditingState/readingOwners``) of
+    /// `layout`'s table under `alias`; `nil` for a context without an owner (it reads every
+    /// row) or a table that keeps none.
+    func ownerCondition(_ layout: ModelLayout, owners: [String]?, alias: String) -> SQLExpression? {
+        guard let owners, let first = owners.first, keepsOwner(layout) else { return nil }
+        let column = SQLExpression.column(table: alias, name: Self.ownerColumn)
+        return owners.count == 1 ? .binary(column, .equal, .bind(.text(first))) : .in(column, owners.map { .bind(.text($0)) })
     }
 
-    /// `condition`, further limited to `owner`'s rows of `layout` (see ``ownerCondition(_:owner:alias:)``).
-    func limiting(_ condition: SQLExpression?, to owner: String?, of layout: ModelLayout, alias: String) -> SQLExpression? {
-        guard let limit = ownerCondition(layout, owner: owner, alias: alias) else { return condition }
+    /// `condition`, further limited to the rows of `owners` of `layout` (see ``ownerCondition(_:owners:alias:)``).
+    func limiting(_ condition: SQLExpression?, to owners: [String]?, of layout: ModelLayout, alias: String) -> SQLExpression? {
+        guard let limit = ownerCondition(layout, owners: owners, alias: alias) else { return condition }
         return condition.map { .binary($0, .and, limit) } ?? limit
     }
 
