@@ -117,17 +117,48 @@ import Testing
         let alice = ModelContext(store.container, owner: "alice")
         #expect(try alice.fetch(FetchDescriptor<Category>()).map(\.name) == ["Groceries"])
         #expect(try alice.fetchCount(FetchDescriptor<Expense>()) == 2)
-        // A unique value holds per owner: carol's "Groceries", made where she reads alice's, is
+        // A unique value holds per owner: carol's tag "swift", made where she reads alice's, is
         // her own row, not an upsert of alice's.
+        alice.insert(Tag(name: "swift", uses: 1))
+        try alice.save()
         let carol = ModelContext(store.container, owner: "carol", alsoReading: ["alice"])
-        carol.insert(Category(name: "Groceries"))
+        carol.insert(Tag(name: "swift", uses: 9))
         try carol.save()
-        #expect(try ModelContext(store.container, owner: "carol").fetchCount(FetchDescriptor<Category>()) == 1)
-        #expect(try ModelContext(store.container, owner: "alice").fetchCount(FetchDescriptor<Category>()) == 1)
+        #expect(try ModelContext(store.container, owner: "carol").fetch(FetchDescriptor<Tag>()).map(\.uses) == [9])
+        #expect(try ModelContext(store.container, owner: "alice").fetch(FetchDescriptor<Tag>()).map(\.uses) == [1])
         // Deletes by predicate reach what it reads, and no more.
         try bob.delete(model: Expense.self, where: #Predicate { $0.amount < 10 })
         try bob.save()
         #expect(try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.amount) == [30, 500])
+    }
+
+    @Test(arguments: StoreKind.keepingOwners)
+    func aStoredRowCanBeGivenToAnotherOwner(_ kind: StoreKind) throws {
+        let store = try seeded(kind)
+        let alice = ModelContext(store.container, owner: "alice")
+        let food = try #require(try alice.fetch(FetchDescriptor<Category>()).first)
+        alice.setOwner("team", of: food)
+        #expect(alice.hasChanges)
+        try alice.save()
+        // The team's now, with its values and links: alice reads it only as a reader of the team's.
+        #expect(try ModelContext(store.container, owner: "alice").fetchCount(FetchDescriptor<Category>()) == 0)
+        let team = try ModelContext(store.container, owner: "team").fetch(FetchDescriptor<Category>())
+        #expect(team.map(\.name) == ["Food"])
+        let reader = ModelContext(store.container, owner: "alice", alsoReading: ["team"])
+        #expect(try reader.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map { $0.category?.name } == ["Food", "Food"])
+
+        // Given to an owner that holds the same unique value, the save fails and nothing moves.
+        for owner in ["team", "bob"] {
+            let context = ModelContext(store.container, owner: owner)
+            context.insert(Tag(name: "swift"))
+            try context.save()
+        }
+        let bob = ModelContext(store.container, owner: "bob")
+        let bobsTag = try #require(try bob.fetch(FetchDescriptor<Tag>()).first)
+        bob.setOwner("team", of: bobsTag)
+        #expect(throws: SwiftDataError.self) { try bob.save() }
+        #expect(try ModelContext(store.container, owner: "bob").fetchCount(FetchDescriptor<Tag>()) == 1)
+        #expect(try ModelContext(store.container, owner: "team").fetchCount(FetchDescriptor<Tag>()) == 1)
     }
 
     @Test(arguments: StoreKind.keepingOwners)

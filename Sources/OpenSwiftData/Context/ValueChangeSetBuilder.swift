@@ -12,7 +12,8 @@ struct ValueChangeSetBuilder {
     let withOriginals: Bool
     /// Identities new models arrive with from a sync (``ModelContext/pendingGlobalIdentities``).
     var globalIdentities: [(model: any PersistentModel, id: UUID)] = []
-    /// Owners inserted models are saved for instead of the context's (``ModelContext/pendingOwners``).
+    /// Owners inserted models are saved for instead of the context's, and stored models are
+    /// given to (``ModelContext/pendingOwners``).
     var owners: [ObjectIdentifier: (model: any PersistentModel, owner: String)] = [:]
 
     /// The change set for the groups of a save.
@@ -31,6 +32,13 @@ struct ValueChangeSetBuilder {
             changes.updates += try updates(group)
             referenced.collect(group, isNew: false)
             if group.layout.hasPairs { members(of: group, isNew: false, into: &changes.members) }
+            guard !owners.isEmpty else { continue }
+            for model in group.models {
+                let data = model.persistentBackingData
+                if let key = data.primaryKey, let owner = owners[ObjectIdentifier(model)]?.owner {
+                    changes.ownerMoves.append(ValueChangeSet.OwnerMove(layout: data.layout, key: key, owner: owner))
+                }
+            }
         }
         changes.referencedRows = referenced.rows
         for (model, id) in globalIdentities {

@@ -37,6 +37,15 @@ struct ValueChangeSet {
     /// Global identities stored rows answer to from now on (sync: another device's model merged
     /// into the row), besides their own (see ``GlobalIdentityStore``).
     var globalAliases: [GlobalAlias] = []
+    /// Stored rows that belong to another owner from now on (``OwnedRows``).
+    var ownerMoves: [OwnerMove] = []
+
+    /// A stored row given to `owner`.
+    struct OwnerMove {
+        let layout: ModelLayout
+        let key: Int64
+        let owner: String
+    }
 
     /// A global identity a stored row answers to.
     struct GlobalAlias {

@@ -29,10 +29,13 @@ extension ModelContext {
 
     // MARK: Owners
 
-    /// Saves `model`, inserted into this context, for `owner` instead of the context's own
-    /// (``OwnedRows``): sync's bookkeeping of an object follows the object's owner.
+    /// Saves `model` for `owner` (``OwnedRows``): one inserted into this context is inserted for
+    /// `owner` instead of the context's own (sync's bookkeeping of an object follows the
+    /// object's owner); a stored one is given to `owner` by the next save, which records no
+    /// change of it in history (its values stay as they are).
     package func setOwner(_ owner: String, of model: any PersistentModel) {
         pendingOwners[ObjectIdentifier(model)] = (model, owner)
+        if model.persistentBackingData.state == .managed { noteChanged(model) }
     }
 
     /// The owner of each stored model of `ids` whose rows keep one (`""`: no one's); models of

@@ -73,6 +73,7 @@ struct SQLSaveWriter {
         }
         try writeGlobalIdentities()
         try writeUpdates(store: store, connection: connection)
+        try writeOwnerMoves(store: store, connection: connection)
         try checkReferencedRowsExist(store: store, connection: connection)
         try writeJoinTables(store: store, connection: connection)
 
