@@ -18,8 +18,9 @@ import FoundationNetworking
 /// never appears in an error. Errors name the server: ``SyncError/server(_:)`` when it cannot be
 /// reached or fails, ``SyncError/unauthorized(_:)`` for a refused token,
 /// ``SyncError/refused(_:)`` for a record it refused (the client goes back to the server's version),
-/// ``SyncError/tooLarge(_:)`` for a request too large (the client sends smaller pages), and
-/// ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/malformed(_:)`` as the server
+/// ``SyncError/tooLarge(_:)`` for a request too large (the client sends smaller pages),
+/// ``SyncError/resetRequired(reason:serverLost:)`` where the client must start again from a fresh
+/// copy (answer 410), and ``SyncError/schemaMismatch(local:remote:)`` or ``SyncError/malformed(_:)`` as the server
 /// explains. A reply larger than ``SyncServer/maximumReplyBytes`` is cut off and refused.
 public struct HTTPSyncTransport: SyncTransport {
     /// Where requests are posted (the server's sync route).

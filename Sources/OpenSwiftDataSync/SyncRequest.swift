@@ -13,7 +13,7 @@ struct SyncRequest: Codable, Sendable {
     var pullAfter: Int64?
     /// The client's position in the server's changes and the object it was sent there
     /// (``SyncReply/cursorObject``), sent with every request: the server first checks it still
-    /// has that change (``SyncError/resetRequired(_:)``), before it merges or sends anything.
+    /// has that change (``SyncError/resetRequired(reason:serverLost:)``), before it merges or sends anything.
     var position: Int64?
     var positionObject: UUID?
     /// The server's epoch as the client last heard it (``SyncReplicaState/epoch``).
