@@ -90,49 +90,16 @@ public final class ModelContext {
     }
 
     /// Creates a context for a container.
-    public init(_ container: ModelContainer) {
-        self.container = container
-        self.owner = nil
-        self.alsoReading = []
+    public convenience init(_ container: ModelContainer) {
+        self.init(container: container, owner: nil, alsoReading: [])
     }
 
-    /// Creates a context that reads and writes only `owner`'s rows of the entities whose rows
-    /// keep an owner (``ModelConfiguration/ownedRows``): its fetches, counts, faults and
-    /// relationship loads never see another owner's row, what it inserts belongs to `owner`, and
-    /// unique constraints hold among `owner`'s rows. Rows of shared entities, and every row of a
-    /// store that keeps no owners, it reads and writes as any context does.
-    ///
-    /// ```swift
-    /// let context = ModelContext(container, owner: user.id)
-    /// let expenses = try context.fetch(FetchDescriptor<Expense>())   // this user's only
-    /// ```
-    ///
-    /// The owner is the app's own, verified name for the user (from its authentication); the
-    /// rows of a context without an owner belong to the owner `""`.
-    ///
-    /// With `alsoReading`, the context also reads — fetches, counts, faults, relationship
-    /// loads, and may change and delete — the rows of those owners (a team's, a space shared
-    /// with the user), while what it inserts still belongs to `owner`, and a unique constraint
-    /// still holds per owner:
-    ///
-    /// ```swift
-    /// let context = ModelContext(container, owner: "bob", alsoReading: ["team-42"])
-    /// let visible = try context.fetch(FetchDescriptor<Expense>())   // bob's and the team's
-    /// ```
-    ///
-    /// Which owners a user may read is the app's to decide; the context reads what it is told.
-    public init(_ container: ModelContainer, owner: String, alsoReading: [String] = []) {
+    /// The initializer the others call (see ``init(_:owner:alsoReading:)``, in
+    /// ModelContext+Owners.swift): `owner` is `nil` for a context that reads every row.
+    init(container: ModelContainer, owner: String?, alsoReading: [String]) {
         self.container = container
         self.owner = owner
         self.alsoReading = alsoReading.filter { $0 != owner }
-    }
-
-    /// A context of `context`'s container, for the same owner (or none), without its changes:
-    /// what the library reads or writes apart from a context stays within its owner's rows.
-    init(beside context: ModelContext) {
-        self.container = context.container
-        self.owner = context.owner
-        self.alsoReading = context.alsoReading
     }
 
     deinit {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Stored rows given to another owner (``ModelContext/setOwner(_:of:)``).
+/// Stored rows given to another owner (``ValueChangeSet/ownerMoves``).
 extension SQLSaveWriter {
     /// Gives stored rows to their new owners (``ValueChangeSet/ownerMoves``); rows of tables
     /// that keep no owner have none to change. A unique value the new owner already holds
