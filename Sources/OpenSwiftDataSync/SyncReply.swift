@@ -10,7 +10,7 @@ struct SyncReply: Codable, Sendable {
     /// Changed objects, oldest change first, with the objects they refer to that the client
     /// may not have yet.
     var records: [SyncRecord] = []
-    /// The server's epoch (``SyncReplicaState/epoch``).
+    /// The server's epoch (``SyncReplicaState/epoch``), on replies that pull.
     var epoch: String?
     /// The position to pull after next time.
     var cursor: Int64

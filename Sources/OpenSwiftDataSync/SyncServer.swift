@@ -190,7 +190,7 @@ public final class SyncServer: @unchecked Sendable {
                 try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: writing.context, requiring: access.conditions)
             }
             guard let after = request.pullAfter else {
-                return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, epoch: try replica.state(in: writing.context).epoch, cursor: 0, more: false))
+                return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: 0, more: false))
             }
             // A view made after the push's save: its objects are read as they are now.
             let reading = principal == nil ? writing : access.readingView(for: principal, replica: replica)
