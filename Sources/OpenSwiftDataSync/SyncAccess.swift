@@ -12,6 +12,8 @@ struct SyncAccess: Sendable {
     let readableByEveryone: Set<String>
     /// What objects devices write must match.
     let conditions: [SyncCondition]
+    /// Whether users share trees of objects (the schema has ``SyncSchema/sharingModels``).
+    let sharing: Bool
 
     init(_ rules: [SyncRule], replica: SyncReplica) throws {
         var readingEveryone = Set<String>(), readOnly = Set<String>(), everyone = Set<String>(), conditions: [SyncCondition] = []
@@ -39,6 +41,7 @@ struct SyncAccess: Sendable {
         self.readOnly = readOnly.union(everyone)
         self.readableByEveryone = everyone
         self.conditions = conditions
+        self.sharing = SyncSharing.isEnabled(in: replica)
     }
 
     /// Checks that the entities every user reads keep no owner, and that no relationship would
@@ -64,39 +67,47 @@ struct SyncAccess: Sendable {
         }
     }
 
-    /// The context a principal's pushed records are merged in: its user's (what it makes
-    /// belongs to that user, and it finds only that user's objects); for no principal (one
-    /// dataset), one that reads every row.
-    func writingContext(for principal: SyncPrincipal?, replica: SyncReplica) -> ModelContext {
-        let context = principal.map { ModelContext(replica.container, owner: $0.user) } ?? ModelContext(replica.container)
+    /// The shared trees `principal`'s user reads (none without sharing or a principal).
+    func spaces(for principal: SyncPrincipal?, replica: SyncReplica) throws -> SyncSpaces {
+        guard sharing, let principal else { return SyncSpaces() }
+        return try SyncSpaces.of(principal.user, in: replica.container)
+    }
+
+    /// What a principal's pushes merge in and are checked against: its user's objects and the
+    /// shared trees it reads (what it makes belongs to that user), and those every user reads;
+    /// for no principal (one dataset), every row.
+    func writingView(for principal: SyncPrincipal?, replica: SyncReplica) throws -> SyncView {
+        guard let principal else { return SyncView(context: Self.context(replica, owner: nil), everyone: nil, shared: []) }
+        let spaces = try spaces(for: principal, replica: replica)
+        var view = view(Self.context(replica, owner: principal.user, alsoReading: spaces.all), replica: replica)
+        view.spaces = spaces
+        if !spaces.all.isEmpty {
+            view.streams = ([principal.user] + spaces.all).map { Self.context(replica, owner: $0) }
+        }
+        return view
+    }
+
+    /// What a principal's pulls read: as ``writingView(for:replica:)``, or — for a role that
+    /// reads everything — every object.
+    func readingView(for principal: SyncPrincipal?, replica: SyncReplica) throws -> SyncView {
+        guard let principal, principal.roles.isDisjoint(with: readingEveryone) else {
+            return SyncView(context: Self.context(replica, owner: nil), everyone: nil, shared: [])
+        }
+        return try writingView(for: principal, replica: replica)
+    }
+
+    /// A context of sync's own (no autosave) reading `owner`'s rows and `alsoReading`'s, or every row.
+    private static func context(_ replica: SyncReplica, owner: String?, alsoReading: [String] = []) -> ModelContext {
+        let context = owner.map { ModelContext(replica.container, owner: $0, alsoReading: alsoReading) } ?? ModelContext(replica.container)
         context.autosaveEnabled = false
         return context
-    }
-
-    /// What a principal's pushes are checked against: its user's objects, and those every user
-    /// reads.
-    func writingView(for principal: SyncPrincipal?, replica: SyncReplica) -> SyncView {
-        view(writingContext(for: principal, replica: replica), replica: replica)
-    }
-
-    /// What a principal's pulls read: its user's objects and those every user reads, or — for a
-    /// role that reads everything — every object.
-    func readingView(for principal: SyncPrincipal?, replica: SyncReplica) -> SyncView {
-        guard let principal, principal.roles.isDisjoint(with: readingEveryone) else {
-            let context = ModelContext(replica.container)
-            context.autosaveEnabled = false
-            return view(context, replica: replica)
-        }
-        return writingView(for: principal, replica: replica)
     }
 
     /// `context`, and for a user's context the bookkeeping of the objects every user reads,
     /// which belongs to no one (the server's capture makes it without an owner).
     private func view(_ context: ModelContext, replica: SyncReplica) -> SyncView {
         guard context.owner != nil, !readableByEveryone.isEmpty else { return SyncView(context: context, everyone: nil, shared: []) }
-        let everyone = ModelContext(replica.container, owner: "")
-        everyone.autosaveEnabled = false
-        return SyncView(context: context, everyone: everyone, shared: readableByEveryone)
+        return SyncView(context: context, everyone: Self.context(replica, owner: ""), shared: readableByEveryone)
     }
 
     /// Refuses the first pushed record that writes a read-only entity, or that names — as
@@ -113,6 +124,7 @@ struct SyncAccess: Sendable {
         let named = Set(records.flatMap(\.namedIdentities))
         guard !named.isEmpty else { return }
         let own = try replica.syncedObjects(Array(named), in: view.context)
+        try authorizeShared(records, of: principal, own: own, in: view)
         var others = named.subtracting(own.keys)
         guard !others.isEmpty else { return }
         let shared = try view.sharedObjects(Array(others), replica: replica)
@@ -126,6 +138,26 @@ struct SyncAccess: Sendable {
         guard !foreign.isEmpty else { return }
         for record in records where record.namedIdentities.contains(where: foreign.contains) {
             throw SyncError.refused(SyncRefusal(entity: record.entity, id: record.id, reason: "it names an object that is not \(principal.user)'s to write"))
+        }
+    }
+
+    /// Refuses a pushed record that writes an object of a tree shared with the principal's user
+    /// to read only, or that changes a share the user did not make (only a share's sharer
+    /// changes or ends it; a share's own checks come after its merge, ``SyncSharing``).
+    private func authorizeShared(_ records: [SyncRecord], of principal: SyncPrincipal, own: [UUID: SyncedObject], in view: SyncView) throws {
+        let foreign = Set(view.spaces.writable + view.spaces.readable)
+        guard !foreign.isEmpty, !own.isEmpty else { return }
+        let owners = try view.context.owners(of: own.values.map(\.persistentModelID))
+        let zoneOf = own.compactMapValues { owners[$0.persistentModelID] }
+        let readOnly = Set(view.spaces.readable)
+        for record in records {
+            if record.entity == SyncShare.entityName || record.alias.flatMap({ own[$0]?.entity }) == SyncShare.entityName,
+               record.writtenIdentities.contains(where: { zoneOf[$0].map(foreign.contains) ?? false }) {
+                throw SyncError.refused(SyncRefusal(entity: record.entity, id: record.id, reason: "only the user who shared an object changes or ends its shares"))
+            }
+            if record.writtenIdentities.contains(where: { zoneOf[$0].map(readOnly.contains) ?? false }) {
+                throw SyncError.refused(SyncRefusal(entity: record.entity, id: record.id, reason: "it writes an object shared with \(principal.user) to read only"))
+            }
         }
     }
 }

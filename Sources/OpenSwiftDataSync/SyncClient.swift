@@ -162,7 +162,7 @@ public actor SyncClient {
         while true {
             let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor,
                                               position: state.serverCursor > 0 ? state.serverCursor : nil, positionObject: state.serverCursorObject,
-                                              epoch: state.serverCursor > 0 ? state.serverEpoch : nil, pullLimit: pageSize, pullBytes: pageBytes))
+                                              epoch: state.serverCursor > 0 ? state.serverEpoch : nil, view: sharedView(state), pullLimit: pageSize, pullBytes: pageBytes))
             let reply = try await exchange(body)
             received += reply.records.count
             result.refused += reply.refused
@@ -204,7 +204,7 @@ public actor SyncClient {
             while !pushing.isEmpty {
                 let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, push: pushing, pullAfter: nil,
                                                   position: state.serverCursor > 0 ? state.serverCursor : nil, positionObject: state.serverCursorObject,
-                                                  epoch: state.serverCursor > 0 ? state.serverEpoch : nil))
+                                                  epoch: state.serverCursor > 0 ? state.serverEpoch : nil, view: sharedView(state)))
                 let tooLarge = body.count > SyncServer.maximumRequestBytes
                 if page.count > 1, body.count > pageBytes || tooLarge {
                     limit = max(1, page.count / 2)
@@ -254,6 +254,8 @@ public actor SyncClient {
                 state.serverCursor = max(state.serverCursor, reply.cursor)
                 state.syncedSchema = replica.schemaVersion
                 if let epoch = reply.epoch { state.serverEpoch = epoch }
+                if let user = reply.user { state.user = user }
+                if let view = reply.view { state.view = view }
             }
         }
     }
@@ -284,6 +286,12 @@ public actor SyncClient {
                 records.removeAll { $0.id == refusal.id }
             }
         }
+    }
+
+    /// The shared trees this client's user read at its last pull, for the server to compare
+    /// (``SyncReplicaState/view``); none while a fresh start pulls everything again.
+    private func sharedView(_ state: SyncReplicaState) -> String? {
+        state.serverCursor > 0 && !state.view.isEmpty ? state.view : nil
     }
 
     private func encode(_ request: SyncRequest) throws -> Data {

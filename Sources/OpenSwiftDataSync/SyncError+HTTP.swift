@@ -21,7 +21,7 @@ extension SyncError {
         case .busy: 429
         case .resetRequired: 410
         case .unauthorized: 401
-        case .unsupportedStore, .server: 500
+        case .unsupportedStore, .server, .cannotShare: 500
         }
     }
 

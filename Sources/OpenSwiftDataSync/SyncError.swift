@@ -24,6 +24,10 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
     /// user may no longer read what it was last sent. ``SyncClient`` starts again from a fresh
     /// copy of the server's objects (see ``SyncClient/Reset``).
     case resetRequired(reason: String, serverLost: Bool)
+    /// A share this device cannot make (``OpenSwiftData/ModelContext/share(_:with:role:)``): the
+    /// schema lacks ``SyncSchema/sharingModels``, the device has not learned its user from its
+    /// server yet, or the object is not this user's to share.
+    case cannotShare(String)
 
     /// The error as a sentence for people.
     public var description: String {
@@ -37,6 +41,7 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case .tooLarge(let reason): "the request is too large: \(reason)"
         case .busy(let reason): "the server is busy: \(reason)"
         case .resetRequired(let reason, _): "this device must start again from a fresh copy: \(reason)"
+        case .cannotShare(let reason): "cannot share: \(reason)"
         }
     }
 }

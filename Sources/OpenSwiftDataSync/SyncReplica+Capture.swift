@@ -9,12 +9,15 @@ extension SyncReplica {
     /// capture reads the whole history. Where history it had not read was deleted, it records
     /// every object there is as edited now, and every synced object whose row is gone as deleted
     /// — unless `recoveringLostHistory` is false (a server instance, whose lost history is another
-    /// instance's purge: it throws, and reads again). Returns the number of objects it recorded.
+    /// instance's purge: it throws, and reads again). `arranging` sees the models it found
+    /// inserted or changed, before the save (a server keeps shared trees together there).
+    /// Returns the number of objects it recorded.
     @discardableResult
-    func capture(in context: ModelContext, recoveringLostHistory: Bool = true) throws -> Int {
+    func capture(in context: ModelContext, recoveringLostHistory: Bool = true, arranging: (([PersistentIdentifier]) throws -> Void)? = nil) throws -> Int {
         let state = try state(in: context)
         var clock = SyncClock(value: state.clock, node: node)
         var stamped = 0
+        var edited: [PersistentIdentifier] = []
         let unsaved = UnsavedBookkeeping(context)
         if state.capturedTransaction < 0 {
             // Everything so far is this replica's. With the whole history kept, it is read from
@@ -42,11 +45,13 @@ extension SyncReplica {
                         guard let properties = entities[change.entity] else { continue }
                         switch change.kind {
                         case 0:
+                            if arranging != nil { edited += change.models }
                             stamped += try stamp(change.models, entity: change.entity, properties: properties.map(\.name), clock: clock, state: state, in: context, unsaved: unsaved)
                         case 1:
                             let synced = Set(properties.map(\.name))
                             let names = change.properties.filter { synced.contains($0) }
                             if !names.isEmpty {
+                                if arranging != nil { edited += change.models }
                                 stamped += try stamp(change.models, entity: change.entity, properties: names, clock: clock, state: state, in: context, unsaved: unsaved)
                             }
                         default:
@@ -57,6 +62,7 @@ extension SyncReplica {
                 state.capturedTransaction = lastEntry.transaction
             }
         }
+        if let arranging, !edited.isEmpty { try arranging(edited) }
         state.clock = clock.value
         try save(context)
         return stamped

@@ -30,6 +30,8 @@ struct SyncReplica {
     let roots: [String: String]
     /// ``entities`` by property name, for checking records.
     let syncedByName: [String: [String: SyncPropertyDescription]]
+    /// How objects hang off each other, for shared trees (``SyncShare``).
+    let sharingLinks: SyncSharing.Links
     /// The schema's version, a fingerprint of the synced entities and properties, and the
     /// entities with resolvers, which both sides of a sync must share.
     let schemaVersion: String
@@ -41,7 +43,7 @@ struct SyncReplica {
             throw SyncError.unsupportedStore("the container has no store")
         }
         let names = Set(container.schema.entities.map(\.name))
-        guard SyncSchema.entityNames.isSubset(of: names) else {
+        guard SyncSchema.requiredEntityNames.isSubset(of: names) else {
             throw SyncError.unsupportedStore("the container's schema lacks sync's models; add SyncSchema.models to it")
         }
         try context.prepareGlobalIdentities()
@@ -65,6 +67,7 @@ struct SyncReplica {
         self.syncedByName = entities.mapValues { properties in Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }) }
         self.roots = Dictionary(all.map { ($0.name, $0.root) }, uniquingKeysWith: { first, _ in first })
         self.allProperties = allProperties
+        self.sharingLinks = SyncSharing.Links(allProperties)
         self.constraints = constraints
         self.resolvers = try Self.byEntity(resolvers, \.entity, kind: "resolver", synced: entities)
         self.validators = try Self.byEntity(validators, \.entity, kind: "validator", synced: entities)
@@ -237,10 +240,11 @@ extension SyncReplica {
     /// changed. Every record is checked first (``check(_:skew:in:)``, clocks within `skew`), and
     /// each object it leaves against the `conditions` of its type (a server's rules); a record
     /// refused there or in the merge throws ``SyncError/refused(_:)`` naming it, and nothing is
-    /// kept.
+    /// kept. `arranging` sees the merge before the save (a server keeps shared trees together
+    /// there), and may refuse a record too.
     @discardableResult
     func apply(_ records: [SyncRecord], skew: TimeInterval, in context: ModelContext, requiring conditions: [SyncCondition] = [],
-               before save: (SyncReplicaState) -> Void = { _ in }) throws -> Int {
+               before save: (SyncReplicaState) -> Void = { _ in }, arranging: ((SyncMerge, SyncReplicaState) throws -> Void)? = nil) throws -> Int {
         let state = try state(in: context)
         var clock = SyncClock(value: state.clock, node: node)
         for record in records {
@@ -259,6 +263,7 @@ extension SyncReplica {
         }
         try merge.resolveReferences()
         try merge.requireConditions(conditions, of: records)
+        try arranging?(merge, state)
         // An edit saved here since the last capture could be overwritten unseen by what was
         // merged: then the merge starts again, after capturing it (``Interrupted``).
         if try context.historyEntries(after: state.capturedTransaction, limit: nil).entries.contains(where: { $0.author != Self.author }) {

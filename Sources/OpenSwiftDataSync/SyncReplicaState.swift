@@ -31,6 +31,13 @@ public final class SyncReplicaState {
     /// A client's server's epoch, as its last reply said: another one means the client cannot
     /// go on from where it is.
     public var serverEpoch: String = ""
+    /// The user a client's server knows it as (a server of one dataset names none): its
+    /// shares are made in that name (``SyncShare/owner``).
+    public var user: String = ""
+    /// The fingerprint of the shared trees a client's user read at its last pull: when its
+    /// server's differs (a tree was shared with the user, or a share ended), the client starts
+    /// again from a fresh copy.
+    public var view: String = ""
     /// While a client starts again from a fresh copy of its server's objects: its change number
     /// when it began (an object not changed since has not come from the server yet); `0`
     /// otherwise.

@@ -12,6 +12,11 @@ struct SyncReply: Codable, Sendable {
     var records: [SyncRecord] = []
     /// The server's epoch (``SyncReplicaState/epoch``), on replies that pull.
     var epoch: String?
+    /// On replies that pull for a principal: the user the server knows the device as (what
+    /// its shares are made in the name of), and a fingerprint of the shared trees that user
+    /// reads (``SyncRequest/view``).
+    var user: String? = nil
+    var view: String? = nil
     /// The position to pull after next time.
     var cursor: Int64
     /// The object whose change is at `cursor` (the page's last); `nil` for an empty page.

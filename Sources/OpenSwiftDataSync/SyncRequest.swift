@@ -18,13 +18,16 @@ struct SyncRequest: Codable, Sendable {
     var positionObject: UUID?
     /// The server's epoch as the client last heard it (``SyncReplicaState/epoch``).
     var epoch: String?
+    /// The fingerprint of the shared trees the client's user read when it last pulled
+    /// (``SyncReply/view``): another one now means the client cannot go on from where it is.
+    var view: String?
     /// The most records to pull.
     var pullLimit: Int = SyncClient.defaultPageSize
     /// The most bytes the reply should take (the server may take less; one record larger than
     /// that travels alone).
     var pullBytes: Int = SyncClient.defaultPageBytes
 
-    init(schema: String, node: String, push: [SyncRecord] = [], pullAfter: Int64? = nil, position: Int64? = nil, positionObject: UUID? = nil, epoch: String? = nil,
+    init(schema: String, node: String, push: [SyncRecord] = [], pullAfter: Int64? = nil, position: Int64? = nil, positionObject: UUID? = nil, epoch: String? = nil, view: String? = nil,
          pullLimit: Int = SyncClient.defaultPageSize, pullBytes: Int = SyncClient.defaultPageBytes) {
         self.schema = schema
         self.node = node
@@ -33,12 +36,13 @@ struct SyncRequest: Codable, Sendable {
         self.position = position
         self.positionObject = positionObject
         self.epoch = epoch
+        self.view = view
         self.pullLimit = pullLimit
         self.pullBytes = pullBytes
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schema, node, push, pullAfter, position, positionObject, epoch, pullLimit, pullBytes
+        case schema, node, push, pullAfter, position, positionObject, epoch, view, pullLimit, pullBytes
     }
 
     /// Refuses more than ``SyncServer/maximumPushRecords`` records before decoding any of them
@@ -51,6 +55,7 @@ struct SyncRequest: Codable, Sendable {
         position = try container.decodeIfPresent(Int64.self, forKey: .position)
         positionObject = try container.decodeIfPresent(UUID.self, forKey: .positionObject)
         epoch = try container.decodeIfPresent(String.self, forKey: .epoch)
+        view = try container.decodeIfPresent(String.self, forKey: .view)
         pullLimit = try container.decodeIfPresent(Int.self, forKey: .pullLimit) ?? SyncClient.defaultPageSize
         pullBytes = try container.decodeIfPresent(Int.self, forKey: .pullBytes) ?? SyncClient.defaultPageBytes
         push = []

@@ -132,6 +132,9 @@ public final class SyncServer: @unchecked Sendable {
         guard keepsOwners else {
             throw SyncError.unsupportedStore("the server's store keeps no owner per row, so it cannot keep users apart; give its configuration ownedRows (or serve one dataset without a principal)")
         }
+        guard !SyncSharing.isZone(principal.user), !principal.user.isEmpty else {
+            throw SyncError.unsupportedStore("a principal's user is named, and not with '\(SyncZone.prefix)', which names shared trees")
+        }
         return try respond(to: body, principal: principal)
     }
 
@@ -165,7 +168,7 @@ public final class SyncServer: @unchecked Sendable {
         do {
             reply = try exchange(request, principal: principal)
         } catch SyncError.refused(var refusal) {
-            refusal.serverRecord = serverRecord(of: refusal, in: access.writingView(for: principal, replica: replica))
+            refusal.serverRecord = try? serverRecord(of: refusal, in: access.writingView(for: principal, replica: replica))
             throw SyncError.refused(refusal)
         }
         purgeHistory()
@@ -180,22 +183,29 @@ public final class SyncServer: @unchecked Sendable {
             capturing.autosaveEnabled = false
             // The server's own edits (its web page's) first, so they meet pushed ones by clock.
             // Read without an owner: they may be any user's, and each keeps its own.
-            try replica.capture(in: capturing, recoveringLostHistory: false)
-            let writing = principal == nil ? SyncView(context: capturing, everyone: nil, shared: []) : access.writingView(for: principal, replica: replica)
-            if request.position != nil || request.epoch != nil {
-                try checkPosition(of: request, in: principal == nil ? writing : access.readingView(for: principal, replica: replica))
+            try replica.capture(in: capturing, recoveringLostHistory: false, arranging: !access.sharing ? nil : { [replica] edited in
+                var sharing = SyncSharing(replica: replica, context: capturing, state: try replica.state(in: capturing), principal: nil, spaces: SyncSpaces())
+                try sharing.arrange(captured: edited)
+            })
+            let writing = principal == nil ? SyncView(context: capturing, everyone: nil, shared: []) : try access.writingView(for: principal, replica: replica)
+            if request.position != nil || request.epoch != nil || request.view != nil {
+                try checkPosition(of: request, in: principal == nil ? writing : try access.readingView(for: principal, replica: replica), writing: writing)
             }
             if !request.push.isEmpty {
                 if let principal { try access.authorize(request.push, of: principal, in: writing, replica: replica) }
-                try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: writing.context, requiring: access.conditions)
+                try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: writing.context, requiring: access.conditions,
+                                  arranging: principal == nil || !access.sharing ? nil : { [replica] merge, state in
+                    var sharing = SyncSharing(replica: replica, context: writing.context, state: state, principal: principal, spaces: writing.spaces)
+                    try sharing.arrange(request.push, merge: merge)
+                })
             }
             guard let after = request.pullAfter else {
                 return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: 0, more: false))
             }
             // A view made after the push's save: its objects are read as they are now.
-            let reading = principal == nil ? writing : access.readingView(for: principal, replica: replica)
+            let reading = principal == nil ? writing : try access.readingView(for: principal, replica: replica)
             return try pull(after: after, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes),
-                            accepted: request.push.count, in: reading)
+                            accepted: request.push.count, in: reading, for: principal)
         }
     }
 
@@ -206,11 +216,16 @@ public final class SyncServer: @unchecked Sendable {
     /// store was replaced by an older copy — or is one the client's user may no longer read.
     /// The answer says only which of the last two, about an object the client was sent itself.
     /// Nothing a client sends changes the epoch: a hostile one could make every device start
-    /// again.
-    private func checkPosition(of request: SyncRequest, in view: SyncView) throws {
+    /// again. A client whose user was given or lost a shared tree since its last pull
+    /// (``SyncSpaces/fingerprint``) starts again too, as one whose user may no longer read
+    /// something: its position has passed the tree's objects.
+    private func checkPosition(of request: SyncRequest, in view: SyncView, writing: SyncView) throws {
         let state = try replica.state(in: view.context)
         if let epoch = request.epoch, !epoch.isEmpty, epoch != state.epoch {
             throw SyncError.resetRequired(reason: "the server's store was replaced since this device last synced (it serves a new epoch)", serverLost: true)
+        }
+        if let seen = request.view, access.sharing, view.context.owner != nil, seen != writing.spaces.fingerprint {
+            throw SyncError.resetRequired(reason: "what is shared with this device's user changed since it last synced", serverLost: false)
         }
         guard let after = request.position, after > 0 else { return }
         guard after <= state.sequence else {
@@ -250,6 +265,21 @@ public final class SyncServer: @unchecked Sendable {
         }
     }
 
+    /// The owners of the shared trees `user` reads besides its own objects (``SyncShare``): the
+    /// server's own code reads what that user's devices read through a context that reads
+    /// them too, and what it adds to a shared tree joins the tree when sync next runs.
+    ///
+    /// ```swift
+    /// let spaces = try server.sharedSpaces(for: user)
+    /// let ledgers = try await container.perform(owner: user, alsoReading: spaces) { context in
+    ///     try context.fetch(FetchDescriptor<Ledger>()).map(\.name)
+    /// }
+    /// ```
+    public func sharedSpaces(for user: String) throws -> [String] {
+        guard keepsOwners, access.sharing else { return [] }
+        return try SyncSpaces.of(user, in: replica.container).all
+    }
+
     /// This server's version of the object a refused record names, for the device to go back to:
     /// `nil` where it has no object of that entity under that identity, where that version is
     /// larger than a reply may be, or where it cannot be read now (the refusal still goes out,
@@ -270,16 +300,18 @@ public final class SyncServer: @unchecked Sendable {
     /// would let one that names itself as another keep that one from ever seeing those edits; a
     /// client merges its own records back as no change. An object too large for any reply alone
     /// is passed over, and named in the reply.
-    private func pull(after: Int64, limit: Int, bytes: Int, accepted: Int, in view: SyncView) throws -> Data {
+    private func pull(after: Int64, limit: Int, bytes: Int, accepted: Int, in view: SyncView, for principal: SyncPrincipal?) throws -> Data {
         let context = view.context
         let epoch = try replica.state(in: context).epoch
+        // What a client of a user learns of itself: its name, and which shared trees it reads.
+        let user = principal?.user, shares = principal != nil && access.sharing ? view.spaces.fingerprint : nil
         let fetched = try view.changes(after: after, limit: limit + 1)
         var count = min(limit, fetched.count)
         var refused: [SyncRefusal] = []
         while true {
             let page = Array(fetched.prefix(count))
-            var reply = SyncReply(schema: replica.schemaVersion, accepted: accepted, epoch: epoch, cursor: page.last?.sequence ?? after, cursorObject: page.last?.globalID,
-                                  more: fetched.count > count, refused: refused)
+            var reply = SyncReply(schema: replica.schemaVersion, accepted: accepted, epoch: epoch, user: user, view: shares, cursor: page.last?.sequence ?? after,
+                                  cursorObject: page.last?.globalID, more: fetched.count > count, refused: refused)
             reply.records = try replica.records(in: context, page)
             let cursor = reply.cursor
             reply.records += try replica.referencedRecords(reply.records, in: context, find: { [replica] in try view.syncedObjects($0, replica: replica) }) { $0.sequence > cursor }
@@ -296,8 +328,8 @@ public final class SyncServer: @unchecked Sendable {
                 logger.warning("sync passed over \(object.entity) \(object.globalID): its record is \(body.count) bytes, more than a reply takes")
                 refused.append(SyncRefusal(entity: object.entity, id: object.globalID, reason: "its record is \(body.count) bytes, more than a reply takes (\(Self.maximumReplyBytes))"))
             }
-            return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: accepted, epoch: epoch, cursor: page.last?.sequence ?? after, cursorObject: page.last?.globalID,
-                                                      more: fetched.count > 1, refused: refused))
+            return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: accepted, epoch: epoch, user: user, view: shares, cursor: page.last?.sequence ?? after,
+                                                      cursorObject: page.last?.globalID, more: fetched.count > 1, refused: refused))
         }
     }
 

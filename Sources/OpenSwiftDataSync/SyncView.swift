@@ -1,17 +1,29 @@
 import Foundation
 import OpenSwiftData
 
-/// What one principal's sync sees on a server: a context of its user's objects (or of every
-/// object), and — where some entities' objects belong to no user and every user reads them
-/// (``SyncRule/readableByEveryone(_:)``) — their bookkeeping, which belongs to no one.
+/// What one principal's sync sees on a server: a context of its user's objects and the shared
+/// trees it reads (or of every object), and — where some entities' objects belong to no user
+/// and every user reads them (``SyncRule/readableByEveryone(_:)``) — their bookkeeping, which
+/// belongs to no one.
 struct SyncView {
     /// The principal's context: its pushes merge and its pulls read there.
     let context: ModelContext
+    /// The shared trees the principal's user reads (none where `context` reads every row).
+    var spaces = SyncSpaces()
+    /// Where the user reads shared trees: a context of each owner `context` reads (the user's,
+    /// each zone's), whose changes are paged apart — each along its own index — and merged.
+    var streams: [ModelContext] = []
     /// A context of the rows that belong to no one, for the bookkeeping of ``shared``; `nil`
     /// where `context` reads every row or no entity is read by everyone.
     let everyone: ModelContext?
     /// The entities every user reads.
     let shared: Set<String>
+
+    init(context: ModelContext, everyone: ModelContext?, shared: Set<String>) {
+        self.context = context
+        self.everyone = everyone
+        self.shared = shared
+    }
 
     /// The bookkeeping of the objects among `ids` that every user reads, by identity.
     func sharedObjects(_ ids: [UUID], replica: SyncReplica) throws -> [UUID: SyncedObject] {
@@ -27,12 +39,16 @@ struct SyncView {
         return own.merging(try sharedObjects(ids.filter { own[$0] == nil }, replica: replica)) { mine, _ in mine }
     }
 
-    /// The first `limit` objects changed after `after`, in the order they changed: the user's
-    /// and everyone's, each read in its own index order and merged.
+    /// The first `limit` objects changed after `after`, in the order they changed: the user's,
+    /// each shared tree's and everyone's, each read in its own index order and merged.
     func changes(after: Int64, limit: Int) throws -> [SyncedObject] {
         var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.sequence > after }, sortBy: [SortDescriptor(\.sequence)])
         descriptor.fetchLimit = limit
-        let own = try context.fetch(descriptor)
+        var own: [SyncedObject] = []
+        for stream in streams.isEmpty ? [context] : streams {
+            own += try stream.fetch(descriptor)
+        }
+        if streams.count > 1 { own = Array(own.sorted { $0.sequence < $1.sequence }.prefix(limit)) }
         guard let everyone else { return own }
         let entities = shared.sorted()
         var sharedChanges = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.sequence > after && entities.contains($0.entity) }, sortBy: [SortDescriptor(\.sequence)])

@@ -33,19 +33,24 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
     final class Users {
         let serverStore: TestStore
         let server: SyncServer
+        /// A second server instance on the same database (PostgreSQL), or `server` (one process
+        /// serves a SQLite store).
+        let secondServer: SyncServer
         var devices: [(store: TestStore, client: SyncClient, transport: PrincipalTransport)] = []
 
         /// A server with `rules`, whose store keeps no owners for `everyones` models.
         init(_ kind: StoreKind, rules: [SyncRule] = [], everyones: [any PersistentModel.Type] = []) throws {
             serverStore = try TestStore(kind, SyncModels.types, ownedRows: .allEntities(except: SyncSchema.sharedModels + everyones))
             server = try SyncServer(container: serverStore.container, rules: rules)
+            secondServer = kind == .postgres ? try SyncServer(container: serverStore.reopen(SyncModels.types), rules: rules) : server
         }
 
-        /// A new device of `user` (with `roles`); its index.
+        /// A new device of `user` (with `roles`), syncing with the second server instance where
+        /// `second`; its index.
         @discardableResult
-        func device(_ user: String, roles: Set<String> = []) throws -> Int {
+        func device(_ user: String, roles: Set<String> = [], second: Bool = false) throws -> Int {
             let store = try TestStore(.memory, SyncModels.types)
-            let transport = PrincipalTransport(server: server, principal: SyncPrincipal(user: user, roles: roles))
+            let transport = PrincipalTransport(server: second ? secondServer : server, principal: SyncPrincipal(user: user, roles: roles))
             devices.append((store, try SyncClient(container: store.container, transport: transport), transport))
             return devices.count - 1
         }

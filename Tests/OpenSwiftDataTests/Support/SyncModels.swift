@@ -45,6 +45,56 @@ final class Topic {
     }
 }
 
+// Models for sharing: a board holds cards and labels (each belongs to one board), a card's
+// labels are a many-to-many, and a card's checklist goes with it (a cascading to-one). A board's
+// tree is the board, its cards and labels, and their checklists.
+
+@Model
+final class Board {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \Card.board) var cards: [Card] = []
+    @Relationship(deleteRule: .cascade, inverse: \Label.board) var labels: [Label] = []
+
+    init(name: String) {
+        self.name = name
+    }
+}
+
+@Model
+final class Card {
+    var note: String
+    var board: Board?
+    var labels: [Label] = []
+    @Relationship(deleteRule: .cascade) var checklist: Checklist?
+
+    init(note: String, board: Board? = nil) {
+        self.note = note
+        self.board = board
+    }
+}
+
+@Model
+final class Label {
+    var name: String
+    var board: Board?
+    @Relationship(inverse: \Card.labels) var cards: [Card] = []
+
+    init(name: String, board: Board? = nil) {
+        self.name = name
+        self.board = board
+    }
+}
+
+@Model
+final class Checklist {
+    var items: String
+
+    init(items: String) {
+        self.items = items
+    }
+}
+
 enum SyncModels {
-    static let types: [any PersistentModel.Type] = [Ledger.self, Entry.self, Topic.self] + SyncSchema.models
+    static let types: [any PersistentModel.Type] = [Ledger.self, Entry.self, Topic.self, Board.self, Card.self, Label.self, Checklist.self]
+        + SyncSchema.models + SyncSchema.sharingModels
 }

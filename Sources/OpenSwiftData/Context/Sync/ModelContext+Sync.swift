@@ -157,7 +157,7 @@ extension ModelContext {
                     return SyncPropertyDescription(
                         name: property.name, isRelationship: true, isToMany: relationship.isToMany,
                         destination: relationship.destination.entityName, inverse: relationship.inverse?.name,
-                        isOptional: relationship.isOptional)
+                        isOptional: relationship.isOptional, isCascade: relationship.deleteRule == .cascade)
                 }
                 guard let codec = property.codec else { return nil }
                 return SyncPropertyDescription(name: property.name, isRelationship: false, isToMany: false, destination: nil, inverse: nil, isOptional: codec.isOptional)

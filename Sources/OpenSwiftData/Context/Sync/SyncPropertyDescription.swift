@@ -8,4 +8,6 @@ package struct SyncPropertyDescription: Sendable {
     package var destination: String?
     package var inverse: String?
     package var isOptional: Bool
+    /// For a relationship: whether deleting the object deletes what it holds (`.cascade`).
+    package var isCascade: Bool = false
 }

@@ -1,0 +1,255 @@
+import Foundation
+import Logging
+import OpenSwiftData
+
+/// Keeps shared trees together on a server (see ``SyncShare``): a tree's objects have the owner
+/// of its zone (``SyncZone``), which its sharer and grantees read. A share of an object that is
+/// its sharer's makes the zone and gives it the tree's objects; an object that joins a tree
+/// afterwards (a new expense in a shared ledger, whoever files it) is given to the zone when it
+/// is merged or, made by the server's own code, captured. An object stays in its zone when it
+/// leaves the tree (its readers would otherwise keep it, unsent, for ever).
+///
+/// Runs in the save that merges or captures, so a refusal keeps nothing.
+struct SyncSharing {
+    let replica: SyncReplica
+    let context: ModelContext
+    let state: SyncReplicaState
+    /// The principal whose push is arranged and the zones it reads; `nil` for the server's own
+    /// edits, which are trusted (what they get wrong is logged, not refused).
+    let principal: SyncPrincipal?
+    let spaces: SyncSpaces
+    /// The owner each model has after this save, where this arrangement knows it already.
+    private var owners: [ObjectIdentifier: String] = [:]
+    /// The bookkeeping of the models of the batch, by model.
+    private var bookkeeping: [ObjectIdentifier: SyncedObject] = [:]
+    /// The models of the merged batch, by the identities of their records.
+    private var batch: [UUID: any PersistentModel] = [:]
+
+    init(replica: SyncReplica, context: ModelContext, state: SyncReplicaState, principal: SyncPrincipal?, spaces: SyncSpaces) {
+        self.replica = replica
+        self.context = context
+        self.state = state
+        self.principal = principal
+        self.spaces = spaces
+    }
+
+    /// Whether `container`'s schema lets users share (``SyncSchema/sharingModels``).
+    static func isEnabled(in replica: SyncReplica) -> Bool {
+        replica.entities[SyncShare.entityName] != nil && replica.container.schema.entities.contains { $0.name == "SyncZone" }
+    }
+
+    // MARK: Arranging
+
+    /// Places the objects of merged `records` (after the merge, before its save): shares first,
+    /// which make zones, then every other object that joined a tree.
+    mutating func arrange(_ records: [SyncRecord], merge: SyncMerge) throws {
+        var models: [(any PersistentModel, SyncRecord)] = []
+        for record in records where record.deleted == nil && record.alias == nil {
+            guard let model = merge.model(record.id), !model.isDeleted else { continue }
+            if let object = merge.objects[merge.canonical(record.id)] { bookkeeping[ObjectIdentifier(model)] = object }
+            batch[record.id] = model
+            models.append((model, record))
+        }
+        try loadOwners(models.map(\.0))
+        for case let (share as SyncShare, record) in models {
+            try place(share, refusing: record)
+        }
+        for (model, record) in models where !(model is SyncShare) {
+            try place(model, refusing: record)
+        }
+    }
+
+    /// Places the models the server's own code saved (read from history by a capture).
+    mutating func arrange(captured ids: [PersistentIdentifier]) throws {
+        let models = try ids.compactMap { try context.existingModel(for: $0) }.filter { !$0.isDeleted }
+        try loadOwners(models)
+        for case let share as SyncShare in models { try place(share, refusing: nil) }
+        for model in models where !(model is SyncShare) { try place(model, refusing: nil) }
+    }
+
+    /// Puts a share in its root's zone, making the zone (and giving it the root's tree) where
+    /// the root is the sharer's own object.
+    private mutating func place(_ share: SyncShare, refusing record: SyncRecord?) throws {
+        let sharer = principal?.user ?? share.owner
+        let zone = SyncZone.name(of: share.root)
+        func refuse(_ reason: String) throws {
+            try self.refuse(reason, SyncShare.entityName, record?.id, share)
+        }
+        guard share.owner == sharer else { return try refuse("a share is made in the name of the user whose device makes it") }
+        guard !share.grantee.isEmpty, share.grantee != sharer, !share.grantee.hasPrefix(SyncZone.prefix), share.grantee.utf8.count <= 256 else {
+            return try refuse("a share names another user to share with")
+        }
+        guard share.grantedRole != nil else { return try refuse("a share's role is reader or writer") }
+        if let now = owner(share), Self.isZone(now), now != zone { return try refuse("a share's root does not change") }
+        guard let root = try model(share.root, entity: share.rootEntity) else {
+            return try refuse("it shares an object that is not \(sharer)'s")
+        }
+        if let unique = treeEntities(of: share.rootEntity).first(where: { !(replica.constraints[$0] ?? []).isEmpty }) {
+            return try refuse("\(unique) has a unique constraint: on a grantee's device, where everyone's objects are in one store, a shared object would merge with the grantee's own")
+        }
+        let rootOwner = owner(root)
+        if rootOwner == zone {
+            let zones = try context.fetch(FetchDescriptor<SyncZone>(predicate: #Predicate { $0.name == zone }))
+            guard zones.first?.sharer == sharer else { return try refuse("it shares an object that is not \(sharer)'s") }
+        } else if rootOwner == sharer {
+            context.insert(SyncZone(root: share.root, sharer: sharer))
+            try moveTree(of: root, to: zone)
+        } else if let rootOwner, Self.isZone(rootOwner) {
+            return try refuse("it shares an object that is already shared as part of another tree")
+        } else {
+            return try refuse("it shares an object that is not \(sharer)'s")
+        }
+        try move([share], to: zone)
+    }
+
+    /// Gives a model that joined a tree — by a to-one to an object of a zone — to that zone,
+    /// with its own tree; a model in a zone already takes in what it holds by cascading to-ones.
+    private mutating func place(_ model: any PersistentModel, refusing record: SyncRecord?) throws {
+        let entity = model.persistentModelID.entityName
+        if let now = owner(model), Self.isZone(now) {
+            for link in links.cascading[entity] ?? [] {
+                let held = try context.relatedModels(of: model, link).filter { !$0.isDeleted }
+                try loadOwners(held)
+                for child in held where !(owner(child).map(Self.isZone) ?? false) { try moveTree(of: child, to: now) }
+            }
+            return
+        }
+        for link in links.parents[entity] ?? [] {
+            let parents = try context.relatedModels(of: model, link).filter { !$0.isDeleted }
+            try loadOwners(parents)
+            guard let zone = parents.compactMap({ owners[ObjectIdentifier($0)] }).first(where: Self.isZone) else { continue }
+            if let principal, !spaces.shared.contains(zone), !spaces.writable.contains(zone) {
+                return try refuse("it adds to an object shared with \(principal.user) to read only", entity, record?.id, model)
+            }
+            try moveTree(of: model, to: zone)
+            return
+        }
+    }
+
+    /// Gives `root` and the objects of its tree that no zone has yet to `zone`, level by level
+    /// (one lookup of owners and of bookkeeping per level and entity).
+    private mutating func moveTree(of root: any PersistentModel, to zone: String) throws {
+        var level = [root]
+        var seen = Set<ObjectIdentifier>()
+        while !level.isEmpty {
+            try loadOwners(level)
+            let moving = level.filter { model in seen.insert(ObjectIdentifier(model)).inserted && !(owner(model).map(Self.isZone) ?? false) }
+            try move(moving, to: zone)
+            var next: [any PersistentModel] = []
+            for model in moving {
+                for link in links.children[model.persistentModelID.entityName] ?? [] {
+                    next += try context.relatedModels(of: model, link).filter { !$0.isDeleted }
+                }
+            }
+            level = next
+        }
+    }
+
+    /// Gives `models` and their bookkeeping to `zone`; the bookkeeping moves on in the server's
+    /// changes, so the zone's readers are sent the objects.
+    private mutating func move(_ models: [any PersistentModel], to zone: String) throws {
+        guard !models.isEmpty else { return }
+        var missing: [PersistentIdentifier] = []
+        for model in models {
+            context.setOwner(zone, of: model)
+            owners[ObjectIdentifier(model)] = zone
+            if bookkeeping[ObjectIdentifier(model)] == nil { missing.append(model.persistentModelID) }
+        }
+        if !missing.isEmpty {
+            let identities = try context.globalIdentities(of: missing, assigning: false)
+            let found = try replica.syncedObjects(Array(Set(identities.values)), in: context)
+            for model in models {
+                if let global = identities[model.persistentModelID], let object = found[global] { bookkeeping[ObjectIdentifier(model)] = object }
+            }
+        }
+        for model in models {
+            guard let object = bookkeeping[ObjectIdentifier(model)] else { continue }
+            context.setOwner(zone, of: object)
+            try state.advance(object, local: false)
+        }
+    }
+
+    // MARK: Looking up
+
+    /// Learns the owners of those of `models` not known yet: stored rows' from the store, and
+    /// models new in this save the context's own.
+    private mutating func loadOwners(_ models: [any PersistentModel]) throws {
+        let unknown = models.filter { owners[ObjectIdentifier($0)] == nil }
+        guard !unknown.isEmpty else { return }
+        let found = try context.owners(of: unknown.map(\.persistentModelID))
+        let inserted = Set(context.insertedModelsArray.map(ObjectIdentifier.init))
+        for model in unknown {
+            owners[ObjectIdentifier(model)] = found[model.persistentModelID] ?? (inserted.contains(ObjectIdentifier(model)) ? context.owner : nil)
+        }
+    }
+
+    private func owner(_ model: any PersistentModel) -> String? { owners[ObjectIdentifier(model)] }
+
+    /// The model of `id`, of `entity`, that the context reads: one this save brings, or a stored one.
+    private mutating func model(_ id: UUID, entity: String) throws -> (any PersistentModel)? {
+        if let model = batch[id] { return model.persistentModelID.entityName == entity ? model : nil }
+        guard let found = try replica.localModels([(id, entity)], in: context)[id] else { return nil }
+        try loadOwners([found])
+        return found
+    }
+
+    /// A refusal of `record`'s object; the server's own edits are logged instead.
+    private func refuse(_ reason: String, _ entity: String, _ id: UUID?, _ model: any PersistentModel) throws {
+        guard principal != nil, let id else {
+            SyncReplica.logger.warning("sync left \(entity) \(model.persistentModelID) where it is: \(reason)")
+            return
+        }
+        throw SyncError.refused(SyncRefusal(entity: entity, id: id, reason: reason))
+    }
+
+    static func isZone(_ owner: String) -> Bool { owner.hasPrefix(SyncZone.prefix) }
+
+    // MARK: Trees
+
+    /// How objects hang off each other, by entity: ``links``.
+    struct Links {
+        /// The to-manys whose inverse is a to-one, and the cascading to-ones: what an object's tree holds.
+        var children: [String: [String]] = [:]
+        /// The cascading to-ones alone.
+        var cascading: [String: [String]] = [:]
+        /// The to-ones through which an object belongs to a parent (the inverses of `children`).
+        var parents: [String: [String]] = [:]
+
+        init(_ allProperties: [String: [SyncPropertyDescription]]) {
+            for (entity, properties) in allProperties {
+                for property in properties where property.isRelationship {
+                    let inverse = property.inverse.flatMap { name in allProperties[property.destination ?? ""]?.first { $0.name == name } }
+                    if property.isToMany, inverse?.isToMany == false {
+                        children[entity, default: []].append(property.name)
+                    } else if !property.isToMany, property.isCascade {
+                        children[entity, default: []].append(property.name)
+                        cascading[entity, default: []].append(property.name)
+                    }
+                    if !property.isToMany, let inverse, inverse.isToMany || inverse.isCascade {
+                        parents[entity, default: []].append(property.name)
+                    }
+                }
+            }
+            for key in children.keys { children[key]?.sort() }
+            for key in parents.keys { parents[key]?.sort() }
+        }
+    }
+
+    var links: Links { replica.sharingLinks }
+
+    /// The entities a tree rooted at `entity` may hold.
+    func treeEntities(of entity: String) -> Set<String> {
+        var found: Set<String> = [entity], queue = [entity]
+        while let next = queue.popLast() {
+            for link in links.children[next] ?? [] {
+                guard let destination = replica.allProperties[next]?.first(where: { $0.name == link })?.destination, found.insert(destination).inserted else { continue }
+                queue.append(destination)
+            }
+        }
+        return found
+    }
+}
+
+extension SyncShare {
+    static let entityName = "SyncShare"
+}
