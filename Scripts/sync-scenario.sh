@@ -270,6 +270,42 @@ scenario() {
     stop_servers
 }
 
+# Sharing, within `accounts`: alice shares a ledger with bob as a reader (his edit is set aside,
+# the server keeps hers), then as a writer (his expense reaches her devices, and the page shows
+# him the ledger as alice's), then stops (his devices drop it, and nothing is deleted for her).
+sharing() {
+    user_device alice1 alice ledger add Trip > /dev/null
+    user_device alice1 alice add 120 --note "Trip hotel" --ledger Trip > /dev/null
+    user_device alice1 alice sync > /dev/null
+    user_device alice1 alice share Trip --with bob --role reader | shows "Shared Trip with bob as reader" || fail "alice could not share her ledger"
+    user_device alice1 alice sync > /dev/null
+    user_device bob1 bob sync | shows "Started again" || fail "bob's device did not start again when a ledger was shared with him"
+    user_device bob1 bob ledgers | grep -cE "^Trip +alice +reader +1 " > /dev/null || fail "bob's device does not list alice's ledger: $(user_device bob1 bob ledgers)"
+    user_device bob1 bob list --ledger Trip | shows "Trip hotel" || fail "bob's device lacks the shared expense"
+    if cat "$work/accounts-$backend-bob1.store"* | grep -caF "Alice private note" > /dev/null; then fail "sharing a ledger sent alice's other expenses to bob"; fi
+    user_device bob1 bob add 5 --note "Reader bob" --ledger Trip > /dev/null
+    user_device bob1 bob sync 2>&1 | shows "Set aside, not synced" || fail "a reader's expense in the shared ledger was not refused"
+    if curl -fs -H "Authorization: Bearer $alice" "${servers_of_accounts[0]}/api/expenses" | shows "Reader bob"; then fail "a reader's expense reached alice"; fi
+    user_device alice2 alice sync > /dev/null
+    user_device alice2 alice share Trip --with bob --role writer > /dev/null
+    user_device alice2 alice sync > /dev/null
+    user_device bob2 bob sync > /dev/null
+    user_device bob2 bob add 30 --note "Writer bob taxi" --ledger Trip > /dev/null
+    user_device bob2 bob sync > /dev/null
+    user_device alice1 alice sync > /dev/null
+    user_device alice1 alice list --ledger Trip | shows "Writer bob taxi" || fail "a writer's expense did not reach the ledger's owner"
+    curl -fs -H "Authorization: Bearer $bob" "${servers_of_accounts[1]}/" | shows "<td>Trip</td><td>alice</td><td>writer</td>" || fail "the page does not show bob the ledger alice shares"
+    user_device alice1 alice unshare Trip --with bob > /dev/null
+    user_device alice1 alice sync > /dev/null
+    user_device bob2 bob sync | shows "Removed" || fail "bob's device did not drop the ledger when the share ended"
+    if user_device bob2 bob ledgers | shows "Trip"; then fail "bob's device still lists the ledger after the share ended"; fi
+    user_device bob2 bob list | shows "Bob private note" || fail "bob's device lost his own expense when the share ended"
+    user_device bob1 bob sync > /dev/null
+    user_device alice2 alice sync > /dev/null
+    user_device alice2 alice list --ledger Trip | shows "Writer bob taxi" || fail "the share's end deleted alice's expenses"
+    echo "sharing: reader, writer, role change and end checked"
+}
+
 # Account mode: the server with a signing secret, two users with two devices each. Each user's
 # data reaches only that user's devices (checked in the other user's store files' bytes), a
 # device switching users is refused the first user's objects, the API answers 401 to a bad
@@ -331,6 +367,7 @@ accounts() {
     [ -n "$id" ] || fail "alice's expense has no id in the API"
     [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $bob" "${servers_of_accounts[1]}/api/expenses/$id")" = 404 ] || fail "bob read alice's expense"
     [ "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer $bob" "${servers_of_accounts[1]}/api/expenses/$id")" = 404 ] || fail "bob deleted alice's expense"
+    sharing
     # A device switching users: alice's first device edits her note and syncs with bob's token.
     # The edit is refused, set aside, named; the server keeps alice's note as it was.
     user_device alice1 alice edit "$(user_device alice1 alice list | awk 'index($0, "Alice private note") { print $1; exit }')" --note "Taken by bob" > /dev/null

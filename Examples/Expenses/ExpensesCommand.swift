@@ -20,9 +20,10 @@ struct ExpensesCommand: AsyncParsableCommand {
 
 extension ExpensesCommand {
     #if canImport(Darwin)
-    static let subcommands: [any ParsableCommand.Type] = [List.self, Add.self, Edit.self, Delete.self, Categories.self, Summary.self, Import.self]
+    static let subcommands: [any ParsableCommand.Type] = [List.self, Add.self, Edit.self, Delete.self, Categories.self, Summary.self, Import.self, LedgerCommand.self, Ledgers.self]
     #else
-    static let subcommands: [any ParsableCommand.Type] = [List.self, Add.self, Edit.self, Delete.self, Categories.self, Summary.self, Import.self, Sync.self]
+    static let subcommands: [any ParsableCommand.Type] = [List.self, Add.self, Edit.self, Delete.self, Categories.self, Summary.self, Import.self, LedgerCommand.self, Ledgers.self,
+                                                          Sync.self, Share.self, Unshare.self]
     #endif
 }
 
@@ -98,15 +99,20 @@ extension ExpensesCommand {
         @Option(help: "Only expenses whose note or category contains this text (ignoring case and accents).")
         var search: String?
 
+        @Option(help: "Only expenses of this ledger (Personal: those in no ledger).")
+        var ledger: String?
+
         @MainActor
         func run() async throws {
             let viewModel = try options.open()
+            let chosen = try ledger.flatMap { name in try input { try viewModel.ledger(named: name) } }
             let start = try from.map { day in try input { try ExpenseInput.day(day, field: "from") } }
             let end = try to.map { day in try input { try ExpenseInput.day(day, field: "to").addingTimeInterval(86_400) } }
             if let start, let end, start >= end { throw ValidationError("--from must not be after --to.") }
 
             if let category { _ = try input { try viewModel.category(named: category) } }
-            let expenses = try viewModel.expenses(ExpenseFilter(category: category, from: start, before: end, search: search))
+            let expenses = try viewModel.expenses(ExpenseFilter(category: category, from: start, before: end, search: search,
+                                                                ledger: ledger == nil ? nil : chosen.map { .ledger($0.persistentModelID) } ?? .personal))
             let numbers = Dictionary(uniqueKeysWithValues: try newestFirst(viewModel).enumerated().map { ($1.persistentModelID, $0 + 1) })
             print(ExpenseRow.header)
             for expense in expenses {
@@ -137,6 +143,9 @@ extension ExpensesCommand {
         @Option(name: .customLong("tag"), help: "A tag (repeat for several).")
         var tags: [String] = []
 
+        @Option(help: "The ledger to file it in (default: your personal one).")
+        var ledger: String?
+
         @MainActor
         func run() async throws {
             // Validate everything before touching the store.
@@ -146,10 +155,11 @@ extension ExpensesCommand {
             let checkedTags = try input { try ExpenseInput.tags(tags) }
             let viewModel = try options.open()
             let chosen = try category.map { name in try input { try viewModel.category(named: name) } }
-            guard viewModel.addExpense(amount: value, note: checkedNote, tags: checkedTags, category: chosen, date: day ?? .now) != nil else {
+            let filed = try ledger.flatMap { name in try input { try viewModel.ledger(named: name) } }
+            guard viewModel.addExpense(amount: value, note: checkedNote, tags: checkedTags, category: chosen, date: day ?? .now, ledger: filed) != nil else {
                 throw ValidationError(viewModel.errorMessage ?? "The expense could not be saved.")
             }
-            print("Added \(ExpenseRow.money(value))\(chosen.map { " in \($0.name)" } ?? "").")
+            print("Added \(ExpenseRow.money(value))\(chosen.map { " in \($0.name)" } ?? "")\(filed.map { " to the ledger \($0.name)" } ?? "").")
         }
     }
 

@@ -5,10 +5,11 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-extension ExpensesSchemaV3 {
+extension ExpensesSchemaV5 {
     /// One expense. `note` is optional because a real expense may have none; `category` is optional
     /// because an expense may be recorded before it is categorised; `tags` (new in release 2) is
-    /// optional so that expenses from release 1 need no value. The framework gives every expense
+    /// optional so that expenses from release 1 need no value; `ledger` (new in release 5) is
+    /// the ledger it is filed in, none for its user's personal one. The framework gives every expense
     /// its identity (`persistentModelID`); no `id` is declared.
     @Model
     public final class Expense {
@@ -17,13 +18,15 @@ extension ExpensesSchemaV3 {
         public var note: String?
         public var tags: [String]?
         public var category: Category?
+        public var ledger: Ledger?
 
-        public init(amount: Double, date: Date = .now, note: String? = nil, tags: [String]? = nil, category: Category? = nil) {
+        public init(amount: Double, date: Date = .now, note: String? = nil, tags: [String]? = nil, category: Category? = nil, ledger: Ledger? = nil) {
             self.amount = amount
             self.date = date
             self.note = note
             self.tags = tags
             self.category = category
+            self.ledger = ledger
         }
     }
 }

@@ -17,7 +17,7 @@ public final class ExpenseViewModel {
     /// The last error, for the UI to show.
     public var errorMessage: String?
 
-    private let context: ModelContext
+    let context: ModelContext
 
     public init(context: ModelContext) {
         self.context = context
@@ -37,12 +37,12 @@ public final class ExpenseViewModel {
         !isSaving && ExpenseViewModel.parseAmount(amountText) != nil
     }
 
-    /// Records an expense and saves it.
+    /// Records an expense (in `ledger`, or the personal ledger) and saves it.
     @discardableResult
-    public func addExpense(amount: Double, note: String?, tags: [String] = [], category: Category?, date: Date = .now) -> Expense? {
+    public func addExpense(amount: Double, note: String?, tags: [String] = [], category: Category?, date: Date = .now, ledger: Ledger? = nil) -> Expense? {
         isSaving = true
         defer { isSaving = false }
-        let expense = Expense(amount: amount, date: date, note: Self.stored(note), tags: Self.stored(tags), category: category)
+        let expense = Expense(amount: amount, date: date, note: Self.stored(note), tags: Self.stored(tags), category: category, ledger: ledger)
         context.insert(expense)
         return save() ? expense : nil
     }
@@ -143,8 +143,13 @@ public final class ExpenseViewModel {
 
     // MARK: Reading
 
-    /// The expenses a filter selects, newest first, paged.
+    /// The expenses a filter selects, newest first, paged. A ledger's are picked from the
+    /// store's answer to the rest of the filter, and paged after.
     public func expenses(_ filter: ExpenseFilter = ExpenseFilter(), offset: Int = 0, limit: Int? = nil) throws -> [Expense] {
+        if let ledger = filter.ledger {
+            let all = try expenses(ExpenseFilter(category: filter.category, from: filter.from, before: filter.before, search: filter.search)).filter(ledger.holds)
+            return Array(all.dropFirst(offset).prefix(limit ?? Int.max))
+        }
         var descriptor = FetchDescriptor<Expense>(predicate: filter.predicate, sortBy: [SortDescriptor(\.date, order: .reverse)])
         descriptor.fetchOffset = offset
         descriptor.fetchLimit = limit
@@ -278,7 +283,7 @@ public final class ExpenseViewModel {
     }
 
     @discardableResult
-    private func save() -> Bool {
+    func save() -> Bool {
         do {
             try context.save()
             errorMessage = nil

@@ -17,9 +17,9 @@ public enum ExpensesSchemaV4: VersionedSchema {
         // Sync is OpenSwiftData's, so the tables exist only where the models are OpenSwiftData's
         // (off Apple platforms, where `SwiftData` is OpenSwiftData too).
         #if canImport(Darwin)
-        [Expense.self, Category.self]
+        [ExpensesSchemaV3.Expense.self, ExpensesSchemaV3.Category.self]
         #else
-        [Expense.self, Category.self] + SyncSchema.models
+        [ExpensesSchemaV3.Expense.self, ExpensesSchemaV3.Category.self] + SyncSchema.models
         #endif
     }
 }

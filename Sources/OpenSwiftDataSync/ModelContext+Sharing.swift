@@ -40,8 +40,7 @@ extension ModelContext {
     /// try context.save()
     /// ```
     public func unshare(_ model: some PersistentModel, with user: String) throws {
-        guard let root = try globalIdentities(of: [model.persistentModelID], assigning: false)[model.persistentModelID] else { return }
-        for share in try shares(ofRoot: root) where share.grantee == user { delete(share) }
+        for share in try shares(of: model) where share.grantee == user { delete(share) }
     }
 
     /// The shares of `model` this device knows: those its user made, or — for a tree shared with
@@ -52,7 +51,10 @@ extension ModelContext {
     /// for share in try context.shares(of: ledger) { print(share.grantee, share.role) }
     /// ```
     public func shares(of model: some PersistentModel) throws -> [SyncShare] {
-        guard let root = try globalIdentities(of: [model.persistentModelID], assigning: false)[model.persistentModelID] else { return [] }
+        // A store that has no shares may not keep global identities yet (it never synced).
+        guard container.schema.entities.contains(where: { $0.name == SyncShare.entityName }),
+              try fetchCount(FetchDescriptor<SyncShare>()) > 0,
+              let root = try globalIdentities(of: [model.persistentModelID], assigning: false)[model.persistentModelID] else { return [] }
         return try shares(ofRoot: root)
     }
 
@@ -80,6 +82,7 @@ extension ModelContext {
         guard let me = try syncUser() else {
             throw SyncError.cannotShare("this device does not know its user yet; sync once with a server that knows it")
         }
+        try prepareGlobalIdentities()
         guard let root = try globalIdentities(of: [model.persistentModelID], assigning: true)[model.persistentModelID] else {
             throw SyncError.cannotShare("save the \(model.persistentModelID.entityName) before sharing it")
         }

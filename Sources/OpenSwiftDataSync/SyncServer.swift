@@ -280,6 +280,19 @@ public final class SyncServer: @unchecked Sendable {
         return try SyncSpaces.of(user, in: replica.container).all
     }
 
+    /// The owners of the shared trees `user` reads in `container`, a sync server's store, as
+    /// ``sharedSpaces(for:)`` says — for code that has the container but not the server. Empty
+    /// where the schema lacks ``SyncSchema/sharingModels``.
+    ///
+    /// ```swift
+    /// let context = ModelContext(container, owner: user, alsoReading: try SyncServer.sharedSpaces(for: user, in: container))
+    /// ```
+    public static func sharedSpaces(for user: String, in container: ModelContainer) throws -> [String] {
+        let names = Set(container.schema.entities.map(\.name))
+        guard names.contains(SyncShare.entityName), names.contains("SyncZone") else { return [] }
+        return try SyncSpaces.of(user, in: container).all
+    }
+
     /// This server's version of the object a refused record names, for the device to go back to:
     /// `nil` where it has no object of that entity under that identity, where that version is
     /// larger than a reply may be, or where it cannot be read now (the refusal still goes out,

@@ -1,6 +1,7 @@
 import ExpensesCore
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataSync
 import ServiceLifecycle
 
 /// The data side of the web app: the container, run as a swift-service-lifecycle `Service`.
@@ -35,9 +36,17 @@ public final class ExpensesService: Service, Sendable {
 
     /// Runs `body` on one of the container's threads with a new context and view model — in
     /// account mode, a context of the request's user (``RequestUser``), which reads and writes
-    /// only that user's rows.
+    /// only that user's rows and the ledgers other users share with them (what it adds to a
+    /// shared ledger joins the ledger's share at the next sync).
     public func perform<Result: Sendable>(_ body: @escaping @Sendable (ExpenseViewModel, ModelContext) throws -> Result) async throws -> Result {
-        try await container.perform(owner: RequestUser.current) { context in try body(ExpenseViewModel(context: context), context) }
+        let user = RequestUser.current
+        return try await container.perform(owner: user) { context in
+            guard let user, case let spaces = try SyncServer.sharedSpaces(for: user, in: context.container), !spaces.isEmpty else {
+                return try body(ExpenseViewModel(context: context), context)
+            }
+            let shared = ModelContext(context.container, owner: user, alsoReading: spaces)
+            return try body(ExpenseViewModel(context: shared), shared)
+        }
     }
 
     /// Waits for the service group's graceful shutdown (or cancellation), then closes the store.

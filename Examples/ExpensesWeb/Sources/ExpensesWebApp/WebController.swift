@@ -99,16 +99,37 @@ struct WebController {
         var total: Double
         var totals: [CategoryTotal]
         var months: [MonthSpending]
+        var ledgers: [LedgerLine]
+    }
+
+    /// One ledger as the page lists it: whose it is, the user's role in it, its expenses.
+    struct LedgerLine: Sendable {
+        var name: String
+        var owner: String
+        var role: String
+        var count: Int
+        var total: Double
+    }
+
+    /// The user's ledgers and those shared with them (in account mode), each with its owner and
+    /// the user's role as the ledger's shares say.
+    static func ledgers(_ viewModel: ExpenseViewModel, in context: ModelContext) throws -> [LedgerLine] {
+        try viewModel.ledgers().map { ledger in
+            let shared = try context.shares(of: ledger).first { $0.grantee == context.owner }
+            return LedgerLine(name: ledger.name, owner: shared?.owner ?? "you", role: shared?.role ?? "owner",
+                              count: ledger.expenses.count, total: ledger.expenses.reduce(0) { $0 + $1.amount })
+        }
     }
 
     private func render(
         filter: ExpenseFilter = ExpenseFilter(), from: String? = nil, to: String? = nil, filterError: String? = nil,
         form: AddForm = AddForm(), errors: [String: String] = [:], status: HTTPResponse.Status = .ok
     ) async throws -> Response {
-        let data = try await service.perform { viewModel, _ in
+        let data = try await service.perform { viewModel, context in
             let (count, total) = try viewModel.total(filter)
             let expenses = try viewModel.expenses(filter, limit: Self.pageSize).map(ExpenseJSON.init)
-            return PageData(expenses: expenses, count: count, total: total, totals: try viewModel.categoryTotals(), months: try viewModel.monthlySpending())
+            return PageData(expenses: expenses, count: count, total: total, totals: try viewModel.categoryTotals(), months: try viewModel.monthlySpending(),
+                            ledgers: try Self.ledgers(viewModel, in: context))
         }
         let names = data.totals.compactMap { $0.colour == nil ? nil : $0.name }
         let today = ExpenseJSON.day.format(.now)
@@ -131,6 +152,8 @@ struct WebController {
             "allCount": data.totals.reduce(0) { $0 + $1.count },
             "allTotal": Self.money(data.totals.reduce(0) { $0 + $1.total }),
             "chart": SpendingChart(months: data.months).values,
+            "hasLedgers": !data.ledgers.isEmpty,
+            "ledgers": data.ledgers.map { ["name": $0.name, "owner": $0.owner, "role": $0.role, "count": $0.count, "total": Self.money($0.total)] as [String: Any] },
         ]
         guard let html = templates.render(values, withTemplate: "page") else {
             throw APIError(.internalServerError, "The page template is missing.")

@@ -1,0 +1,68 @@
+import ArgumentParser
+import ExpensesCore
+import Foundation
+#if canImport(SwiftData)
+import SwiftData
+#else
+import OpenSwiftData
+#endif
+#if !canImport(Darwin)
+import OpenSwiftDataSync
+#endif
+
+extension ExpensesCommand {
+    struct LedgerCommand: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "ledger", abstract: "Manage ledgers.", subcommands: [Add.self])
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Add a ledger (a trip, a household) to file expenses in with `add --ledger NAME`.")
+
+            @OptionGroup var options: StoreOptions
+
+            @Argument(help: "The ledger's name.")
+            var name: String
+
+            @MainActor
+            func run() async throws {
+                let viewModel = try options.open()
+                let ledger = try input { try viewModel.addLedger(name: name) }
+                print("Added the ledger \(ledger.name).")
+            }
+        }
+    }
+
+    struct Ledgers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List ledgers: whose each is, your role in it, who it is shared with, and how many expenses it has.")
+
+        @OptionGroup var options: StoreOptions
+
+        @MainActor
+        func run() async throws {
+            let container = try options.openContainer()
+            let viewModel = try options.open(container: container)
+            print("\(ExpenseRow.pad("Ledger", 15)) \(ExpenseRow.pad("Owner", 10)) \(ExpenseRow.pad("Role", 7)) \(ExpenseRow.pad("Expenses", 8, left: true))  Shared with")
+            let personal = try viewModel.expenses(ExpenseFilter(ledger: .personal)).count
+            print("\(ExpenseRow.pad(ExpenseViewModel.personalLedger, 15)) \(ExpenseRow.pad("you", 10)) \(ExpenseRow.pad("owner", 7)) \(ExpenseRow.pad("\(personal)", 8, left: true))")
+            for ledger in try viewModel.ledgers() {
+                let sharing = try Self.sharing(of: ledger, in: container.mainContext)
+                print("\(ExpenseRow.pad(ledger.name, 15)) \(ExpenseRow.pad(sharing.owner, 10)) \(ExpenseRow.pad(sharing.role, 7)) \(ExpenseRow.pad("\(ledger.expenses.count)", 8, left: true))  \(sharing.with)")
+            }
+        }
+
+        /// Whose `ledger` is, this user's role in it, and whom it is shared with (as sync's
+        /// shares say; without sync, every ledger is this store's own).
+        static func sharing(of ledger: Ledger, in context: ModelContext) throws -> (owner: String, role: String, with: String) {
+            #if canImport(Darwin)
+            return ("you", "owner", "")
+            #else
+            let shares = try context.shares(of: ledger)
+            let me = try context.syncUser()
+            let others = shares.filter { $0.grantee != me }.map { "\($0.grantee) (\($0.role))" }.joined(separator: ", ")
+            if let mine = shares.first(where: { $0.grantee == me }) {
+                return (mine.owner, mine.role, others)
+            }
+            return ("you", "owner", others)
+            #endif
+        }
+    }
+}
