@@ -30,6 +30,9 @@ extension ExpensesCommand {
             case keep, discard
         }
 
+        @Option(help: "Keep only expenses from this day on (yyyy-MM-dd) on this device, from this sync on, until given again; `all` keeps every expense again. Older ones stay on the server and on other devices.")
+        var since: String?
+
         @MainActor
         func run() async throws {
             let environment = ProcessInfo.processInfo.environment
@@ -42,14 +45,24 @@ extension ExpensesCommand {
             let url = base.path.isEmpty || base.path == "/" ? base.appendingPathComponent("sync") : base
             let container = try options.openContainer()
             let client = try SyncClient(container: container, transport: HTTPSyncTransport(url: url, token: try readToken() ?? environment["EXPENSES_SYNC_TOKEN"]),
-                                        resetMode: onReset == .keep ? .keepLocalChanges : .discardLocalChanges)
+                                        resetMode: onReset == .keep ? .keepLocalChanges : .discardLocalChanges, subscriptions: ExpenseSubscriptions.all)
+            if let since {
+                if since == "all" {
+                    try await client.unsubscribe(ExpenseSubscriptions.since.name)
+                } else {
+                    // The day's start where this device is, as a moment.
+                    let day = try input { try ExpenseInput.day(since, field: "since") }
+                    try await client.subscribe(ExpenseSubscriptions.since.name, ["from": day.formatted(.iso8601)])
+                }
+            }
             let bar = ProgressBar(title: "Syncing")
             let progress: @Sendable (SyncClient.Progress) -> Void = { step in bar.show(step.done, of: step.total) }
             let isNew = try await client.hasNeverSynced()
             do {
                 var result = try await client.sync(progress: progress)
-                // A new store seeds only if the server had nothing, then sends the samples.
-                if isNew {
+                // A new store seeds only if the server had nothing (a subset it keeps may just be
+                // empty), then sends the samples.
+                if isNew, try await client.subscriptions().isEmpty {
                     let viewModel = try options.open(container: container, seeding: false)
                     if try viewModel.expenses(limit: 1).isEmpty {
                         try input { try viewModel.seedIfEmpty() }
@@ -61,6 +74,10 @@ extension ExpensesCommand {
                 }
                 bar.finish()
                 if let reset = result.reset { print(Self.describe(reset)) }
+                if let from = try await client.subscriptions()[ExpenseSubscriptions.since.name]?["from"] {
+                    let day = (try? Date(from, strategy: .iso8601)).map { String(ExpenseRow.dateFormatter.string(from: $0).prefix(10)) } ?? from
+                    print("This device keeps expenses from \(day) on (`--since all` keeps every one).")
+                }
                 print("Synced with \(HTTPSyncTransport(url: base).serverDescription): \(result.sent) sent, \(result.received) received.")
                 for refusal in result.refused {
                     FileHandle.standardError.write(Data("Set aside, not synced: \(refusal). It syncs again once it is edited.\n".utf8))

@@ -13,6 +13,9 @@ extension ExpensesSchemaV5 {
     /// its identity (`persistentModelID`); no `id` is declared.
     @Model
     public final class Expense {
+        // Lists go newest first, filter by day, and a device may keep only the expenses from a
+        // day on (`ExpenseSubscriptions.since`): the date's index serves all three.
+        #Index<Expense>([\.date])
         public var amount: Double
         public var date: Date
         public var note: String?

@@ -24,6 +24,8 @@ public actor SyncClient {
     private let pageSize: Int
     private let pageBytes: Int
     private let resetMode: ResetMode
+    /// The subsets this client may subscribe to, by name.
+    private let definitions: [String: SyncSubscription]
 
     /// What a client does with its unsynced changes when it must start again from a fresh copy
     /// of its server's objects (see ``Reset``).
@@ -102,11 +104,13 @@ public actor SyncClient {
     /// the same, see ``SyncResolver``). Each request and reply carries at most `pageSize`
     /// objects and, where it can, `pageBytes` bytes (a page shrinks until it fits; one object
     /// larger than that travels alone). `resetMode` says what a fresh start (``Reset``) does
-    /// with unsynced changes.
+    /// with unsynced changes. `subscriptions` are the subsets it may subscribe to
+    /// (``subscribe(_:_:)``; the server's must be the same, see ``SyncSubscription``).
     public init(container: ModelContainer, transport: any SyncTransport, resolvers: [SyncResolver] = [],
                 pageSize: Int = SyncClient.defaultPageSize, pageBytes: Int = SyncClient.defaultPageBytes,
-                resetMode: ResetMode = .keepLocalChanges) throws {
+                resetMode: ResetMode = .keepLocalChanges, subscriptions: [SyncSubscription] = []) throws {
         self.replica = try SyncReplica(container: container, resolvers: resolvers)
+        self.definitions = try SyncSubscriptions.definitions(subscriptions, synced: replica.entities)
         self.transport = transport
         self.pageSize = max(1, pageSize)
         self.pageBytes = min(max(1, pageBytes), SyncServer.maximumRequestBytes)
@@ -134,6 +138,10 @@ public actor SyncClient {
         let state = try replica.state(in: context)
         if state.resetFrom == 0, state.serverCursor > 0, !state.syncedSchema.isEmpty, state.syncedSchema != replica.schemaVersion {
             try beginReset("this app's schema changed since the last sync (\(state.syncedSchema) then, \(replica.schemaVersion) now)", droppingUnsent: false, in: context, result: &result)
+        } else if state.resetFrom == 0, state.serverCursor > 0, state.subscriptions != state.syncedSubscriptions {
+            // Narrowed, the objects no longer selected are dropped; widened, the newly selected
+            // ones lie before this device's position: both are a fresh start of the new subset.
+            try beginReset("this device's subscriptions changed", droppingUnsent: true, in: context, result: &result)
         }
         do {
             try await pushAndPull(state, in: context, into: &result, progress: progress)
@@ -162,7 +170,9 @@ public actor SyncClient {
         while true {
             let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor,
                                               position: state.serverCursor > 0 ? state.serverCursor : nil, positionObject: state.serverCursorObject,
-                                              epoch: state.serverCursor > 0 ? state.serverEpoch : nil, view: sharedView(state), pullLimit: pageSize, pullBytes: pageBytes))
+                                              epoch: state.serverCursor > 0 ? state.serverEpoch : nil, view: sharedView(state),
+                                              subscriptions: try Self.decode(state.subscriptions), matching: Self.decodeMatching(state.matching),
+                                              matchedThrough: state.matchedThrough >= 0 ? state.matchedThrough : nil, pullLimit: pageSize, pullBytes: pageBytes))
             let reply = try await exchange(body)
             received += reply.records.count
             result.refused += reply.refused
@@ -249,6 +259,7 @@ public actor SyncClient {
     private func merge(_ reply: SyncReply, state: SyncReplicaState, in context: ModelContext, refused: inout [SyncRefusal]) throws -> Int {
         try capturingFirst(reply.records, in: context, refused: &refused) { records in
             try replica.preferServerVersions(of: records, in: context)
+            try replica.dropLeft(reply.left, in: context)
             return try replica.apply(records, skew: SyncReplica.allowedServerSkew, in: context) { state in
                 if reply.cursor > state.serverCursor, let object = reply.cursorObject { state.serverCursorObject = object }
                 state.serverCursor = max(state.serverCursor, reply.cursor)
@@ -256,6 +267,9 @@ public actor SyncClient {
                 if let epoch = reply.epoch { state.serverEpoch = epoch }
                 if let user = reply.user { state.user = user }
                 if let view = reply.view { state.view = view }
+                state.syncedSubscriptions = state.subscriptions
+                state.matching = reply.matching.flatMap { try? String(decoding: JSONEncoder().encode($0), as: UTF8.self) } ?? ""
+                if let through = reply.matchedThrough { state.matchedThrough = through }
             }
         }
     }
@@ -285,6 +299,71 @@ public actor SyncClient {
                 refused.append(refusal)
                 records.removeAll { $0.id == refusal.id }
             }
+        }
+    }
+
+    // MARK: Subscriptions
+
+    /// Subscribes this device to the subscription `name` with `values` (replacing its values if
+    /// subscribed already): from its next sync on, it keeps only the objects of the
+    /// subscription's type that match one of its subscriptions for that type (and what they
+    /// refer to). Saved in the store, it lasts until changed. Throws
+    /// ``SyncError/malformed(_:)`` for a name this client was not given, or values the
+    /// subscription refuses.
+    ///
+    /// ```swift
+    /// try await client.subscribe("since", ["from": "2026-11-01"])
+    /// ```
+    public func subscribe(_ name: String, _ values: [String: String] = [:]) throws {
+        guard let definition = definitions[name] else {
+            throw SyncError.malformed("there is no subscription named '\(name)'; this client was given \(definitions.keys.sorted().joined(separator: ", "))")
+        }
+        _ = try definition.make(SyncSubscription.Values(values))
+        try changeSubscriptions { $0[name] = SyncSubscription.Values(values) }
+    }
+
+    /// Ends the subscription `name`: from the next sync on, this device receives every object
+    /// of its type again (unless another subscription for the type selects some).
+    public func unsubscribe(_ name: String) throws {
+        try changeSubscriptions { $0[name] = nil }
+    }
+
+    /// The subscriptions this device holds, by name, with their values.
+    public func subscriptions() throws -> [String: [String: String]] {
+        try (Self.decode(replica.state(in: ModelContext(replica.container)).subscriptions) ?? [:]).mapValues(\.values)
+    }
+
+    private func changeSubscriptions(_ change: (inout [String: SyncSubscription.Values]) -> Void) throws {
+        let context = ModelContext(replica.container)
+        let state = try replica.state(in: context)
+        var chosen = try Self.decode(state.subscriptions) ?? [:]
+        change(&chosen)
+        state.subscriptions = try Self.encode(chosen)
+        // A first pull of other subscriptions matches from the start.
+        state.matching = ""
+        state.matchedThrough = -1
+        try replica.save(context)
+    }
+
+    /// Subscriptions as the state keeps them: JSON with sorted keys (equal choices, equal text).
+    private static func encode(_ chosen: [String: SyncSubscription.Values]) throws -> String {
+        guard !chosen.isEmpty else { return "" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(chosen), as: UTF8.self)
+    }
+
+    private static func decodeMatching(_ text: String) -> SyncMatching? {
+        guard !text.isEmpty else { return nil }
+        return try? JSONDecoder().decode(SyncMatching.self, from: Data(text.utf8))
+    }
+
+    private static func decode(_ text: String) throws -> [String: SyncSubscription.Values]? {
+        guard !text.isEmpty else { return nil }
+        do {
+            return try JSONDecoder().decode([String: SyncSubscription.Values].self, from: Data(text.utf8))
+        } catch {
+            throw SyncError.malformed("this store's subscriptions cannot be read (\(error)); subscribe again")
         }
     }
 

@@ -17,6 +17,9 @@ extension SyncReplica {
         state.resetDropsUnsent = droppingUnsent
         state.serverCursor = 0
         state.serverCursorObject = nil
+        // Subscriptions match again from the start.
+        state.matching = ""
+        state.matchedThrough = -1
         try save(context)
     }
 
@@ -83,7 +86,7 @@ extension SyncReplica {
 
     /// Deletes `objects`' models and bookkeeping in a save of sync's own, so that no delete is
     /// recorded to send.
-    private func drop(_ objects: [SyncedObject], in context: ModelContext) throws {
+    func drop(_ objects: [SyncedObject], in context: ModelContext) throws {
         let models = try localModels(objects.filter { $0.deletedClock == nil }.map { ($0.globalID, $0.entity) }, in: context)
         for model in models.values { context.delete(model) }
         for object in objects { context.delete(object) }

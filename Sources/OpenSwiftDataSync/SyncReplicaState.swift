@@ -38,6 +38,17 @@ public final class SyncReplicaState {
     /// server's differs (a tree was shared with the user, or a share ended), the client starts
     /// again from a fresh copy.
     public var view: String = ""
+    /// The subscriptions a client holds (``SyncSubscription``), as JSON (name → values); empty:
+    /// none, every object.
+    public var subscriptions: String = ""
+    /// The subscriptions of a client's last pull: when ``subscriptions`` differ, the client
+    /// starts again from a fresh copy of what they select.
+    public var syncedSubscriptions: String = ""
+    /// Where a client's first pull of its subscriptions stands (``SyncMatching``, as JSON);
+    /// empty when it is not matching.
+    public var matching: String = ""
+    /// The server's change number a client's matching covered, once done; `-1` before.
+    public var matchedThrough: Int64 = -1
     /// While a client starts again from a fresh copy of its server's objects: its change number
     /// when it began (an object not changed since has not come from the server yet); `0`
     /// otherwise.

@@ -23,6 +23,14 @@ struct SyncReply: Codable, Sendable {
     var cursorObject: UUID? = nil
     /// Whether more changes wait after `cursor`.
     var more: Bool
+    /// Changed objects that no longer match the client's subscriptions (``SyncRequest/subscriptions``):
+    /// the client drops them, recording no delete (but keeps one with unsynced edits).
+    var left: [UUID] = []
+    /// On a first pull with subscriptions: where the matching goes on (`nil` once it is done),
+    /// and — with its last page — the change number it covered, after which the subscribed
+    /// entities' changes come in change order.
+    var matching: SyncMatching? = nil
+    var matchedThrough: Int64? = nil
     /// Changed objects the server could not send, each too large for any reply: the client
     /// reports them (``SyncClient/Result/refused``).
     var refused: [SyncRefusal] = []

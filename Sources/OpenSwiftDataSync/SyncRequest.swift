@@ -21,6 +21,13 @@ struct SyncRequest: Codable, Sendable {
     /// The fingerprint of the shared trees the client's user read when it last pulled
     /// (``SyncReply/view``): another one now means the client cannot go on from where it is.
     var view: String?
+    /// The subscriptions the client holds (name → values, ``SyncSubscription``): a pull sends
+    /// only the objects they select of their entities; `nil` for all objects.
+    var subscriptions: [String: SyncSubscription.Values]?
+    /// With subscriptions, on a first pull: where the matching stands (``SyncReply/matching``),
+    /// and once it is done, the change number it covered (``SyncReply/matchedThrough``).
+    var matching: SyncMatching?
+    var matchedThrough: Int64?
     /// The most records to pull.
     var pullLimit: Int = SyncClient.defaultPageSize
     /// The most bytes the reply should take (the server may take less; one record larger than
@@ -28,7 +35,7 @@ struct SyncRequest: Codable, Sendable {
     var pullBytes: Int = SyncClient.defaultPageBytes
 
     init(schema: String, node: String, push: [SyncRecord] = [], pullAfter: Int64? = nil, position: Int64? = nil, positionObject: UUID? = nil, epoch: String? = nil, view: String? = nil,
-         pullLimit: Int = SyncClient.defaultPageSize, pullBytes: Int = SyncClient.defaultPageBytes) {
+         subscriptions: [String: SyncSubscription.Values]? = nil, matching: SyncMatching? = nil, matchedThrough: Int64? = nil, pullLimit: Int = SyncClient.defaultPageSize, pullBytes: Int = SyncClient.defaultPageBytes) {
         self.schema = schema
         self.node = node
         self.push = push
@@ -37,12 +44,15 @@ struct SyncRequest: Codable, Sendable {
         self.positionObject = positionObject
         self.epoch = epoch
         self.view = view
+        self.subscriptions = subscriptions
+        self.matching = matching
+        self.matchedThrough = matchedThrough
         self.pullLimit = pullLimit
         self.pullBytes = pullBytes
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schema, node, push, pullAfter, position, positionObject, epoch, view, pullLimit, pullBytes
+        case schema, node, push, pullAfter, position, positionObject, epoch, view, subscriptions, matching, matchedThrough, pullLimit, pullBytes
     }
 
     /// Refuses more than ``SyncServer/maximumPushRecords`` records before decoding any of them
@@ -56,6 +66,9 @@ struct SyncRequest: Codable, Sendable {
         positionObject = try container.decodeIfPresent(UUID.self, forKey: .positionObject)
         epoch = try container.decodeIfPresent(String.self, forKey: .epoch)
         view = try container.decodeIfPresent(String.self, forKey: .view)
+        subscriptions = try container.decodeIfPresent([String: SyncSubscription.Values].self, forKey: .subscriptions)
+        matching = try container.decodeIfPresent(SyncMatching.self, forKey: .matching)
+        matchedThrough = try container.decodeIfPresent(Int64.self, forKey: .matchedThrough)
         pullLimit = try container.decodeIfPresent(Int.self, forKey: .pullLimit) ?? SyncClient.defaultPageSize
         pullBytes = try container.decodeIfPresent(Int.self, forKey: .pullBytes) ?? SyncClient.defaultPageBytes
         push = []

@@ -39,13 +39,15 @@ public final class SyncServer: @unchecked Sendable {
     let replica: SyncReplica
     private let lock = NSLock()
     let gate = SyncGate()
-    private let logger = Logger(label: "OpenSwiftDataSync.server")
+    let logger = Logger(label: "OpenSwiftDataSync.server")
     /// Seconds history stays after sync has read it; `nil`: kept.
     private let historyRetention: TimeInterval?
     /// Whether the store keeps each user's objects apart (an owner per row).
     let keepsOwners: Bool
     /// What principals may read and write beyond their own objects.
     let access: SyncAccess
+    /// The subsets devices may subscribe to, by name.
+    let subscriptions: [String: SyncSubscription]
 
     /// The largest request body the server takes; hosts should stop reading beyond it.
     public static let maximumRequestBytes = 64 << 20
@@ -71,11 +73,14 @@ public final class SyncServer: @unchecked Sendable {
     ///
     /// Where the store keeps owners, every synced entity and ``SyncedObject`` must keep them, and
     /// ``SyncReplicaState`` must not (``SyncSchema/sharedModels``); `rules` say what else
-    /// principals may read, or may not write (see ``SyncRule``).
+    /// principals may read, or may not write (see ``SyncRule``). `subscriptions` are the
+    /// subsets devices may ask for instead of every object (its clients' must be the same, see
+    /// ``SyncSubscription``).
     public init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], rules: [SyncRule] = [],
-                historyRetention: Duration? = SyncServer.defaultHistoryRetention) throws {
+                subscriptions: [SyncSubscription] = [], historyRetention: Duration? = SyncServer.defaultHistoryRetention) throws {
         self.replica = try SyncReplica(container: container, resolvers: resolvers, validators: validators)
         self.access = try SyncAccess(rules, replica: replica)
+        self.subscriptions = try SyncSubscriptions.definitions(subscriptions, synced: replica.entities)
         self.keepsOwners = try Self.checkOwners(of: replica, sharedWithEveryone: access.readableByEveryone)
         self.historyRetention = historyRetention.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
         // Servers of earlier versions had none: they take one, which their clients learn.
@@ -204,8 +209,14 @@ public final class SyncServer: @unchecked Sendable {
             }
             // A view made after the push's save: its objects are read as they are now.
             let reading = principal == nil ? writing : try access.readingView(for: principal, replica: replica)
-            return try pull(after: after, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes),
-                            accepted: request.push.count, in: reading, for: principal)
+            let subscribed = try request.subscriptions.flatMap { $0.isEmpty ? nil : try SyncSubscriptions($0, definitions: subscriptions) }
+            let page = Page(schema: replica.schemaVersion, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes), accepted: request.push.count,
+                            epoch: try replica.state(in: reading.context).epoch, user: principal?.user,
+                            shares: principal != nil && access.sharing ? reading.spaces.fingerprint : nil)
+            if let subscribed, after == 0, request.matchedThrough == nil {
+                return try match(from: request.matching, subscribed, page: page, in: reading)
+            }
+            return try pull(after: after, page: page, in: reading, subscribed: subscribed, matchedThrough: request.matchedThrough)
         }
     }
 
@@ -312,20 +323,35 @@ public final class SyncServer: @unchecked Sendable {
     /// client, its own included: a client's name is its own say, so leaving out what "it" made
     /// would let one that names itself as another keep that one from ever seeing those edits; a
     /// client merges its own records back as no change. An object too large for any reply alone
-    /// is passed over, and named in the reply.
-    private func pull(after: Int64, limit: Int, bytes: Int, accepted: Int, in view: SyncView, for principal: SyncPrincipal?) throws -> Data {
+    /// is passed over, and named in the reply. For a client holding subscriptions, a changed
+    /// object of a subscribed entity that matches none is not sent: the reply names it in
+    /// ``SyncReply/left`` instead (but on a first pull without matching, where the client has none), and
+    /// the changes are read entity by entity along the (entity, change) index — those of a
+    /// subscribed entity only after `matchedThrough`, which its first pull's matching covered
+    /// (``match(from:_:page:in:)``) — so what a pull reads is what it sends.
+    private func pull(after: Int64, page pageOf: Page, in view: SyncView, subscribed: SyncSubscriptions?, matchedThrough: Int64?) throws -> Data {
         let context = view.context
-        let epoch = try replica.state(in: context).epoch
-        // What a client of a user learns of itself: its name, and which shared trees it reads.
-        let user = principal?.user, shares = principal != nil && access.sharing ? view.spaces.fingerprint : nil
-        let fetched = try view.changes(after: after, limit: limit + 1)
+        let (limit, bytes) = (pageOf.limit, pageOf.bytes)
+        let fetched: [SyncedObject]
+        if let subscribed {
+            let floor = max(after, matchedThrough ?? after)
+            fetched = try view.changes(after: after, limit: limit + 1, entities: replica.entities.keys.sorted(),
+                                       floors: subscribed.byEntity.mapValues { _ in floor })
+        } else {
+            fetched = try view.changes(after: after, limit: limit + 1)
+        }
         var count = min(limit, fetched.count)
         var refused: [SyncRefusal] = []
         while true {
             let page = Array(fetched.prefix(count))
-            var reply = SyncReply(schema: replica.schemaVersion, accepted: accepted, epoch: epoch, user: user, view: shares, cursor: page.last?.sequence ?? after,
-                                  cursorObject: page.last?.globalID, more: fetched.count > count, refused: refused)
+            var reply = pageOf.reply(cursor: page.last?.sequence ?? after, cursorObject: page.last?.globalID, more: fetched.count > count, refused: refused)
             reply.records = try replica.records(in: context, page)
+            if let subscribed {
+                let (kept, left) = try replica.subscribed(reply.records, subscribed, in: context)
+                reply.records = kept
+                // Where the client may hold them: past its first page, or after a matching.
+                if after > 0 || matchedThrough != nil { reply.left = left }
+            }
             let cursor = reply.cursor
             reply.records += try replica.referencedRecords(reply.records, in: context, find: { [replica] in try view.syncedObjects($0, replica: replica) }) { $0.sequence > cursor }
             let body = try JSONEncoder().encode(reply)
@@ -341,8 +367,7 @@ public final class SyncServer: @unchecked Sendable {
                 logger.warning("sync passed over \(object.entity) \(object.globalID): its record is \(body.count) bytes, more than a reply takes")
                 refused.append(SyncRefusal(entity: object.entity, id: object.globalID, reason: "its record is \(body.count) bytes, more than a reply takes (\(Self.maximumReplyBytes))"))
             }
-            return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: accepted, epoch: epoch, user: user, view: shares, cursor: page.last?.sequence ?? after,
-                                                      cursorObject: page.last?.globalID, more: fetched.count > 1, refused: refused))
+            return try JSONEncoder().encode(pageOf.reply(cursor: page.last?.sequence ?? after, cursorObject: page.last?.globalID, more: fetched.count > 1, refused: refused))
         }
     }
 

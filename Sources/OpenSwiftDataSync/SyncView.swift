@@ -55,4 +55,22 @@ struct SyncView {
         sharedChanges.fetchLimit = limit
         return Array((own + (try everyone.fetch(sharedChanges))).sorted { $0.sequence < $1.sequence }.prefix(limit))
     }
+
+    /// The first `limit` objects of `entities` changed after `after` — for an entity with a
+    /// floor, after the floor — in the order they changed: each entity of each owner read
+    /// apart along the (owner, entity, change) index, so entities a client's subscriptions
+    /// matched already are not read again.
+    func changes(after: Int64, limit: Int, entities: [String], floors: [String: Int64]) throws -> [SyncedObject] {
+        var found: [SyncedObject] = []
+        let sources = streams.isEmpty ? [context] : streams
+        for entity in entities {
+            let from = max(after, floors[entity] ?? after)
+            var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.entity == entity && $0.sequence > from }, sortBy: [SortDescriptor(\.sequence)])
+            descriptor.fetchLimit = limit
+            for source in shared.contains(entity) ? sources + [everyone].compactMap { $0 } : sources {
+                found += try source.fetch(descriptor)
+            }
+        }
+        return Array(found.sorted { $0.sequence < $1.sequence }.prefix(limit))
+    }
 }

@@ -9,7 +9,7 @@ import OpenSwiftData
 @Model
 public final class SyncedObject {
     #Unique<SyncedObject>([\.globalID])
-    #Index<SyncedObject>([\.sequence], [\.localSequence])
+    #Index<SyncedObject>([\.sequence], [\.localSequence], [\.entity, \.sequence])
 
     /// The object's identity in every replica.
     public var globalID: UUID

@@ -36,13 +36,16 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
         /// A second server instance on the same database (PostgreSQL), or `server` (one process
         /// serves a SQLite store).
         let secondServer: SyncServer
+        /// The subscriptions the server and every device are given.
+        let subscriptions: [SyncSubscription]
         var devices: [(store: TestStore, client: SyncClient, transport: PrincipalTransport)] = []
 
-        /// A server with `rules`, whose store keeps no owners for `everyones` models.
-        init(_ kind: StoreKind, rules: [SyncRule] = [], everyones: [any PersistentModel.Type] = []) throws {
+        /// A server with `rules` and `subscriptions`, whose store keeps no owners for `everyones` models.
+        init(_ kind: StoreKind, rules: [SyncRule] = [], everyones: [any PersistentModel.Type] = [], subscriptions: [SyncSubscription] = []) throws {
             serverStore = try TestStore(kind, SyncModels.types, ownedRows: .allEntities(except: SyncSchema.sharedModels + everyones))
-            server = try SyncServer(container: serverStore.container, rules: rules)
-            secondServer = kind == .postgres ? try SyncServer(container: serverStore.reopen(SyncModels.types), rules: rules) : server
+            server = try SyncServer(container: serverStore.container, rules: rules, subscriptions: subscriptions)
+            secondServer = kind == .postgres ? try SyncServer(container: serverStore.reopen(SyncModels.types), rules: rules, subscriptions: subscriptions) : server
+            self.subscriptions = subscriptions
         }
 
         /// A new device of `user` (with `roles`), syncing with the second server instance where
@@ -51,7 +54,7 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
         func device(_ user: String, roles: Set<String> = [], second: Bool = false) throws -> Int {
             let store = try TestStore(.memory, SyncModels.types)
             let transport = PrincipalTransport(server: second ? secondServer : server, principal: SyncPrincipal(user: user, roles: roles))
-            devices.append((store, try SyncClient(container: store.container, transport: transport), transport))
+            devices.append((store, try SyncClient(container: store.container, transport: transport, subscriptions: subscriptions), transport))
             return devices.count - 1
         }
 

@@ -7,6 +7,7 @@ import Foundation
 // swift run -c release --package-path Benchmarks bench --aggregates [--rows N] [--runs N]  (see AggregatesBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --scale [--members N] [--repeats N] [--postgres URL]  (see ScaleBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-users [--others N] [--repeats N] [--postgres URL]  (see SyncUsersBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --sync-subscription [--rows N] [--repeats N] [--postgres URL]  (see SyncSubscriptionBenchmark.swift)
 //
 // Measures OpenSwiftData against the SQLite C API (the floor), GRDB records and Fluent, in one
 // process and one run, on files with the same settings (WAL, synchronous=NORMAL). The 1M-row
@@ -87,6 +88,12 @@ func run() async throws {
     // Sync-users mode: one user's sync with and without other users' data (Results/sync-users.md).
     if arguments.contains("--sync-users") {
         try await runSyncUsersBenchmark()
+        exit(0)
+    }
+
+    // Sync-subscription mode: a subscribed first pull against pulling only what it keeps (Results/sync-subscription.md).
+    if arguments.contains("--sync-subscription") {
+        try await runSyncSubscriptionBenchmark()
         exit(0)
     }
 

@@ -26,7 +26,8 @@ struct SyncController {
         self.service = service
         self.token = token.flatMap { $0.isEmpty ? nil : $0 }
         self.accounts = accounts
-        self.server = self.token == nil && !accounts ? nil : try SyncServer(container: service.container, validators: ExpenseInput.syncValidators)
+        self.server = self.token == nil && !accounts ? nil : try SyncServer(container: service.container, validators: ExpenseInput.syncValidators,
+                                                                                       subscriptions: ExpenseSubscriptions.all)
     }
 
     func addRoutes(to router: Router<ExpensesRequestContext>) {
