@@ -44,8 +44,8 @@ public final class SyncReplicaState {
     /// The subscriptions of a client's last pull: when ``subscriptions`` differ, the client
     /// starts again from a fresh copy of what they select.
     public var syncedSubscriptions: String = ""
-    /// Where a client's first pull of its subscriptions stands (``SyncMatching``, as JSON);
-    /// empty when it is not matching.
+    /// Where a client's first pull of its subscriptions stands (the entity and identity it
+    /// reached, as JSON); empty when it is not matching.
     public var matching: String = ""
     /// The server's change number a client's matching covered, once done; `-1` before.
     public var matchedThrough: Int64 = -1
