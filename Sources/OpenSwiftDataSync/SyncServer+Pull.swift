@@ -18,6 +18,59 @@ extension SyncServer {
         }
     }
 
+    /// The reply body of a pull: the changes after `after`, at most `limit` objects and — where
+    /// more than one — `bytes` bytes (the page halves until it fits). Every change goes to every
+    /// client, its own included: a client's name is its own say, so leaving out what "it" made
+    /// would let one that names itself as another keep that one from ever seeing those edits; a
+    /// client merges its own records back as no change. An object too large for any reply alone
+    /// is passed over, and named in the reply. For a client holding subscriptions, a changed
+    /// object of a subscribed entity that matches none is not sent: the reply names it in
+    /// ``SyncReply/left`` instead (but on a first pull without matching, where the client has none), and
+    /// the changes are read entity by entity along the (entity, change) index — those of a
+    /// subscribed entity only after `matchedThrough`, which its first pull's matching covered
+    /// (``match(from:_:page:in:)``) — so what a pull reads is what it sends.
+    func pull(after: Int64, page pageOf: Page, in view: SyncView, subscribed: SyncSubscriptions?, matchedThrough: Int64?) throws -> Data {
+        let context = view.context
+        let (limit, bytes) = (pageOf.limit, pageOf.bytes)
+        let fetched: [SyncedObject]
+        if let subscribed {
+            let floor = max(after, matchedThrough ?? after)
+            fetched = try view.changes(after: after, limit: limit + 1, entities: replica.entities.keys.sorted(),
+                                       floors: subscribed.byEntity.mapValues { _ in floor })
+        } else {
+            fetched = try view.changes(after: after, limit: limit + 1)
+        }
+        var count = min(limit, fetched.count)
+        var refused: [SyncRefusal] = []
+        while true {
+            let page = Array(fetched.prefix(count))
+            var reply = pageOf.reply(cursor: page.last?.sequence ?? after, cursorObject: page.last?.globalID, more: fetched.count > count, refused: refused)
+            reply.records = try replica.records(in: context, page)
+            if let subscribed {
+                let (kept, left) = try replica.subscribed(reply.records, subscribed, in: context)
+                reply.records = kept
+                // Where the client may hold them: past its first page, or after a matching.
+                if after > 0 || matchedThrough != nil { reply.left = left }
+            }
+            let cursor = reply.cursor
+            reply.records += try replica.referencedRecords(reply.records, in: context, find: { [replica] in try view.syncedObjects($0, replica: replica) }) { $0.sequence > cursor }
+            let body = try JSONEncoder().encode(reply)
+            if body.count <= bytes || (count == 1 && body.count <= Self.maximumReplyBytes) || count == 0 {
+                return body
+            }
+            if count > 1 {
+                count /= 2
+                continue
+            }
+            // One object, larger than any reply: passed over, and the client told.
+            if let object = page.first {
+                logger.warning("sync passed over \(object.entity) \(object.globalID): its record is \(body.count) bytes, more than a reply takes")
+                refused.append(SyncRefusal(entity: object.entity, id: object.globalID, reason: "its record is \(body.count) bytes, more than a reply takes (\(Self.maximumReplyBytes))"))
+            }
+            return try JSONEncoder().encode(pageOf.reply(cursor: page.last?.sequence ?? after, cursorObject: page.last?.globalID, more: fetched.count > 1, refused: refused))
+        }
+    }
+
     /// A page of a client's first pull with subscriptions: the objects that match them, found
     /// through their predicates — so through the store's indexes, at the cost of what matches,
     /// not of every object the user has — entity by entity, in identity order, from where
