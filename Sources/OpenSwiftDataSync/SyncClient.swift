@@ -338,7 +338,9 @@ public actor SyncClient {
         let state = try replica.state(in: context)
         var chosen = try Self.decode(state.subscriptions) ?? [:]
         change(&chosen)
-        state.subscriptions = try Self.encode(chosen)
+        let text = try Self.encode(chosen)
+        guard text != state.subscriptions else { return }
+        state.subscriptions = text
         // A first pull of other subscriptions matches from the start.
         state.matching = ""
         state.matchedThrough = -1

@@ -106,11 +106,13 @@ struct SyncSharing {
     /// with its own tree; a model in a zone already takes in what it holds by cascading to-ones.
     private mutating func place(_ model: any PersistentModel, refusing record: SyncRecord?) throws {
         let entity = model.persistentModelID.entityName
-        if let now = owner(model), Self.isZone(now) {
+        // An entity that keeps no owner (every user reads it) joins no tree.
+        guard let now = owner(model) else { return }
+        if Self.isZone(now) {
             for link in links.cascading[entity] ?? [] {
                 let held = try context.relatedModels(of: model, link).filter { !$0.isDeleted }
                 try loadOwners(held)
-                for child in held where !(owner(child).map(Self.isZone) ?? false) { try moveTree(of: child, to: now) }
+                for child in held where owner(child).map({ !Self.isZone($0) }) ?? false { try moveTree(of: child, to: now) }
             }
             return
         }
@@ -133,7 +135,8 @@ struct SyncSharing {
         var seen = Set<ObjectIdentifier>()
         while !level.isEmpty {
             try loadOwners(level)
-            let moving = level.filter { model in seen.insert(ObjectIdentifier(model)).inserted && !(owner(model).map(Self.isZone) ?? false) }
+            // Objects of another zone stay there; those of entities without owners have none to move.
+            let moving = level.filter { model in seen.insert(ObjectIdentifier(model)).inserted && (owner(model).map { !Self.isZone($0) } ?? false) }
             try move(moving, to: zone)
             var next: [any PersistentModel] = []
             for model in moving {

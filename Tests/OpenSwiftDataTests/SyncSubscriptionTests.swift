@@ -47,8 +47,12 @@ import Testing
         #expect(narrowed.reset?.reason == "this device's subscriptions changed")
         #expect(narrowed.reset?.dropped == 1)
         #expect(try users.notes(partial) == ["day 5", "day 6"])
-        // Nothing was deleted: the server and the other device keep every entry.
-        #expect(try await users.sync(partial).sent == 0)
+        // The same subscription again changes nothing; nothing was deleted: the server and the
+        // other device keep every entry.
+        try await client.subscribe("since", Self.from(5))
+        let again = try await users.sync(partial)
+        #expect(again.reset == nil)
+        #expect(again.sent == 0)
         try await users.sync(full)
         #expect(try users.notes(full).count == 6)
         #expect(try users.serverNotes("alice").count == 6)
