@@ -43,6 +43,8 @@ struct SyncSharing {
     /// Places the objects of merged `records` (after the merge, before its save): shares first,
     /// which make zones, then every other object that joined a tree.
     mutating func arrange(_ records: [SyncRecord], merge: SyncMerge) throws {
+        // A user who reads no shared tree has none for an object to join: only a share makes one.
+        if principal != nil, spaces.all.isEmpty, !records.contains(where: { $0.entity == SyncShare.entityName }) { return }
         var models: [(any PersistentModel, SyncRecord)] = []
         for record in records where record.deleted == nil && record.alias == nil {
             guard let model = merge.model(record.id), !model.isDeleted else { continue }
@@ -51,6 +53,7 @@ struct SyncSharing {
             models.append((model, record))
         }
         try loadOwners(models.map(\.0))
+        try loadOwners(parents(of: models.map(\.0)))
         for case let (share as SyncShare, record) in models {
             try place(share, refusing: record)
         }
@@ -61,8 +64,12 @@ struct SyncSharing {
 
     /// Places the models the server's own code saved (read from history by a capture).
     mutating func arrange(captured ids: [PersistentIdentifier]) throws {
-        let models = try ids.compactMap { try context.existingModel(for: $0) }.filter { !$0.isDeleted }
+        // Without a shared tree in the store, only a share has anywhere to go.
+        let anyZone = try context.fetchCount(FetchDescriptor<SyncZone>()) > 0
+        let candidates = anyZone ? ids : ids.filter { $0.entityName == SyncShare.entityName }
+        let models = try candidates.compactMap { try context.existingModel(for: $0) }.filter { !$0.isDeleted }
         try loadOwners(models)
+        try loadOwners(parents(of: models))
         for case let share as SyncShare in models { try place(share, refusing: nil) }
         for model in models where !(model is SyncShare) { try place(model, refusing: nil) }
     }
@@ -187,6 +194,14 @@ struct SyncSharing {
     }
 
     private func owner(_ model: any PersistentModel) -> String? { owners[ObjectIdentifier(model)] }
+
+    /// The objects `models` belong to by their parent links: their owners are learned in one
+    /// lookup per entity for the batch, not one per model.
+    private func parents(of models: [any PersistentModel]) throws -> [any PersistentModel] {
+        try models.flatMap { model in
+            try (links.parents[model.persistentModelID.entityName] ?? []).flatMap { try context.relatedModels(of: model, $0) }
+        }
+    }
 
     /// The model of `id`, of `entity`, that the context reads: one this save brings, or a stored one.
     private mutating func model(_ id: UUID, entity: String) throws -> (any PersistentModel)? {
