@@ -96,6 +96,14 @@ struct SyncAccess: Sendable {
         return try writingView(for: principal, replica: replica)
     }
 
+    /// What a principal's pulls read, as ``readingView(for:replica:)``, but `writing` — the
+    /// principal's writing view, still current — where the two are the same (a principal that
+    /// does not read everything), so the shared trees are not looked up again.
+    func readingView(for principal: SyncPrincipal?, replica: SyncReplica, reusing writing: SyncView) throws -> SyncView {
+        guard let principal, principal.roles.isDisjoint(with: readingEveryone) else { return try readingView(for: principal, replica: replica) }
+        return writing
+    }
+
     /// A context of sync's own (no autosave) reading `owner`'s rows and `alsoReading`'s, or every row.
     private static func context(_ replica: SyncReplica, owner: String?, alsoReading: [String] = []) -> ModelContext {
         let context = owner.map { ModelContext(replica.container, owner: $0, alsoReading: alsoReading) } ?? ModelContext(replica.container)

@@ -72,17 +72,15 @@ struct SyncReplica {
         self.resolvers = try Self.byEntity(resolvers, \.entity, kind: "resolver", synced: entities)
         self.validators = try Self.byEntity(validators, \.entity, kind: "validator", synced: entities)
         // The version alone would not tell two schemas apart that both kept the default one.
-        var fingerprint: UInt64 = 0xcbf2_9ce4_8422_2325
+        var fingerprint = SyncFingerprint()
         for (entity, properties) in entities.sorted(by: { $0.key < $1.key }) {
             for property in properties.sorted(by: { $0.name < $1.name }) {
                 // "members": to-manys travel member by member.
-                for byte in "\(entity).\(property.name):\(property.isRelationship ? property.destination ?? "" : "")\(property.isToMany ? "*members" : "");".utf8 {
-                    fingerprint = (fingerprint ^ UInt64(byte)) &* 0x100_0000_01b3
-                }
+                fingerprint.add("\(entity).\(property.name):\(property.isRelationship ? property.destination ?? "" : "")\(property.isToMany ? "*members" : "");")
             }
         }
         let resolved = self.resolvers.keys.sorted()
-        self.schemaVersion = "\(container.schema.version) (\(String(fingerprint, radix: 16))\(resolved.isEmpty ? "" : "; resolvers for \(resolved.joined(separator: ", "))"))"
+        self.schemaVersion = "\(container.schema.version) (\(fingerprint.text)\(resolved.isEmpty ? "" : "; resolvers for \(resolved.joined(separator: ", "))"))"
     }
 
     /// An app's resolvers or validators by entity: each for a synced entity, one per entity.

@@ -194,7 +194,7 @@ public final class SyncServer: @unchecked Sendable {
             })
             let writing = principal == nil ? SyncView(context: capturing, everyone: nil, shared: []) : try access.writingView(for: principal, replica: replica)
             if request.position != nil || request.epoch != nil || request.view != nil {
-                try checkPosition(of: request, in: principal == nil ? writing : try access.readingView(for: principal, replica: replica), writing: writing)
+                try checkPosition(of: request, in: principal == nil ? writing : try access.readingView(for: principal, replica: replica, reusing: writing), writing: writing)
             }
             if !request.push.isEmpty {
                 if let principal { try access.authorize(request.push, of: principal, in: writing, replica: replica) }
@@ -207,8 +207,11 @@ public final class SyncServer: @unchecked Sendable {
             guard let after = request.pullAfter else {
                 return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: 0, more: false))
             }
-            // A view made after the push's save: its objects are read as they are now.
-            let reading = principal == nil ? writing : try access.readingView(for: principal, replica: replica)
+            // After a push, a view made after its save: its objects are read as they are now, and
+            // a share it made is among the trees read.
+            let reading = principal == nil ? writing
+                : request.push.isEmpty ? try access.readingView(for: principal, replica: replica, reusing: writing)
+                : try access.readingView(for: principal, replica: replica)
             let subscribed = try request.subscriptions.flatMap { $0.isEmpty ? nil : try SyncSubscriptions($0, definitions: subscriptions) }
             let page = Page(schema: replica.schemaVersion, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes), accepted: request.push.count,
                             epoch: try replica.state(in: reading.context).epoch, user: principal?.user,

@@ -19,11 +19,9 @@ struct SyncSpaces: Sendable, Equatable {
     /// passed, so they start again. The trees the user shared are left out: their objects were
     /// the user's before.
     var fingerprint: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for zone in (writable + readable).sorted() {
-            for byte in "\(zone);".utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        }
-        return String(hash, radix: 16)
+        var hash = SyncFingerprint()
+        for zone in (writable + readable).sorted() { hash.add("\(zone);") }
+        return hash.text
     }
 
     /// The zones `user` reads in `container`, whose schema has ``SyncSchema/sharingModels``:
