@@ -18,9 +18,12 @@ public actor SyncClient {
     public static let defaultPageSize = 2_000
     /// The most bytes a request or a reply should take, unless given: pages shrink to fit.
     public static let defaultPageBytes = 8 << 20
+    /// The bytes of a large value per request, unless given (the Sync article's *Large values*).
+    public static let defaultChunkBytes = 1 << 20
 
-    private let replica: SyncReplica
-    private let transport: any SyncTransport
+    let replica: SyncReplica
+    let transport: any SyncTransport
+    let chunkBytes: Int
     private let pageSize: Int
     private let pageBytes: Int
     private let resetMode: ResetMode
@@ -89,13 +92,16 @@ public actor SyncClient {
         }
     }
 
-    /// How far a sync has come: `phase` is "sending" or "receiving"; `total` is known for sending.
+    /// How far a sync has come: `phase` is "sending" or "receiving" (objects), or "sending a
+    /// large value" or "receiving a large value" (bytes of one value); `total` is known but
+    /// for receiving objects.
     public struct Progress: Sendable {
-        /// "sending" or "receiving".
+        /// "sending", "receiving", "sending a large value" or "receiving a large value".
         public var phase: String
-        /// Objects sent, or records received, so far.
+        /// Objects sent, records received, or bytes of a large value sent or received so far.
         public var done: Int
-        /// Objects to send in all; `nil` while receiving (the server's pages say only whether more follow).
+        /// Objects to send in all, or the large value's size; `nil` while receiving objects (the
+        /// server's pages say only whether more follow).
         public var total: Int?
     }
 
@@ -106,10 +112,17 @@ public actor SyncClient {
     /// larger than that travels alone). `resetMode` says what a fresh start (``Reset``) does
     /// with unsynced changes. `subscriptions` are the subsets it may subscribe to
     /// (``subscribe(_:_:)``; the server's must be the same, see ``SyncSubscription``).
+    ///
+    /// Large `Data` values travel apart from records, `chunkBytes` at a time, and the chunks a
+    /// device receives wait in `largeValueFolder` until the value is whole — by default a
+    /// folder in the temporary directory named after the store — so a sync stopped part way
+    /// goes on from the last chunk (the Sync article's *Large values*).
     public init(container: ModelContainer, transport: any SyncTransport, resolvers: [SyncResolver] = [],
                 pageSize: Int = SyncClient.defaultPageSize, pageBytes: Int = SyncClient.defaultPageBytes,
-                resetMode: ResetMode = .keepLocalChanges, subscriptions: [SyncSubscription] = []) throws {
-        self.replica = try SyncReplica(container: container, resolvers: resolvers)
+                resetMode: ResetMode = .keepLocalChanges, subscriptions: [SyncSubscription] = [],
+                chunkBytes: Int = SyncClient.defaultChunkBytes, largeValueFolder: URL? = nil) throws {
+        self.replica = try SyncReplica(container: container, resolvers: resolvers, largeValueFolder: largeValueFolder)
+        self.chunkBytes = min(max(1, chunkBytes), SyncServer.maximumChunkBytes)
         self.definitions = try SyncSubscriptions.definitions(subscriptions, synced: replica.entities)
         self.transport = transport
         self.pageSize = max(1, pageSize)
@@ -167,6 +180,7 @@ public actor SyncClient {
             try await push(state, in: context, into: &result, progress: progress)
         }
         var received = 0
+        var stale = 0
         while true {
             let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor,
                                               position: state.serverCursor > 0 ? state.serverCursor : nil, positionObject: state.serverCursorObject,
@@ -174,9 +188,16 @@ public actor SyncClient {
                                               subscriptions: try Self.decode(state.subscriptions), matching: Self.decodeMatching(state.matching),
                                               matchedThrough: state.matchedThrough >= 0 ? state.matchedThrough : nil, pullLimit: pageSize, pullBytes: pageBytes))
             let reply = try await exchange(body)
+            // A value changed on the server since the page was read: the page is asked for again.
+            guard try await download(reply.records, in: context, progress: progress) else {
+                stale += 1
+                guard stale <= 3 else { throw SyncError.server("\(transport.serverDescription) kept changing a large value while this device received it; sync again later") }
+                continue
+            }
             received += reply.records.count
             result.refused += reply.refused
             result.received += try merge(reply, state: state, in: context, refused: &result.refused)
+            for value in reply.records.flatMap({ $0.fields.values.compactMap(\.large) }) { replica.largeValues.remove(value) }
             progress?(Progress(phase: "receiving", done: received, total: nil))
             guard reply.more else { break }
         }
@@ -211,6 +232,7 @@ public actor SyncClient {
             var pushing = try records + replica.referencedRecords(records, in: context) { $0.localSequence > after }
             var setAside = Set<UUID>()
             var reverts: [SyncRecord] = []
+            try await upload(pushing, progress: progress)
             while !pushing.isEmpty {
                 let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, push: pushing, pullAfter: nil,
                                                   position: state.serverCursor > 0 ? state.serverCursor : nil, positionObject: state.serverCursorObject,
@@ -379,7 +401,7 @@ public actor SyncClient {
         try JSONEncoder().encode(request)
     }
 
-    private func exchange(_ body: Data) async throws -> SyncReply {
+    func exchange(_ body: Data) async throws -> SyncReply {
         let data = try await transport.send(body)
         let reply: SyncReply
         do {

@@ -48,7 +48,7 @@ extension SyncMerge {
         clocks.takeLater(of: theirs.syncClocks)
         let (wins, kept) = try winners(record, over: &clocks, properties: properties, model: model)
         _ = try mergeMembers(record, owner: existing, clocks: &clocks, properties: properties)
-        try write(wins, to: model, for: record)
+        try write(wins, to: model, for: record, object: mine)
         context.setGlobalIdentity(record.id, of: model)
         models[record.id] = model
         try join(mine, theirs, clocks: clocks, resend: kept)

@@ -124,11 +124,16 @@ struct SyncMerge {
         let joinedOrLeft = try mergeMembers(record, owner: id, clocks: &clocks, properties: properties)
         guard !wins.isEmpty || kept || joinedOrLeft else { return }
         if let model = model(id, of: record.entity) {
-            try write(wins, to: model, for: record)
+            try write(wins, to: model, for: record, object: object)
         } else {
             var attributes: [String: StoredValue] = [:]
             for (property, field) in wins where !property.isRelationship {
-                attributes[property.name] = field.value?.stored ?? .null
+                if let large = field.large {
+                    attributes[property.name] = try incoming(large, of: record, property.name)
+                    object.largeValues[property.name] = large.text
+                } else {
+                    attributes[property.name] = field.value?.stored ?? .null
+                }
             }
             let model: any PersistentModel
             do {
@@ -230,15 +235,32 @@ struct SyncMerge {
         return false
     }
 
-    /// Writes won attributes now and won relationships once the batch's objects exist.
-    mutating func write(_ wins: [(SyncPropertyDescription, SyncRecord.Field)], to model: any PersistentModel, for record: SyncRecord) throws {
+    /// Writes won attributes now and won relationships once the batch's objects exist; notes in
+    /// `object`, the model's bookkeeping, which values travel apart.
+    mutating func write(_ wins: [(SyncPropertyDescription, SyncRecord.Field)], to model: any PersistentModel, for record: SyncRecord, object: SyncedObject) throws {
         for (property, field) in wins {
             if property.isRelationship {
                 references.append((record.id, model, property.name, field.related ?? [], property.destination ?? ""))
+            } else if let large = field.large {
+                // The same bytes are here already (a later edit set the value it had).
+                if object.largeValues[property.name] != large.text {
+                    try context.setStoredValue(try incoming(large, of: record, property.name), of: model, property.name)
+                    object.largeValues[property.name] = large.text
+                }
             } else {
                 try context.setStoredValue(field.value?.stored ?? .null, of: model, property.name)
+                if object.largeValues[property.name] != nil { object.largeValues[property.name] = nil }
             }
         }
+    }
+
+    /// A large value's bytes, as received whole before the merge (mapped from their file, not
+    /// read into memory); ``SyncError/malformed(_:)`` where they were not.
+    func incoming(_ large: SyncLargeValue, of record: SyncRecord, _ name: String) throws -> StoredValue {
+        guard let data = replica.largeValues.contents(large) else {
+            throw SyncError.malformed("the value of \(record.entity).\(name) (\(large.size) bytes, \(large.sha256.prefix(12))…) was not sent whole before its record")
+        }
+        return .blob(data)
     }
 
     // MARK: References

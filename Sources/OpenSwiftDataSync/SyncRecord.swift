@@ -16,6 +16,8 @@ struct SyncRecord: Codable, Sendable {
         var clock: SyncClock
         /// An attribute's value.
         var value: SyncValue?
+        /// A large `Data` value sent apart instead (``SyncLargeValue``): its bytes come in chunks.
+        var large: SyncLargeValue? = nil
         /// A relationship's objects (none for an empty to-one).
         var related: [UUID]?
         /// A to-many's edits member by member (``SyncClocks``): `+UUID` for a member's

@@ -101,6 +101,8 @@ extension SyncReplica {
         let memberwise = (entities[entity] ?? []).filter { $0.isToMany && properties.contains($0.name) }
         let plain = properties.filter { name in !memberwise.contains { $0.name == name } }
         var withMembers: [(PersistentIdentifier, SyncedObject)] = []
+        let blobs = (entities[entity] ?? []).filter { $0.isBlob && plain.contains($0.name) }
+        var withBlobs: [(PersistentIdentifier, SyncedObject)] = []
         let globals = ids.compactMap { identities[$0] }
         let known = try syncedObjects(globals, in: context, unsaved: unsaved)
         // Where rows keep owners (a server's users), an object's bookkeeping is its owner's.
@@ -125,7 +127,9 @@ extension SyncReplica {
             object.syncClocks = clocks
             try state.advance(object, local: true)
             if !memberwise.isEmpty { withMembers.append((id, object)) }
+            if !blobs.isEmpty { withBlobs.append((id, object)) }
         }
+        if !withBlobs.isEmpty { try noteLargeValues(withBlobs, blobs, in: context) }
         for (id, object) in withMembers {
             try stampMembers(of: id, object, memberwise, clock: clock, state: state, in: context, unsaved: unsaved)
         }

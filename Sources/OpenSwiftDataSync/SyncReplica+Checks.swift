@@ -78,6 +78,12 @@ extension SyncReplica {
                     throw refused("\(name) is a to-one, which travels as at most one related identity")
                 }
                 guard property.isOptional || !related.isEmpty else { throw refused("\(name) is a required relationship and cannot be empty") }
+            } else if let large = field.large {
+                guard property.isBlob, field.value == nil, field.related == nil, field.members == nil else {
+                    throw refused("\(name) travels as a value; only a Data attribute's value travels apart")
+                }
+                // A validator sees the bytes where they are here already (a push's are).
+                if let data = largeValues.contents(large) { values[name] = data }
             } else {
                 guard field.related == nil, field.members == nil else { throw refused("\(name) is an attribute, which travels as a value") }
                 do {

@@ -35,8 +35,10 @@ struct SyncReplica {
     /// The schema's version, a fingerprint of the synced entities and properties, and the
     /// entities with resolvers, which both sides of a sync must share.
     let schemaVersion: String
+    /// Where large values wait while their chunks travel (``SyncLargeValueFolder``).
+    let largeValues: SyncLargeValueFolder
 
-    init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = []) throws {
+    init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], largeValueFolder: URL? = nil) throws {
         self.container = container
         let context = ModelContext(container)
         guard let node = context.firstStoreIdentifier else {
@@ -48,6 +50,7 @@ struct SyncReplica {
         }
         try context.prepareGlobalIdentities()
         self.node = node
+        self.largeValues = SyncLargeValueFolder(url: largeValueFolder ?? SyncLargeValueFolder.temporary(for: node))
         var entities: [String: [SyncPropertyDescription]] = [:]
         var allProperties: [String: [SyncPropertyDescription]] = [:]
         var constraints: [String: [[String]]] = [:]
@@ -180,6 +183,8 @@ struct SyncReplica {
                         identities.merge(try context.globalIdentities(of: missing, assigning: true)) { _, new in new }
                     }
                     fields[property.name] = SyncRecord.Field(clock: clock, related: related.compactMap { identities[$0] })
+                } else if property.isBlob, let large = try largeValue(of: object, property, model: model, in: context) {
+                    fields[property.name] = SyncRecord.Field(clock: clock, large: large)
                 } else {
                     fields[property.name] = SyncRecord.Field(clock: clock, value: SyncValue(try context.storedValue(of: model, property.name)))
                 }
@@ -187,6 +192,39 @@ struct SyncReplica {
             records.append(SyncRecord(id: object.globalID, entity: object.entity, deleted: nil, fields: fields))
         }
         return records
+    }
+
+    /// The large value (``SyncLargeValue``) an object's `Data` attribute holds, as its
+    /// bookkeeping says; `nil` where it travels in its record. An object captured before sync
+    /// sent values apart has none noted: its value is looked at, and noted where it is large.
+    func largeValue(of object: SyncedObject, _ property: SyncPropertyDescription, model: any PersistentModel, in context: ModelContext) throws -> SyncLargeValue? {
+        if let text = object.largeValues[property.name] { return SyncLargeValue(text: text) }
+        guard case .blob(let data) = try context.storedValue(of: model, property.name),
+              SyncLargeValue.travelsApart(data, externalStorage: property.isExternalStorage) else { return nil }
+        let large = SyncLargeValue(of: data)
+        object.largeValues[property.name] = large.text
+        return large
+    }
+
+    /// Notes in the bookkeeping of `edited` (models and their objects) which of their `Data`
+    /// attributes `properties` now travel apart, hashing each large value once, as it is
+    /// saved. Each model is read in a context of its own, let go before the next: one value in
+    /// memory at a time.
+    func noteLargeValues(_ edited: [(PersistentIdentifier, SyncedObject)], _ properties: [SyncPropertyDescription], in context: ModelContext) throws {
+        for (id, object) in edited {
+            let reading = ModelContext(context.container)
+            guard let model = try reading.existingModel(for: id), !model.isDeleted else { continue }
+            var noted = object.largeValues
+            for property in properties {
+                if case .blob(let data) = try reading.storedValue(of: model, property.name),
+                   SyncLargeValue.travelsApart(data, externalStorage: property.isExternalStorage) {
+                    noted[property.name] = SyncLargeValue(of: data).text
+                } else {
+                    noted[property.name] = nil
+                }
+            }
+            if noted != object.largeValues { object.largeValues = noted }
+        }
     }
 
     /// The records of objects that `records` refer to, are not among them, and that the other

@@ -34,4 +34,7 @@ struct SyncReply: Codable, Sendable {
     /// Changed objects the server could not send, each too large for any reply: the client
     /// reports them (``SyncClient/Result/refused``).
     var refused: [SyncRefusal] = []
+    /// The answer to a request's chunk (``SyncRequest/chunk``): how many bytes of the value the
+    /// server has, or the bytes asked for.
+    var chunk: SyncChunk? = nil
 }

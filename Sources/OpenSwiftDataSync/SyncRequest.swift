@@ -33,6 +33,8 @@ struct SyncRequest: Codable, Sendable {
     /// The most bytes the reply should take (the server may take less; one record larger than
     /// that travels alone).
     var pullBytes: Int = SyncClient.defaultPageBytes
+    /// Instead of pushing and pulling: a chunk of a large value sent, or asked for (``SyncChunk``).
+    var chunk: SyncChunk? = nil
 
     init(schema: String, node: String, push: [SyncRecord] = [], pullAfter: Int64? = nil, position: Int64? = nil, positionObject: UUID? = nil, epoch: String? = nil, view: String? = nil,
          subscriptions: [String: SyncSubscription.Values]? = nil, matching: SyncMatching? = nil, matchedThrough: Int64? = nil, pullLimit: Int = SyncClient.defaultPageSize, pullBytes: Int = SyncClient.defaultPageBytes) {
@@ -52,7 +54,7 @@ struct SyncRequest: Codable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schema, node, push, pullAfter, position, positionObject, epoch, view, subscriptions, matching, matchedThrough, pullLimit, pullBytes
+        case schema, node, push, pullAfter, position, positionObject, epoch, view, subscriptions, matching, matchedThrough, pullLimit, pullBytes, chunk
     }
 
     /// Refuses more than ``SyncServer/maximumPushRecords`` records before decoding any of them
@@ -71,6 +73,7 @@ struct SyncRequest: Codable, Sendable {
         matchedThrough = try container.decodeIfPresent(Int64.self, forKey: .matchedThrough)
         pullLimit = try container.decodeIfPresent(Int.self, forKey: .pullLimit) ?? SyncClient.defaultPageSize
         pullBytes = try container.decodeIfPresent(Int.self, forKey: .pullBytes) ?? SyncClient.defaultPageBytes
+        chunk = try container.decodeIfPresent(SyncChunk.self, forKey: .chunk)
         push = []
         guard container.contains(.push) else { return }
         var records = try container.nestedUnkeyedContainer(forKey: .push)

@@ -58,6 +58,11 @@ public final class SyncServer: @unchecked Sendable {
     /// The most bytes one reply takes, whatever a client asks; an object larger than that alone
     /// is not sent (the client is told, ``SyncRefusal``).
     public static let maximumReplyBytes = 64 << 20
+    /// The largest `Data` value sync carries (apart from records, in chunks; see the Sync
+    /// article's *Large values*).
+    public static let maximumLargeValueBytes: Int64 = 4 << 30
+    /// The most bytes of a large value one request sends or one reply carries.
+    public static let maximumChunkBytes = 8 << 20
 
     /// How long history stays after sync has read it, unless given.
     public static let defaultHistoryRetention: Duration = .seconds(60 * 60)
@@ -76,9 +81,14 @@ public final class SyncServer: @unchecked Sendable {
     /// principals may read, or may not write (see ``SyncRule``). `subscriptions` are the
     /// subsets devices may ask for instead of every object (its clients' must be the same, see
     /// ``SyncSubscription``).
+    ///
+    /// Large `Data` values travel apart from records (the Sync article's *Large values*) and
+    /// wait in `largeValueFolder` while their chunks arrive, and once served: by default a
+    /// folder in the temporary directory named after the store, which instances on one machine
+    /// share. Files there not used for a day are removed.
     public init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], rules: [SyncRule] = [],
-                subscriptions: [SyncSubscription] = [], historyRetention: Duration? = SyncServer.defaultHistoryRetention) throws {
-        self.replica = try SyncReplica(container: container, resolvers: resolvers, validators: validators)
+                subscriptions: [SyncSubscription] = [], historyRetention: Duration? = SyncServer.defaultHistoryRetention, largeValueFolder: URL? = nil) throws {
+        self.replica = try SyncReplica(container: container, resolvers: resolvers, validators: validators, largeValueFolder: largeValueFolder)
         self.access = try SyncAccess(rules, replica: replica)
         self.subscriptions = try SyncSubscriptions.definitions(subscriptions, synced: replica.entities)
         self.keepsOwners = try Self.checkOwners(of: replica, sharedWithEveryone: access.readableByEveryone)
@@ -169,6 +179,7 @@ public final class SyncServer: @unchecked Sendable {
         guard request.pullLimit > 0, request.pullBytes > 0 else { throw SyncError.malformed("a pull limit must be positive") }
         lock.lock()
         defer { lock.unlock() }
+        if let chunk = request.chunk { return try answer(chunk, principal: principal) }
         let reply: Data
         do {
             reply = try exchange(request, principal: principal)

@@ -28,6 +28,9 @@ public final class SyncedObject {
     /// For an object merged into another by a unique constraint: the identity it now stands for
     /// (the lesser of the two), whose bookkeeping holds the clocks.
     public var aliasOf: UUID?
+    /// The `Data` attributes whose values travel apart from records (the Sync article's *Large
+    /// values*), each as `sha256:size` of its current value.
+    public var largeValues: [String: String] = [:]
 
     /// Bookkeeping for the object `globalID` of `entity`.
     public init(globalID: UUID, entity: String, clocks: [String: SyncClock] = [:], deletedClock: SyncClock? = nil, sequence: Int64 = 0, localSequence: Int64 = 0) {

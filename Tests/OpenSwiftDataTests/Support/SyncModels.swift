@@ -94,7 +94,22 @@ final class Checklist {
     }
 }
 
+// A photo and its thumbnail: the photo's bytes travel apart from records (declared
+// `.externalStorage`), and so do the thumbnail's once it is larger than the threshold.
+@Model
+final class Attachment {
+    var name: String
+    @Attribute(.externalStorage) var photo: Data
+    var thumbnail: Data?
+
+    init(name: String, photo: Data, thumbnail: Data? = nil) {
+        self.name = name
+        self.photo = photo
+        self.thumbnail = thumbnail
+    }
+}
+
 enum SyncModels {
-    static let types: [any PersistentModel.Type] = [Ledger.self, Entry.self, Topic.self, Board.self, Card.self, Label.self, Checklist.self]
+    static let types: [any PersistentModel.Type] = [Ledger.self, Entry.self, Topic.self, Board.self, Card.self, Label.self, Checklist.self, Attachment.self]
         + SyncSchema.models + SyncSchema.sharingModels
 }

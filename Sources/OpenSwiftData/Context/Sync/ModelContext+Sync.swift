@@ -160,7 +160,8 @@ extension ModelContext {
                         isOptional: relationship.isOptional, isCascade: relationship.deleteRule == .cascade)
                 }
                 guard let codec = property.codec else { return nil }
-                return SyncPropertyDescription(name: property.name, isRelationship: false, isToMany: false, destination: nil, inverse: nil, isOptional: codec.isOptional)
+                return SyncPropertyDescription(name: property.name, isRelationship: false, isToMany: false, destination: nil, inverse: nil, isOptional: codec.isOptional,
+                                               isBlob: codec.storedType == .blob && !codec.storesJSON, isExternalStorage: property.attributeOptions.contains(.externalStorage))
             })
         }
     }

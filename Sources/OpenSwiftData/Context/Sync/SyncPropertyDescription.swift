@@ -10,4 +10,8 @@ package struct SyncPropertyDescription: Sendable {
     package var isOptional: Bool
     /// For a relationship: whether deleting the object deletes what it holds (`.cascade`).
     package var isCascade: Bool = false
+    /// For an attribute: whether it is stored as bytes (`Data`), and whether it is declared
+    /// `@Attribute(.externalStorage)` (sync sends such values apart from its records).
+    package var isBlob: Bool = false
+    package var isExternalStorage: Bool = false
 }

@@ -1,0 +1,49 @@
+import Foundation
+import OpenSwiftData
+
+extension SyncServer {
+    // MARK: Large values
+
+    /// Answers a request's chunk (the Sync article's *Large values*). An upload's bytes wait in
+    /// the server's folder until a push names their value; anyone who may push may upload, and
+    /// nothing is read from what was uploaded but by a merge of that value's record. A download
+    /// names the object and attribute whose value it wants: it is answered only where
+    /// `principal` reads that object and the object holds that value now (otherwise the reply
+    /// carries no bytes, and the device pulls again). A value is read from its row once, into
+    /// the folder, and served from there in chunks.
+    func answer(_ chunk: SyncChunk, principal: SyncPrincipal?) throws -> Data {
+        var reply = SyncReply(schema: replica.schemaVersion, accepted: 0, cursor: 0, more: false)
+        let folder = replica.largeValues
+        guard let object = chunk.object else {
+            if let bytes = chunk.bytes {
+                guard bytes.count <= Self.maximumChunkBytes else {
+                    throw SyncError.tooLarge("a chunk of \(bytes.count) bytes; the most a server takes is \(Self.maximumChunkBytes)")
+                }
+                let have = try folder.append(chunk.value, at: chunk.offset, bytes)
+                if have == chunk.value.size { folder.sweep() }
+                reply.chunk = SyncChunk(value: chunk.value, offset: have)
+            } else {
+                reply.chunk = SyncChunk(value: chunk.value, offset: folder.received(chunk.value))
+            }
+            return try JSONEncoder().encode(reply)
+        }
+        guard let property = chunk.property, let length = chunk.length, length > 0, chunk.offset >= 0, chunk.offset < max(chunk.value.size, 1) else {
+            throw SyncError.malformed("a download names an object, one of its attributes, and a positive length within the value")
+        }
+        reply.chunk = SyncChunk(value: chunk.value, offset: chunk.offset, object: object, property: property)
+        let view = principal == nil ? SyncView(context: ModelContext(replica.container), everyone: nil, shared: []) : try access.readingView(for: principal, replica: replica)
+        guard let synced = try view.syncedObjects([object], replica: replica)[object], synced.deletedClock == nil,
+              synced.largeValues[property] == chunk.value.text else {
+            return try JSONEncoder().encode(reply)
+        }
+        if folder.received(chunk.value) < chunk.value.size {
+            guard let model = try replica.localModels([(object, synced.entity)], in: view.context)[object],
+                  case .blob(let data) = try view.context.storedValue(of: model, property), Int64(data.count) == chunk.value.size else {
+                return try JSONEncoder().encode(reply)
+            }
+            try folder.store(chunk.value, data)
+        }
+        reply.chunk?.bytes = try folder.read(chunk.value, at: chunk.offset, length: min(length, Self.maximumChunkBytes))
+        return try JSONEncoder().encode(reply)
+    }
+}
