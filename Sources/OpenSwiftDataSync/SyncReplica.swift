@@ -155,7 +155,7 @@ struct SyncReplica {
             Self.logger.warning("sync passed over \(unknown.count) objects of entities this schema does not sync (\(Set(unknown.map(\.entity)).sorted().joined(separator: ", ")))")
         }
         let objects = objects.filter { entities[$0.entity] != nil }
-        let models = try localModels(objects.filter { $0.deletedClock == nil && $0.aliasOf == nil }.map { ($0.globalID, $0.entity) }, in: context)
+        let models = try localModels(leavingLargeValues: objects.filter { $0.deletedClock == nil && $0.aliasOf == nil }, in: context)
         var identities: [PersistentIdentifier: UUID] = [:]
         for object in objects {
             if let target = object.aliasOf {
@@ -252,6 +252,21 @@ struct SyncReplica {
         for (entity, group) in Dictionary(grouping: ids, by: \.1) where entities[entity] != nil {
             for (global, id) in try context.persistentIdentifiers(entity: entity, globalIdentities: group.map(\.0)) {
                 if let model = try context.existingModel(for: id), !model.isDeleted { models[global] = model }
+            }
+        }
+        return models
+    }
+
+    /// The stored models of `objects`, by identity, read without the large values their
+    /// bookkeeping notes: records name those by hash, so a page of them never holds their bytes.
+    func localModels(leavingLargeValues objects: [SyncedObject], in context: ModelContext) throws -> [UUID: any PersistentModel] {
+        var models: [UUID: any PersistentModel] = [:]
+        let groups = Dictionary(grouping: objects.filter { entities[$0.entity] != nil }) { [$0.entity] + $0.largeValues.keys.sorted() }
+        for (names, group) in groups {
+            let ids = try context.persistentIdentifiers(entity: names[0], globalIdentities: group.map(\.globalID))
+            let found = try context.existingModels(Array(ids.values), leavingUnloaded: Set(names.dropFirst()))
+            for (global, id) in ids {
+                if let model = found[id], !model.isDeleted { models[global] = model }
             }
         }
         return models

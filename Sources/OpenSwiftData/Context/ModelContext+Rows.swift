@@ -101,12 +101,13 @@ extension ModelContext {
         return state
     }
 
-    /// The models of `layout` stored under `keys` that exist, in any order, registered here.
-    func loadModels(_ layout: ModelLayout, keys: [Int64], from store: any RowStore) throws -> [any PersistentModel] {
-        let materializer = Materializer(context: self, shape: store.rowShape(layout, slots: nil), storeIdentifier: store.identifier)
+    /// The models of `layout` stored under `keys` that exist, in any order, registered here;
+    /// read with `slots` only where given (the others load when first read).
+    func loadModels(_ layout: ModelLayout, keys: [Int64], slots: [Int]? = nil, from store: any RowStore) throws -> [any PersistentModel] {
+        let materializer = Materializer(context: self, shape: store.rowShape(layout, slots: slots), storeIdentifier: store.identifier)
         var loaded: [any PersistentModel] = []
         loaded.reserveCapacity(keys.count)
-        try store.loadRows(layout, keys: keys, editingState: editingState(for: store)) { row in loaded.append(try materializer.model(row)) }
+        try store.loadRows(layout, keys: keys, slots: slots, editingState: editingState(for: store)) { row in loaded.append(try materializer.model(row)) }
         try resolveToOnesWithoutStandIn(loaded.map { $0 as AnyObject })
         return loaded
     }

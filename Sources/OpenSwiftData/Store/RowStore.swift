@@ -75,9 +75,10 @@ protocol RowStore: AnyObject, Sendable {
 
     // MARK: Loading
 
-    /// Calls `row` for each row of `layout` stored under one of `keys` (whole rows), in any order.
-    /// `editingState`: the context asking, for stores that tell contexts apart.
-    func loadRows(_ layout: ModelLayout, keys: [Int64], editingState: EditingState, row: (any StoredRow) throws -> Void) throws
+    /// Calls `row` for each row of `layout` stored under one of `keys`, in any order, read with
+    /// `slots` (``rowShape(_:slots:)``; `nil`: whole rows). `editingState`: the context asking,
+    /// for stores that tell contexts apart.
+    func loadRows(_ layout: ModelLayout, keys: [Int64], slots: [Int]?, editingState: EditingState, row: (any StoredRow) throws -> Void) throws
     /// Calls `row` with the row of `layout` stored under `key`, read with every stored slot of
     /// `layout` and nothing else (no subclass columns); `false` if there is none.
     func loadRow(_ layout: ModelLayout, key: Int64, editingState: EditingState, row: (any StoredRow) throws -> Void) throws -> Bool
@@ -126,6 +127,11 @@ protocol RowStore: AnyObject, Sendable {
 
 /// What a store does not do unless it says otherwise: the defaults suit a custom `DataStore`.
 extension RowStore {
+    /// Whole rows of `layout` stored under one of `keys`, in any order.
+    func loadRows(_ layout: ModelLayout, keys: [Int64], editingState: EditingState, row: (any StoredRow) throws -> Void) throws {
+        try loadRows(layout, keys: keys, slots: nil, editingState: editingState, row: row)
+    }
+
     var systemName: String { "custom" }
     var updatesByPredicate: Bool { false }
     var keepsOwners: Bool { false }

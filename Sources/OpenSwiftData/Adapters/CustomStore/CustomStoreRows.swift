@@ -199,8 +199,8 @@ final class CustomStoreRows<S: DataStore>: RowStore, @unchecked Sendable {
         PersistentIdentifier(entityName: layout.entityName, storeIdentifier: identifier, storedKey: key)
     }
 
-    func loadRows(_ layout: ModelLayout, keys: [Int64], editingState: EditingState, row: (any StoredRow) throws -> Void) throws {
-        let shape = rowShape(layout, slots: nil)
+    func loadRows(_ layout: ModelLayout, keys: [Int64], slots: [Int]?, editingState: EditingState, row: (any StoredRow) throws -> Void) throws {
+        let shape = rowShape(layout, slots: slots)
         for snapshot in try snapshots(for: keys.map { identifier(layout, key: $0) }, layout: layout, editingState: editingState) {
             try row(try self.row(snapshot, shape: shape))
         }

@@ -263,6 +263,31 @@ extension ModelContext {
     }
 
     /// The model a stored identifier names, or `nil` where its row is gone.
+    /// The stored models `ids` (all of one entity) name that exist, by identifier: registered
+    /// ones as they are, the others read without the attributes `unloaded` names, which load
+    /// when first read (sync leaves large values it does not send in their rows).
+    package func existingModels(_ ids: [PersistentIdentifier], leavingUnloaded unloaded: Set<String>) throws -> [PersistentIdentifier: any PersistentModel] {
+        guard let first = ids.first, let layout = container.schema.layout(named: first.entityName) else { return [:] }
+        var found: [PersistentIdentifier: any PersistentModel] = [:]
+        var wanted: [Int64: PersistentIdentifier] = [:]
+        for id in ids {
+            guard let key = id.primaryKey else { continue }
+            if let model = registered(layout: layout, primaryKey: key) { found[id] = model } else { wanted[key] = id }
+        }
+        guard !wanted.isEmpty else { return found }
+        var slots: [Int]?
+        if !unloaded.isEmpty {
+            // As a partial fetch reads them: attributes without an empty value always.
+            let kept = Set(layout.storedSlots.filter { !unloaded.contains(layout.properties[$0].name) })
+                .union(layout.slotsWithoutPlaceholder).union(layout.toOnesWithoutStandIn)
+            slots = layout.storedSlots.filter { kept.contains($0) }
+        }
+        for model in try loadModels(layout, keys: Array(wanted.keys), slots: slots, from: container.store(for: layout)) {
+            if let key = model.persistentModelID.primaryKey, let id = wanted[key] { found[id] = model }
+        }
+        return found
+    }
+
     package func existingModel(for id: PersistentIdentifier) throws -> (any PersistentModel)? {
         guard let layout = container.schema.layout(named: id.entityName), let key = id.primaryKey else { return nil }
         return try existingModel(layout: layout, primaryKey: key)

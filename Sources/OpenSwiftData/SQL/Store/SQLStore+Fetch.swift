@@ -111,14 +111,14 @@ extension SQLStore {
     /// Keys are bound in chunks well under SQLite's limit on bound values.
     static let keyChunk = 5_000
 
-    func loadRows(_ layout: ModelLayout, keys: [Int64], editingState: EditingState, row: (any StoredRow) throws -> Void) throws {
+    func loadRows(_ layout: ModelLayout, keys: [Int64], slots: [Int]?, editingState: EditingState, row: (any StoredRow) throws -> Void) throws {
         let hierarchy = hierarchyRows(layout)
         for chunk in keys.chunked(Self.keyChunk) {
             let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
             var whereClause: SQLExpression = chunk.count == 1 ? .binary(key, .equal, .bind(.integer(chunk[chunk.startIndex]))) : .in(key, chunk.map { .bind(.integer($0)) })
             if let entity = hierarchy?.entityCondition(alias: "t0") { whereClause = .binary(whereClause, .and, entity) }
             let select = SQLSelect(
-                columns: rowColumns(layout, alias: "t0"),
+                columns: rowColumns(layout, alias: "t0", slots: slots),
                 from: SQLTableReference(table: layout.tableName, alias: "t0"),
                 whereClause: limiting(whereClause, to: editingState.readingOwners, of: layout, alias: "t0"))
             try read { connection in
