@@ -38,7 +38,9 @@ extension SyncClient {
     /// chunk into the folder (where a stopped sync left off); `false` where the server no
     /// longer holds one of them (it changed since the page was read).
     func download(_ records: [SyncRecord], in context: ModelContext, progress: (@Sendable (Progress) -> Void)?) async throws -> Bool {
-        let wanted = records.filter { $0.fields.values.contains { $0.large != nil } }
+        let wanted = records.filter { record in
+            !replica.largeValuesOnDemand.contains(record.entity) && record.fields.values.contains { $0.large != nil }
+        }
         guard !wanted.isEmpty else { return true }
         let known = try replica.syncedObjects(wanted.map(\.id), in: context)
         for record in wanted {
@@ -57,6 +59,74 @@ extension SyncClient {
             }
         }
         return true
+    }
+
+    /// Receives the large values of `models` that this device has not received yet (their types
+    /// are fetched on demand: `largeValuesOnDemand`) and sets them, as a sync would have;
+    /// returns how many it set. A model whose value changed here meanwhile keeps the new one;
+    /// one whose value changed on the server since the last sync gets it at the next sync.
+    ///
+    /// ```swift
+    /// let client = try SyncClient(container: container, transport: transport, largeValuesOnDemand: [Receipt.self])
+    /// try await client.sync()
+    /// try await client.fetchLargeValues(of: [receipt.persistentModelID])
+    /// ```
+    @discardableResult
+    public func fetchLargeValues(of models: [PersistentIdentifier]) async throws -> Int {
+        let context = ModelContext(replica.container)
+        context.autosaveEnabled = false
+        try replica.capture(in: context)
+        let identities = try context.globalIdentities(of: models, assigning: false)
+        let objects = try replica.syncedObjects(Array(identities.values), in: context)
+        var wanted: [(UUID, String, SyncLargeValue)] = []
+        for object in objects.values.sorted(by: { $0.globalID.uuidString < $1.globalID.uuidString }) {
+            for (name, text) in object.awaitedValues.sorted(by: { $0.key < $1.key }) {
+                if let value = SyncLargeValue(text: text) { wanted.append((object.globalID, name, value)) }
+            }
+        }
+        var received: [(UUID, String, SyncLargeValue)] = []
+        for (id, name, value) in wanted {
+            var have = replica.largeValues.received(value)
+            while have < value.size {
+                let answer = try await exchangeChunk(SyncChunk(value: value, offset: have, length: chunkBytes, object: id, property: name))
+                // Changed on the server since: the next sync brings the new value.
+                guard let bytes = answer.bytes else { break }
+                guard !bytes.isEmpty else {
+                    throw SyncError.malformed("\(transport.serverDescription) sent no bytes of a large value at \(have) of \(value.size)")
+                }
+                have = try replica.largeValues.append(value, at: have, bytes)
+            }
+            if have == value.size { received.append((id, name, value)) }
+        }
+        // Set in one save, authored by sync (so no edit is recorded), where each is still awaited.
+        try replica.capture(in: context)
+        let current = try replica.syncedObjects(received.map(\.0), in: context)
+        let models = try replica.localModels(current.values.map { ($0.globalID, $0.entity) }, in: context)
+        var set = 0
+        for (id, name, value) in received {
+            guard let object = current[id], object.awaitedValues[name] == value.text, let model = models[id],
+                  let data = replica.largeValues.contents(value) else { continue }
+            try context.setStoredValue(.blob(data), of: model, name)
+            object.awaitedValues[name] = nil
+            set += 1
+        }
+        try replica.save(context)
+        for (_, _, value) in received { replica.largeValues.remove(value) }
+        return set
+    }
+
+    /// The models whose large values this device has not received yet (their types are fetched
+    /// on demand; ``fetchLargeValues(of:)`` receives them).
+    public func awaitedLargeValues() throws -> [PersistentIdentifier] {
+        let context = ModelContext(replica.container)
+        let entities = Array(replica.largeValuesOnDemand)
+        let objects = try context.fetch(FetchDescriptor<SyncedObject>(predicate: #Predicate { entities.contains($0.entity) && $0.deletedClock == nil }))
+            .filter { !$0.awaitedValues.isEmpty }
+        var found: [PersistentIdentifier] = []
+        for (entity, group) in Dictionary(grouping: objects, by: \.entity) {
+            found += try context.persistentIdentifiers(entity: entity, globalIdentities: group.map(\.globalID)).values
+        }
+        return found
     }
 
     /// Sends one chunk request and returns the server's answer to it.

@@ -116,12 +116,16 @@ public actor SyncClient {
     /// Large `Data` values travel apart from records, `chunkBytes` at a time, and the chunks a
     /// device receives wait in `largeValueFolder` until the value is whole — by default a
     /// folder in the temporary directory named after the store — so a sync stopped part way
-    /// goes on from the last chunk (the Sync article's *Large values*).
+    /// goes on from the last chunk. A sync receives them with their objects, but for the types
+    /// in `largeValuesOnDemand`, whose values wait on the server until
+    /// ``fetchLargeValues(of:)`` asks for them (the Sync article's *Large values*).
     public init(container: ModelContainer, transport: any SyncTransport, resolvers: [SyncResolver] = [],
                 pageSize: Int = SyncClient.defaultPageSize, pageBytes: Int = SyncClient.defaultPageBytes,
                 resetMode: ResetMode = .keepLocalChanges, subscriptions: [SyncSubscription] = [],
-                chunkBytes: Int = SyncClient.defaultChunkBytes, largeValueFolder: URL? = nil) throws {
-        self.replica = try SyncReplica(container: container, resolvers: resolvers, largeValueFolder: largeValueFolder)
+                chunkBytes: Int = SyncClient.defaultChunkBytes, largeValueFolder: URL? = nil,
+                largeValuesOnDemand: [any PersistentModel.Type] = []) throws {
+        self.replica = try SyncReplica(container: container, resolvers: resolvers, largeValueFolder: largeValueFolder,
+                                       largeValuesOnDemand: Set(largeValuesOnDemand.map { Schema.entityName(for: $0) }))
         self.chunkBytes = min(max(1, chunkBytes), SyncServer.maximumChunkBytes)
         self.definitions = try SyncSubscriptions.definitions(subscriptions, synced: replica.entities)
         self.transport = transport

@@ -129,7 +129,8 @@ struct SyncMerge {
             var attributes: [String: StoredValue] = [:]
             for (property, field) in wins where !property.isRelationship {
                 if let large = field.large {
-                    attributes[property.name] = try incoming(large, of: record, property.name)
+                    // Not received yet (fetched on demand): empty until it is.
+                    attributes[property.name] = try incoming(large, of: record, property.name, awaitedBy: object) ?? (property.isOptional ? .null : .blob(Data()))
                     object.largeValues[property.name] = large.text
                 } else {
                     attributes[property.name] = field.value?.stored ?? .null
@@ -244,22 +245,32 @@ struct SyncMerge {
             } else if let large = field.large {
                 // The same bytes are here already (a later edit set the value it had).
                 if object.largeValues[property.name] != large.text {
-                    try context.setStoredValue(try incoming(large, of: record, property.name), of: model, property.name)
+                    // Not received yet (fetched on demand): the model keeps its value until it is.
+                    if let value = try incoming(large, of: record, property.name, awaitedBy: object) {
+                        try context.setStoredValue(value, of: model, property.name)
+                    }
                     object.largeValues[property.name] = large.text
                 }
             } else {
                 try context.setStoredValue(field.value?.stored ?? .null, of: model, property.name)
                 if object.largeValues[property.name] != nil { object.largeValues[property.name] = nil }
+                if object.awaitedValues[property.name] != nil { object.awaitedValues[property.name] = nil }
             }
         }
     }
 
     /// A large value's bytes, as received whole before the merge (mapped from their file, not
-    /// read into memory); ``SyncError/malformed(_:)`` where they were not.
-    func incoming(_ large: SyncLargeValue, of record: SyncRecord, _ name: String) throws -> StoredValue {
+    /// read into memory); ``SyncError/malformed(_:)`` where they were not — but for an entity
+    /// whose values this device fetches on demand: `nil` then, and `object` notes it awaits them.
+    func incoming(_ large: SyncLargeValue, of record: SyncRecord, _ name: String, awaitedBy object: SyncedObject) throws -> StoredValue? {
         guard let data = replica.largeValues.contents(large) else {
-            throw SyncError.malformed("the value of \(record.entity).\(name) (\(large.size) bytes, \(large.sha256.prefix(12))…) was not sent whole before its record")
+            guard replica.largeValuesOnDemand.contains(record.entity) else {
+                throw SyncError.malformed("the value of \(record.entity).\(name) (\(large.size) bytes, \(large.sha256.prefix(12))…) was not sent whole before its record")
+            }
+            object.awaitedValues[name] = large.text
+            return nil
         }
+        if object.awaitedValues[name] != nil { object.awaitedValues[name] = nil }
         return .blob(data)
     }
 

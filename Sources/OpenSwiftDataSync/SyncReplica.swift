@@ -37,8 +37,12 @@ struct SyncReplica {
     let schemaVersion: String
     /// Where large values wait while their chunks travel (``SyncLargeValueFolder``).
     let largeValues: SyncLargeValueFolder
+    /// The entities whose large values a device receives only when asked
+    /// (``SyncClient/fetchLargeValues(of:)``).
+    let largeValuesOnDemand: Set<String>
 
-    init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], largeValueFolder: URL? = nil) throws {
+    init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], largeValueFolder: URL? = nil,
+         largeValuesOnDemand: Set<String> = []) throws {
         self.container = container
         let context = ModelContext(container)
         guard let node = context.firstStoreIdentifier else {
@@ -51,6 +55,7 @@ struct SyncReplica {
         try context.prepareGlobalIdentities()
         self.node = node
         self.largeValues = SyncLargeValueFolder(url: largeValueFolder ?? SyncLargeValueFolder.temporary(for: node))
+        self.largeValuesOnDemand = largeValuesOnDemand
         var entities: [String: [SyncPropertyDescription]] = [:]
         var allProperties: [String: [SyncPropertyDescription]] = [:]
         var constraints: [String: [[String]]] = [:]
@@ -222,6 +227,8 @@ struct SyncReplica {
                 } else {
                     noted[property.name] = nil
                 }
+                // Edited here: this value replaces the one awaited.
+                if object.awaitedValues[property.name] != nil { object.awaitedValues[property.name] = nil }
             }
             if noted != object.largeValues { object.largeValues = noted }
         }

@@ -31,6 +31,10 @@ public final class SyncedObject {
     /// The `Data` attributes whose values travel apart from records (the Sync article's *Large
     /// values*), each as `sha256:size` of its current value.
     public var largeValues: [String: String] = [:]
+    /// Of those, the values this device has not received yet (an entity whose large values it
+    /// fetches on demand, ``SyncClient/fetchLargeValues(of:)``), each as `sha256:size`: the
+    /// model holds an earlier value, or an empty one, until then.
+    public var awaitedValues: [String: String] = [:]
 
     /// Bookkeeping for the object `globalID` of `entity`.
     public init(globalID: UUID, entity: String, clocks: [String: SyncClock] = [:], deletedClock: SyncClock? = nil, sequence: Int64 = 0, localSequence: Int64 = 0) {

@@ -61,7 +61,8 @@ final class ChunkCountingTransport: SyncTransport, @unchecked Sendable {
         let clients: [SyncClient]
         let folders: [URL]
 
-        init(_ kind: StoreKind) throws {
+        /// `onDemand`: the second device fetches attachments' large values on demand.
+        init(_ kind: StoreKind, onDemand: Bool = false) throws {
             let base = FileManager.default.temporaryDirectory.appendingPathComponent("sync-large-\(UUID().uuidString)")
             folders = (0..<3).map { base.appendingPathComponent("\($0)") }
             server = try TestStore(kind, SyncModels.types)
@@ -69,7 +70,10 @@ final class ChunkCountingTransport: SyncTransport, @unchecked Sendable {
             let devices = try (0..<2).map { _ in try TestStore(.file, SyncModels.types) }
             let server = syncServer, folders = folders
             let transports = devices.map { _ in ChunkCountingTransport(server: server) }
-            clients = try (0..<2).map { try SyncClient(container: devices[$0].container, transport: transports[$0], chunkBytes: 64 << 10, largeValueFolder: folders[$0 + 1]) }
+            clients = try (0..<2).map {
+                try SyncClient(container: devices[$0].container, transport: transports[$0], chunkBytes: 64 << 10, largeValueFolder: folders[$0 + 1],
+                               largeValuesOnDemand: onDemand && $0 == 1 ? [Attachment.self] : [])
+            }
             self.devices = devices
             self.transports = transports
         }
@@ -224,5 +228,48 @@ final class ChunkCountingTransport: SyncTransport, @unchecked Sendable {
         #expect(asBob.chunk?.bytes == nil)
         let asAlice = try JSONDecoder().decode(SyncReply.self, from: server.respond(to: body, as: SyncPrincipal(user: "alice")))
         #expect(asAlice.chunk?.bytes == photo)
+    }
+
+    @Test(arguments: SyncTests.serverKinds.filter { $0 != .logged })
+    func valuesFetchedOnDemandWaitOnTheServerUntilAskedFor(_ kind: StoreKind) async throws {
+        let world = try World(kind, onDemand: true)
+        let photo = Self.bytes(200_000, seed: 8)
+        let a = world.context(0)
+        a.insert(Attachment(name: "receipt", photo: photo, thumbnail: Self.bytes((1 << 20) + 1, seed: 9)))
+        a.insert(Attachment(name: "other", photo: Self.bytes(1000, seed: 10)))
+        try a.save()
+        try await world.sync(0)
+
+        // The objects come; their large values do not: the photo is empty, the thumbnail none.
+        try await world.sync(1)
+        #expect(world.transports[1].downloaded == 0)
+        #expect(try world.attachments(world.devices[1].container) == ["other \(SyncSHA256.hex(of: Data()).prefix(12)) 0 -", "receipt \(SyncSHA256.hex(of: Data()).prefix(12)) 0 -"])
+        let client = world.clients[1]
+        #expect(try await client.awaitedLargeValues().count == 2)
+
+        // An edit of another attribute there sends nothing of the values it lacks.
+        let b = world.context(1)
+        let receipt = try #require(try b.fetch(FetchDescriptor<Attachment>(predicate: #Predicate { $0.name == "receipt" })).first)
+        receipt.name = "receipt (paid)"
+        try b.save()
+        try await world.sync(1)
+        try await world.sync(0)
+        #expect(try world.attachments(world.devices[0].container).contains("receipt (paid) \(SyncSHA256.hex(of: photo).prefix(12)) 200000 \(SyncSHA256.hex(of: Self.bytes((1 << 20) + 1, seed: 9)).prefix(12)) \((1 << 20) + 1)"))
+
+        // Asked for, one object's values come, and only its.
+        #expect(try await client.fetchLargeValues(of: [receipt.persistentModelID]) == 2)
+        #expect(world.transports[1].downloaded == 200_000 + (1 << 20) + 1)
+        let both = try world.attachments(world.devices[1].container)
+        #expect(both.contains(try world.attachments(world.devices[0].container).first { $0.hasPrefix("receipt") } ?? "none"))
+        #expect(try await client.awaitedLargeValues().count == 1)
+
+        // A value set here while awaited is this device's edit: it replaces the awaited one everywhere.
+        let other = try #require(try b.fetch(FetchDescriptor<Attachment>(predicate: #Predicate { $0.name == "other" })).first)
+        other.photo = Self.bytes(3000, seed: 11)
+        try b.save()
+        try await world.sync(1)
+        #expect(try await client.awaitedLargeValues().isEmpty)
+        try await world.sync(0)
+        #expect(try world.attachments(world.devices[0].container) == world.attachments(world.devices[1].container))
     }
 }
