@@ -8,7 +8,8 @@
 # offline on both, the server down then up, the same note edited on both (the later edit wins
 # whatever the sync order), different attributes of one expense, a delete against an edit, ten
 # devices converging, ROWS imported rows (20000 by default) synced with a `kill -9` part way and a
-# retry, repeated syncs changing nothing, and, with Node and Chromium (the web example's browser
+# retry, repeated syncs changing nothing, a 50 MB receipt (RECEIPT_MB) sent and fetched apart from
+# its expense, each killed part way and resumed (`receipts`), and, with Node and Chromium (the web example's browser
 # check), the server's page showing a device's synced expense live and what was added through the
 # page reaching the devices. All of it against one SQLite server, then, given a PostgreSQL URL,
 # against two server instances on one database, half the devices syncing through each (the page
@@ -81,7 +82,8 @@ contents() {
 }
 # The number `list` gives the expense whose note is $2 on device $1.
 number_of() {
-    device "$1" list | awk -v note="$2" 'index($0, note) { print $1; exit }'
+    # Reads the whole list: stopping at the match would break the writer's pipe under pipefail.
+    device "$1" list | awk -v note="$2" '!found && index($0, note) { print $1; found = 1 }'
 }
 synced() {
     local output
@@ -149,6 +151,87 @@ restore_check() {
     for name in a b; do
         [ "$(device $name sync)" = "Synced with $(server_for $name): 0 sent, 0 received." ] || fail "a sync after the restore on $name changed something"
     done
+}
+
+# requests_of NAME: how many sync requests the server of device NAME has answered so far.
+requests_of() {
+    grep -c "/sync" "$work/server-$(server_for "$1" | sed 's/.*://').log" || true
+}
+
+# killed_part_way NAME REQUESTS ARGS…: the expenses command ARGS on device NAME, killed with -9
+# once its server has answered REQUESTS more sync requests, if it is still running then.
+killed_part_way() {
+    local name=$1 after=$2 before client
+    shift 2
+    before=$(requests_of "$name")
+    # The program itself in the background (not `device`, whose subshell would take the kill
+    # and leave the program running on).
+    EXPENSES_SERVER="$(server_for "$name")" "$expenses" "$@" --store "$work/$backend-$name.store" > "$work/killed.txt" 2>&1 &
+    client=$!
+    for _ in $(seq 1 1200); do
+        [ "$(requests_of "$name")" -ge "$((before + after))" ] && break
+        kill -0 "$client" 2> /dev/null || break
+        sleep 0.05
+    done
+    if kill -9 "$client" 2> /dev/null; then
+        wait "$client" 2> /dev/null || true
+        [ ! -s "$work/killed.txt" ] || fail "the killed '$*' went on: $(cat "$work/killed.txt")"
+        echo "killed '$*' on device $name part way"
+    else
+        wait "$client" 2> /dev/null || true
+        echo "'$*' on device $name finished before the kill"
+    fi
+}
+
+# peak_of NAME ARGS…: the expenses command ARGS on device NAME, its output kept in
+# $work/peak-output.txt; prints the process's peak resident memory in MB (GNU time), or "?".
+peak_of() {
+    local name=$1
+    shift
+    if [ -x /usr/bin/time ]; then
+        EXPENSES_SERVER="$(server_for "$name")" /usr/bin/time -f "%M" -o "$work/peak.txt" "$expenses" "$@" --store "$work/$backend-$name.store" > "$work/peak-output.txt"
+        echo $(($(tail -n 1 "$work/peak.txt") / 1024))
+    else
+        device "$name" "$@" > "$work/peak-output.txt"
+        echo "?"
+    fi
+}
+
+# The servers' peak resident memory so far, in MB.
+server_peaks() {
+    local pid
+    for pid in "${servers[@]}"; do
+        echo "$(($(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status" 2> /dev/null || echo 0) / 1024)) MB"
+    done | paste -sd " "
+}
+
+# A receipt of RECEIPT_MB megabytes (50 by default) kept with an expense on a, synced apart from
+# it in 1 MB chunks (the Sync article's *Large values*): the upload killed part way and run again
+# sends only the rest; b receives the expense without the receipt, and its fetch, killed part
+# way and run again, receives only the rest; byte for byte the same file. Each side's peak
+# memory is printed beside that of a sync that moves nothing.
+receipts() {
+    local size=${RECEIPT_MB:-50} file="$work/receipt-$backend.bin" before sent idle upload download number servers_before
+    head -c "$((size << 20))" /dev/urandom > "$file"
+    device a add 4.2 --note "Receipt of $backend" > /dev/null
+    device a receipt "$(number_of a "Receipt of $backend")" --attach "$file" | shows "Attached" || fail "the receipt was not attached"
+    servers_before=$(server_peaks)
+    idle=$(peak_of b sync)
+    killed_part_way a 12 sync
+    before=$(requests_of a)
+    upload=$(peak_of a sync)
+    sent=$(($(requests_of a) - before))
+    shows ": 2 sent" < "$work/peak-output.txt" || fail "the resumed sync did not send the expense and its receipt: $(cat "$work/peak-output.txt")"
+    [ "$sent" -lt "$size" ] || fail "the resumed upload took $sent requests: it started again instead of going on"
+    device b sync | shows "1 receipt(s) stay on the server" || fail "b did not leave the receipt on the server"
+    number=$(number_of b "Receipt of $backend")
+    killed_part_way b 8 receipt "$number" --save "$work/received-$backend.bin"
+    before=$(requests_of b)
+    download=$(peak_of b receipt "$number" --save "$work/received-$backend.bin")
+    sent=$(($(requests_of b) - before))
+    [ "$sent" -lt "$size" ] || fail "the resumed fetch took $sent requests: it started again instead of going on"
+    cmp -s "$file" "$work/received-$backend.bin" || fail "the received receipt differs from the attached one"
+    echo "a $size MB receipt: peak memory of the sync sending it $upload MB, of the fetch receiving it $download MB (a sync moving nothing: $idle MB); servers $(server_peaks) (before: $servers_before)"
 }
 
 scenario() {
@@ -232,26 +315,8 @@ scenario() {
         for (i = 1; i <= rows; i++) printf "%d.25,2026-10-%02d,bulk %d,Bulk\n", i % 90 + 1, i % 28 + 1, i
     }' > "$work/bulk.csv"
     device a import "$work/bulk.csv" | shows "Imported $rows expenses." || fail "the bulk import"
-    log="$work/server-$(first_server | sed 's/.*://').log"
-    before=$(grep -c "/sync" "$log" || true)
-    # The program itself in the background (not `device`, whose subshell would take the kill
-    # and leave the program running on).
-    EXPENSES_SERVER="$(server_for a)" "$expenses" sync --store "$work/$backend-a.store" > "$work/killed.txt" 2>&1 &
-    client=$!
     # Killed once the server has taken a page, if it is still running then.
-    for _ in $(seq 1 600); do
-        [ "$(grep -c "/sync" "$log" || true)" -gt "$((before + 1))" ] && break
-        kill -0 "$client" 2> /dev/null || break
-        sleep 0.05
-    done
-    if kill -9 "$client" 2> /dev/null; then
-        wait "$client" 2> /dev/null || true
-        [ ! -s "$work/killed.txt" ] || fail "the killed sync went on: $(cat "$work/killed.txt")"
-        echo "killed the sync part way"
-    else
-        wait "$client" 2> /dev/null || true
-        echo "the sync finished before the kill"
-    fi
+    killed_part_way a 2 sync
     synced a
     synced b
     [ "$(contents a)" = "$(contents b)" ] || fail "the devices differ after the bulk sync"
@@ -259,6 +324,7 @@ scenario() {
     for name in a b; do
         [ "$(device $name sync)" = "Synced with $(server_for $name): 0 sent, 0 received." ] || fail "a repeated sync on $name changed something"
     done
+    receipts
 
     if live_check b; then
         # What the check added through the page reaches both devices.

@@ -20,10 +20,10 @@ struct ExpensesCommand: AsyncParsableCommand {
 
 extension ExpensesCommand {
     #if canImport(Darwin)
-    static let subcommands: [any ParsableCommand.Type] = [List.self, Add.self, Edit.self, Delete.self, Categories.self, Summary.self, Import.self, LedgerCommand.self, Ledgers.self]
+    static let subcommands: [any ParsableCommand.Type] = [List.self, Add.self, Edit.self, Delete.self, Categories.self, Summary.self, Import.self, LedgerCommand.self, Ledgers.self, ReceiptCommand.self]
     #else
     static let subcommands: [any ParsableCommand.Type] = [List.self, Add.self, Edit.self, Delete.self, Categories.self, Summary.self, Import.self, LedgerCommand.self, Ledgers.self,
-                                                          Sync.self, Share.self, Unshare.self]
+                                                          ReceiptCommand.self, Sync.self, Share.self, Unshare.self]
     #endif
 }
 

@@ -14,14 +14,7 @@ extension ExpensesCommand {
 
         @OptionGroup var options: StoreOptions
 
-        @Option(help: "The server's URL, for example http://127.0.0.1:8080 (default: EXPENSES_SERVER).")
-        var server: String?
-
-        @Option(help: "The server's sync token, or in account mode your user's token (default: EXPENSES_SYNC_TOKEN). Other users of this machine can read a command line (ps); prefer the variable or --token-file.")
-        var token: String?
-
-        @Option(help: "A file holding the server's sync token (its first line).")
-        var tokenFile: String?
+        @OptionGroup var connection: SyncConnection
 
         @Option(help: "When this store must start again from a fresh copy of the server's (the server was restored from a backup, this app's schema changed, another user signed in): keep its unsynced changes and send them (keep), or drop them (discard).")
         var onReset: ResetChoice = .keep
@@ -35,17 +28,11 @@ extension ExpensesCommand {
 
         @MainActor
         func run() async throws {
-            let environment = ProcessInfo.processInfo.environment
-            guard let address = server ?? environment["EXPENSES_SERVER"] else {
+            guard let base = try connection.base() else {
                 throw ValidationError("Give the server with --server URL or EXPENSES_SERVER.")
             }
-            guard let base = URL(string: address), let scheme = base.scheme?.lowercased(), ["http", "https"].contains(scheme), base.host != nil else {
-                throw ValidationError("'\(address)' is not an http:// or https:// URL.")
-            }
-            let url = base.path.isEmpty || base.path == "/" ? base.appendingPathComponent("sync") : base
             let container = try options.openContainer()
-            let client = try SyncClient(container: container, transport: HTTPSyncTransport(url: url, token: try readToken() ?? environment["EXPENSES_SYNC_TOKEN"]),
-                                        resetMode: onReset == .keep ? .keepLocalChanges : .discardLocalChanges, subscriptions: ExpenseSubscriptions.all)
+            let client = try connection.client(base, container: container, resetMode: onReset == .keep ? .keepLocalChanges : .discardLocalChanges)
             if let since {
                 if since == "all" {
                     try await client.unsubscribe(ExpenseSubscriptions.since.name)
@@ -79,12 +66,14 @@ extension ExpensesCommand {
                     print("This device keeps expenses from \(day) on (`--since all` keeps every one).")
                 }
                 print("Synced with \(HTTPSyncTransport(url: base).serverDescription): \(result.sent) sent, \(result.received) received.")
+                let awaited = try await client.awaitedLargeValues().count
+                if awaited > 0 { print("\(awaited) receipt(s) stay on the server until `expenses receipt` shows one.") }
                 for refusal in result.refused {
                     FileHandle.standardError.write(Data("Set aside, not synced: \(refusal). It syncs again once it is edited.\n".utf8))
                 }
             } catch let error as SyncError {
                 bar.finish()
-                throw SyncFailure(message: "Could not sync with \(HTTPSyncTransport(url: base).serverDescription): \(error). This store is unchanged by the failed part and keeps working offline.")
+                throw SyncFailure(message: "Could not sync with \(HTTPSyncTransport(url: base).serverDescription): \(error). This store is unchanged by the failed part and keeps working offline; the next sync goes on from there.")
             }
         }
     }
@@ -100,6 +89,36 @@ extension ExpensesCommand.Sync {
         if reset.dropped > 0 { lines.append("Removed \(reset.dropped) object(s) this store's user may no longer read (nothing was deleted on the server).") }
         if !reset.finished { lines.append("Not finished: the next sync goes on with it.") }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// Where and as whom a store syncs: the options of `sync`, and of `receipt`, which fetches a
+/// receipt this device has not received yet.
+struct SyncConnection: ParsableArguments {
+    @Option(help: "The server's URL, for example http://127.0.0.1:8080 (default: EXPENSES_SERVER).")
+    var server: String?
+
+    @Option(help: "The server's sync token, or in account mode your user's token (default: EXPENSES_SYNC_TOKEN). Other users of this machine can read a command line (ps); prefer the variable or --token-file.")
+    var token: String?
+
+    @Option(help: "A file holding the server's sync token (its first line).")
+    var tokenFile: String?
+
+    /// The server's URL as given, or `nil` where none is.
+    func base() throws -> URL? {
+        guard let address = server ?? ProcessInfo.processInfo.environment["EXPENSES_SERVER"] else { return nil }
+        guard let base = URL(string: address), let scheme = base.scheme?.lowercased(), ["http", "https"].contains(scheme), base.host != nil else {
+            throw ValidationError("'\(address)' is not an http:// or https:// URL.")
+        }
+        return base
+    }
+
+    /// A client of `container` syncing with the server at `base` (its /sync route). Receipts
+    /// come on demand: `expenses receipt` fetches the one it shows.
+    func client(_ base: URL, container: ModelContainer, resetMode: SyncClient.ResetMode = .keepLocalChanges) throws -> SyncClient {
+        let url = base.path.isEmpty || base.path == "/" ? base.appendingPathComponent("sync") : base
+        return try SyncClient(container: container, transport: HTTPSyncTransport(url: url, token: try readToken() ?? ProcessInfo.processInfo.environment["EXPENSES_SYNC_TOKEN"]),
+                              resetMode: resetMode, subscriptions: ExpenseSubscriptions.all, largeValuesOnDemand: [Receipt.self])
     }
 
     /// The token from `--token`, or the first line of `--token-file`.

@@ -5,7 +5,7 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-extension ExpensesSchemaV5 {
+extension ExpensesSchemaV6 {
     /// A spending category. Deleting a category leaves its expenses uncategorised (`.nullify`):
     /// a recorded expense is never lost because its category went away. Renaming a category changes
     /// only this row; every expense follows it through the relationship. `colour` is new in

@@ -5,12 +5,13 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-extension ExpensesSchemaV5 {
+extension ExpensesSchemaV6 {
     /// One expense. `note` is optional because a real expense may have none; `category` is optional
     /// because an expense may be recorded before it is categorised; `tags` (new in release 2) is
     /// optional so that expenses from release 1 need no value; `ledger` (new in release 5) is
-    /// the ledger it is filed in, none for its user's personal one. The framework gives every expense
-    /// its identity (`persistentModelID`); no `id` is declared.
+    /// the ledger it is filed in, none for its user's personal one; `receipt` (new in release 6)
+    /// its receipt, which goes with it. The framework gives every expense its identity
+    /// (`persistentModelID`); no `id` is declared.
     @Model
     public final class Expense {
         // Lists go newest first, filter by day, and a device may keep only the expenses from a
@@ -22,6 +23,8 @@ extension ExpensesSchemaV5 {
         public var tags: [String]?
         public var category: Category?
         public var ledger: Ledger?
+        @Relationship(deleteRule: .cascade, inverse: \Receipt.expense)
+        public var receipt: Receipt?
 
         public init(amount: Double, date: Date = .now, note: String? = nil, tags: [String]? = nil, category: Category? = nil, ledger: Ledger? = nil) {
             self.amount = amount

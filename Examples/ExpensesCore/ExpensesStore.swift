@@ -34,6 +34,6 @@ public enum ExpensesStore {
 
     /// A container on `configuration`; a store from release 1 migrates to the current version here, once.
     public static func container(_ configuration: any DataStoreConfiguration) throws -> ModelContainer {
-        try ModelContainer(for: Schema(versionedSchema: ExpensesSchemaV5.self), migrationPlan: ExpensesMigrationPlan.self, configurations: [configuration])
+        try ModelContainer(for: Schema(versionedSchema: ExpensesSchemaV6.self), migrationPlan: ExpensesMigrationPlan.self, configurations: [configuration])
     }
 }

@@ -5,7 +5,7 @@ import SwiftData
 import OpenSwiftData
 #endif
 
-extension ExpensesSchemaV5 {
+extension ExpensesSchemaV6 {
     /// A ledger of expenses, new in release 5 — a trip, a household — which its user may share
     /// with other users, as readers or writers: sharing a ledger shares its expenses (they
     /// belong to it). Deleting a ledger deletes its expenses. Its name is not unique: a user
