@@ -6,24 +6,20 @@ extension SyncClient {
 
     /// Sends the server the large values edited here that `records` name (the Sync article's
     /// *Large values*), before the records themselves: each from where the server's copy ends,
-    /// so a value a stopped sync sent part of goes on from there. The value is read from its
-    /// row in a context of its own, one value at a time.
+    /// so a value a stopped sync sent part of goes on from there. Each chunk is read from the
+    /// value's row as it goes: the value is never whole in memory.
     func upload(_ records: [SyncRecord], progress: (@Sendable (Progress) -> Void)?) async throws {
+        let reading = ModelContext(replica.container)
         for record in records {
             for (name, field) in record.fields.sorted(by: { $0.key < $1.key }) {
                 // Values merged from elsewhere are the server's already.
                 guard let large = field.large, field.clock.node == replica.node else { continue }
                 var have = try await exchangeChunk(SyncChunk(value: large, offset: 0)).offset
-                guard have < large.size else { continue }
-                let reading = ModelContext(replica.container)
-                guard let model = try replica.localModels([(record.id, record.entity)], in: reading)[record.id],
-                      case .blob(let data) = try reading.storedValue(of: model, name), Int64(data.count) == large.size else {
-                    // Changed since it was read: the next capture notes the new value, and it goes next time.
-                    continue
-                }
+                guard have < large.size, let id = try reading.persistentIdentifiers(entity: record.entity, globalIdentities: [record.id])[record.id] else { continue }
                 while have < large.size {
-                    let end = min(large.size, have + Int64(chunkBytes))
-                    let answer = try await exchangeChunk(SyncChunk(value: large, offset: have, bytes: data.subdata(in: Int(have)..<Int(end))))
+                    // Changed since it was noted: the next capture notes the new value, and it goes next time.
+                    guard let piece = try reading.storedBytes(of: id, name, offset: have, length: chunkBytes), piece.total == large.size, !piece.bytes.isEmpty else { break }
+                    let answer = try await exchangeChunk(SyncChunk(value: large, offset: have, bytes: piece.bytes))
                     guard answer.offset != have, answer.offset >= 0, answer.offset <= large.size else {
                         throw SyncError.server("\(transport.serverDescription) took no more of a large value at \(have) of \(large.size) bytes")
                     }

@@ -1,4 +1,5 @@
 import Foundation
+import OpenSwiftData
 
 /// A large `Data` value as records name it: its SHA-256 and its size. Its bytes travel apart
 /// from the records, in chunks (``SyncChunk``), and wait in a ``SyncLargeValueFolder`` until
@@ -14,8 +15,33 @@ struct SyncLargeValue: Codable, Hashable, Sendable {
 
     /// Whether `data`, a value of an attribute declared with `.externalStorage` or not, travels apart.
     static func travelsApart(_ data: Data, externalStorage: Bool) -> Bool {
-        externalStorage ? !data.isEmpty : data.count > threshold
+        travelsApart(size: Int64(data.count), externalStorage: externalStorage)
     }
+
+    /// Whether a value of `size` bytes travels apart.
+    static func travelsApart(size: Int64, externalStorage: Bool) -> Bool {
+        externalStorage ? size > 0 : size > Int64(threshold)
+    }
+
+    /// The value of the `Data` attribute `name` of the stored model `id`, read from its row a
+    /// piece at a time (never whole in memory): its hash and size, or `nil` where it does not
+    /// travel apart (or the row is gone, or it changed while being read).
+    static func reading(_ id: PersistentIdentifier, _ name: String, externalStorage: Bool, in context: ModelContext) throws -> SyncLargeValue? {
+        guard let first = try context.storedBytes(of: id, name, offset: 0, length: pieceBytes),
+              travelsApart(size: first.total, externalStorage: externalStorage) else { return nil }
+        var hash = SyncSHA256()
+        hash.update(first.bytes)
+        var offset = Int64(first.bytes.count)
+        while offset < first.total {
+            guard let next = try context.storedBytes(of: id, name, offset: offset, length: pieceBytes), next.total == first.total, !next.bytes.isEmpty else { return nil }
+            hash.update(next.bytes)
+            offset += Int64(next.bytes.count)
+        }
+        return SyncLargeValue(sha256: hash.finish(), size: first.total)
+    }
+
+    /// The bytes read from a row at a time while hashing it.
+    static let pieceBytes = 1 << 20
 
     init(sha256: String, size: Int64) {
         self.sha256 = sha256

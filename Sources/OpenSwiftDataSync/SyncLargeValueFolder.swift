@@ -2,7 +2,7 @@ import Foundation
 
 /// Where large values wait, by hash, while their chunks arrive (`<sha256>.part`) and once
 /// whole and checked (`<sha256>`): a device keeps what it downloads until the merge that uses
-/// it is saved; a server keeps uploads until a push uses them and what it serves to downloads,
+/// it is saved; a server keeps uploads until a push uses them, and serves downloads from them
 /// for ``retention`` after their last use. Several server instances on one machine share it
 /// (the folder is named after the store); instances on several machines each keep their own,
 /// so a device's upload that moves between them starts again on the one it reaches.
@@ -123,18 +123,6 @@ final class SyncLargeValueFolder: @unchecked Sendable {
             defer { try? handle.close() }
             try handle.seek(toOffset: UInt64(offset))
             return try handle.read(upToCount: length) ?? Data()
-        }
-    }
-
-    /// Keeps `data`, whose hash the caller knows to be the value's, as the whole value.
-    func store(_ value: SyncLargeValue, _ data: Data) throws {
-        try lock.withLock {
-            try prepare()
-            do {
-                try data.write(to: whole(value), options: .atomic)
-            } catch {
-                throw SyncError.server("sync could not keep a large value in \(url.path) (\(error.localizedDescription))")
-            }
         }
     }
 

@@ -213,20 +213,12 @@ struct SyncReplica {
 
     /// Notes in the bookkeeping of `edited` (models and their objects) which of their `Data`
     /// attributes `properties` now travel apart, hashing each large value once, as it is
-    /// saved. Each model is read in a context of its own, let go before the next: one value in
-    /// memory at a time.
+    /// saved: read from its row a piece at a time, never whole.
     func noteLargeValues(_ edited: [(PersistentIdentifier, SyncedObject)], _ properties: [SyncPropertyDescription], in context: ModelContext) throws {
         for (id, object) in edited {
-            let reading = ModelContext(context.container)
-            guard let model = try reading.existingModel(for: id), !model.isDeleted else { continue }
             var noted = object.largeValues
             for property in properties {
-                if case .blob(let data) = try reading.storedValue(of: model, property.name),
-                   SyncLargeValue.travelsApart(data, externalStorage: property.isExternalStorage) {
-                    noted[property.name] = SyncLargeValue(of: data).text
-                } else {
-                    noted[property.name] = nil
-                }
+                noted[property.name] = try SyncLargeValue.reading(id, property.name, externalStorage: property.isExternalStorage, in: context)?.text
                 // Edited here: this value replaces the one awaited.
                 if object.awaitedValues[property.name] != nil { object.awaitedValues[property.name] = nil }
             }

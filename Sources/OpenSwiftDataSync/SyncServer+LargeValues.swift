@@ -9,8 +9,8 @@ extension SyncServer {
     /// nothing is read from what was uploaded but by a merge of that value's record. A download
     /// names the object and attribute whose value it wants: it is answered only where
     /// `principal` reads that object and the object holds that value now (otherwise the reply
-    /// carries no bytes, and the device pulls again). A value is read from its row once, into
-    /// the folder, and served from there in chunks.
+    /// carries no bytes, and the device pulls again). The chunk is read from the folder where an
+    /// upload left the value whole, and otherwise from the object's row, without the rest.
     func answer(_ chunk: SyncChunk, principal: SyncPrincipal?) throws -> Data {
         var reply = SyncReply(schema: replica.schemaVersion, accepted: 0, cursor: 0, more: false)
         let folder = replica.largeValues
@@ -27,7 +27,7 @@ extension SyncServer {
             }
             return try JSONEncoder().encode(reply)
         }
-        guard let property = chunk.property, let length = chunk.length, length > 0, chunk.offset >= 0, chunk.offset < max(chunk.value.size, 1) else {
+        guard let property = chunk.property, let asked = chunk.length, asked > 0, chunk.offset >= 0, chunk.offset < max(chunk.value.size, 1) else {
             throw SyncError.malformed("a download names an object, one of its attributes, and a positive length within the value")
         }
         reply.chunk = SyncChunk(value: chunk.value, offset: chunk.offset, object: object, property: property)
@@ -36,14 +36,13 @@ extension SyncServer {
               synced.largeValues[property] == chunk.value.text else {
             return try JSONEncoder().encode(reply)
         }
-        if folder.received(chunk.value) < chunk.value.size {
-            guard let model = try replica.localModels([(object, synced.entity)], in: view.context)[object],
-                  case .blob(let data) = try view.context.storedValue(of: model, property), Int64(data.count) == chunk.value.size else {
-                return try JSONEncoder().encode(reply)
-            }
-            try folder.store(chunk.value, data)
+        let length = min(asked, Self.maximumChunkBytes)
+        if let bytes = try folder.read(chunk.value, at: chunk.offset, length: length) {
+            reply.chunk?.bytes = bytes
+        } else if let id = try view.context.persistentIdentifiers(entity: synced.entity, globalIdentities: [object])[object],
+                  let piece = try view.context.storedBytes(of: id, property, offset: chunk.offset, length: length), piece.total == chunk.value.size {
+            reply.chunk?.bytes = piece.bytes
         }
-        reply.chunk?.bytes = try folder.read(chunk.value, at: chunk.offset, length: min(length, Self.maximumChunkBytes))
         return try JSONEncoder().encode(reply)
     }
 }

@@ -59,8 +59,8 @@ public final class SyncServer: @unchecked Sendable {
     /// is not sent (the client is told, ``SyncRefusal``).
     public static let maximumReplyBytes = 64 << 20
     /// The largest `Data` value sync carries (apart from records, in chunks; see the Sync
-    /// article's *Large values*).
-    public static let maximumLargeValueBytes: Int64 = 4 << 30
+    /// article's *Large values*): 1 GB, the most a PostgreSQL field holds.
+    public static let maximumLargeValueBytes: Int64 = 1 << 30
     /// The most bytes of a large value one request sends or one reply carries.
     public static let maximumChunkBytes = 8 << 20
 

@@ -132,6 +132,9 @@ final class ChunkCountingTransport: SyncTransport, @unchecked Sendable {
         #expect(world.transports[0].uploaded == 3 + 300_000 + (1 << 20) + 10)
         #expect(world.transports[0].largestBody < 200_000)
 
+        // The server's folder emptied (another machine's instance, or a day later): the values
+        // are read from its rows, a chunk at a time.
+        try FileManager.default.removeItem(at: world.folders[0])
         try await world.sync(1)
         let expected = try world.attachments(world.devices[0].container)
         #expect(try world.attachments(world.devices[1].container) == expected)
@@ -271,5 +274,17 @@ final class ChunkCountingTransport: SyncTransport, @unchecked Sendable {
         #expect(try await client.awaitedLargeValues().isEmpty)
         try await world.sync(0)
         #expect(try world.attachments(world.devices[0].container) == world.attachments(world.devices[1].container))
+    }
+
+    @Test(arguments: SyncTests.serverKinds.filter { $0 != .logged })
+    func aValueTheServersOwnCodeSavesReachesADevice(_ kind: StoreKind) async throws {
+        let world = try World(kind)
+        let photo = Self.bytes(150_000, seed: 12)
+        let server = ModelContext(world.server.container)
+        server.insert(Attachment(name: "made on the server", photo: photo))
+        try server.save()
+        try await world.sync(0)
+        #expect(world.transports[0].downloaded == 150_000)
+        #expect(try world.attachments(world.devices[0].container) == world.attachments(world.server.container))
     }
 }

@@ -79,6 +79,9 @@ protocol RowStore: AnyObject, Sendable {
     /// `slots` (``rowShape(_:slots:)``; `nil`: whole rows). `editingState`: the context asking,
     /// for stores that tell contexts apart.
     func loadRows(_ layout: ModelLayout, keys: [Int64], slots: [Int]?, editingState: EditingState, row: (any StoredRow) throws -> Void) throws
+    /// Up to `length` bytes from `offset` of the `Data` value in `slot` of `layout`'s row `key`,
+    /// and its size, without reading the rest of it (``StoredBytes``).
+    func readBytes(_ layout: ModelLayout, key: Int64, slot: Int, offset: Int64, length: Int, editingState: EditingState) throws -> StoredBytes
     /// Calls `row` with the row of `layout` stored under `key`, read with every stored slot of
     /// `layout` and nothing else (no subclass columns); `false` if there is none.
     func loadRow(_ layout: ModelLayout, key: Int64, editingState: EditingState, row: (any StoredRow) throws -> Void) throws -> Bool
@@ -144,6 +147,9 @@ extension RowStore {
 
     /// Integer keys need no store: they are the key.
     func storedKey(resolving id: PersistentIdentifier, layout: ModelLayout, editingState: EditingState) throws -> Int64? { id.primaryKey }
+
+    /// A custom store's values come whole, in snapshots.
+    func readBytes(_ layout: ModelLayout, key: Int64, slot: Int, offset: Int64, length: Int, editingState: EditingState) throws -> StoredBytes { .unsupported }
 
     /// A store that filters models in memory has nothing faster than reducing the models.
     func fetchAggregate<T>(_ request: StoreFetch<T>, _ aggregate: StoreAggregate) throws -> [StoreAggregate.Partial]? { nil }

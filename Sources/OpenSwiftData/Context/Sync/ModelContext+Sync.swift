@@ -288,6 +288,29 @@ extension ModelContext {
         return found
     }
 
+    /// Up to `length` bytes from `offset` of the saved value of the `Data` attribute `name` of the
+    /// stored model `id`, and the value's size (0 for none): read without the rest where the
+    /// store can, whole otherwise. `nil` where there is no such row, or none this context reads.
+    package func storedBytes(of id: PersistentIdentifier, _ name: String, offset: Int64, length: Int) throws -> (total: Int64, bytes: Data)? {
+        guard let layout = container.schema.layout(named: id.entityName), let key = id.primaryKey,
+              let property = layout.properties.first(where: { $0.name == name }), property.codec?.storedType == .blob else {
+            throw SwiftDataError(.unsupportedKeyPath, "\(id.entityName) has no Data attribute '\(name)'")
+        }
+        let store = try container.store(for: layout)
+        switch try store.readBytes(layout, key: key, slot: property.index, offset: offset, length: length, editingState: editingState(for: store)) {
+        case .range(let total, let bytes):
+            return (total, bytes)
+        case .missing:
+            return nil
+        case .unsupported:
+            guard let model = try existingModel(for: id) else { return nil }
+            guard case .blob(let data) = try storedValue(of: model, name) else { return (0, Data()) }
+            let start = Int(clamping: max(0, min(offset, Int64(data.count))))
+            let end = start + min(max(0, length), data.count - start)
+            return (Int64(data.count), data.subdata(in: start..<end))
+        }
+    }
+
     package func existingModel(for id: PersistentIdentifier) throws -> (any PersistentModel)? {
         guard let layout = container.schema.layout(named: id.entityName), let key = id.primaryKey else { return nil }
         return try existingModel(layout: layout, primaryKey: key)

@@ -203,6 +203,9 @@ package struct PostgresDialect: SQLDialect {
             return "char_length(regexp_replace(\(nfc(arguments[0])), '\\u200D.|\(Self.extending)', '', 'g'))"
         case (.jsonArrayLength, 1):
             return "jsonb_array_length(CAST(\(arguments[0]) AS jsonb))"
+        case (.substring, 3):
+            // Its positions are 4-byte integers (a bytea holds at most 1 GB).
+            return "substr(\(arguments[0]), CAST(\(arguments[1]) AS integer), CAST(\(arguments[2]) AS integer))"
         default:
             // The aggregates, coalesce and length are PostgreSQL's own, under SQLite's names.
             return "\(function.sqliteName)(\(arguments.joined(separator: ", ")))"

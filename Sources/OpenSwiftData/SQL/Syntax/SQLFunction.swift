@@ -11,6 +11,8 @@ package enum SQLFunction: Sendable {
     case coalesce
     /// The length of a text or blob value (compared with 0 for emptiness).
     case length
+    /// Part of a blob: `substr(value, start, count)`, counting from 1 (both engines' own).
+    case substring
     /// The number of elements of a JSON array.
     case jsonArrayLength
     /// Swift's `String.contains(_:)`: whole characters, canonically equal ones alike (1 or 0).
@@ -36,6 +38,7 @@ package enum SQLFunction: Sendable {
         case .max: return "max"
         case .coalesce: return "coalesce"
         case .length: return "length"
+        case .substring: return "substr"
         case .jsonArrayLength: return "json_array_length"
         case .contains: return "osd_contains"
         case .startsWith: return "osd_starts_with"
