@@ -76,9 +76,14 @@ package protocol SQLConnection: AnyObject {
     /// ``SQLDialect/arrayType(of:)``), calling `row` for each result row; only for engines whose
     /// dialect binds arrays.
     func query(_ text: String, arrays: [[StoredValue]], row: (any StoredRow) throws -> Void) throws
+    /// Up to `length` bytes from `offset` of the blob in `column` of the row `rowid` of `table`,
+    /// read without the rest of it; `nil` where the engine cannot (then SQL reads it).
+    func readBlob(table: String, column: String, rowid: Int64, offset: Int64, length: Int) -> Data?
 }
 
 extension SQLConnection {
+    package func readBlob(table: String, column: String, rowid: Int64, offset: Int64, length: Int) -> Data? { nil }
+
     package func query(_ text: String, arrays: [[StoredValue]], row: (any StoredRow) throws -> Void) throws {
         throw SwiftDataError(.storeIO, "this store's engine does not bind arrays")
     }

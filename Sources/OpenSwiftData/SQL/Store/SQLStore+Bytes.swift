@@ -6,20 +6,33 @@ extension SQLStore {
         guard offset >= 0, offset < Int64.max, length >= 0 else {
             throw SwiftDataError(.unsupportedKeyPath, "a range of a stored value starts at 0 or later and has a length")
         }
-        let column = SQLExpression.column(table: "t0", name: layout.properties[slot].name)
-        // SQL counts from 1. Both engines' `length` of a blob reads only its size.
-        let select = SQLSelect(
-            columns: [.function(.length, [column]), .function(.substring, [column, .bind(.integer(offset + 1)), .bind(.integer(Int64(length)))])],
-            from: SQLTableReference(table: layout.tableName, alias: "t0"),
-            whereClause: limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))), to: editingState.readingOwners, of: layout, alias: "t0"))
-        var result = StoredBytes.missing
+        let name = layout.properties[slot].name
+        let column = SQLExpression.column(table: "t0", name: name)
+        let row = limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))), to: editingState.readingOwners, of: layout, alias: "t0")
+        // First whether the context reads the row, and the value's size: both engines' `length`
+        // of a blob reads only its size.
+        var total: Int64?
         try read { connection in
-            try query(select, on: connection) { row in
-                let bytes: Data
-                if case .blob(let data) = row.value(at: 1) { bytes = data } else { bytes = Data() }
-                result = .range(total: row.isNull(at: 0) ? 0 : row.int64(at: 0), bytes: bytes)
+            try query(SQLSelect(columns: [.function(.length, [column])], from: SQLTableReference(table: layout.tableName, alias: "t0"), whereClause: row), on: connection) { found in
+                total = found.isNull(at: 0) ? 0 : found.int64(at: 0)
             }
         }
-        return result
+        guard let total else { return .missing }
+        guard total > 0, offset < total else { return .range(total: total, bytes: Data()) }
+        // SQLite reads part of a blob through its own interface (the key is the row's rowid);
+        // `substr` would read the whole value to take part of it.
+        if let bytes = try read({ $0.readBlob(table: layout.tableName, column: name, rowid: key, offset: offset, length: length) }) {
+            return .range(total: total, bytes: bytes)
+        }
+        // SQL counts from 1.
+        let select = SQLSelect(columns: [.function(.substring, [column, .bind(.integer(offset + 1)), .bind(.integer(Int64(length)))])],
+                               from: SQLTableReference(table: layout.tableName, alias: "t0"), whereClause: row)
+        var bytes = Data()
+        try read { connection in
+            try query(select, on: connection) { found in
+                if case .blob(let data) = found.value(at: 0) { bytes = data }
+            }
+        }
+        return .range(total: total, bytes: bytes)
     }
 }
