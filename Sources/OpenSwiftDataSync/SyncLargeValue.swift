@@ -27,17 +27,17 @@ struct SyncLargeValue: Codable, Hashable, Sendable {
     /// piece at a time (never whole in memory): its hash and size, or `nil` where it does not
     /// travel apart (or the row is gone, or it changed while being read).
     static func reading(_ id: PersistentIdentifier, _ name: String, externalStorage: Bool, in context: ModelContext) throws -> SyncLargeValue? {
-        guard let first = try context.storedBytes(of: id, name, offset: 0, length: pieceBytes),
-              travelsApart(size: first.total, externalStorage: externalStorage) else { return nil }
+        // The size first: a small value's bytes are not read at all.
+        guard let size = try context.storedBytes(of: id, name, offset: 0, length: 0)?.total,
+              travelsApart(size: size, externalStorage: externalStorage) else { return nil }
         var hash = SyncSHA256()
-        hash.update(first.bytes)
-        var offset = Int64(first.bytes.count)
-        while offset < first.total {
-            guard let next = try context.storedBytes(of: id, name, offset: offset, length: pieceBytes), next.total == first.total, !next.bytes.isEmpty else { return nil }
+        var offset: Int64 = 0
+        while offset < size {
+            guard let next = try context.storedBytes(of: id, name, offset: offset, length: pieceBytes), next.total == size, !next.bytes.isEmpty else { return nil }
             hash.update(next.bytes)
             offset += Int64(next.bytes.count)
         }
-        return SyncLargeValue(sha256: hash.finish(), size: first.total)
+        return SyncLargeValue(sha256: hash.finish(), size: size)
     }
 
     /// The bytes read from a row at a time while hashing it.

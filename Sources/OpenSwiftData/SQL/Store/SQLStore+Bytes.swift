@@ -18,7 +18,7 @@ extension SQLStore {
             }
         }
         guard let total else { return .missing }
-        guard total > 0, offset < total else { return .range(total: total, bytes: Data()) }
+        guard total > 0, offset < total, length > 0 else { return .range(total: total, bytes: Data()) }
         // SQLite reads part of a blob through its own interface (the key is the row's rowid);
         // `substr` would read the whole value to take part of it.
         if let bytes = try read({ $0.readBlob(table: layout.tableName, column: name, rowid: key, offset: offset, length: length) }) {
