@@ -151,6 +151,8 @@ public actor SyncClient {
         var result = Result(sent: 0, received: 0)
         let context = ModelContext(replica.container)
         context.autosaveEnabled = false
+        // Chunks of values a stopped sync left, and that no sync took up since, go after a day.
+        replica.largeValues.sweep()
         try replica.capture(in: context)
         let state = try replica.state(in: context)
         if state.resetFrom == 0, state.serverCursor > 0, !state.syncedSchema.isEmpty, state.syncedSchema != replica.schemaVersion {
@@ -272,7 +274,11 @@ public actor SyncClient {
                     }
                 }
             }
-            if !reverts.isEmpty { try revert(reverts, in: context, refused: &result.refused) }
+            if !reverts.isEmpty {
+                // The server's versions may name large values this device does not have.
+                _ = try await download(reverts, in: context, progress: progress)
+                try revert(reverts, in: context, refused: &result.refused)
+            }
             state.pushedSequence = last.localSequence
             try replica.save(context)
             result.sent += records.filter { !setAside.contains($0.id) }.count
