@@ -262,7 +262,6 @@ extension ModelContext {
         return try identifiers(layout.modelType)
     }
 
-    /// The model a stored identifier names, or `nil` where its row is gone.
     /// The stored models `ids` (all of one entity) name that exist, by identifier: registered
     /// ones as they are, the others read without the attributes `unloaded` names, which load
     /// when first read (sync leaves large values it does not send in their rows).
@@ -311,6 +310,7 @@ extension ModelContext {
         }
     }
 
+    /// The model a stored identifier names, or `nil` where its row is gone.
     package func existingModel(for id: PersistentIdentifier) throws -> (any PersistentModel)? {
         guard let layout = container.schema.layout(named: id.entityName), let key = id.primaryKey else { return nil }
         return try existingModel(layout: layout, primaryKey: key)
