@@ -42,17 +42,24 @@ extension SyncClient {
         for record in wanted {
             for (name, field) in record.fields.sorted(by: { $0.key < $1.key }) {
                 guard let large = field.large, known[record.id]?.largeValues[name] != large.text else { continue }
-                var have = replica.largeValues.received(large)
-                while have < large.size {
-                    let answer = try await exchangeChunk(SyncChunk(value: large, offset: have, length: chunkBytes, object: record.id, property: name))
-                    guard let bytes = answer.bytes else { return false }
-                    guard !bytes.isEmpty else {
-                        throw SyncError.malformed("\(transport.serverDescription) sent no bytes of a large value at \(have) of \(large.size)")
-                    }
-                    have = try replica.largeValues.append(large, at: have, bytes)
-                    progress?(Progress(phase: "receiving a large value", done: Int(have), total: Int(large.size)))
-                }
+                guard try await receive(large, of: record.id, name, progress: progress) else { return false }
             }
+        }
+        return true
+    }
+
+    /// Receives the chunks of `value`, which `object` holds in `property`, into the folder from
+    /// where they stopped; `false` where the server no longer holds it there.
+    private func receive(_ value: SyncLargeValue, of object: UUID, _ property: String, progress: (@Sendable (Progress) -> Void)?) async throws -> Bool {
+        var have = replica.largeValues.received(value)
+        while have < value.size {
+            let answer = try await exchangeChunk(SyncChunk(value: value, offset: have, length: chunkBytes, object: object, property: property))
+            guard let bytes = answer.bytes else { return false }
+            guard !bytes.isEmpty else {
+                throw SyncError.malformed("\(transport.serverDescription) sent no bytes of a large value at \(have) of \(value.size)")
+            }
+            have = try replica.largeValues.append(value, at: have, bytes)
+            progress?(Progress(phase: "receiving a large value", done: Int(have), total: Int(value.size)))
         }
         return true
     }
@@ -82,17 +89,8 @@ extension SyncClient {
         }
         var received: [(UUID, String, SyncLargeValue)] = []
         for (id, name, value) in wanted {
-            var have = replica.largeValues.received(value)
-            while have < value.size {
-                let answer = try await exchangeChunk(SyncChunk(value: value, offset: have, length: chunkBytes, object: id, property: name))
-                // Changed on the server since: the next sync brings the new value.
-                guard let bytes = answer.bytes else { break }
-                guard !bytes.isEmpty else {
-                    throw SyncError.malformed("\(transport.serverDescription) sent no bytes of a large value at \(have) of \(value.size)")
-                }
-                have = try replica.largeValues.append(value, at: have, bytes)
-            }
-            if have == value.size { received.append((id, name, value)) }
+            // Changed on the server since: the next sync brings the new value.
+            if try await receive(value, of: id, name, progress: nil) { received.append((id, name, value)) }
         }
         // Set in one save, authored by sync (so no edit is recorded), where each is still awaited.
         try replica.capture(in: context)
