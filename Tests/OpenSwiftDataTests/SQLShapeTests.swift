@@ -551,4 +551,74 @@ import Testing
             types: ["double precision[]", "bigint[]", "double precision[]"]), dialect: dialect)
         #expect(update.text == "UPDATE \"Item\" SET \"score\" = \"u\".\"a0\", \"Z_OPT\" = \"Item\".\"Z_OPT\" + 1 FROM unnest(CAST($1 AS double precision[]), CAST($2 AS bigint[]), CAST($3 AS double precision[])) AS \"u\"(\"a0\", \"a1\", \"a2\") WHERE \"Item\".\"Z_PK\" = \"u\".\"a1\" AND \"Item\".\"score\" IS NOT DISTINCT FROM \"u\".\"a2\" RETURNING \"Item\".\"Z_PK\"")
     }
+
+    /// The number of rows of `Z_LARGEVALUE`: byte values written from files, kept apart.
+    static func valuesKeptApart(in store: SQLStore) throws -> Int {
+        try store.read { connection in
+            var count = 0
+            try connection.query("SELECT count(*) FROM \"Z_LARGEVALUE\"", bindings: []) { count = Int($0.int64(at: 0)) }
+            return count
+        }
+    }
+
+    /// A byte value written from a file is kept in a row of `Z_LARGEVALUE` of its own, which
+    /// leaves with the value: replaced (by a file's bytes or a value set in memory), its row
+    /// deleted one by one or by a batch delete, all data deleted.
+    @Test(arguments: StoreKind.sqlite)
+    func valuesWrittenFromFilesAreKeptApartAndLeaveWithTheirValue(_ kind: StoreKind) throws {
+        typealias Scan = FileValueTests.Scan
+        let store = try TestStore(kind, [Scan.self])
+        let sqlStore = try #require(store.container.stores[0] as? SQLStore)
+        let first = try FileValueTests.file(1_100_000, seed: 8), second = try FileValueTests.file(1_300_000, seed: 9)
+        defer { for file in [first, second] { try? FileManager.default.removeItem(at: file.url) } }
+        let context = ModelContext(store.container)
+        let scans = (0..<3).map { Scan(name: "scan \($0)") }
+        for scan in scans {
+            context.insert(scan)
+            try context.setStoredValue(fromFileAt: first.url, of: scan, "image")
+        }
+        try context.save()
+        #expect(try Self.valuesKeptApart(in: sqlStore) == 3)
+        try context.setStoredValue(fromFileAt: second.url, of: scans[0], "image")
+        try context.save()
+        #expect(try Self.valuesKeptApart(in: sqlStore) == 3)
+        scans[0].image = Data([1])
+        try context.save()
+        #expect(try Self.valuesKeptApart(in: sqlStore) == 2)
+        context.delete(scans[1])
+        try context.save()
+        #expect(try Self.valuesKeptApart(in: sqlStore) == 1)
+        try context.delete(model: Scan.self, where: #Predicate { $0.name == "scan 2" })
+        try context.save()
+        #expect(try Self.valuesKeptApart(in: sqlStore) == 0)
+        let again = Scan(name: "again")
+        context.insert(again)
+        try context.setStoredValue(fromFileAt: second.url, of: again, "image")
+        try context.save()
+        #expect(try Self.valuesKeptApart(in: sqlStore) == 1)
+        store.container.deleteAllData()
+        #expect(try Self.valuesKeptApart(in: sqlStore) == 0)
+    }
+
+    /// A fetch leaves `.externalStorage` attributes out, and the first read of one loads it (as
+    /// Core Data reads external data): a list of scans does not read the scans.
+    @Test(arguments: StoreKind.sqlite)
+    func externalStorageLoadsWhenFirstRead(_ kind: StoreKind) throws {
+        typealias Scan = FileValueTests.Scan
+        let store = try TestStore(kind, [Scan.self])
+        let image = Data(repeating: 42, count: 10_000)
+        let context = ModelContext(store.container)
+        context.insert(Scan(name: "scan", image: image, preview: Data([1])))
+        try context.save()
+        let fresh = ModelContext(store.container)
+        var scans: [Scan] = []
+        let fetched = try store.sql { scans = try fresh.fetch(FetchDescriptor<Scan>()) }
+        #expect(fetched.count == 1)
+        #expect(fetched.first?.text.contains("\"preview\"") == true)
+        #expect(fetched.first?.text.contains("\"image\"") == false)
+        let read = try store.sql { #expect(scans.first?.image == image) }
+        #expect(read.count == 1)
+        #expect(read.first?.text.contains("\"image\"") == true)
+    }
 }
+

@@ -101,9 +101,20 @@ extension ModelContext {
         return state
     }
 
+    /// The slots a whole model of `layout` is read with: every stored one (`nil`), but for the
+    /// `.externalStorage` attributes, which load when first read — a list of scans does not read
+    /// the scans. (Not in a class hierarchy, whose rows' other columns come only with whole rows.)
+    func wholeModelSlots(_ layout: ModelLayout, in store: any RowStore) -> [Int]? {
+        guard !layout.externalStorageSlots.isEmpty, store.loadsExternalStorageOnAccess, !container.schema.hierarchies.isInHierarchy(layout) else { return nil }
+        let external = Set(layout.externalStorageSlots)
+        return layout.storedSlots.filter { !external.contains($0) }
+    }
+
     /// The models of `layout` stored under `keys` that exist, in any order, registered here;
-    /// read with `slots` only where given (the others load when first read).
+    /// read with `slots` only where given (the others load when first read), by default
+    /// ``wholeModelSlots(_:in:)``.
     func loadModels(_ layout: ModelLayout, keys: [Int64], slots: [Int]? = nil, from store: any RowStore) throws -> [any PersistentModel] {
+        let slots = slots ?? wholeModelSlots(layout, in: store)
         let materializer = Materializer(context: self, shape: store.rowShape(layout, slots: slots), storeIdentifier: store.identifier)
         var loaded: [any PersistentModel] = []
         loaded.reserveCapacity(keys.count)

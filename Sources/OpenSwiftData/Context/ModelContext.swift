@@ -81,6 +81,9 @@ public final class ModelContext {
     /// Owners that models inserted here are saved for instead of the context's own
     /// (``setOwner(_:of:)``, for sync's bookkeeping); empty otherwise.
     var pendingOwners: [ObjectIdentifier: (model: any PersistentModel, owner: String)] = [:]
+    /// Byte values set from a file (``setStoredValue(fromFileAt:of:_:)``, for sync), which the
+    /// next save hands to stores that take them as the file; empty otherwise.
+    var pendingFileValues: [PendingFileValue.Key: PendingFileValue] = [:]
     /// Numbers each run of to-many changes recorded without loading (``PendingMembers``), for undo.
     private var memberGeneration = 0
 
@@ -289,6 +292,7 @@ public final class ModelContext {
         changesOfUnreadValues.removeAll()
         pendingGlobalIdentities.removeAll()
         pendingOwners.removeAll()
+        pendingFileValues.removeAll()
         undoManager?.removeAllActions()
     }
 

@@ -186,7 +186,8 @@ struct SavePlan {
                 // One store (the common case) takes the whole change set without filtering.
                 let part = stores.count == 1 ? changes : changes.part { storeOfLayout[ObjectIdentifier($0)] === store }
                                 let builder = ValueChangeSetBuilder(deletedIDs: deletedIDs, encoding: store.valueEncoding, withOriginals: store.checksOriginals,
-                                                    globalIdentities: context.pendingGlobalIdentities, owners: context.pendingOwners)
+                                                    globalIdentities: context.pendingGlobalIdentities, owners: context.pendingOwners,
+                                                    fileValues: store.takesFileValues ? context.pendingFileValues : [:])
                 var values = try builder.build(
                     inserted: part.inserted, changed: part.changed, deleted: part.deleted,
                     nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)

@@ -15,6 +15,9 @@ struct ValueChangeSetBuilder {
     /// Owners inserted models are saved for instead of the context's, and stored models are
     /// given to (``ModelContext/pendingOwners``).
     var owners: [ObjectIdentifier: (model: any PersistentModel, owner: String)] = [:]
+    /// Byte values taken from files, for a store that takes them as files
+    /// (``ModelContext/pendingFileValues``); empty otherwise.
+    var fileValues: [PendingFileValue.Key: PendingFileValue] = [:]
 
     /// The change set for the groups of a save.
     func build(inserted: [ModelGroup], changed: [ModelGroup], deleted: [any PersistentModel],
@@ -24,12 +27,12 @@ struct ValueChangeSetBuilder {
         for group in inserted {
             // A group's tokens are consecutive (``SavePlan`` gives them group by group).
             guard let firstToken = group.models.first?.persistentBackingData.saveToken else { continue }
-            changes.inserts.append(try inserts(group, firstToken: firstToken))
+            changes.inserts.append(try inserts(group, firstToken: firstToken, files: &changes.fileValues))
             referenced.collect(group, isNew: true)
             if group.layout.hasPairs { members(of: group, isNew: true, into: &changes.members) }
         }
         for group in changed {
-            changes.updates += try updates(group)
+            changes.updates += try updates(group, files: &changes.fileValues)
             referenced.collect(group, isNew: false)
             if group.layout.hasPairs { members(of: group, isNew: false, into: &changes.members) }
             guard !owners.isEmpty else { continue }
@@ -71,7 +74,7 @@ struct ValueChangeSetBuilder {
 
     // MARK: Rows
 
-    private func inserts(_ group: ModelGroup, firstToken: Int) throws -> RowInserts {
+    private func inserts(_ group: ModelGroup, firstToken: Int, files: inout [ValueChangeSet.FileValue]) throws -> RowInserts {
         let layout = group.layout
         let stored = layout.storedSlots
         var values: [StoredValue] = []
@@ -81,11 +84,12 @@ struct ValueChangeSetBuilder {
         // looked up once.
         let properties = stored.map { layout.properties[$0] }
         let propertyLists = propertyListSlots(layout)
-        for model in group.models {
+        for (position, model) in group.models.enumerated() {
             let data = model.persistentBackingData
             for (slot, property) in zip(stored, properties) {
                 let propertyList = !propertyLists.isEmpty && propertyLists[slot]
                 if try append(data, slot: slot, property: property, layout: layout, propertyList: propertyList, to: &values) { newReferences.append(values.count - 1) }
+                if !fileValues.isEmpty { takeFile(of: model, slot: slot, row: .new(firstToken + position), values: &values, into: &files) }
             }
         }
         var inserts = RowInserts(layout: layout, firstToken: firstToken, count: group.models.count, values: values, newReferences: newReferences)
@@ -105,7 +109,7 @@ struct ValueChangeSetBuilder {
 
     /// Stored models' changes, grouped by the set of slots each changed (consecutive models mostly
     /// change the same ones). Models without a stored key, or without changes, write nothing.
-    private func updates(_ group: ModelGroup) throws -> [RowUpdates] {
+    private func updates(_ group: ModelGroup, files: inout [ValueChangeSet.FileValue]) throws -> [RowUpdates] {
         let layout = group.layout
         // With at most 64 properties a bit mask says which changed, without building a list.
         let masks = layout.properties.count <= 64
@@ -144,6 +148,7 @@ struct ValueChangeSetBuilder {
             for slot in result[index].slots {
                 let propertyList = !propertyLists.isEmpty && propertyLists[slot]
                 if try append(data, slot: slot, property: layout.properties[slot], layout: layout, propertyList: propertyList, to: &result[index].values) { result[index].newReferences.append(result[index].values.count - 1) }
+                if !fileValues.isEmpty { takeFile(of: model, slot: slot, row: .stored(key), values: &result[index].values, into: &files) }
                 if withOriginals { result[index].originals.append(original(data, slot: slot, propertyList: propertyList)) }
             }
         }
@@ -191,6 +196,15 @@ struct ValueChangeSetBuilder {
             throw SwiftDataError(.modelValidationFailure, "\(unreadable.problem); that value cannot be written back")
         }
         return false
+    }
+
+    /// Where the value just appended for `slot` of `model` is still the one taken from a file:
+    /// an empty placeholder in its place, and the file in `files`.
+    private func takeFile(of model: any PersistentModel, slot: Int, row: RowReference, values: inout [StoredValue], into files: inout [ValueChangeSet.FileValue]) {
+        guard let pending = fileValues[PendingFileValue.Key(model: ObjectIdentifier(model), slot: slot)],
+              case .blob(let data)? = values.last, pending.isValue(data) else { return }
+        values[values.count - 1] = .blob(Data())
+        files.append(ValueChangeSet.FileValue(layout: model.persistentBackingData.layout, row: row, slot: slot, file: pending.file))
     }
 
     private func encode(_ value: Any, _ codec: any AttributeCodec, propertyList: Bool) throws -> StoredValue {

@@ -13,7 +13,7 @@ extension ModelContext {
         let layout = try layout(for: T.self)
         let store = try container.store(for: layout)
         let pending = descriptor.includePendingChanges ? pendingModels(of: layout) : []
-        var request = StoreFetch(descriptor: descriptor, layout: layout, slots: try partialSlots(descriptor.propertiesToFetch, layout: layout))
+        var request = StoreFetch(descriptor: descriptor, layout: layout, slots: try partialSlots(descriptor.propertiesToFetch, layout: layout) ?? wholeModelSlots(layout, in: store))
         if descriptor.includePendingChanges {
             // Paging is applied after merging the unsaved changes, and rows a pending
             // delete(model:where:) will remove are already gone for this context.

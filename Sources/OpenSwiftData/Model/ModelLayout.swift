@@ -29,6 +29,9 @@ final class ModelLayout: @unchecked Sendable {
     private(set) var slotsWithoutPlaceholder: [Int] = []
     /// The attribute slots (no relationships).
     private(set) var attributeSlots: [Int] = []
+    /// The `.externalStorage` attributes that have an empty value to stand in: left out when a
+    /// whole model is read, and loaded when first read (as Core Data reads external data).
+    private(set) var externalStorageSlots: [Int] = []
     /// The attributes marked `.preserveValueOnDeletion`, whose values a delete keeps in history.
     private(set) var preservedSlots: [Int] = []
     /// The relationship slots.
@@ -330,7 +333,11 @@ final class ModelLayout: @unchecked Sendable {
                 if property.attributeOptions.contains(.preserveValueOnDeletion) { preservedSlots.append(property.index) }
                 storedSlots.append(property.index)
                 slotReaders[property.index] = SlotReader(codec: codec)
-                if PlaceholderValue.make(any: property.valueType) == nil { slotsWithoutPlaceholder.append(property.index) }
+                if PlaceholderValue.make(any: property.valueType) == nil {
+                    slotsWithoutPlaceholder.append(property.index)
+                } else if property.attributeOptions.contains(.externalStorage) {
+                    externalStorageSlots.append(property.index)
+                }
             }
         }
         var unique: [[Int]] = attributeSlots.filter { properties[$0].attributeOptions.contains(.unique) }.map { [$0] }

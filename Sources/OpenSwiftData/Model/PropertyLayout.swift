@@ -79,4 +79,11 @@ final class PropertyLayout: @unchecked Sendable {
     var attributeOptions: [Schema.Attribute.Option] { (metadata as? Schema.Attribute)?.options ?? [] }
 
     var isToMany: Bool { relationshipAccess?.isToMany ?? false }
+
+    /// Whether the attribute stores bytes as they are (`Data`, or a transformed value), rather
+    /// than a number, text, JSON or a UUID.
+    var holdsBytes: Bool {
+        guard let codec else { return false }
+        return codec.storedType == .blob && codec.meaning == nil && !codec.storesJSON
+    }
 }

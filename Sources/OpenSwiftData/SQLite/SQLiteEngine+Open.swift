@@ -31,7 +31,7 @@ extension SQLiteEngine {
             }
             return try openCoreDataStore(path: path, configuration: configuration, layouts: layouts)
         }
-        let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool)
+        let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool, keepsLargeValuesApart: Bool)
         let migration = migration.scoped(to: layouts)
         let schemaVersion = try migration.version(of: layouts, declared: schemaVersion)
         do {
@@ -45,7 +45,8 @@ extension SQLiteEngine {
         let readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave, immutable: opened.immutable)
         let engine = SQLiteEngine(connection: opened.connection, name: configuration.name, readers: readers)
         return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts,
-                        keepsHistory: opened.keepsHistory && configuration.recordsHistory, ownedRows: configuration.ownedRows)
+                        keepsHistory: opened.keepsHistory && configuration.recordsHistory, ownedRows: configuration.ownedRows,
+                        keepsLargeValuesApart: opened.keepsLargeValuesApart)
     }
 
     /// Opens the file, checks it is ours (creating the schema in a new one), and only then switches
@@ -56,7 +57,7 @@ extension SQLiteEngine {
     /// file meanwhile — true of a folder nobody can write to.
     private static func open(
         path: String, configuration: ModelConfiguration, layouts: [ModelLayout], schemaVersion: Schema.Version, migration: StoreMigration
-    ) throws -> (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool) {
+    ) throws -> (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool, keepsLargeValuesApart: Bool) {
         let dialect = SQLiteDialect()
         let metadataTable = SQLStore.metadataTable
         let fingerprint = SchemaFingerprint.describing(layouts)
@@ -104,7 +105,9 @@ extension SQLiteEngine {
         if needsMigration || keepsOwners {
             guard configuration.allowsSave else {
                 _ = try SQLStore.prepareOwners(configuration.ownedRows, layouts: layouts, on: connection, dialect: dialect, allowsSave: false, place: "the store file \(path)")
-                if !needsMigration || storedFingerprint == fingerprint { return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable)) }
+                if !needsMigration || storedFingerprint == fingerprint {
+                    return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable), tables.contains(SQLStore.largeValueTable))
+                }
                 throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model (\(SQLStore.describeDifference(stored: storedFingerprint, current: fingerprint))) and needs a migration, but the configuration does not allow saving; open it once with allowsSave: true, or with the model that wrote it")
             }
             try connection.execute("BEGIN IMMEDIATE")
@@ -115,7 +118,11 @@ extension SQLiteEngine {
                         connection: connection, dialect: dialect, place: "the store file \(path)", storeName: configuration.name, layouts: layouts,
                         version: schemaVersion, migration: migration, stageConfiguration: configuration, translate: { SQLiteEngine.translate($0) })
                     run.ownedRows = configuration.ownedRows
+                    // A migration may drop or move columns the large-value triggers name.
+                    try prepareLargeValueTable(on: connection, layouts: [])
+                    try dropLargeValueTriggers(on: connection)
                     try run.run()
+                    try finishLargeValuesAfterMigration(on: connection, layouts: layouts)
                 }
                 try SQLStore.reconcileOwnedIndexes(gainedOwners, layouts: layouts, ownedRows: configuration.ownedRows, on: connection, dialect: dialect)
                 try connection.execute("COMMIT")
@@ -125,8 +132,9 @@ extension SQLiteEngine {
             }
         }
         guard configuration.allowsSave else {
-            return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable))
+            return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable), tables.contains(SQLStore.largeValueTable))
         }
+        try prepareLargeValues(connection, layouts: layouts, tables: tables)
         if !tables.contains(SQLStore.historyTransactionTable) {
             // A store written before history existed (or just created here: the list is read
             // again under the write lock).
@@ -142,7 +150,7 @@ extension SQLiteEngine {
         if !configuration.isStoredInMemoryOnly {
             try switchToWAL(connection)
         }
-        return (connection, storedIdentifier, immutable, true)
+        return (connection, storedIdentifier, immutable, true, true)
     }
 
     /// Switches the file to WAL. That needs the file to itself for a moment; when another

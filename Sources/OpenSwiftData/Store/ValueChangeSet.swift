@@ -39,6 +39,16 @@ struct ValueChangeSet {
     var globalAliases: [GlobalAlias] = []
     /// Stored rows that belong to another owner from now on (``OwnedRows``).
     var ownerMoves: [OwnerMove] = []
+    /// Byte values to be read from files, for stores that take them (``RowStore/takesFileValues``):
+    /// the rows' values hold an empty placeholder in their place.
+    var fileValues: [FileValue] = []
+    /// A byte value of `slot` of a row, to be written from `file` a piece at a time.
+    struct FileValue {
+        let layout: ModelLayout
+        let row: RowReference
+        let slot: Int
+        let file: URL
+    }
 
     /// A stored row given to `owner`.
     struct OwnerMove {

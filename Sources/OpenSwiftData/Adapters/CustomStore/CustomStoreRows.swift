@@ -18,6 +18,8 @@ final class CustomStoreRows<S: DataStore>: RowStore, @unchecked Sendable {
     var distinguishesContexts: Bool { true }
     var valueEncoding: ValueEncoding { .standard }
     var checksOriginals: Bool { false }
+    var takesFileValues: Bool { false }
+    var loadsExternalStorageOnAccess: Bool { false }
     private let lock = NSRecursiveLock()
     /// Snapshots by identifier ``PersistentIdentifier/inHierarchy``: a subclass's model is found
     /// by an identifier of its superclass (a relationship to `Trip` holding a `BusinessTrip`).

@@ -209,6 +209,18 @@ extension ModelContext {
         if let typed = property.typed { typed.withMutation(of: model, apply) } else { apply() }
     }
 
+    /// Sets a byte attribute (`Data`) to the contents of the file at `url`, mapped rather than
+    /// read, as ``setStoredValue(_:of:_:)`` would. The next save hands stores that can take it
+    /// the file itself, which they write a piece at a time; the file must stay until then.
+    package func setStoredValue(fromFileAt url: URL, of model: any PersistentModel, _ name: String) throws {
+        let data = try Data(contentsOf: url, options: .alwaysMapped)
+        try setStoredValue(.blob(data), of: model, name)
+        let backing = model.persistentBackingData
+        guard let property = backing.layout.properties.first(where: { $0.name == name }), property.holdsBytes,
+              case .value(let value) = backing.slots[property.index], case .blob(let stored)? = try? property.codec?.encode(value) else { return }
+        pendingFileValues[PendingFileValue.Key(model: ObjectIdentifier(model), slot: property.index)] = PendingFileValue(model: model, file: url, value: stored)
+    }
+
     /// Sets a relationship to `models` (one or none for a to-one), keeping inverses.
     package func setRelatedModels(_ models: [any PersistentModel], of model: any PersistentModel, _ name: String) throws {
         let data = model.persistentBackingData

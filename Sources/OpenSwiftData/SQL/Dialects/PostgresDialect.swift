@@ -18,6 +18,14 @@ package struct PostgresDialect: SQLDialect {
         self.typedValues = typedValues
     }
     package var systemName: String { "postgresql" }
+    /// Pieces in a temporary table of the connection, emptied at commit.
+    package var largeValueWrites: SQLLargeValueWrites? {
+        .assembled(prepare: ["CREATE TEMPORARY TABLE IF NOT EXISTS \"osd_pieces\" (\"n\" integer, \"piece\" bytea) ON COMMIT DELETE ROWS",
+                             "DELETE FROM pg_temp.\"osd_pieces\""],
+                   insert: "INSERT INTO pg_temp.\"osd_pieces\" (\"n\", \"piece\") VALUES ($1, $2)",
+                   value: "(SELECT coalesce(string_agg(\"piece\", ''::bytea ORDER BY \"n\"), ''::bytea) FROM pg_temp.\"osd_pieces\")",
+                   clear: "DELETE FROM pg_temp.\"osd_pieces\"")
+    }
 
     package func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
     /// NAMEDATALEN − 1: PostgreSQL truncates longer names.

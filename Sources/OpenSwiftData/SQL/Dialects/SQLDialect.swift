@@ -91,6 +91,9 @@ package protocol SQLDialect: Sendable {
     /// rows' values as one parameter (PostgreSQL: a save's rows go up as `unnest` of arrays, a
     /// few parameters however many rows); `nil` for a value no array carries, and on every
     /// value where the engine binds no arrays (SQLite).
+    /// How byte values are written from a file a piece at a time; `nil` where they are written
+    /// whole (Core Data's files).
+    var largeValueWrites: SQLLargeValueWrites? { get }
     func arrayType(of value: StoredValue) -> String?
 }
 
@@ -116,6 +119,12 @@ package struct SQLTransactionIDs: Sendable {
 
 extension SQLDialect {
     package var maximumIdentifierBytes: Int? { nil }
+    package var largeValueWrites: SQLLargeValueWrites? { nil }
+    /// Whether byte values written from a file are kept in rows of their own (SQLite's own files).
+    package var keepsLargeValuesApart: Bool {
+        if case .apart? = largeValueWrites { return true }
+        return false
+    }
     package var transactionIDs: SQLTransactionIDs? { nil }
     package func arrayType(of value: StoredValue) -> String? { nil }
     /// Whether the engine binds columns of values as arrays (``arrayType(of:)``).

@@ -8,6 +8,12 @@ struct SQLiteDialect: SQLDialect {
     /// both layouts.
     var spelling: (any SQLSpelling)?
     var systemName: String { "sqlite" }
+    /// Core Data's files keep values as Core Data does (in the row, or in its own files).
+    var largeValueWrites: SQLLargeValueWrites? {
+        guard spelling == nil else { return nil }
+        return .apart(table: SQLStore.largeValueTable, column: "Z_BYTES",
+                      insert: "INSERT INTO \"\(SQLStore.largeValueTable)\" (\"Z_BYTES\") VALUES (zeroblob(?1))", key: "SELECT last_insert_rowid()")
+    }
 
     func quote(_ identifier: String) -> String {
         if let spelling, let renamed = spelling.storedName(identifier) { return quoteWithDoubleQuotes(renamed) }

@@ -79,10 +79,18 @@ package protocol SQLConnection: AnyObject {
     /// Up to `length` bytes from `offset` of the blob in `column` of the row `rowid` of `table`,
     /// read without the rest of it; `nil` where the engine cannot (then SQL reads it).
     func readBlob(table: String, column: String, rowid: Int64, offset: Int64, length: Int) -> Data?
+    /// Writes `bytes` at `offset` into the blob in `column` of the row `rowid` of `table`, which
+    /// is at least that long already, without reading or writing the rest of it (SQLite only:
+    /// large values kept apart, `SQLStore+LargeValues.swift`).
+    func writeBlob(table: String, column: String, rowid: Int64, offset: Int64, _ bytes: Data) throws
 }
 
 extension SQLConnection {
     package func readBlob(table: String, column: String, rowid: Int64, offset: Int64, length: Int) -> Data? { nil }
+
+    package func writeBlob(table: String, column: String, rowid: Int64, offset: Int64, _ bytes: Data) throws {
+        throw SwiftDataError(.storeIO, "this store's engine does not write part of a value")
+    }
 
     package func query(_ text: String, arrays: [[StoredValue]], row: (any StoredRow) throws -> Void) throws {
         throw SwiftDataError(.storeIO, "this store's engine does not bind arrays")

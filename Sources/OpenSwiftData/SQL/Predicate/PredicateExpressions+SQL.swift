@@ -70,8 +70,9 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
                 if codec.storesJSON, let kept = translator.format.uncomparableForm(property, of: layout) {
                     throw PredicateTranslator.unsupported(self, "\(layout.entityName).\(property.name) is kept as \(kept), which predicates cannot compare yet; fetch without it and filter the results")
                 }
-                return .sql(.column(table: alias, name: property.name),
-                            OperandInfo(codec: codec, nullable: codec.isOptional, json: codec.jsonShape))
+                var column = SQLExpression.column(table: alias, name: property.name)
+                if translator.largeValueColumns[layout.tableName]?.contains(property.name) == true { column = SQLStore.readingApart(column) }
+                return .sql(column, OperandInfo(codec: codec, nullable: codec.isOptional, json: codec.jsonShape))
             }
             if let relationship = property.relationship {
                 if relationship.isToMany {

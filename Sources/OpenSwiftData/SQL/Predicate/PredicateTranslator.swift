@@ -67,6 +67,8 @@ struct PredicateTranslator {
     let hierarchies: ModelHierarchies
     /// Whose layout the tables follow (what `Z_ENT` holds, where pairs live).
     let format: any SQLTableFormat
+    /// The columns of each table that may hold a value kept apart (``SQLStore/largeValueColumns``).
+    var largeValueColumns: [String: Set<String>] = [:]
     private var variables: [PredicateExpressions.VariableID: PredicateOperand] = [:]
     /// Joins per query level: `scopes[0]` is the outer query, later ones are subqueries.
     private var scopes: [Scope] = [Scope()]

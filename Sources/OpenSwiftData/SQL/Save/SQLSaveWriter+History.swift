@@ -9,7 +9,7 @@ extension SQLSaveWriter {
         guard store.keepsHistory, !slots.isEmpty else { return }
         let names = slots.map { layout.properties[$0].name }
         let select = SQLSelect(
-            columns: [.column(table: "", name: ModelLayout.primaryKeyColumn)] + names.map { .column(table: "", name: $0) },
+            columns: [.column(table: "", name: ModelLayout.primaryKeyColumn)] + store.readingLargeValues(names.map { .column(table: "", name: $0) }, table: layout.tableName),
             from: SQLTableReference(table: layout.tableName, alias: "d"),
             whereClause: condition)
         var found: [Int64: [String: SnapshotValue]] = [:]

@@ -73,6 +73,16 @@ struct SQLSaveWriter {
         }
         try writeGlobalIdentities()
         try writeUpdates(store: store, connection: connection)
+        // Byte values handed over as files, into the rows just written with a placeholder.
+        for value in changes.fileValues {
+            let key: Int64?
+            switch value.row {
+            case .stored(let stored): key = stored
+            case .new(let token): key = token < newKeys.count ? newKeys[token] : nil
+            }
+            guard let key else { continue }
+            try store.writeFileValue(value.file, layout: value.layout, column: value.layout.properties[value.slot].name, key: key, on: connection)
+        }
         try writeOwnerMoves(store: store, connection: connection)
         try checkReferencedRowsExist(store: store, connection: connection)
         try writeJoinTables(store: store, connection: connection)

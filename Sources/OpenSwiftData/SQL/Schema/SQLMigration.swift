@@ -123,7 +123,8 @@ struct SQLMigration {
     private func stageStore(_ layouts: [ModelLayout]) -> SQLStore {
         let engine = MigrationStageEngine(connection: connection, dialect: dialect, translate: translate)
         // A stage's saves rewrite data in the old and new shapes; they are not history an app reads.
-        return SQLStore(engine: engine, identifier: identifier, name: storeName, allowsSave: true, layouts: layouts, keepsHistory: false, ownedRows: ownedRows)
+        return SQLStore(engine: engine, identifier: identifier, name: storeName, allowsSave: true, layouts: layouts, keepsHistory: false, ownedRows: ownedRows,
+                        keepsLargeValuesApart: dialect.keepsLargeValuesApart)
     }
 
     private func writeVersion(_ version: Schema.Version) throws {

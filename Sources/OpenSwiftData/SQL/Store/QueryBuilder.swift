@@ -9,9 +9,11 @@ struct QueryBuilder {
     /// subclasses') of the shared table.
     private let entityCondition: SQLExpression?
 
-    init(root: ModelLayout, hierarchies: ModelHierarchies = ModelHierarchies([]), format: any SQLTableFormat = OpenSwiftDataTableFormat(), entityCondition: SQLExpression? = nil) {
+    init(root: ModelLayout, hierarchies: ModelHierarchies = ModelHierarchies([]), format: any SQLTableFormat = OpenSwiftDataTableFormat(), entityCondition: SQLExpression? = nil,
+         largeValueColumns: [String: Set<String>] = [:]) {
         self.root = root
         self.translator = PredicateTranslator(root: root, hierarchies: hierarchies, format: format)
+        translator.largeValueColumns = largeValueColumns
         self.entityCondition = entityCondition
     }
 

@@ -28,7 +28,8 @@ extension SQLStore {
     /// reads.
     func queryBuilder(_ layout: ModelLayout, owners: [String]?) -> QueryBuilder {
         QueryBuilder(root: layout, hierarchies: hierarchies, format: format,
-                     entityCondition: limiting(hierarchyRows(layout)?.entityCondition(alias: "t0"), to: owners, of: layout, alias: "t0"))
+                     entityCondition: limiting(hierarchyRows(layout)?.entityCondition(alias: "t0"), to: owners, of: layout, alias: "t0"),
+                     largeValueColumns: largeValueColumns)
     }
 
     func rowShape(_ layout: ModelLayout, slots: [Int]?) -> RowShape {
@@ -129,7 +130,7 @@ extension SQLStore {
 
     func loadRow(_ layout: ModelLayout, key: Int64, editingState: EditingState, row: (any StoredRow) throws -> Void) throws -> Bool {
         let select = SQLSelect(
-            columns: layout.rowColumns(alias: "t0"),
+            columns: readingLargeValues(layout.rowColumns(alias: "t0"), table: layout.tableName),
             from: SQLTableReference(table: layout.tableName, alias: "t0"),
             whereClause: limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))), to: editingState.readingOwners, of: layout, alias: "t0"))
         var found = false

@@ -24,6 +24,9 @@ package final class SQLStore: Sendable {
     let keepsHistory: Bool
     /// Which entities keep an owner beside each row (`Z_OWNER`, see ``OwnedRows``); `nil`: none.
     let ownedRows: OwnedRows?
+    /// The columns of each table whose values may be kept apart in `Z_LARGEVALUE`
+    /// (`+LargeValues`); empty where the store keeps none (PostgreSQL, Core Data's files).
+    let largeValueColumns: [String: Set<String>]
     /// Statements recorded while tracing is on (tests assert the SQL that ran).
     private let trace = Locked<[RenderedSQL]?>(nil)
     /// New rows' keys reserved ahead of saves, where writers run at once (see ``KeyBlocks``).
@@ -37,9 +40,12 @@ package final class SQLStore: Sendable {
     /// Bumped when the way OpenSwiftData lays out tables changes.
     static let formatVersion = "2"
 
+    /// `keepsLargeValuesApart`: the file has `Z_LARGEVALUE` (SQLite's own files that can be
+    /// written have it).
     init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout], keepsHistory: Bool,
-         format: any SQLTableFormat = OpenSwiftDataTableFormat(), ownedRows: OwnedRows? = nil) {
+         format: any SQLTableFormat = OpenSwiftDataTableFormat(), ownedRows: OwnedRows? = nil, keepsLargeValuesApart: Bool = false) {
         self.engine = engine
+        self.largeValueColumns = keepsLargeValuesApart ? Self.byteColumns(layouts) : [:]
         self.ownedRows = ownedRows
         self.format = format
         self.keepsHistory = keepsHistory
@@ -64,7 +70,7 @@ package final class SQLStore: Sendable {
 
     /// The columns a row of `layout` is read with (see ``rowShape(_:slots:)``).
     func rowColumns(_ layout: ModelLayout, alias: String, slots: [Int]? = nil) -> [SQLExpression] {
-        hierarchyRows(layout)?.rowColumns(alias: alias, slots: slots) ?? layout.rowColumns(alias: alias, slots: slots)
+        readingLargeValues(hierarchyRows(layout)?.rowColumns(alias: alias, slots: slots) ?? layout.rowColumns(alias: alias, slots: slots), table: layout.tableName)
     }
 
     deinit { engine.close() }

@@ -13,6 +13,9 @@ package enum SQLFunction: Sendable {
     case length
     /// Part of a blob: `substr(value, start, count)`, counting from 1 (both engines' own).
     case substring
+    /// The storage class of a value as text (`integer`, `blob`, …): SQLite's `typeof`, used only
+    /// with SQLite (a large value kept apart is a key where bytes are expected).
+    case typeOf
     /// The number of elements of a JSON array.
     case jsonArrayLength
     /// Swift's `String.contains(_:)`: whole characters, canonically equal ones alike (1 or 0).
@@ -39,6 +42,7 @@ package enum SQLFunction: Sendable {
         case .coalesce: return "coalesce"
         case .length: return "length"
         case .substring: return "substr"
+        case .typeOf: return "typeof"
         case .jsonArrayLength: return "json_array_length"
         case .contains: return "osd_contains"
         case .startsWith: return "osd_starts_with"
