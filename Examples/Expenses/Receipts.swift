@@ -63,15 +63,25 @@ extension ExpensesCommand {
             }
             #endif
             // Read in a context of its own: the fetch saved it through another.
-            guard let fresh = ModelContext(container).model(for: id) as? Receipt, !fresh.image.isEmpty else {
-                throw ValidationError("The receipt of expense #\(number) has not been received yet; give the sync server (--server or EXPENSES_SERVER) to fetch it.")
-            }
+            let context = ModelContext(container)
+            guard let fresh = context.model(for: id) as? Receipt else { throw ValidationError("Expense #\(number) has no receipt.") }
+            let size: Int64
             do {
+                #if canImport(Darwin)
                 try fresh.image.write(to: URL(fileURLWithPath: save))
+                size = Int64(fresh.image.count)
+                #else
+                // A piece at a time from the store: a large scan is never in memory whole.
+                size = try context.writeSavedBytes(of: fresh, \.image, to: URL(fileURLWithPath: save))
+                #endif
             } catch {
                 throw ValidationError("Could not write '\(save)': \(error.localizedDescription)")
             }
-            print("Saved \(fresh.fileName) (\(fresh.image.count) bytes) of expense #\(number) to \(save).")
+            guard size > 0 else {
+                try? FileManager.default.removeItem(atPath: save)
+                throw ValidationError("The receipt of expense #\(number) has not been received yet; give the sync server (--server or EXPENSES_SERVER) to fetch it.")
+            }
+            print("Saved \(fresh.fileName) (\(size) bytes) of expense #\(number) to \(save).")
         }
     }
 }

@@ -99,8 +99,8 @@ extension SyncClient {
         var set = 0
         for (id, name, value) in received {
             guard let object = current[id], object.awaitedValues[name] == value.text, let model = models[id],
-                  let data = replica.largeValues.contents(value) else { continue }
-            try context.setStoredValue(.blob(data), of: model, name)
+                  let file = replica.largeValues.file(value) else { continue }
+            try context.setStoredValue(fromFileAt: file, of: model, name)
             object.awaitedValues[name] = nil
             set += 1
         }

@@ -110,6 +110,17 @@ final class SyncLargeValueFolder: @unchecked Sendable {
         }
     }
 
+    /// The file holding the whole value, for a store to write from; `nil` while it is not whole here.
+    func file(_ value: SyncLargeValue) -> URL? {
+        lock.withLock {
+            let file = whole(value)
+            if value.size == 0 && size(of: file) == nil { FileManager.default.createFile(atPath: file.path, contents: Data()) }
+            guard size(of: file) == value.size else { return nil }
+            touch(file)
+            return file
+        }
+    }
+
     /// Up to `length` bytes of the whole value at `offset`; `nil` while it is not whole here.
     func read(_ value: SyncLargeValue, at offset: Int64, length: Int) throws -> Data? {
         try lock.withLock {

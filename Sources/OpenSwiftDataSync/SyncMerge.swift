@@ -127,10 +127,12 @@ struct SyncMerge {
             try write(wins, to: model, for: record, object: object)
         } else {
             var attributes: [String: StoredValue] = [:]
+            var files: [(name: String, file: URL)] = []
             for (property, field) in wins where !property.isRelationship {
                 if let large = field.large {
                     // Not received yet (fetched on demand): empty until it is.
-                    attributes[property.name] = try incoming(large, of: record, property.name, awaitedBy: object) ?? (property.isOptional ? .null : .blob(Data()))
+                    attributes[property.name] = property.isOptional ? .null : .blob(Data())
+                    if let file = try incoming(large, of: record, property.name, awaitedBy: object) { files.append((property.name, file)) }
                     object.largeValues[property.name] = large.text
                 } else {
                     attributes[property.name] = field.value?.stored ?? .null
@@ -142,6 +144,7 @@ struct SyncMerge {
             } catch {
                 throw refusal(record.id, record.entity, "it cannot make a new \(record.entity): \(error)")
             }
+            for (name, file) in files { try context.setStoredValue(fromFileAt: file, of: model, name) }
             context.setGlobalIdentity(id, of: model)
             models[id] = model
             noteUnique(record, id: id)
@@ -246,8 +249,8 @@ struct SyncMerge {
                 // The same bytes are here already (a later edit set the value it had).
                 if object.largeValues[property.name] != large.text {
                     // Not received yet (fetched on demand): the model keeps its value until it is.
-                    if let value = try incoming(large, of: record, property.name, awaitedBy: object) {
-                        try context.setStoredValue(value, of: model, property.name)
+                    if let file = try incoming(large, of: record, property.name, awaitedBy: object) {
+                        try context.setStoredValue(fromFileAt: file, of: model, property.name)
                     }
                     object.largeValues[property.name] = large.text
                 }
@@ -259,11 +262,12 @@ struct SyncMerge {
         }
     }
 
-    /// A large value's bytes, as received whole before the merge (mapped from their file, not
-    /// read into memory); ``SyncError/malformed(_:)`` where they were not — but for an entity
-    /// whose values this device fetches on demand: `nil` then, and `object` notes it awaits them.
-    func incoming(_ large: SyncLargeValue, of record: SyncRecord, _ name: String, awaitedBy object: SyncedObject) throws -> StoredValue? {
-        guard let data = replica.largeValues.contents(large) else {
+    /// The file of a large value's bytes, as received whole before the merge (the store writes
+    /// it from there a piece at a time); ``SyncError/malformed(_:)`` where they were not — but for
+    /// an entity whose values this device fetches on demand: `nil` then, and `object` notes it
+    /// awaits them.
+    func incoming(_ large: SyncLargeValue, of record: SyncRecord, _ name: String, awaitedBy object: SyncedObject) throws -> URL? {
+        guard let file = replica.largeValues.file(large) else {
             guard replica.largeValuesOnDemand.contains(record.entity) else {
                 throw SyncError.malformed("the value of \(record.entity).\(name) (\(large.size) bytes, \(large.sha256.prefix(12))…) was not sent whole before its record")
             }
@@ -271,7 +275,7 @@ struct SyncMerge {
             return nil
         }
         if object.awaitedValues[name] != nil { object.awaitedValues[name] = nil }
-        return .blob(data)
+        return file
     }
 
     // MARK: References
