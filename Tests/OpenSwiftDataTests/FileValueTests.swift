@@ -7,18 +7,8 @@ import Testing
 /// file a piece at a time (`ModelContext.writeSavedBytes`): what reads back is the file's bytes,
 /// in every store; a value set since is the one saved.
 @Suite struct FileValueTests {
-    @Model
-    final class Scan {
-        var name: String
-        @Attribute(.externalStorage) var image: Data
-        var preview: Data?
-
-        init(name: String, image: Data = Data(), preview: Data? = nil) {
-            self.name = name
-            self.image = image
-            self.preview = preview
-        }
-    }
+    /// The scans of the stored-bytes tests: an `.externalStorage` image and an optional preview.
+    typealias Scan = StoredBytesTests.Scan
 
     /// A file of `count` bytes that are not all alike.
     static func file(_ count: Int, seed: UInt8) throws -> (url: URL, bytes: Data) {
@@ -40,11 +30,11 @@ import Testing
         let big = try Self.file(2_500_000, seed: 1), small = try Self.file(70_000, seed: 2), other = try Self.file(1_200_000, seed: 3)
         defer { for file in [big, small, other] { try? FileManager.default.removeItem(at: file.url) } }
         let context = ModelContext(store.container)
-        let stored = Scan(name: "stored")
+        let stored = Scan(name: "stored", image: Data())
         context.insert(stored)
         try context.save()
         // A new model and a stored one, each given values from files.
-        let new = Scan(name: "new")
+        let new = Scan(name: "new", image: Data())
         context.insert(new)
         try context.setStoredValue(fromFileAt: big.url, of: new, "image")
         try context.setStoredValue(fromFileAt: small.url, of: new, "preview")
@@ -81,7 +71,7 @@ import Testing
         let big = try Self.file(1_500_000, seed: 4)
         defer { try? FileManager.default.removeItem(at: big.url) }
         let context = ModelContext(store.container)
-        let scan = Scan(name: "changed")
+        let scan = Scan(name: "changed", image: Data())
         context.insert(scan)
         try context.setStoredValue(fromFileAt: big.url, of: scan, "image")
         scan.image = Data("typed in".utf8)

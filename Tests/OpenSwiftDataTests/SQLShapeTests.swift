@@ -572,7 +572,7 @@ import Testing
         let first = try FileValueTests.file(1_100_000, seed: 8), second = try FileValueTests.file(1_300_000, seed: 9)
         defer { for file in [first, second] { try? FileManager.default.removeItem(at: file.url) } }
         let context = ModelContext(store.container)
-        let scans = (0..<3).map { Scan(name: "scan \($0)") }
+        let scans = (0..<3).map { Scan(name: "scan \($0)", image: Data()) }
         for scan in scans {
             context.insert(scan)
             try context.setStoredValue(fromFileAt: first.url, of: scan, "image")
@@ -591,7 +591,7 @@ import Testing
         try context.delete(model: Scan.self, where: #Predicate { $0.name == "scan 2" })
         try context.save()
         #expect(try Self.valuesKeptApart(in: sqlStore) == 0)
-        let again = Scan(name: "again")
+        let again = Scan(name: "again", image: Data())
         context.insert(again)
         try context.setStoredValue(fromFileAt: second.url, of: again, "image")
         try context.save()
