@@ -40,15 +40,15 @@ protocol RowStore: AnyObject, Sendable {
     /// Whether its updates check that the changed columns still hold what the context read
     /// (where writers run at once), so a ``ValueChangeSet`` carries the values read.
     var checksOriginals: Bool { get }
-    /// Writes `changes` (this store's part of a save) in a transaction left open, handed back to
-    /// commit or roll back; on failure the transaction is rolled back and the error thrown. The
-    /// handle's result names the keys given to new rows.
     /// Whether a save may hand it byte values as files to read in pieces (``ValueChangeSet/fileValues``).
     var takesFileValues: Bool { get }
     /// Whether whole models are read without their `.externalStorage` attributes, which load
     /// when first read (``ModelContext/wholeModelSlots(_:in:)``). Not Core Data's files, whose
     /// external values are checked as a fetch reads them.
     var loadsExternalStorageOnAccess: Bool { get }
+    /// Writes `changes` (this store's part of a save) in a transaction left open, handed back to
+    /// commit or roll back; on failure the transaction is rolled back and the error thrown. The
+    /// handle's result names the keys given to new rows.
     func prepareSave(_ changes: ValueChangeSet, schema: Schema) throws -> any PreparedSave
     /// Deletes every model of every entity the store holds, in one transaction.
     func deleteAllData() throws
