@@ -6,8 +6,15 @@
 #   eval "$(Scripts/postgres-server.sh start /tmp/pg)"   # exports OPENSWIFTDATA_POSTGRES_URL (and _CA, its TLS root)
 #   swift test --traits PostgreSQL
 #   Scripts/postgres-server.sh stop /tmp/pg
+#
+# A hot standby of such a server (streaming replication, made with pg_basebackup -R), applying
+# each commit DELAY milliseconds after the primary (recovery_min_apply_delay, so that replica
+# lag is certain in tests; 0 by default):
+#
+#   eval "$(Scripts/postgres-server.sh standby /tmp/pg /tmp/pg-standby 1500)"   # exports OPENSWIFTDATA_POSTGRES_STANDBY_URL
+#   Scripts/postgres-server.sh stop /tmp/pg-standby
 set -euo pipefail
-command=${1:?start or stop}
+command=${1:?start, standby or stop}
 folder=${2:?a folder for the server files}
 
 as_server_user() {
@@ -54,10 +61,31 @@ start)
     chmod 644 "$folder/ca.pem"
     [ "$(id -u)" = 0 ] && chown postgres "$folder/server.key" "$folder/server.pem"
     port=$(free_port)
+    printf '%s\n' "$port" > "$folder/port"
     as_server_user "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
         -o "-c listen_addresses=127.0.0.1 -p $port -k $folder -c max_connections=200 -c fsync=off -c log_lock_waits=on -c deadlock_timeout=5ms -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
     echo "export OPENSWIFTDATA_POSTGRES_URL=postgres://openswiftdata:$password@127.0.0.1:$port/postgres"
     echo "export OPENSWIFTDATA_POSTGRES_CA=$folder/ca.pem"
+    ;;
+standby)
+    bin=$(find_bin)
+    standby=${3:?a folder for the standby files}
+    delay=${4:-0}
+    port=$(cat "$folder/port")
+    password=$(cat "$folder/password")
+    mkdir -p "$standby"
+    [ "$(id -u)" = 0 ] && chown postgres "$standby"
+    # The password from a file only the server user reads, not the command line.
+    printf '127.0.0.1:%s:*:openswiftdata:%s\n' "$port" "$password" > "$standby/pgpass"
+    chmod 600 "$standby/pgpass"
+    [ "$(id -u)" = 0 ] && chown postgres "$standby/pgpass"
+    as_server_user env PGPASSFILE="$standby/pgpass" "$bin/pg_basebackup" -h 127.0.0.1 -p "$port" -U openswiftdata \
+        -D "$standby/data" -R -X stream >"$standby/basebackup.log" 2>&1
+    standby_port=$(free_port)
+    printf '%s\n' "$standby_port" > "$standby/port"
+    as_server_user "$bin/pg_ctl" -D "$standby/data" -l "$standby/server.log" -w \
+        -o "-c listen_addresses=127.0.0.1 -p $standby_port -k $standby -c max_connections=200 -c fsync=off -c hot_standby=on -c recovery_min_apply_delay=${delay}ms -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
+    echo "export OPENSWIFTDATA_POSTGRES_STANDBY_URL=postgres://openswiftdata:$password@127.0.0.1:$standby_port/postgres"
     ;;
 stop)
     bin=$(find_bin)
@@ -65,7 +93,7 @@ stop)
     rm -rf "$folder"
     ;;
 *)
-    echo "usage: $0 start|stop FOLDER" >&2
+    echo "usage: $0 start FOLDER | standby PRIMARY_FOLDER FOLDER [DELAY_MS] | stop FOLDER" >&2
     exit 2
     ;;
 esac

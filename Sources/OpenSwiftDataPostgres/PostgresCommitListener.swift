@@ -23,6 +23,10 @@ final class PostgresCommitListener: CommitWatch, @unchecked Sendable {
     private let pool: PostgresConnectionPool
     private let channel: String
     private let signal: @Sendable (Set<String>?) -> Void
+    /// Where reads may go to replicas: told the primary's position once a save was announced
+    /// (`nil` where it could not be read), before `signal`, so a refetch waits for a replica to
+    /// replay that save.
+    private let reached: (@Sendable (String?) -> Void)?
     private let lock = NSLock()
     private var connection: PostgresConnection?
     /// A connection attempt under way.
@@ -31,10 +35,11 @@ final class PostgresCommitListener: CommitWatch, @unchecked Sendable {
     private var pause = TimeAmount.milliseconds(50)
     private var stopped = false
 
-    init(pool: PostgresConnectionPool, channel: String, signal: @escaping @Sendable (Set<String>?) -> Void) {
+    init(pool: PostgresConnectionPool, channel: String, signal: @escaping @Sendable (Set<String>?) -> Void, reached: (@Sendable (String?) -> Void)? = nil) {
         self.pool = pool
         self.channel = channel
         self.signal = signal
+        self.reached = reached
         connect()
     }
 
@@ -74,7 +79,7 @@ final class PostgresCommitListener: CommitWatch, @unchecked Sendable {
     }
 
     private func listen(on connection: PostgresConnection) {
-        let signal = self.signal
+        let signal = self.announcing(on: connection)
         connection.addListener(channel: channel) { _, notification in
             signal(Self.entities(notification.payload))
         }
@@ -97,6 +102,20 @@ final class PostgresCommitListener: CommitWatch, @unchecked Sendable {
             if again {
                 PostgresConnectionPool.logger.debug("live results: the listening connection to \(pool.place) ended; connecting again")
                 scheduleRetry(on: connection.eventLoop)
+            }
+        }
+    }
+
+    /// `signal`, after telling `reached` the primary's position (read on `connection`, the
+    /// listening one, which is past the announced commit) where replicas serve reads.
+    private func announcing(on connection: PostgresConnection) -> @Sendable (Set<String>?) -> Void {
+        let signal = self.signal
+        guard let reached else { return signal }
+        return { entities in
+            connection.query(PostgresQuery(unsafeSQL: "SELECT pg_current_wal_lsn()::text"), logger: PostgresConnectionPool.logger).whenComplete { result in
+                let position = try? result.get().rows.first?.first?.decode(String.self)
+                reached(position)
+                signal(entities)
             }
         }
     }

@@ -31,6 +31,25 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
     /// `?sslmode=verify-full|verify-ca|require|prefer|disable` (required unless the host is
     /// loopback, where it defaults to `disable`).
     public let url: URL
+    /// More servers (`host:port`) connections try after the URL's, in order, for failover: with
+    /// `target_session_attrs=read-write` in the URL (the default when there are several), a
+    /// connection takes the first that accepts writes, so after a standby is promoted the store
+    /// goes on with it. ``init(_:connectionString:schema:postgresSchema:allowsSave:)`` fills it
+    /// from libpq's multi-host URL.
+    public var failoverHosts: [String] = []
+    /// Read replicas — hot standbys of the primary, as `postgres://` URLs — that fetches, counts,
+    /// aggregates, faults and history reads may use, as ``readConsistency`` allows; saves and
+    /// everything in a transaction go to the primary. A replica that is down or behind is left
+    /// out and its reads go to the primary.
+    ///
+    /// ```swift
+    /// var configuration = try PostgresConfiguration("Trips", connectionString: "postgres://app:secret@db1:5432,db2:5432/travel?sslmode=verify-full")
+    /// configuration.replicas = [URL(string: "postgres://app:secret@db2:5432/travel?sslmode=verify-full")!]
+    /// ```
+    public var replicas: [URL] = []
+    /// What reads sent to a replica may miss; by default a container reads its own saves
+    /// (``PostgresReadConsistency/default``).
+    public var readConsistency = PostgresReadConsistency.default
     /// The models stored here; `nil` means every model of the container's schema.
     public var schema: Schema?
     /// The PostgreSQL schema (namespace) the tables live in.
@@ -75,6 +94,19 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
         self.connectTimeout = 10
     }
 
+    /// A store in the database a libpq connection URL names, which may list several servers for
+    /// failover: `postgres://user:password@host1:port1,host2:port2/database?target_session_attrs=read-write`
+    /// (the first is ``url``'s, the others ``failoverHosts``). Throws where it cannot be read.
+    ///
+    /// ```swift
+    /// let configuration = try PostgresConfiguration("Trips", connectionString: "postgres://app:secret@db1:5432,db2:5432/travel?sslmode=verify-full")
+    /// ```
+    public init(_ name: String, connectionString: String, schema: Schema? = nil, postgresSchema: String = "public", allowsSave: Bool = true) throws {
+        let (url, others) = try PostgresURL.splitting(connectionString)
+        self.init(name, url: url, schema: schema, postgresSchema: postgresSchema, allowsSave: allowsSave)
+        failoverHosts = others
+    }
+
     /// A store in the database the `DATABASE_URL` environment variable names (as hosting platforms
     /// set it); throws if it is missing or not a URL.
     ///
@@ -85,14 +117,16 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
         guard let text = environment["DATABASE_URL"], !text.isEmpty else {
             throw SwiftDataError(.loadIssueModelContainer, "DATABASE_URL is not set; set it to postgres://user:password@host:port/database")
         }
-        guard let url = URL(string: text) else {
+        guard let (url, others) = try? PostgresURL.splitting(text) else {
             throw SwiftDataError(.loadIssueModelContainer, "DATABASE_URL is not a URL; set it to postgres://user:password@host:port/database")
         }
         self.init(name, url: url, schema: schema, postgresSchema: postgresSchema, allowsSave: allowsSave)
+        failoverHosts = others
     }
 
     public func validate() throws {
-        _ = try PostgresURL(url)
+        _ = try PostgresURL(url, failoverHosts: failoverHosts)
+        for replica in replicas { _ = try PostgresURL(replica) }
         guard !postgresSchema.isEmpty else {
             throw SwiftDataError(.loadIssueModelContainer, "the configuration '\(name)' has an empty postgresSchema; name the namespace the tables live in (\"public\" by default)")
         }
@@ -105,16 +139,21 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         if let limit = PostgresDialect().maximumIdentifierBytes, postgresSchema.utf8.count > limit {
             throw SwiftDataError(.loadIssueModelContainer, "the namespace (postgresSchema) \(postgresSchema) is \(postgresSchema.utf8.count) bytes; PostgreSQL keeps names of at most \(limit) bytes and would cut it short")
         }
-        let address = try PostgresURL(url)
+        let address = try PostgresURL(url, failoverHosts: failoverHosts)
         let pool = try PostgresConnectionPool(
             url: address, maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema)
-        let engine = PostgresEngine(pool: pool)
+        var replicaPools: [PostgresConnectionPool] = []
+        for replica in replicas {
+            replicaPools.append(try PostgresConnectionPool(
+                url: try PostgresURL(replica), maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema, readOnly: true))
+        }
+        let engine = PostgresEngine(pool: pool, replicas: replicaPools.isEmpty ? nil : PostgresReplicas(pools: replicaPools, consistency: readConsistency))
         let place = "\(address.place), schema \(postgresSchema)"
         do {
             let prepared = try prepareTables(request, engine: engine, place: place)
             return request.makeStore(engine: engine, identifier: prepared.identifier, name: name, allowsSave: allowsSave, keepsHistory: prepared.keepsHistory && recordsHistory)
         } catch {
-            pool.shutDown()
+            engine.close()
             throw error
         }
     }

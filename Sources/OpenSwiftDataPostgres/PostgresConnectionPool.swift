@@ -17,6 +17,11 @@ import PostgresNIO
 ///
 /// A connection the server closed (a restart, an idle timeout) is noticed when it is next lent
 /// and replaced; one that fails during a call is dropped, so the call after reconnects.
+///
+/// Where the URL lists several servers, a connection tries them in order from the last that
+/// served, and with `target_session_attrs=read-write` takes only one that is not a standby: after
+/// a failover the next connection finds the promoted server. A pool of a read replica opens
+/// read-only sessions, so nothing sent through it can write.
 final class PostgresConnectionPool: @unchecked Sendable {
     static let logger = Logger(label: "OpenSwiftData.Postgres")
 
@@ -28,8 +33,12 @@ final class PostgresConnectionPool: @unchecked Sendable {
     /// connection is closed and the caller gets an error, rather than waiting forever on a server
     /// or network that stopped answering.
     static let answerTimeout: TimeInterval = 300
-    private let configuration: PostgresConnection.Configuration
+    /// postgres-nio's configuration per server of the URL, in the order they are tried.
+    private let configurations: [(host: PostgresURL.Host, configuration: PostgresConnection.Configuration)]
+    private let target: PostgresURL.SessionTarget
     private let group: MultiThreadedEventLoopGroup
+    /// The server the last connection went to, tried first next time.
+    private let preferred = NIOLockedValueBox(0)
     // `condition` guards everything below it.
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
@@ -38,20 +47,26 @@ final class PostgresConnectionPool: @unchecked Sendable {
     private var isShutDown = false
 
     /// `namespace`: the PostgreSQL schema every connection's unqualified names resolve in.
-    init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount, namespace: String? = nil) throws {
-        var configuration = try url.connectionConfiguration(connectTimeout: connectTimeout)
+    /// `readOnly`: sessions that cannot write (a read replica's).
+    init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount, namespace: String? = nil, readOnly: Bool = false) throws {
+        var parameters = [("standard_conforming_strings", "on")]
         // Literals in the SQL (regular expressions, bytea) are written for standard strings,
         // where a backslash is an ordinary character; a server or role configured otherwise must
         // not read them differently (a session's startup setting outranks the role's).
-        configuration.options.additionalStartupParameters = [("standard_conforming_strings", "on")]
         if let namespace {
             // The name shows in pg_stat_activity, so an operator sees which store a session serves.
-            configuration.options.additionalStartupParameters += [
+            parameters += [
                 ("search_path", PostgresDialect().quote(namespace)),
                 ("application_name", String("OpenSwiftData \(namespace)".prefix(63))),
             ]
         }
-        self.configuration = configuration
+        if readOnly { parameters.append(("default_transaction_read_only", "on")) }
+        configurations = try url.hosts.map { host in
+            var configuration = try url.connectionConfiguration(connectTimeout: connectTimeout, host: host)
+            configuration.options.additionalStartupParameters = parameters
+            return (host, configuration)
+        }
+        target = url.target
         place = url.place
         self.maximum = max(1, maximum)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -188,15 +203,65 @@ final class PostgresConnectionPool: @unchecked Sendable {
             nextID += 1
             return nextID
         }
-        return PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: Self.logger)
+        return connecting(id: id)
     }
 
     private func connect(id: Int) throws -> PostgresConnection {
         do {
-            return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: id, logger: Self.logger).wait()
+            return try connecting(id: id).wait()
         } catch {
             throw Self.describe(error, doing: "connect to", at: place)
         }
+    }
+
+    /// A new connection to the first server, from the one that served last, that answers — and
+    /// for a pool that writes, that is not a standby.
+    private func connecting(id: Int) -> EventLoopFuture<PostgresConnection> {
+        let start = preferred.withLockedValue { $0 }
+        return attempt(id: id, at: start, left: configurations.count, failures: [])
+    }
+
+    private enum Outcome: Sendable {
+        case connected(PostgresConnection)
+        case standby
+        case failed(any Error)
+    }
+
+    private func attempt(id: Int, at index: Int, left: Int, failures: [String]) -> EventLoopFuture<PostgresConnection> {
+        let loop = group.next()
+        guard left > 0 else { return loop.makeFailedFuture(NoServer(failures: failures)) }
+        let (host, configuration) = configurations[index % configurations.count]
+        let readWrite = target == .readWrite
+        return PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: Self.logger).flatMap { connection -> EventLoopFuture<Outcome> in
+            guard readWrite else { return loop.makeSucceededFuture(.connected(connection)) }
+            return connection.query("SELECT pg_is_in_recovery()", logger: Self.logger).flatMap { result in
+                if let cell = result.rows.first?.first, (try? cell.decode(Bool.self)) == false {
+                    return loop.makeSucceededFuture(.connected(connection))
+                }
+                return connection.close().map { .standby }
+            }.flatMapError { error in
+                connection.close().map { .failed(error) }.recover { _ in .failed(error) }
+            }
+        }.recover { .failed($0) }.flatMap { outcome in
+            switch outcome {
+            case .connected(let connection):
+                self.preferred.withLockedValue { $0 = index % self.configurations.count }
+                return loop.makeSucceededFuture(connection)
+            case .standby:
+                return self.attempt(id: id, at: index + 1, left: left - 1, failures: failures + ["\(host.host):\(host.port) is a standby (read-only)"])
+            case .failed(let error):
+                // One server: its own error, as it always was.
+                if self.configurations.count == 1 { return loop.makeFailedFuture(error) }
+                let reason = Self.describe(error, doing: "connect to", at: "\(host.host):\(host.port)").message
+                return self.attempt(id: id, at: index + 1, left: left - 1, failures: failures + [reason])
+            }
+        }
+    }
+
+    /// No server of the URL could be used: what each answered.
+    struct NoServer: Error, CustomStringConvertible {
+        let failures: [String]
+        var description: String { failures.joined(separator: "; ") }
     }
 
     /// Whether `error` leaves the connection unusable.

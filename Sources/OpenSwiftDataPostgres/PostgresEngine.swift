@@ -5,8 +5,9 @@ import OpenSwiftData
 import PostgresNIO
 
 /// PostgreSQL under the SQL store: reads on any pooled connection (each sees what was committed
-/// when its statement began), and each write transaction on a pooled connection of its own, so
-/// saves from several contexts, processes and machines run at once.
+/// when its statement began) — of a read replica where the configuration names some and one
+/// qualifies (``PostgresReplicas``) — and each write transaction on a pooled connection of the
+/// primary's own, so saves from several contexts, processes and machines run at once.
 final class PostgresEngine: SQLEngine, @unchecked Sendable {
     // `@unchecked Sendable`: the pool is thread-safe; a connection is used by one caller at a time.
     /// Set once while the store opens, before any other use: which values the store keeps in
@@ -14,13 +15,16 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
     private(set) var dialect: any SQLDialect = PostgresDialect()
     private var typedValues: Set<ValueMeaning> = []
     let pool: PostgresConnectionPool
+    /// The read replicas, if the configuration names any.
+    let replicas: PostgresReplicas?
     let transactionStatements = SQLTransactionStatements(begin: "BEGIN", commit: "COMMIT", rollback: "ROLLBACK")
     var writersRunConcurrently: Bool { true }
     /// Each statement is a round trip: a save's new rows go up to 1,000 at a time.
     var rowsPerInsert: Int { 1_000 }
 
-    init(pool: PostgresConnectionPool) {
+    init(pool: PostgresConnectionPool, replicas: PostgresReplicas? = nil) {
         self.pool = pool
+        self.replicas = replicas
     }
 
     /// Keeps `typedValues` in types of their own (`uuid`, `numeric`): called while the store
@@ -32,8 +36,14 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
     }
 
     func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
-        try pool.withConnection { connection in
-            try body(PostgresSQLConnection(pool: pool, connection: connection, typedValues: typedValues))
+        try withoutActuallyEscaping(body) { body in
+            let primary = {
+                try self.pool.withConnection { connection in
+                    try body(PostgresSQLConnection(pool: self.pool, connection: connection, typedValues: self.typedValues))
+                }
+            }
+            guard let replicas else { return try primary() }
+            return try replicas.read(primary: primary, replica: { try body($0) }, typedValues: typedValues)
         }
     }
 
@@ -43,6 +53,8 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
 
     func endWrite(_ connection: any SQLConnection) {
         guard let connection = connection as? PostgresSQLConnection else { return }
+        // Where reads may go to a replica: the position they must see from now on.
+        if let replicas, !connection.connection.isClosed { replicas.noteWrite(on: connection) }
         pool.release(connection.connection)
     }
 
@@ -60,12 +72,17 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
     }
 
     func watchCommits(channel: String, _ signal: @escaping @Sendable (Set<String>?) -> Void) -> (any CommitWatch)? {
-        PostgresCommitListener(pool: pool, channel: channel, signal: signal)
+        var reached: (@Sendable (String?) -> Void)?
+        if let replicas { reached = { position in replicas.noteAnnounced(position) } }
+        return PostgresCommitListener(pool: pool, channel: channel, signal: signal, reached: reached)
     }
 
     /// The pool's errors already say what failed.
     func translate(_ error: any Error) -> any Error { error }
 
-    func close() { pool.shutDown() }
+    func close() {
+        replicas?.shutDown()
+        pool.shutDown()
+    }
 }
 #endif

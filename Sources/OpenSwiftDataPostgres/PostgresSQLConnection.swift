@@ -10,11 +10,18 @@ final class PostgresSQLConnection: SQLConnection {
     let connection: PostgresConnection
     /// The values bound in types of their own (``PostgresDialect/typedValues``).
     let typedValues: Set<ValueMeaning>
+    /// A read replica's: statements that change anything are refused before they are sent (the
+    /// session is read-only besides).
+    let readOnly: Bool
+    /// How many rows queries have handed on (a read that fails after handing one cannot start
+    /// again elsewhere).
+    private(set) var rowsHanded = 0
 
-    init(pool: PostgresConnectionPool, connection: PostgresConnection, typedValues: Set<ValueMeaning>) {
+    init(pool: PostgresConnectionPool, connection: PostgresConnection, typedValues: Set<ValueMeaning>, readOnly: Bool = false) {
         self.pool = pool
         self.connection = connection
         self.typedValues = typedValues
+        self.readOnly = readOnly
     }
 
     /// Reads the rows as they arrive: the event loop hands them over while the caller turns the
@@ -53,6 +60,7 @@ final class PostgresSQLConnection: SQLConnection {
                     let current = reader ?? PostgresRowReader(describing: each)
                     reader = current
                     current.load(each)
+                    rowsHanded += 1
                     try row(current)
                 }
             } catch {
@@ -69,12 +77,14 @@ final class PostgresSQLConnection: SQLConnection {
     }
 
     func execute(_ text: String, bindings: [StoredValue]) throws -> Int {
+        if readOnly { throw SwiftDataError(.storeIO, "a statement that changes data was sent to a read replica of PostgreSQL at \(pool.place); it was not run") }
         let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues)), on: connection)
         return result.metadata.rows ?? 0
     }
 
     func prepared(_ text: String) throws -> any SQLPreparedStatement {
-        PostgresStatement(connection: self, text: text)
+        if readOnly { throw SwiftDataError(.storeIO, "a statement that changes data was sent to a read replica of PostgreSQL at \(pool.place); it was not run") }
+        return PostgresStatement(connection: self, text: text)
     }
 
     /// The values as PostgreSQL parameters: integers as `int8`, reals as `float8` (NaN included),

@@ -20,6 +20,10 @@ enum PostgresServer {
     /// The root certificate of the test server's TLS (`OPENSWIFTDATA_POSTGRES_CA`, which
     /// `Scripts/postgres-server.sh` prints); its certificate names `localhost`, not `127.0.0.1`.
     static let certificateAuthority: String? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_CA"].flatMap { $0.isEmpty ? nil : $0 }
+    /// A hot standby of the test server (`OPENSWIFTDATA_POSTGRES_STANDBY_URL`, which
+    /// `Scripts/postgres-server.sh standby` prints), for the read-replica tests.
+    static let standbyURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_STANDBY_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    static let standbySkipReason: Comment = "no PostgreSQL standby: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` and `eval \"$(Scripts/postgres-server.sh standby /tmp/pg /tmp/pg-standby 1500)\"`, then `swift test --traits PostgreSQL`"
     static let tlsSkipReason: Comment = "no PostgreSQL server with TLS: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (it sets OPENSWIFTDATA_POSTGRES_URL and OPENSWIFTDATA_POSTGRES_CA) and then `swift test --traits PostgreSQL`"
     static let skipReason: Comment = "no PostgreSQL server, or a build without the PostgreSQL trait: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test --traits PostgreSQL`"
 

@@ -95,6 +95,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "On PostgreSQL, the namespace (schema) the tables live in.")
     var schema = "expenses"
 
+    @Option(name: .customLong("replica"), help: "On PostgreSQL, a read replica (a hot standby's postgres:// URL) that serves reads (repeatable; also DATABASE_REPLICA_URLS, comma-separated). For failover, give --store several hosts: postgres://…@host1:port1,host2:port2/db?target_session_attrs=read-write.")
+    var replicas: [String] = []
+
     @Option(name: .customLong("allowed-host"), help: "A host name the server answers to besides loopback ones (repeatable; also EXPENSES_ALLOWED_HOSTS, comma-separated). Requests for any other Host get 421.")
     var allowedHosts: [String] = []
 
@@ -121,7 +124,7 @@ struct Serve: AsyncParsableCommand {
         }
         let service: ExpensesService
         do {
-            var configuration = try ExpensesStore.configuration(store, schema: schema, environment: environment)
+            var configuration = try ExpensesStore.configuration(store, schema: schema, replicas: replicas, environment: environment)
             if accounts != nil { configuration = try Accounts.storeConfiguration(configuration) }
             service = try ExpensesService(container: try ExpensesStore.container(configuration), seeds: accounts == nil)
         } catch let error as ExpenseInputError {

@@ -1,0 +1,209 @@
+#if PostgreSQL
+import Foundation
+import NIOConcurrencyHelpers
+import OpenSwiftData
+import PostgresNIO
+
+/// The read replicas of a store (``PostgresConfiguration/replicas``) and which of them a read may
+/// use (``PostgresReadConsistency``).
+///
+/// Only ``PostgresEngine/read(_:)`` comes here; saves, key blocks, history numbers and `LISTEN`
+/// use the primary's pool, so nothing is ever sent to a standby that would write — and its pool
+/// opens read-only sessions besides.
+///
+/// Read-your-writes works on write-ahead-log positions: after each save the primary's position
+/// (`pg_current_wal_lsn()`, past the save's commit) is the least a read must see, and a replica
+/// qualifies once it has replayed that far (`pg_last_wal_replay_lsn()`). Live results raise the
+/// same position when another server's save is announced, so a list refetched from a replica
+/// shows that save. A replica that cannot be reached or fails a read is left out for a few
+/// seconds; the read goes on against the primary.
+///
+/// `@unchecked Sendable`: the fields behind `lock` are touched with it held.
+final class PostgresReplicas: @unchecked Sendable {
+    /// A write-ahead-log position, as PostgreSQL shows it (`16/B374D848`).
+    struct Position: Comparable, Sendable {
+        let value: UInt64
+
+        init(_ value: UInt64) { self.value = value }
+
+        init?(text: String) {
+            let parts = text.split(separator: "/")
+            guard parts.count == 2, let high = UInt64(parts[0], radix: 16), let low = UInt64(parts[1], radix: 16),
+                  high <= UInt64(UInt32.max), low <= UInt64(UInt32.max) else { return nil }
+            value = high << 32 | low
+        }
+
+        static func < (lhs: Position, rhs: Position) -> Bool { lhs.value < rhs.value }
+    }
+
+    /// One replica and what is known of it.
+    final class Replica: @unchecked Sendable {
+        let pool: PostgresConnectionPool
+        /// Behind `PostgresReplicas.lock`.
+        var replayed = Position(0)
+        var lag: TimeInterval = .infinity
+        var checked = Date.distantPast
+        var downUntil = Date.distantPast
+
+        init(pool: PostgresConnectionPool) { self.pool = pool }
+    }
+
+    let replicas: [Replica]
+    let consistency: PostgresReadConsistency
+    private let lock = NSLock()
+    /// The position every read must see (read-your-writes).
+    private var required = Position(0)
+    /// Reads go to the primary until then: a save's position could not be learned.
+    private var primaryUntil = Date.distantPast
+    private var next = 0
+    /// How long a replica that failed is left out.
+    static let pause: TimeInterval = 5
+
+    init(pools: [PostgresConnectionPool], consistency: PostgresReadConsistency) {
+        replicas = pools.map(Replica.init)
+        self.consistency = consistency
+    }
+
+    func shutDown() {
+        for replica in replicas { replica.pool.shutDown() }
+    }
+
+    // MARK: Positions
+
+    /// After a save through `connection` (on the primary, its transaction ended): the position
+    /// later reads must reach.
+    func noteWrite(on connection: PostgresSQLConnection) {
+        guard case .readYourWrites = consistency else { return }
+        if let position = try? Self.position("SELECT pg_current_wal_lsn()::text", on: connection) {
+            raise(to: position)
+        } else {
+            lock.withLock { primaryUntil = Date().addingTimeInterval(Self.pause) }
+        }
+    }
+
+    /// Another server's save was announced at or before `text`, the primary's position then.
+    func noteAnnounced(_ text: String?) {
+        guard case .readYourWrites = consistency else { return }
+        guard let text, let position = Position(text: text) else {
+            lock.withLock { primaryUntil = Date().addingTimeInterval(Self.pause) }
+            return
+        }
+        raise(to: position)
+    }
+
+    private func raise(to position: Position) {
+        lock.withLock { required = max(required, position) }
+    }
+
+    private static func position(_ text: String, on connection: PostgresSQLConnection) throws -> Position? {
+        var found: Position?
+        try connection.query(text, bindings: []) { row in
+            if case .text(let value) = row.value(at: 0) { found = Position(text: value) }
+        }
+        return found
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` on a replica that qualifies, or else on the primary (`primary`).
+    func read<R>(primary: () throws -> R, replica body: (PostgresSQLConnection) throws -> R, typedValues: Set<ValueMeaning>) throws -> R {
+        if case .primaryOnly = consistency { return try primary() }
+        for replica in candidates() {
+            let connection: PostgresConnection
+            do {
+                connection = try replica.pool.acquire()
+            } catch {
+                leaveOut(replica, because: error)
+                continue
+            }
+            defer { replica.pool.release(connection) }
+            let reading = PostgresSQLConnection(pool: replica.pool, connection: connection, typedValues: typedValues, readOnly: true)
+            do {
+                guard try qualifies(replica, on: reading) else { continue }
+            } catch {
+                leaveOut(replica, because: error)
+                continue
+            }
+            let handed = reading.rowsHanded
+            do {
+                return try body(reading)
+            } catch {
+                // Rows already handed on cannot be taken back; before any, the primary answers.
+                guard reading.rowsHanded == handed else { throw error }
+                if connection.isClosed { leaveOut(replica, because: error) }
+                PostgresConnectionPool.logger.debug("a read on the replica \(replica.pool.place) failed (\(error)); reading from the primary")
+                break
+            }
+        }
+        return try primary()
+    }
+
+    /// The replicas not left out, starting from the next in turn.
+    private func candidates() -> [Replica] {
+        lock.withLock {
+            let now = Date()
+            guard now >= primaryUntil else { return [] }
+            let start = next
+            next = (next + 1) % max(1, replicas.count)
+            return (0..<replicas.count).map { replicas[(start + $0) % replicas.count] }.filter { $0.downUntil <= now }
+        }
+    }
+
+    private func leaveOut(_ replica: Replica, because error: any Error) {
+        lock.withLock { replica.downUntil = Date().addingTimeInterval(Self.pause) }
+        PostgresConnectionPool.logger.warning("the read replica \(replica.pool.place) is left out for \(Int(Self.pause)) seconds: \(error)")
+    }
+
+    /// Whether `replica` may serve a read now, asking it (on `connection`) where needed; under
+    /// read-your-writes, waiting up to the configured time for it to replay far enough.
+    private func qualifies(_ replica: Replica, on connection: PostgresSQLConnection) throws -> Bool {
+        switch consistency {
+        case .primaryOnly:
+            return false
+        case .mayLag(let seconds):
+            let fresh = lock.withLock { Date().timeIntervalSince(replica.checked) < 1 && replica.lag <= seconds }
+            if fresh { return true }
+            return try status(of: replica, on: connection) <= seconds
+        case .readYourWrites(let wait):
+            let (needed, known) = lock.withLock { (required, replica.replayed) }
+            if known >= needed { return true }
+            let deadline = Date().addingTimeInterval(wait)
+            var pause = 0.001
+            while true {
+                _ = try status(of: replica, on: connection)
+                if lock.withLock({ replica.replayed >= needed }) { return true }
+                guard Date() < deadline else { return false }
+                // Polling the replica's own position: PostgreSQL has no wait for a replay point.
+                Thread.sleep(forTimeInterval: min(pause, max(0, deadline.timeIntervalSinceNow)))
+                pause = min(pause * 2, 0.02)
+            }
+        }
+    }
+
+    /// Asks the replica how far it has replayed and how far behind it is (0 when it has replayed
+    /// everything it received); a server no longer in recovery (promoted) has everything.
+    private func status(of replica: Replica, on connection: PostgresSQLConnection) throws -> TimeInterval {
+        var standby = true, replayed: Position?, lag: TimeInterval = .infinity
+        try connection.query("""
+            SELECT pg_is_in_recovery()::int, pg_last_wal_replay_lsn()::text,
+                   CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+                        ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8
+            """, bindings: []) { row in
+            if case .integer(let flag) = row.value(at: 0) { standby = flag != 0 }
+            if case .text(let text) = row.value(at: 1) { replayed = Position(text: text) }
+            if case .real(let seconds) = row.value(at: 2) { lag = seconds }
+        }
+        return lock.withLock {
+            replica.checked = Date()
+            if !standby {
+                replica.replayed = Position(.max)
+                replica.lag = 0
+            } else {
+                if let replayed { replica.replayed = replayed }
+                replica.lag = lag
+            }
+            return replica.lag
+        }
+    }
+}
+#endif

@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import OpenSwiftData
+#if PostgreSQL
+@testable import OpenSwiftDataPostgres
+
+/// Read replicas (`PostgresConfiguration.replicas`): reads go to a hot standby as the
+/// configuration's consistency allows, and to the primary where none qualifies. The standby is
+/// `OPENSWIFTDATA_POSTGRES_STANDBY_URL`, which `Scripts/postgres-server.sh standby` prints, of the
+/// test server, applying commits 1.5 s late so that it is certain to be behind.
+@Suite(.enabled(if: PostgresServer.standbyURL != nil && PostgresServer.url != nil, PostgresServer.standbySkipReason))
+struct PostgresReplicaTests {
+    static var standby: URL? { PostgresServer.standbyURL }
+
+    @Model
+    final class Visit {
+        var place: String
+        init(place: String) { self.place = place }
+    }
+
+    static func container(_ namespace: String, replicas: [URL], consistency: PostgresReadConsistency) throws -> ModelContainer {
+        var configuration = PostgresConfiguration("replicas", url: try #require(PostgresServer.url), postgresSchema: namespace)
+        configuration.replicas = replicas
+        configuration.readConsistency = consistency
+        return try ModelContainer(for: Visit.self, configurations: configuration)
+    }
+
+    static func places(_ container: ModelContainer) throws -> [String] {
+        try ModelContext(container).fetch(FetchDescriptor<Visit>(sortBy: [SortDescriptor(\.place)])).map(\.place)
+    }
+
+    /// A container reads its own save at once, whether it waits for the replica or reads the
+    /// primary; one that allows reads to lag reads the replica, which has not replayed it yet.
+    @Test func aContainerReadsItsOwnSavesAndALaggingReadDoesNot() throws {
+        let namespace = PostgresServer.newNamespace()
+        defer { PostgresServer.drop(namespace) }
+        let standby = try #require(Self.standby)
+        let waiting = try Self.container(namespace, replicas: [standby], consistency: .readYourWrites(waitingAtMost: 30))
+        let impatient = try Self.container(namespace, replicas: [standby], consistency: .default)
+        let lagging = try Self.container(namespace, replicas: [standby], consistency: .mayLag(seconds: 3600))
+        let context = ModelContext(waiting)
+        context.insert(Visit(place: "Lisbon"))
+        try context.save()
+        // Waits for the replica to replay the save (1.5 s behind).
+        #expect(try Self.places(waiting) == ["Lisbon"])
+
+        let other = ModelContext(impatient)
+        other.insert(Visit(place: "Porto"))
+        try other.save()
+        // Waits half a second, then reads the primary.
+        #expect(try Self.places(impatient) == ["Lisbon", "Porto"])
+        // Another container that lets reads lag sees the replica, which lacks the last save.
+        #expect(try Self.places(lagging) == ["Lisbon"])
+        // The primary only: every save.
+        #expect(try Self.places(try Self.container(namespace, replicas: [standby], consistency: .primaryOnly)) == ["Lisbon", "Porto"])
+    }
+
+    /// A replica that cannot be reached is left out: reads go on against the primary, and no
+    /// error reaches the app.
+    @Test func aReplicaThatIsDownIsLeftOut() throws {
+        let namespace = PostgresServer.newNamespace()
+        defer { PostgresServer.drop(namespace) }
+        let standby = try #require(Self.standby)
+        var components = try #require(URLComponents(url: standby, resolvingAgainstBaseURL: false))
+        components.port = 1
+        let down = try #require(components.url)
+        let container = try Self.container(namespace, replicas: [down, standby], consistency: .mayLag(seconds: 3600))
+        let context = ModelContext(container)
+        context.insert(Visit(place: "Faro"))
+        try context.save()
+        for _ in 0..<3 { _ = try Self.places(container) }
+        let primaryOnly = try Self.container(namespace, replicas: [down], consistency: .readYourWrites(waitingAtMost: 1))
+        #expect(try Self.places(primaryOnly) == ["Faro"])
+        #expect(try ModelContext(primaryOnly).fetchCount(FetchDescriptor<Visit>()) == 1)
+    }
+
+    /// Live results on a second container show a save of the first once they update, never the
+    /// list from before it: the refetch waits for the replica to replay the announced save.
+    @Test func anObserverOnAnotherContainerNeverShowsAStaleList() async throws {
+        let namespace = PostgresServer.newNamespace()
+        defer { PostgresServer.drop(namespace) }
+        let standby = try #require(Self.standby)
+        let writer = try Self.container(namespace, replicas: [], consistency: .primaryOnly)
+        let reader = try Self.container(namespace, replicas: [standby], consistency: .readYourWrites(waitingAtMost: 30))
+        let observer = try ResultsObserver<Visit, Never>(sortBy: [SortDescriptor(\.place)], modelContainer: reader)
+        let context = ModelContext(writer)
+        context.insert(Visit(place: "Braga"))
+        try context.save()
+        let seen = try await ObservedValue.wait({ observer.results.map(\.place) }, until: { !$0.isEmpty })
+        #expect(seen == ["Braga"])
+    }
+
+    /// What goes to a replica cannot write: statements that change data are refused before they
+    /// are sent, and the session itself is read-only (here on the primary, which would accept them).
+    @Test func nothingIsWrittenThroughAReplicaConnection() throws {
+        let server = try #require(PostgresServer.url)
+        let pool = try PostgresConnectionPool(url: try PostgresURL(server), maximum: 1, connectTimeout: .seconds(5), readOnly: true)
+        defer { pool.shutDown() }
+        try pool.withConnection { connection in
+            let reading = PostgresSQLConnection(pool: pool, connection: connection, typedValues: [], readOnly: true)
+            #expect(throws: SwiftDataError.self) { try reading.execute("CREATE TEMPORARY TABLE refused (x integer)", bindings: []) }
+            let error = #expect(throws: SwiftDataError.self) { try reading.query("CREATE TABLE refused_too (x integer)", bindings: []) { _ in } }
+            #expect(error?.message.contains("read-only transaction") == true, "\(String(describing: error))")
+        }
+    }
+
+    /// A URL listing several servers connects to the first that accepts writes: a standby and a
+    /// server that cannot be reached are passed over, and each is named when none qualifies.
+    @Test func severalServersAreTriedForOneThatAcceptsWrites() throws {
+        let primaryURL = try #require(PostgresServer.url), standbyURL = try #require(Self.standby)
+        let primary = try #require(URLComponents(url: primaryURL, resolvingAgainstBaseURL: false))
+        let standby = try #require(URLComponents(url: standbyURL, resolvingAgainstBaseURL: false))
+        let user = "\(primary.user ?? ""):\(primary.password ?? "")"
+        let list = "127.0.0.1:1,127.0.0.1:\(standby.port ?? 0),127.0.0.1:\(primary.port ?? 0)"
+        let (url, others) = try PostgresURL.splitting("postgres://\(user)@\(list)/postgres")
+        let address = try PostgresURL(url, failoverHosts: others)
+        #expect(address.hosts.count == 3)
+        #expect(address.target == .readWrite)
+        #expect(!PostgresURL.redacted(url).contains(primary.password ?? "-"))
+        // The whole configuration from the string, as DATABASE_URL or --store give it.
+        let configuration = try PostgresConfiguration("listed", connectionString: "postgres://\(user)@\(list)/postgres")
+        #expect(configuration.failoverHosts == ["127.0.0.1:\(standby.port ?? 0)", "127.0.0.1:\(primary.port ?? 0)"])
+        let pool = try PostgresConnectionPool(url: address, maximum: 1, connectTimeout: .seconds(5))
+        defer { pool.shutDown() }
+        let standbyAnswer = try pool.withConnection { connection in
+            var inRecovery: StoredValue = .null
+            try PostgresSQLConnection(pool: pool, connection: connection, typedValues: []).query("SELECT pg_is_in_recovery()::int", bindings: []) { inRecovery = $0.value(at: 0) }
+            return inRecovery
+        }
+        #expect(standbyAnswer == .integer(0))
+
+        let noPrimary = try PostgresURL.splitting("postgres://\(user)@127.0.0.1:1,127.0.0.1:\(standby.port ?? 0)/postgres")
+        let refused = try PostgresConnectionPool(url: try PostgresURL(noPrimary.url, failoverHosts: noPrimary.others), maximum: 1, connectTimeout: .seconds(5))
+        defer { refused.shutDown() }
+        let error = #expect(throws: SwiftDataError.self) { try refused.withConnection { _ in } }
+        #expect(error?.message.contains("127.0.0.1:\(standby.port ?? 0) is a standby") == true, "\(String(describing: error))")
+        #expect(error?.message.contains(primary.password ?? "-") == false)
+    }
+
+    @Test func multiHostURLsAreReadAndCheckedWithoutShowingThePassword() throws {
+        let listed = try PostgresURL.splitting("postgres://app:s3cret@db1:5433,[::1]:5434,db3/travel?target_session_attrs=any&sslmode=disable")
+        let address = try PostgresURL(listed.url, failoverHosts: listed.others)
+        #expect(address.hosts == [.init(host: "db1", port: 5433), .init(host: "[::1]", port: 5434), .init(host: "db3", port: 5432)])
+        #expect(address.target == .any)
+        #expect(address.database == "travel")
+        #expect(address.username == "app")
+        #expect(address.password == "s3cret")
+        for bad in ["postgres://app:s3cret@db1:5433,db2:70000/travel?sslmode=disable", "postgres://app:s3cret@db1,,db2/travel?sslmode=disable",
+                    "postgres://app:s3cret@localhost/travel?target_session_attrs=standby"] {
+            let error = #expect(throws: SwiftDataError.self) {
+                let parts = try PostgresURL.splitting(bad)
+                _ = try PostgresURL(parts.url, failoverHosts: parts.others)
+            }
+            #expect(error?.message.contains("s3cret") == false, "\(String(describing: error))")
+        }
+    }
+}
+#endif
