@@ -13,6 +13,9 @@
 #
 #   eval "$(Scripts/postgres-server.sh standby /tmp/pg /tmp/pg-standby 1500)"   # exports OPENSWIFTDATA_POSTGRES_STANDBY_URL
 #   Scripts/postgres-server.sh stop /tmp/pg-standby
+#
+# For failover tests: `halt FOLDER` stops a server and keeps its files, `promote FOLDER` makes a
+# standby the primary.
 set -euo pipefail
 command=${1:?start, standby or stop}
 folder=${2:?a folder for the server files}
@@ -87,13 +90,21 @@ standby)
         -o "-c listen_addresses=127.0.0.1 -p $standby_port -k $standby -c max_connections=200 -c fsync=off -c hot_standby=on -c recovery_min_apply_delay=${delay}ms -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
     echo "export OPENSWIFTDATA_POSTGRES_STANDBY_URL=postgres://openswiftdata:$password@127.0.0.1:$standby_port/postgres"
     ;;
+halt)
+    bin=$(find_bin)
+    as_server_user "$bin/pg_ctl" -D "$folder/data" -m fast -w stop >&2
+    ;;
+promote)
+    bin=$(find_bin)
+    as_server_user "$bin/pg_ctl" -D "$folder/data" -w promote >&2
+    ;;
 stop)
     bin=$(find_bin)
     as_server_user "$bin/pg_ctl" -D "$folder/data" -m fast -w stop >&2 || true
     rm -rf "$folder"
     ;;
 *)
-    echo "usage: $0 start FOLDER | standby PRIMARY_FOLDER FOLDER [DELAY_MS] | stop FOLDER" >&2
+    echo "usage: $0 start FOLDER | standby PRIMARY_FOLDER FOLDER [DELAY_MS] | halt FOLDER | promote FOLDER | stop FOLDER" >&2
     exit 2
     ;;
 esac
