@@ -103,11 +103,7 @@ final class SyncLargeValueFolder: @unchecked Sendable {
     /// `nil` while it is not whole here.
     func contents(_ value: SyncLargeValue) -> Data? {
         guard value.size > 0 else { return Data() }
-        return lock.withLock {
-            guard size(of: whole(value)) == value.size else { return nil }
-            touch(whole(value))
-            return try? Data(contentsOf: whole(value), options: .alwaysMapped)
-        }
+        return file(value).flatMap { try? Data(contentsOf: $0, options: .alwaysMapped) }
     }
 
     /// The file holding the whole value, for a store to write from; `nil` while it is not whole here.
