@@ -14,10 +14,16 @@
 #   eval "$(Scripts/postgres-server.sh standby /tmp/pg /tmp/pg-standby 1500)"   # exports OPENSWIFTDATA_POSTGRES_STANDBY_URL
 #   Scripts/postgres-server.sh stop /tmp/pg-standby
 #
-# For failover tests: `halt FOLDER` stops a server and keeps its files, `promote FOLDER` makes a
-# standby the primary.
+# For failover tests: `halt FOLDER` stops a server and keeps its files, `resume FOLDER` starts it
+# again, `promote FOLDER` makes a standby the primary.
+#
+# PgBouncer in front of such a server (Debian's `pgbouncer`, installed if missing), in session
+# pooling mode or, for the test that it is refused, transaction mode resetting each session:
+#
+#   eval "$(Scripts/postgres-server.sh pgbouncer /tmp/pg /tmp/pg-bouncer session)"   # exports OPENSWIFTDATA_PGBOUNCER_URL
+#   Scripts/postgres-server.sh stop /tmp/pg-bouncer
 set -euo pipefail
-command=${1:?start, standby or stop}
+command=${1:?start, standby, pgbouncer, halt, resume, promote or stop}
 folder=${2:?a folder for the server files}
 
 as_server_user() {
@@ -90,21 +96,76 @@ standby)
         -o "-c listen_addresses=127.0.0.1 -p $standby_port -k $standby -c max_connections=200 -c fsync=off -c hot_standby=on -c recovery_min_apply_delay=${delay}ms -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
     echo "export OPENSWIFTDATA_POSTGRES_STANDBY_URL=postgres://openswiftdata:$password@127.0.0.1:$standby_port/postgres"
     ;;
+pgbouncer)
+    bouncer=${3:?a folder for the PgBouncer files}
+    mode=${4:-session}
+    if ! command -v pgbouncer >/dev/null && [ ! -x /usr/sbin/pgbouncer ]; then
+        echo "installing PgBouncer…" >&2
+        apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y pgbouncer >&2
+    fi
+    program=$(command -v pgbouncer || echo /usr/sbin/pgbouncer)
+    port=$(cat "$folder/port")
+    password=$(cat "$folder/password")
+    mkdir -p "$bouncer"
+    bouncer_port=$(free_port)
+    printf '%s\n' "$bouncer_port" > "$bouncer/port"
+    # The server's own user and password, which PgBouncer uses for SCRAM on both sides; the
+    # file is the server user's alone.
+    printf '"openswiftdata" "%s"\n' "$password" > "$bouncer/userlist.txt"
+    chmod 600 "$bouncer/userlist.txt"
+    reset=""
+    # Transaction mode resets each server session as it is handed back, so that a client's
+    # session settings are certain to be lost (as they are under load).
+    [ "$mode" = transaction ] && reset="server_reset_query_always = 1"
+    cat > "$bouncer/pgbouncer.ini" <<INI
+[databases]
+* = host=127.0.0.1 port=$port
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $bouncer_port
+unix_socket_dir =
+auth_type = scram-sha-256
+auth_file = $bouncer/userlist.txt
+pool_mode = $mode
+$reset
+max_client_conn = 500
+default_pool_size = 100
+pidfile = $bouncer/pgbouncer.pid
+logfile = $bouncer/pgbouncer.log
+INI
+    [ "$(id -u)" = 0 ] && chown -R postgres "$bouncer"
+    as_server_user "$program" -d "$bouncer/pgbouncer.ini" >&2
+    for _ in $(seq 50); do
+        python3 -c "import socket; socket.create_connection(('127.0.0.1', $bouncer_port), 1)" 2>/dev/null && break
+        sleep 0.1
+    done
+    echo "export OPENSWIFTDATA_PGBOUNCER_URL=postgres://openswiftdata:$password@127.0.0.1:$bouncer_port/postgres"
+    ;;
 halt)
     bin=$(find_bin)
     as_server_user "$bin/pg_ctl" -D "$folder/data" -m fast -w stop >&2
+    ;;
+resume)
+    bin=$(find_bin)
+    # Started again with the options it last ran with (postmaster.opts).
+    as_server_user "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w restart >&2
     ;;
 promote)
     bin=$(find_bin)
     as_server_user "$bin/pg_ctl" -D "$folder/data" -w promote >&2
     ;;
 stop)
+    if [ -f "$folder/pgbouncer.pid" ]; then
+        kill "$(cat "$folder/pgbouncer.pid")" 2>/dev/null || true
+        rm -rf "$folder"
+        exit 0
+    fi
     bin=$(find_bin)
     as_server_user "$bin/pg_ctl" -D "$folder/data" -m fast -w stop >&2 || true
     rm -rf "$folder"
     ;;
 *)
-    echo "usage: $0 start FOLDER | standby PRIMARY_FOLDER FOLDER [DELAY_MS] | halt FOLDER | promote FOLDER | stop FOLDER" >&2
+    echo "usage: $0 start FOLDER | standby PRIMARY_FOLDER FOLDER [DELAY_MS] | pgbouncer PRIMARY_FOLDER FOLDER [session|transaction] | halt FOLDER | resume FOLDER | promote FOLDER | stop FOLDER" >&2
     exit 2
     ;;
 esac

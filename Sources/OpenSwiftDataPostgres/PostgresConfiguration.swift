@@ -50,6 +50,13 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
     /// What reads sent to a replica may miss; by default a container reads its own saves
     /// (``PostgresReadConsistency/default``).
     public var readConsistency = PostgresReadConsistency.default
+    /// How long a replica that could not be reached, or failed a read, is left out before reads
+    /// try it again, in seconds (5 by default); its reads go to the primary meanwhile.
+    ///
+    /// ```swift
+    /// configuration.replicaRetryInterval = 30
+    /// ```
+    public var replicaRetryInterval: TimeInterval = 5
     /// The models stored here; `nil` means every model of the container's schema.
     public var schema: Schema?
     /// The PostgreSQL schema (namespace) the tables live in.
@@ -141,13 +148,13 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         }
         let address = try PostgresURL(url, failoverHosts: failoverHosts)
         let pool = try PostgresConnectionPool(
-            url: address, maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema)
+            url: address, maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema, store: name)
         var replicaPools: [PostgresConnectionPool] = []
         for replica in replicas {
             replicaPools.append(try PostgresConnectionPool(
-                url: try PostgresURL(replica), maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema, readOnly: true))
+                url: try PostgresURL(replica), maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema, readOnly: true, store: name))
         }
-        let engine = PostgresEngine(pool: pool, replicas: replicaPools.isEmpty ? nil : PostgresReplicas(pools: replicaPools, consistency: readConsistency))
+        let engine = PostgresEngine(pool: pool, replicas: replicaPools.isEmpty ? nil : PostgresReplicas(pools: replicaPools, consistency: readConsistency, store: name, retryInterval: replicaRetryInterval))
         let place = "\(address.place), schema \(postgresSchema)"
         do {
             let prepared = try prepareTables(request, engine: engine, place: place)
@@ -155,6 +162,20 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         } catch {
             engine.close()
             throw error
+        }
+    }
+
+    /// Refuses a connection that lost the namespace its session was given when it opened: a
+    /// pooler that hands each transaction to any server connection (PgBouncer's transaction
+    /// pooling) would send the store's statements to other tables, and its live results'
+    /// `LISTEN` to a session that goes away.
+    private func checkSessionKept(on connection: any SQLConnection, dialect: any SQLDialect) throws {
+        var path: String?
+        try connection.query("SELECT current_setting('search_path')", bindings: []) { row in
+            if case .text(let text) = row.value(at: 0) { path = text }
+        }
+        guard path == dialect.quote(postgresSchema) || path == postgresSchema else {
+            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL session lost its settings (search_path is \(path ?? "unset"), not the namespace \(postgresSchema)); a pooler in transaction mode, such as PgBouncer with pool_mode = transaction, cannot serve a store: use session pooling")
         }
     }
 
@@ -166,6 +187,7 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         _ = try connection.execute("BEGIN", bindings: [])
         do {
             _ = try connection.execute("SELECT pg_advisory_xact_lock(hashtext($1))", bindings: [.text("OpenSwiftData " + postgresSchema)])
+            try checkSessionKept(on: connection, dialect: engine.dialect)
             if allowsSave {
                 _ = try connection.execute("CREATE SCHEMA IF NOT EXISTS \(engine.dialect.quote(postgresSchema))", bindings: [])
                 // In the namespace (first on the search path), for sorts with `.localizedStandard`.

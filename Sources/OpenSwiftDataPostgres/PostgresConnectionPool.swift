@@ -36,9 +36,13 @@ final class PostgresConnectionPool: @unchecked Sendable {
     /// postgres-nio's configuration per server of the URL, in the order they are tried.
     private let configurations: [(host: PostgresURL.Host, configuration: PostgresConnection.Configuration)]
     private let target: PostgresURL.SessionTarget
+    /// Settings each new session makes before it is lent (name, value).
+    private let sessionSettings: [(String, String)]
     private let group: MultiThreadedEventLoopGroup
-    /// The server the last connection went to, tried first next time.
-    private let preferred = NIOLockedValueBox(0)
+    /// The configuration name of the store the pool serves, for metrics.
+    let store: String
+    /// The server the last connection went to, tried first next time (none yet: the first).
+    private let preferred = NIOLockedValueBox<Int?>(nil)
     // `condition` guards everything below it.
     private let condition = NSCondition()
     private var idle: [PostgresConnection] = []
@@ -48,19 +52,22 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     /// `namespace`: the PostgreSQL schema every connection's unqualified names resolve in.
     /// `readOnly`: sessions that cannot write (a read replica's).
-    init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount, namespace: String? = nil, readOnly: Bool = false) throws {
+    init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount, namespace: String? = nil, readOnly: Bool = false, store: String = "") throws {
         var parameters = [("standard_conforming_strings", "on")]
         // Literals in the SQL (regular expressions, bytea) are written for standard strings,
         // where a backslash is an ordinary character; a server or role configured otherwise must
         // not read them differently (a session's startup setting outranks the role's).
+        var settings: [(String, String)] = []
         if let namespace {
             // The name shows in pg_stat_activity, so an operator sees which store a session serves.
-            parameters += [
-                ("search_path", PostgresDialect().quote(namespace)),
-                ("application_name", String("OpenSwiftData \(namespace)".prefix(63))),
-            ]
+            parameters.append(("application_name", String("OpenSwiftData \(namespace)".prefix(63))))
+            settings.append(("search_path", PostgresDialect().quote(namespace)))
         }
-        if readOnly { parameters.append(("default_transaction_read_only", "on")) }
+        if readOnly { settings.append(("default_transaction_read_only", "on")) }
+        // Set once the session is open rather than as startup parameters: PgBouncer passes on
+        // only a few of those (application_name and standard_conforming_strings among them) and
+        // refuses a connection that names others.
+        sessionSettings = settings
         configurations = try url.hosts.map { host in
             var configuration = try url.connectionConfiguration(connectTimeout: connectTimeout, host: host)
             configuration.options.additionalStartupParameters = parameters
@@ -68,6 +75,7 @@ final class PostgresConnectionPool: @unchecked Sendable {
         }
         target = url.target
         place = url.place
+        self.store = store
         self.maximum = max(1, maximum)
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     }
@@ -134,6 +142,9 @@ final class PostgresConnectionPool: @unchecked Sendable {
             throw Self.describe(error, doing: "run a query on", at: place)
         }
     }
+
+    /// The server connections go to now (the last that served): for telemetry.
+    var server: PostgresURL.Host { configurations[(preferred.withLockedValue { $0 } ?? 0) % configurations.count].host }
 
     /// A connection for the caller alone, until ``release(_:)``.
     func acquire() throws -> PostgresConnection {
@@ -217,7 +228,7 @@ final class PostgresConnectionPool: @unchecked Sendable {
     /// A new connection to the first server, from the one that served last, that answers — and
     /// for a pool that writes, that is not a standby.
     private func connecting(id: Int) -> EventLoopFuture<PostgresConnection> {
-        let start = preferred.withLockedValue { $0 }
+        let start = preferred.withLockedValue { $0 } ?? 0
         return attempt(id: id, at: start, left: configurations.count, failures: [])
     }
 
@@ -229,13 +240,14 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     private func attempt(id: Int, at index: Int, left: Int, failures: [String]) -> EventLoopFuture<PostgresConnection> {
         let loop = group.next()
-        guard left > 0 else { return loop.makeFailedFuture(NoServer(failures: failures)) }
+        guard left > 0 else { return loop.makeFailedFuture(NoServer(failures: failures, forWrites: target == .readWrite)) }
         let (host, configuration) = configurations[index % configurations.count]
         let readWrite = target == .readWrite
+        let setup = sessionSetup
         return PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: Self.logger).flatMap { connection -> EventLoopFuture<Outcome> in
-            guard readWrite else { return loop.makeSucceededFuture(.connected(connection)) }
-            return connection.query("SELECT pg_is_in_recovery()", logger: Self.logger).flatMap { result in
-                if let cell = result.rows.first?.first, (try? cell.decode(Bool.self)) == false {
+            guard readWrite || !self.sessionSettings.isEmpty else { return loop.makeSucceededFuture(.connected(connection)) }
+            return connection.query(setup, logger: Self.logger).flatMap { result in
+                if !readWrite || (result.rows.first?.first).flatMap({ try? $0.decode(Bool.self) }) == false {
                     return loop.makeSucceededFuture(.connected(connection))
                 }
                 return connection.close().map { .standby }
@@ -245,7 +257,7 @@ final class PostgresConnectionPool: @unchecked Sendable {
         }.recover { .failed($0) }.flatMap { outcome in
             switch outcome {
             case .connected(let connection):
-                self.preferred.withLockedValue { $0 = index % self.configurations.count }
+                self.served(by: index % self.configurations.count)
                 return loop.makeSucceededFuture(connection)
             case .standby:
                 return self.attempt(id: id, at: index + 1, left: left - 1, failures: failures + ["\(host.host):\(host.port) is a standby (read-only)"])
@@ -258,10 +270,41 @@ final class PostgresConnectionPool: @unchecked Sendable {
         }
     }
 
+    /// One statement that makes ``sessionSettings`` and says whether the server is a standby.
+    private var sessionSetup: PostgresQuery {
+        var binds = PostgresBindings(capacity: sessionSettings.count * 2)
+        var text = "SELECT pg_is_in_recovery()"
+        for (offset, (name, value)) in sessionSettings.enumerated() {
+            binds.append(name)
+            binds.append(value)
+            text += ", set_config($\(offset * 2 + 1), $\(offset * 2 + 2), false)"
+        }
+        return PostgresQuery(unsafeSQL: text, binds: binds)
+    }
+
+    /// Notes that a connection went to the server at `index`: tried first from now on. Writes
+    /// that move to another server are a failover, logged and counted.
+    private func served(by index: Int) {
+        let before = preferred.withLockedValue { value -> Int? in
+            defer { value = index }
+            return value
+        }
+        guard let before, before != index, target == .readWrite else { return }
+        let (from, to) = (configurations[before].host, configurations[index].host)
+        Self.logger.warning("PostgreSQL at \(place): writes now go to \(to.host):\(to.port), not \(from.host):\(from.port) (a standby was promoted?)")
+        Telemetry.failover(store: store)
+    }
+
     /// No server of the URL could be used: what each answered.
     struct NoServer: Error, CustomStringConvertible {
         let failures: [String]
-        var description: String { failures.joined(separator: "; ") }
+        /// Whether only a server that accepts writes would do.
+        let forWrites: Bool
+        var description: String {
+            let each = failures.joined(separator: "; ")
+            guard forWrites else { return "no server answered (\(each))" }
+            return "no server accepts writes now (\(each)). Nothing was written; this can be retried once one does (a standby being promoted)"
+        }
     }
 
     /// Whether `error` leaves the connection unusable.

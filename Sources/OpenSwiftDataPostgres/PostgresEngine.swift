@@ -37,9 +37,11 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
 
     func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
         try withoutActuallyEscaping(body) { body in
-            let primary = {
-                try self.pool.withConnection { connection in
-                    try body(PostgresSQLConnection(pool: self.pool, connection: connection, typedValues: self.typedValues))
+            let primary = { () throws -> R in
+                try self.pool.withConnection { connection -> R in
+                    let server = self.pool.server
+                    Telemetry.readAnswered(role: "primary", address: server.host, port: server.port)
+                    return try body(PostgresSQLConnection(pool: self.pool, connection: connection, typedValues: self.typedValues))
                 }
             }
             guard let replicas else { return try primary() }

@@ -39,29 +39,42 @@ final class PostgresReplicas: @unchecked Sendable {
     /// One replica and what is known of it.
     final class Replica: @unchecked Sendable {
         let pool: PostgresConnectionPool
+        /// Its host and port, for telemetry.
+        let server: PostgresURL.Host
         /// Behind `PostgresReplicas.lock`.
         var replayed = Position(0)
         var lag: TimeInterval = .infinity
         var checked = Date.distantPast
         var downUntil = Date.distantPast
 
-        init(pool: PostgresConnectionPool) { self.pool = pool }
+        init(pool: PostgresConnectionPool) {
+            self.pool = pool
+            server = pool.server
+        }
+
+        var name: String { "\(server.host):\(server.port)" }
     }
 
     let replicas: [Replica]
     let consistency: PostgresReadConsistency
+    /// The configuration name of the store, for metrics.
+    let store: String
     private let lock = NSLock()
     /// The position every read must see (read-your-writes).
     private var required = Position(0)
     /// Reads go to the primary until then: a save's position could not be learned.
     private var primaryUntil = Date.distantPast
     private var next = 0
-    /// How long a replica that failed is left out.
-    static let pause: TimeInterval = 5
+    /// How long a replica that failed is left out (``PostgresConfiguration/replicaRetryInterval``).
+    let pause: TimeInterval
+    /// How long reads go to the primary after a save whose position could not be learned.
+    static let unknownPositionPause: TimeInterval = 5
 
-    init(pools: [PostgresConnectionPool], consistency: PostgresReadConsistency) {
+    init(pools: [PostgresConnectionPool], consistency: PostgresReadConsistency, store: String, retryInterval: TimeInterval = 5) {
         replicas = pools.map(Replica.init)
         self.consistency = consistency
+        self.store = store
+        pause = max(0, retryInterval.isFinite ? retryInterval : 5)
     }
 
     func shutDown() {
@@ -77,7 +90,7 @@ final class PostgresReplicas: @unchecked Sendable {
         if let position = try? Self.position("SELECT pg_current_wal_lsn()::text", on: connection) {
             raise(to: position)
         } else {
-            lock.withLock { primaryUntil = Date().addingTimeInterval(Self.pause) }
+            lock.withLock { primaryUntil = Date().addingTimeInterval(Self.unknownPositionPause) }
         }
     }
 
@@ -85,7 +98,7 @@ final class PostgresReplicas: @unchecked Sendable {
     func noteAnnounced(_ text: String?) {
         guard case .readYourWrites = consistency else { return }
         guard let text, let position = Position(text: text) else {
-            lock.withLock { primaryUntil = Date().addingTimeInterval(Self.pause) }
+            lock.withLock { primaryUntil = Date().addingTimeInterval(Self.unknownPositionPause) }
             return
         }
         raise(to: position)
@@ -108,7 +121,10 @@ final class PostgresReplicas: @unchecked Sendable {
     /// Runs `body` on a replica that qualifies, or else on the primary (`primary`).
     func read<R>(primary: () throws -> R, replica body: (PostgresSQLConnection) throws -> R, typedValues: Set<ValueMeaning>) throws -> R {
         if case .primaryOnly = consistency { return try primary() }
-        for replica in candidates() {
+        let (candidates, recentUnknownSave) = candidates()
+        // Why the primary answers, if it does.
+        var reason = recentUnknownSave ? "unknown_position" : "unavailable"
+        for replica in candidates {
             let connection: PostgresConnection
             do {
                 connection = try replica.pool.acquire()
@@ -119,39 +135,47 @@ final class PostgresReplicas: @unchecked Sendable {
             defer { replica.pool.release(connection) }
             let reading = PostgresSQLConnection(pool: replica.pool, connection: connection, typedValues: typedValues, readOnly: true)
             do {
-                guard try qualifies(replica, on: reading) else { continue }
+                guard try qualifies(replica, on: reading) else {
+                    reason = "consistency"
+                    continue
+                }
             } catch {
                 leaveOut(replica, because: error)
                 continue
             }
             let handed = reading.rowsHanded
             do {
+                Telemetry.readAnswered(role: "replica", address: replica.server.host, port: replica.server.port)
+                Telemetry.replicaRead(store: store, replica: replica.name)
                 return try body(reading)
             } catch {
                 // Rows already handed on cannot be taken back; before any, the primary answers.
                 guard reading.rowsHanded == handed else { throw error }
                 if connection.isClosed { leaveOut(replica, because: error) }
                 PostgresConnectionPool.logger.debug("a read on the replica \(replica.pool.place) failed (\(error)); reading from the primary")
+                reason = "unavailable"
                 break
             }
         }
+        Telemetry.primaryRead(store: store, reason: reason)
         return try primary()
     }
 
-    /// The replicas not left out, starting from the next in turn.
-    private func candidates() -> [Replica] {
+    /// The replicas not left out, starting from the next in turn; none while a save's position
+    /// is unknown (`true` then).
+    private func candidates() -> ([Replica], Bool) {
         lock.withLock {
             let now = Date()
-            guard now >= primaryUntil else { return [] }
+            guard now >= primaryUntil else { return ([], true) }
             let start = next
             next = (next + 1) % max(1, replicas.count)
-            return (0..<replicas.count).map { replicas[(start + $0) % replicas.count] }.filter { $0.downUntil <= now }
+            return ((0..<replicas.count).map { replicas[(start + $0) % replicas.count] }.filter { $0.downUntil <= now }, false)
         }
     }
 
     private func leaveOut(_ replica: Replica, because error: any Error) {
-        lock.withLock { replica.downUntil = Date().addingTimeInterval(Self.pause) }
-        PostgresConnectionPool.logger.warning("the read replica \(replica.pool.place) is left out for \(Int(Self.pause)) seconds: \(error)")
+        lock.withLock { replica.downUntil = Date().addingTimeInterval(pause) }
+        PostgresConnectionPool.logger.warning("the read replica \(replica.pool.place) is left out for \(Int(pause)) seconds: \(error)")
     }
 
     /// Whether `replica` may serve a read now, asking it (on `connection`) where needed; under
@@ -167,15 +191,17 @@ final class PostgresReplicas: @unchecked Sendable {
         case .readYourWrites(let wait):
             let (needed, known) = lock.withLock { (required, replica.replayed) }
             if known >= needed { return true }
+            let started = DispatchTime.now().uptimeNanoseconds
+            defer { Telemetry.replicaWait(store: store, replica: replica.name, since: started) }
             let deadline = Date().addingTimeInterval(wait)
-            var pause = 0.001
+            var nap = 0.001
             while true {
                 _ = try status(of: replica, on: connection)
                 if lock.withLock({ replica.replayed >= needed }) { return true }
                 guard Date() < deadline else { return false }
                 // Polling the replica's own position: PostgreSQL has no wait for a replay point.
-                Thread.sleep(forTimeInterval: min(pause, max(0, deadline.timeIntervalSinceNow)))
-                pause = min(pause * 2, 0.02)
+                Thread.sleep(forTimeInterval: min(nap, max(0, deadline.timeIntervalSinceNow)))
+                nap = min(nap * 2, 0.02)
             }
         }
     }
@@ -193,7 +219,7 @@ final class PostgresReplicas: @unchecked Sendable {
             if case .text(let text) = row.value(at: 1) { replayed = Position(text: text) }
             if case .real(let seconds) = row.value(at: 2) { lag = seconds }
         }
-        return lock.withLock {
+        let seen = lock.withLock {
             replica.checked = Date()
             if !standby {
                 replica.replayed = Position(.max)
@@ -204,6 +230,8 @@ final class PostgresReplicas: @unchecked Sendable {
             }
             return replica.lag
         }
+        Telemetry.replicaLag(store: store, replica: replica.name, seconds: seen)
+        return seen
     }
 }
 #endif

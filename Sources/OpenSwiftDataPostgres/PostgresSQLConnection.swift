@@ -16,6 +16,8 @@ final class PostgresSQLConnection: SQLConnection {
     /// How many rows queries have handed on (a read that fails after handing one cannot start
     /// again elsewhere).
     private(set) var rowsHanded = 0
+    /// Between a `BEGIN` and its `COMMIT` or `ROLLBACK`: a connection lost then ends the save.
+    private var inTransaction = false
 
     init(pool: PostgresConnectionPool, connection: PostgresConnection, typedValues: Set<ValueMeaning>, readOnly: Bool = false) {
         self.pool = pool
@@ -73,13 +75,37 @@ final class PostgresSQLConnection: SQLConnection {
             _ = try? pool.wait(for: answer, on: connection)
             throw failure
         }
-        _ = try pool.wait(for: answer, on: connection)
+        do {
+            _ = try pool.wait(for: answer, on: connection)
+        } catch {
+            throw explained(error, committing: false)
+        }
     }
 
     func execute(_ text: String, bindings: [StoredValue]) throws -> Int {
         if readOnly { throw SwiftDataError(.storeIO, "a statement that changes data was sent to a read replica of PostgreSQL at \(pool.place); it was not run") }
-        let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues)), on: connection)
-        return result.metadata.rows ?? 0
+        let committing = text == "COMMIT", ending = committing || text == "ROLLBACK"
+        do {
+            let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues)), on: connection)
+            if text == "BEGIN" { inTransaction = true } else if ending { inTransaction = false }
+            return result.metadata.rows ?? 0
+        } catch {
+            let failure = explained(error, committing: committing)
+            if ending { inTransaction = false }
+            throw failure
+        }
+    }
+
+    /// `error`, saying what became of the save where it ended the connection inside one: an
+    /// unfinished transaction is discarded by the server, so nothing of it was written and the
+    /// save can be made again (once a server accepts writes: a failover); one lost while its
+    /// commit was under way was applied whole or not at all.
+    private func explained(_ error: any Error, committing: Bool) -> any Error {
+        guard inTransaction, connection.isClosed, let error = error as? SwiftDataError else { return error }
+        if committing {
+            return SwiftDataError(error.code, "\(error.message). The connection ended while the save was committing: PostgreSQL applied all of it or none of it, never part; fetch to see which before saving it again")
+        }
+        return SwiftDataError(error.code, "\(error.message). The connection ended during the save, so PostgreSQL discarded it: nothing of it was written, and it can be retried once a server accepts writes")
     }
 
     func prepared(_ text: String) throws -> any SQLPreparedStatement {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Tracing
 @testable import OpenSwiftData
 #if PostgreSQL
 @testable import OpenSwiftDataPostgres
@@ -18,8 +19,8 @@ struct PostgresReplicaTests {
         init(place: String) { self.place = place }
     }
 
-    static func container(_ namespace: String, replicas: [URL], consistency: PostgresReadConsistency) throws -> ModelContainer {
-        var configuration = PostgresConfiguration("replicas", url: try #require(PostgresServer.url), postgresSchema: namespace)
+    static func container(_ namespace: String, replicas: [URL], consistency: PostgresReadConsistency, name: String = "replicas") throws -> ModelContainer {
+        var configuration = PostgresConfiguration(name, url: try #require(PostgresServer.url), postgresSchema: namespace)
         configuration.replicas = replicas
         configuration.readConsistency = consistency
         return try ModelContainer(for: Visit.self, configurations: configuration)
@@ -88,6 +89,44 @@ struct PostgresReplicaTests {
         try context.save()
         let seen = try await ObservedValue.wait({ observer.results.map(\.place) }, until: { !$0.isEmpty })
         #expect(seen == ["Braga"])
+    }
+
+    /// Telemetry says which server answered each fetch (span attributes), counts the reads a
+    /// replica served and those sent to the primary and why, times the waits for a replica to
+    /// replay a save, and records each replica's lag.
+    @Test func whichServerAnsweredIsTracedAndCounted() throws {
+        #expect(TestTelemetry.bootstrapped)
+        let namespace = PostgresServer.newNamespace()
+        defer { PostgresServer.drop(namespace) }
+        let standby = try #require(Self.standby)
+        let name = "replicas-\(UUID().uuidString.prefix(8).lowercased())"
+        // Waits for the replica (1.5 s behind) to replay the save, and reads it there.
+        let patient = try Self.container(namespace, replicas: [standby], consistency: .readYourWrites(waitingAtMost: 30), name: name)
+        let context = ModelContext(patient)
+        context.insert(Visit(place: "Braga"))
+        try context.save()
+        #expect(try Self.places(patient) == ["Braga"])
+        // Waits a fifth of a second, then reads the primary.
+        let impatient = try Self.container(namespace, replicas: [standby], consistency: .readYourWrites(waitingAtMost: 0.2), name: name)
+        let other = ModelContext(impatient)
+        other.insert(Visit(place: "Tomar"))
+        try other.save()
+        #expect(try Self.places(impatient) == ["Braga", "Tomar"])
+
+        let spans = TestTelemetry.tracer.finishedSpans.filter {
+            $0.operationName == "fetch Visit" && $0.attributes["openswiftdata.store"]?.toSpanAttribute() == .string(name)
+        }
+        #expect(spans.map { $0.attributes["openswiftdata.server.role"]?.toSpanAttribute() } == [.string("replica"), .string("primary")])
+        let standbyPort = try #require(URLComponents(url: standby, resolvingAgainstBaseURL: false)?.port)
+        #expect(spans.first?.attributes["server.port"]?.toSpanAttribute() == .int64(Int64(standbyPort)))
+
+        let metrics = TestTelemetry.metrics
+        let replica = "\(standby.host ?? ""):\(standbyPort)"
+        #expect(metrics.counterTotal(label: "openswiftdata_primary_reads_total", dimensions: [("store", name), ("reason", "consistency")]) == 1)
+        #expect(metrics.counterTotal(label: "openswiftdata_replica_reads_total", dimensions: [("store", name), ("replica", replica)]) == 1)
+        #expect(try metrics.expectTimer("openswiftdata_replica_wait_seconds", [("store", name), ("replica", replica)]).values.count == 2)
+        let lag = try metrics.expectGauge("openswiftdata_replica_lag_seconds", [("store", name), ("replica", replica)])
+        #expect(lag.lastValue.map { $0 >= 0 } == true)
     }
 
     /// What goes to a replica cannot write: statements that change data are refused before they

@@ -23,7 +23,7 @@ extension ModelContext {
         let measurement = Telemetry.begin("fetch", store: store.name, system: store.systemName, entity: layout.entityName)
         let loaded: [AnyObject]
         do {
-            loaded = try rowModels(request, from: store)
+            loaded = try Telemetry.within(measurement) { try rowModels(request, from: store) }
         } catch {
             Telemetry.end(measurement, rows: 0, error: error)
             throw error

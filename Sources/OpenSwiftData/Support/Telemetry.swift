@@ -86,6 +86,62 @@ package enum Telemetry {
             .recordNanoseconds(Int64(clamping: elapsed))
     }
 
+    // MARK: Which server answered
+
+    /// The fetch span being measured on this thread, so that a store below the seam can say which
+    /// server answered (``readAnswered(role:address:port:)``); bound only while tracing.
+    @TaskLocal static var currentSpan: (any Span)?
+
+    /// Runs `body`, a fetch measured by `measurement`, with its span as ``currentSpan``.
+    package static func within<R>(_ measurement: Measurement?, _ body: () throws -> R) rethrows -> R {
+        guard let span = measurement?.span else { return try body() }
+        return try $currentSpan.withValue(span, operation: body)
+    }
+
+    /// A read was answered by the server at `address`:`port`, the store's `primary` or a
+    /// `replica`: the fetch span under way, if any, says so.
+    package static func readAnswered(role: String, address: String, port: Int) {
+        guard let span = currentSpan else { return }
+        span.attributes["server.address"] = address
+        span.attributes["server.port"] = port
+        span.attributes["openswiftdata.server.role"] = role
+    }
+
+    /// A read a replica of `store` answered (`replica`: its host and port).
+    package static func replicaRead(store: String, replica: String) {
+        guard isCounting else { return }
+        Counter(label: "openswiftdata_replica_reads_total", dimensions: [("store", store), ("replica", replica)]).increment()
+    }
+
+    /// A read of a store with replicas that the primary answered, and why: `consistency` (no
+    /// replica had replayed the reader's saves in time), `unavailable` (every replica left out or
+    /// failing), `unknown_position` (a save's position could not be learned).
+    package static func primaryRead(store: String, reason: String) {
+        guard isCounting else { return }
+        Counter(label: "openswiftdata_primary_reads_total", dimensions: [("store", store), ("reason", reason)]).increment()
+    }
+
+    /// How far behind its primary a replica of `store` was when last asked.
+    package static func replicaLag(store: String, replica: String, seconds: Double) {
+        guard isCounting else { return }
+        Gauge(label: "openswiftdata_replica_lag_seconds", dimensions: [("store", store), ("replica", replica)]).record(seconds)
+    }
+
+    /// A read waited for a replica of `store` to replay the reader's saves (read-your-writes),
+    /// from `start` (uptime nanoseconds) until it had or the wait ran out.
+    package static func replicaWait(store: String, replica: String, since start: UInt64) {
+        guard isCounting else { return }
+        let elapsed = DispatchTime.now().uptimeNanoseconds &- start
+        Timer(label: "openswiftdata_replica_wait_seconds", dimensions: [("store", store), ("replica", replica)], preferredDisplayUnit: .seconds)
+            .recordNanoseconds(Int64(clamping: elapsed))
+    }
+
+    /// The writes of `store` moved to another server of its list (a standby promoted).
+    package static func failover(store: String) {
+        guard isCounting else { return }
+        Counter(label: "openswiftdata_failovers_total", dimensions: [("store", store)]).increment()
+    }
+
     /// A migration stage finished on `store`.
     static func migrationStage(store: String) {
         guard isCounting else { return }

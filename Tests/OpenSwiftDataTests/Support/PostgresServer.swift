@@ -24,6 +24,12 @@ enum PostgresServer {
     /// `Scripts/postgres-server.sh standby` prints), for the read-replica tests.
     static let standbyURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_STANDBY_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
     static let standbySkipReason: Comment = "no PostgreSQL standby: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` and `eval \"$(Scripts/postgres-server.sh standby /tmp/pg /tmp/pg-standby 1500)\"`, then `swift test --traits PostgreSQL`"
+    /// PgBouncer in front of the test server: in session pooling mode
+    /// (`OPENSWIFTDATA_PGBOUNCER_URL`) and in transaction mode
+    /// (`OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL`), as `Scripts/postgres-server.sh pgbouncer` prints.
+    static let pgBouncerURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_PGBOUNCER_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    static let pgBouncerTransactionURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    static let pgBouncerSkipReason: Comment = "no PgBouncer: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"`, `eval \"$(Scripts/postgres-server.sh pgbouncer /tmp/pg /tmp/pg-bouncer session)\"` and, with OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL set from `Scripts/postgres-server.sh pgbouncer /tmp/pg /tmp/pg-bouncer-tx transaction`, `swift test --traits PostgreSQL`"
     static let tlsSkipReason: Comment = "no PostgreSQL server with TLS: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (it sets OPENSWIFTDATA_POSTGRES_URL and OPENSWIFTDATA_POSTGRES_CA) and then `swift test --traits PostgreSQL`"
     static let skipReason: Comment = "no PostgreSQL server, or a build without the PostgreSQL trait: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test --traits PostgreSQL`"
 
