@@ -92,6 +92,13 @@ final class PostgresConnectionPool: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         guard !wasShutDown else { return }
+        // The last reference may go in a callback of the pool's own event loop (a connection
+        // attempt's), where nothing may be waited for: there the closing is only started.
+        guard MultiThreadedEventLoopGroup.currentEventLoop == nil else {
+            for connection in connections { connection.close().whenComplete { _ in } }
+            group.shutdownGracefully { _ in }
+            return
+        }
         for connection in connections {
             let closing: EventLoopFuture<Void> = connection.close()
             try? closing.wait()
@@ -243,9 +250,9 @@ final class PostgresConnectionPool: @unchecked Sendable {
         guard left > 0 else { return loop.makeFailedFuture(NoServer(failures: failures, forWrites: target == .readWrite)) }
         let (host, configuration) = configurations[index % configurations.count]
         let readWrite = target == .readWrite
-        let setup = sessionSetup
+        let setup = sessionSetup, settles = !sessionSettings.isEmpty
         return PostgresConnection.connect(on: loop, configuration: configuration, id: id, logger: Self.logger).flatMap { connection -> EventLoopFuture<Outcome> in
-            guard readWrite || !self.sessionSettings.isEmpty else { return loop.makeSucceededFuture(.connected(connection)) }
+            guard readWrite || settles else { return loop.makeSucceededFuture(.connected(connection)) }
             return connection.query(setup, logger: Self.logger).flatMap { result in
                 if !readWrite || (result.rows.first?.first).flatMap({ try? $0.decode(Bool.self) }) == false {
                     return loop.makeSucceededFuture(.connected(connection))
