@@ -326,6 +326,9 @@ final class PostgresConnectionPool: @unchecked Sendable {
     /// the password.
     static func describe(_ error: any Error, doing action: String, at place: String) -> SwiftDataError {
         if let error = error as? SwiftDataError { return error }
+        if let error = error as? NoServer, error.forWrites {
+            return SwiftDataError(.storeUnavailable, "could not \(action) PostgreSQL at \(place): \(error)")
+        }
         let connecting = action == "connect to"
         var code: SwiftDataError.Code = connecting ? .loadIssueModelContainer : .storeIO
         let what: String

@@ -105,7 +105,7 @@ final class PostgresSQLConnection: SQLConnection {
         if committing {
             return SwiftDataError(error.code, "\(error.message). The connection ended while the save was committing: PostgreSQL applied all of it or none of it, never part; fetch to see which before saving it again")
         }
-        return SwiftDataError(error.code, "\(error.message). The connection ended during the save, so PostgreSQL discarded it: nothing of it was written, and it can be retried once a server accepts writes")
+        return SwiftDataError(.storeUnavailable, "\(error.message). The connection ended during the save, so PostgreSQL discarded it: nothing of it was written, and it can be retried once a server accepts writes")
     }
 
     func prepared(_ text: String) throws -> any SQLPreparedStatement {

@@ -110,7 +110,7 @@ final class SyncLargeValueFolder: @unchecked Sendable {
     func file(_ value: SyncLargeValue) -> URL? {
         lock.withLock {
             let file = whole(value)
-            if value.size == 0 && size(of: file) == nil { FileManager.default.createFile(atPath: file.path, contents: Data()) }
+            if value.size == 0 && size(of: file) == nil { _ = FileManager.default.createFile(atPath: file.path, contents: Data()) }
             guard size(of: file) == value.size else { return nil }
             touch(file)
             return file

@@ -194,6 +194,37 @@ import Testing
         #expect(Set(backends.withLock { $0 }).count <= 2)
     }
 
+    /// A connection lost inside a save says what became of the save: lost before its commit,
+    /// nothing of it was written and it can be made again (`storeUnavailable`); lost while it
+    /// committed, PostgreSQL applied all of it or none, and a fetch tells which.
+    @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
+    func aConnectionLostInsideASaveSaysWhatBecameOfIt() throws {
+        let pool = try PostgresConnectionPool(url: try PostgresURL(try server()), maximum: 1, connectTimeout: .seconds(5))
+        let killer = try PostgresConnectionPool(url: try PostgresURL(try server()), maximum: 1, connectTimeout: .seconds(5))
+        defer {
+            pool.shutDown()
+            killer.shutDown()
+        }
+        func lost(before statement: String) throws -> SwiftDataError? {
+            try pool.withConnection { connection in
+                let sql = PostgresSQLConnection(pool: pool, connection: connection, typedValues: [])
+                _ = try sql.execute("BEGIN", bindings: [])
+                var backend: StoredValue = .null
+                try sql.query("SELECT pg_backend_pid()::int8", bindings: []) { backend = $0.value(at: 0) }
+                guard case .integer(let pid) = backend else { return nil }
+                // Another session ends this one, as a primary going away would.
+                _ = try killer.withConnection { try killer.run("SELECT pg_terminate_backend(\(pid)::int)", on: $0) }
+                return #expect(throws: SwiftDataError.self) { _ = try sql.execute(statement, bindings: []) }
+            }
+        }
+        let midway = try lost(before: "SELECT 1")
+        #expect(midway?.code == .storeUnavailable)
+        #expect(midway?.message.contains("nothing of it was written") == true, "\(String(describing: midway))")
+        let committing = try lost(before: "COMMIT")
+        #expect(committing?.code == .storeIO)
+        #expect(committing?.message.contains("applied all of it or none of it") == true, "\(String(describing: committing))")
+    }
+
     @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
     func connectionTheServerClosedIsReplaced() throws {
         let pool = try PostgresConnectionPool(url: try PostgresURL(try server()), maximum: 1, connectTimeout: .seconds(5))

@@ -116,6 +116,7 @@ struct PostgresFailoverTests {
         try Self.server(["halt", primaryFolder])
         let error = #expect(throws: SwiftDataError.self) { try save(first, "first", 100) }
         #expect(error?.message.contains("127.0.0.1:\(standby.port ?? 0) is a standby") == true, "\(String(describing: error))")
+        #expect(error?.code == .storeUnavailable)
         #expect(error?.message.contains("Nothing was written; this can be retried") == true, "\(String(describing: error))")
 
         // Promoted: both containers go on, with keys never handed out twice (the primary key

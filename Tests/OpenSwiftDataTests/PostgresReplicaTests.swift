@@ -129,6 +129,25 @@ struct PostgresReplicaTests {
         #expect(lag.lastValue.map { $0 >= 0 } == true)
     }
 
+    /// History reads may go to a replica too: after the container's save it waits for the
+    /// replica to replay it, and the save is in the history read there.
+    @Test func historyReadOnAReplicaShowsTheContainersSaves() throws {
+        #expect(TestTelemetry.bootstrapped)
+        let namespace = PostgresServer.newNamespace()
+        defer { PostgresServer.drop(namespace) }
+        let standby = try #require(Self.standby)
+        let name = "replicas-\(UUID().uuidString.prefix(8).lowercased())"
+        let container = try Self.container(namespace, replicas: [standby], consistency: .readYourWrites(waitingAtMost: 30), name: name)
+        let context = ModelContext(container)
+        context.insert(Visit(place: "Coimbra"))
+        try context.save()
+        let transactions = try ModelContext(container).fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>())
+        #expect(transactions.count == 1)
+        #expect(transactions.first?.changes.count == 1)
+        let standbyPort = try #require(standby.port)
+        #expect(TestTelemetry.metrics.counterTotal(label: "openswiftdata_replica_reads_total", dimensions: [("store", name), ("replica", "\(standby.host ?? ""):\(standbyPort)")]) > 0)
+    }
+
     /// What goes to a replica cannot write: statements that change data are refused before they
     /// are sent, and the session itself is read-only (here on the primary, which would accept them).
     @Test func nothingIsWrittenThroughAReplicaConnection() throws {

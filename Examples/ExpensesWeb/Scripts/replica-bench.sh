@@ -130,9 +130,11 @@ def save(number):
     request = urllib.request.Request("http://127.0.0.1:18094/api/expenses", data=body, headers={"Content-Type": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status == 201
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
     except (urllib.error.URLError, OSError):
-        return False
+        return 0
 def loop():
     number = 0
     while not stop.is_set():
@@ -147,12 +149,14 @@ halted = time.monotonic()
 subprocess.run([servers, "promote", f"{work}/standby1"], check=True, stderr=subprocess.DEVNULL)
 promoted = time.monotonic()
 deadline = time.monotonic() + 60
-while time.monotonic() < deadline and not any(ok and at > promoted for at, ok in events):
+while time.monotonic() < deadline and not any(status == 201 and at > promoted for at, status in events):
     time.sleep(0.01)
 stop.set()
 worker.join()
-first = next((at for at, ok in events if ok and at > promoted), None)
-failed = sum(1 for at, ok in events if not ok)
+events = [(at, status == 201, status) for at, status in events]
+first = next((at for at, ok, _ in events if ok and at > promoted), None)
+refused = sorted({status for _, ok, status in events if not ok})
+failed = f"{sum(1 for _, ok, _ in events if not ok)} ({', '.join(str(status) if status else 'no answer' for status in refused) or 'none'})"
 print("| Stop (pg_ctl stop -m fast) | Promote (pg_ctl promote -w) | First save after the promotion | From the stop | Saves refused meanwhile |")
 print("| ---: | ---: | ---: | ---: | ---: |")
 if first is None:

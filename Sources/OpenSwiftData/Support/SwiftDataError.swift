@@ -75,6 +75,8 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
         case valueOutOfRange
         /// The code of ``SwiftDataError/busy``.
         case busy
+        /// The code of ``SwiftDataError/storeUnavailable``.
+        case storeUnavailable
     }
 
     /// Creates an error of the given kind with a message for the user.
@@ -153,6 +155,18 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     /// (``ModelContainer/maximumPerformQueue``); nothing was run. A server answers 503 and the
     /// client tries again later.
     public static let busy = SwiftDataError(.busy, "too much work is waiting for the container")
+    /// No database server accepts the work now — the primary is gone and no standby has been
+    /// promoted yet, or the connection ended in the middle of a save — and nothing was written:
+    /// the same save can be made again once a server accepts writes. A server answers 503.
+    ///
+    /// ```swift
+    /// do {
+    ///     try context.save()
+    /// } catch SwiftDataError.storeUnavailable {
+    ///     // the context keeps its changes: save again shortly
+    /// }
+    /// ```
+    public static let storeUnavailable = SwiftDataError(.storeUnavailable, "no database server accepts writes now; nothing was written")
     /// A computed value does not fit its type (an integer sum larger than `Int.max`): thrown
     /// instead of wrapping or trapping.
     public static let valueOutOfRange = SwiftDataError(.valueOutOfRange, "a computed value does not fit its type")

@@ -15,6 +15,10 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch let error as SwiftDataError where error.code == .busy {
             // More requests wait for the store's threads than are queued: try again shortly.
             throw APIError(.serviceUnavailable, "The server is busy; try again shortly.")
+        } catch let error as SwiftDataError where error.code == .storeUnavailable {
+            // The database is between servers (a failover): nothing was saved; try again shortly.
+            context.logger.warning("\(request.method) \(request.uri.path): \(error)")
+            throw APIError(.serviceUnavailable, "The database is unavailable for a moment; nothing was saved. Try again shortly.")
         } catch {
             context.logger.error("\(request.method) \(request.uri.path) failed: \(error)")
             throw Self.generic(context)

@@ -48,13 +48,18 @@ package struct PostgresDialect: SQLDialect {
     /// database's `ANALYZE`, a long migration elsewhere — and history readers would wait for
     /// them, then show nothing newer until they end. `pg_locks` names 32-bit xids: each is
     /// widened to the 64-bit id below the snapshot's xmax that it stands for.
+    ///
+    /// On a read replica (a hot standby) the primary's locks are not to be seen, but its
+    /// snapshot counts every transaction of the primary it has not seen end (an id it has not
+    /// seen yet, below one it has, counts as running): there the snapshot's xmin is the bound.
     static let oldestWriterOfThisStore = """
+        (SELECT CASE WHEN pg_is_in_recovery() THEN txid_snapshot_xmin(txid_current_snapshot()) ELSE \
         (SELECT COALESCE(MIN(s.xmax - ((((s.xmax & 4294967295) - t.transactionid::text::bigint) + 4294967296) % 4294967296)), MIN(s.xmax)) \
         FROM (SELECT txid_snapshot_xmax(txid_current_snapshot()) AS xmax) s \
         LEFT JOIN pg_locks a ON a.locktype = 'advisory' AND a.granted AND a.objsubid = 2 \
         AND a.classid::int8 = 1330857044 AND a.objid::int8 = (hashtext(current_schema())::int8 & 4294967295) \
         LEFT JOIN pg_locks t ON t.locktype = 'transactionid' AND t.mode = 'ExclusiveLock' AND t.granted \
-        AND t.virtualtransaction = a.virtualtransaction)
+        AND t.virtualtransaction = a.virtualtransaction) END)
         """
     package func placeholder(_ index: Int) -> String { "$\(index)" }
     /// Arrays of the types the connection binds single values in (``PostgresSQLConnection``).
