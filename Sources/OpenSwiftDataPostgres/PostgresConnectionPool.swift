@@ -120,23 +120,37 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     /// Waits for the answer to a statement sent on `connection`.
     func wait<Answer: Sendable>(for answer: EventLoopFuture<Answer>, on connection: PostgresConnection) throws -> Answer {
-        let timedOut = NIOLockedValueBox(false)
-        // The caller waits for the first of the answer and the timer: closing the connection
-        // may not fail a query whose answer was lost, and the caller must not wait for good (the
-        // first to complete the promise wins; a later completion is ignored).
+        let ending = NIOLockedValueBox(Ending.answered)
+        // The caller waits for the first of the answer and the checks: a connection the server
+        // closed (a primary stopping) may never fail a query sent just before, so each second the
+        // connection is looked at, and the caller must not wait for good on a server that stopped
+        // answering (the first to complete the promise wins; a later completion is ignored).
         let outcome = connection.eventLoop.makePromise(of: Answer.self)
         answer.cascade(to: outcome)
-        let timer = connection.eventLoop.scheduleTask(in: .milliseconds(Int64(Self.answerTimeout * 1000))) {
-            timedOut.withLockedValue { $0 = true }
+        let started = DispatchTime.now().uptimeNanoseconds
+        let checks = connection.eventLoop.scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { task in
+            if connection.isClosed {
+                ending.withLockedValue { $0 = .closed }
+            } else if Double(DispatchTime.now().uptimeNanoseconds &- started) / 1e9 >= Self.answerTimeout {
+                ending.withLockedValue { $0 = .timedOut }
+                connection.close().whenComplete { _ in }
+            } else {
+                return
+            }
             outcome.fail(ChannelError.ioOnClosedChannel)
-            connection.close().whenComplete { _ in }
+            task.cancel()
         }
-        defer { timer.cancel() }
+        defer { checks.cancel() }
         do {
             return try outcome.futureResult.wait()
         } catch {
-            if timedOut.withLockedValue({ $0 }) {
+            switch ending.withLockedValue({ $0 }) {
+            case .timedOut:
                 throw SwiftDataError(.storeIO, "PostgreSQL at \(place) did not answer within \(Int(Self.answerTimeout)) seconds; the connection was closed")
+            case .closed:
+                throw SwiftDataError(.storeIO, "could not run a query on PostgreSQL at \(place): the connection closed before the server answered (restarted or stopped?)")
+            case .answered:
+                break
             }
             // An error the server answered leaves the connection usable, unless the server ends the
             // session with it (a restart: FATAL, SQLSTATE 57P01); any other (the server went away,
@@ -152,6 +166,11 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     /// The server connections go to now (the last that served): for telemetry.
     var server: PostgresURL.Host { configurations[(preferred.withLockedValue { $0 } ?? 0) % configurations.count].host }
+
+    /// How a wait for an answer ended, when the answer did not end it.
+    private enum Ending {
+        case answered, closed, timedOut
+    }
 
     /// A connection for the caller alone, until ``release(_:)``.
     func acquire() throws -> PostgresConnection {

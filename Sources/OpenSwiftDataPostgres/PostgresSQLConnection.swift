@@ -48,10 +48,18 @@ final class PostgresSQLConnection: SQLConnection {
         var batch: [PostgresRow] = []
         var reader: PostgresRowReader?
         var failure: (any Error)?
+        var lastHeard = Date()
         while failure == nil {
             do {
-                guard try queue.take(into: &batch, timeout: PostgresConnectionPool.answerTimeout) else { break }
+                // A second at a time: a connection the server closed may never end the query.
+                guard try queue.take(into: &batch, timeout: 1) else { break }
+                lastHeard = Date()
             } catch {
+                if connection.isClosed {
+                    failure = SwiftDataError(.storeIO, "could not run a query on PostgreSQL at \(pool.place): the connection closed in the middle of the query (restarted or stopped?)")
+                    break
+                }
+                guard -lastHeard.timeIntervalSinceNow >= PostgresConnectionPool.answerTimeout else { continue }
                 // The server stopped sending: the connection is closed, which ends the query.
                 connection.close().whenComplete { _ in }
                 failure = SwiftDataError(.storeIO, "PostgreSQL sent no row for \(Int(PostgresConnectionPool.answerTimeout)) seconds in the middle of a query; the connection was closed")
@@ -73,7 +81,7 @@ final class PostgresSQLConnection: SQLConnection {
         }
         if let failure {
             _ = try? pool.wait(for: answer, on: connection)
-            throw failure
+            throw explained(failure, committing: false)
         }
         do {
             _ = try pool.wait(for: answer, on: connection)
