@@ -5,6 +5,7 @@ import Foundation
 // swift run -c release --package-path Benchmarks bench --inheritance [--rows N] [--runs N]  (see InheritanceBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --live-results [--observers N] [--saves N] [--runs N]  (see LiveResultsBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --aggregates [--rows N] [--runs N]  (see AggregatesBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --search [--rows N] [--runs N]  (see SearchBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --scale [--members N] [--repeats N] [--postgres URL]  (see ScaleBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-users [--others N] [--repeats N] [--postgres URL]  (see SyncUsersBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-subscription [--rows N] [--repeats N] [--postgres URL]  (see SyncSubscriptionBenchmark.swift)
@@ -76,6 +77,12 @@ func run() async throws {
     // Live-results mode: observers against saves they do not concern (Results/live-results.md).
     if arguments.contains("--live-results") {
         try runLiveResultsBenchmark()
+        exit(0)
+    }
+
+    // Search mode: a substring filter against an FTS5 trigram index (Results/search.md).
+    if arguments.contains("--search") {
+        try runSearchBenchmark()
         exit(0)
     }
 

@@ -1,0 +1,191 @@
+import BenchCSQLite
+import Foundation
+import OpenSwiftData
+
+// swift run -c release --package-path Benchmarks bench --search [--rows N] [--runs N]
+//
+// The starting point of search (issue 55): a substring filter every SwiftData app writes,
+// `#Predicate { $0.note.localizedStandardContains(text) }`, on N expenses with notes made of
+// words, against a hand-written FTS5 trigram index through the SQLite C API (the floor an index
+// could reach: the notes folded for case and diacritics in Swift, an FTS5 `trigram` table, the
+// exact check left out). Also what keeping that index costs an insert, and its size. Writes
+// Results/search.md.
+
+@Model
+final class SearchNote {
+    var note: String
+    var amount: Double
+    init(note: String, amount: Double) {
+        self.note = note
+        self.amount = amount
+    }
+}
+
+/// Notes of 3 to 8 words from a vocabulary of made-up words (some with diacritics, as real
+/// notes have), the same for every run.
+struct SearchCorpus {
+    let words: [String]
+    let notes: [String]
+
+    init(count: Int) {
+        var generator = SplitMix(seed: 55)
+        let syllables = ["ca", "fé", "lo", "ma", "ri", "to", "ne", "sa", "bu", "ré", "di", "po", "ki", "lu", "mè", "va", "zo", "te", "gu", "ni"]
+        var vocabulary = Set<String>()
+        while vocabulary.count < 2_000 {
+            let length = 2 + Int(generator.next() % 3)
+            vocabulary.insert((0..<length).map { _ in syllables[Int(generator.next() % UInt64(syllables.count))] }.joined())
+        }
+        let words = vocabulary.sorted()
+        self.words = words
+        var notes: [String] = []
+        notes.reserveCapacity(count)
+        for _ in 0..<count {
+            let length = 3 + Int(generator.next() % 6)
+            var note = (0..<length).map { _ in words[Int(generator.next() % UInt64(words.count))] }.joined(separator: " ")
+            if generator.next() % 4 == 0 { note = note.prefix(1).uppercased() + note.dropFirst() }
+            notes.append(note)
+        }
+        self.notes = notes
+    }
+}
+
+/// A small deterministic generator (SplitMix64).
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func runSearchBenchmark() throws {
+    let count = option("--rows").flatMap(Int.init) ?? 1_000_000
+    let runs = option("--runs").flatMap(Int.init) ?? 5
+    let corpus = SearchCorpus(count: count)
+    let fold = { (text: String) in text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) }
+    // Needles of 4 to 8 characters: whole words and pieces of them, with and without accents.
+    let needles = [corpus.words[17], String(corpus.words[400].prefix(4)), corpus.words[1_203], String(corpus.words[1_777].prefix(5)),
+                   fold(corpus.words[999]).uppercased()].filter { (4...8).contains($0.count) }
+
+    func seconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+    }
+    func medianOf(_ body: () throws -> Void) rethrows -> Double {
+        var times: [Double] = []
+        for _ in 0..<runs { times.append(try seconds(body)) }
+        return times.sorted()[runs / 2]
+    }
+    func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+    // OpenSwiftData: the predicate as apps write it.
+    let osdPath = freshPath("search-osd")
+    defer { removeDatabase(osdPath) }
+    let container = try ModelContainer(for: SearchNote.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: osdPath)))
+    let insertOSD = try seconds {
+        for start in stride(from: 0, to: count, by: 10_000) {
+            let context = ModelContext(container)
+            for (offset, note) in corpus.notes[start..<min(count, start + 10_000)].enumerated() {
+                context.insert(SearchNote(note: note, amount: Double(offset % 100)))
+            }
+            try context.save()
+        }
+    }
+    log("OpenSwiftData: \(count) notes inserted in \(insertOSD) s")
+
+    // The floor: the notes in a table, and their folded forms in an FTS5 trigram index.
+    let c = CLibrary()
+    let cPath = freshPath("search-c")
+    defer { removeDatabase(cPath) }
+    try c.open(path: cPath)
+    func insertC(indexed: Bool, table: String) throws -> Double {
+        try c.exec("CREATE TABLE \(table) (id INTEGER PRIMARY KEY, note TEXT NOT NULL, amount REAL NOT NULL)")
+        if indexed { try c.exec("CREATE VIRTUAL TABLE \(table)_fts USING fts5(folded, content='', tokenize='trigram')") }
+        return try seconds {
+            try c.exec("BEGIN")
+            let insert = try c.prepare("INSERT INTO \(table) (id, note, amount) VALUES (?, ?, ?)")
+            let index = indexed ? try c.prepare("INSERT INTO \(table)_fts (rowid, folded) VALUES (?, ?)") : nil
+            defer { sqlite3_finalize(insert); sqlite3_finalize(index) }
+            for (offset, note) in corpus.notes.enumerated() {
+                sqlite3_bind_int64(insert, 1, Int64(offset + 1))
+                sqlite3_bind_text(insert, 2, note, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                sqlite3_bind_double(insert, 3, Double(offset % 100))
+                guard sqlite3_step(insert) == SQLITE_DONE else { throw BenchError(String(cString: sqlite3_errmsg(c.db))) }
+                sqlite3_reset(insert)
+                if let index {
+                    sqlite3_bind_int64(index, 1, Int64(offset + 1))
+                    sqlite3_bind_text(index, 2, fold(note), -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                    guard sqlite3_step(index) == SQLITE_DONE else { throw BenchError(String(cString: sqlite3_errmsg(c.db))) }
+                    sqlite3_reset(index)
+                }
+            }
+            try c.exec("COMMIT")
+        }
+    }
+    let insertPlain = try insertC(indexed: false, table: "plain")
+    let insertIndexed = try insertC(indexed: true, table: "note")
+    log("C: \(count) notes inserted in \(insertPlain) s without the index, \(insertIndexed) s with it")
+    func pages(_ sql: String) throws -> Int64 {
+        let statement = try c.prepare(sql)
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return 0 }
+        return sqlite3_column_int64(statement, 0)
+    }
+    // Bytes, from SQLite's dbstat table (Debian's SQLite has it).
+    let indexBytes = try pages("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'note_fts%'")
+    let tableBytes = try pages("SELECT sum(pgsize) FROM dbstat WHERE name = 'note'")
+
+    var lines: [String] = []
+    for needle in needles {
+        var found = 0
+        let context = ModelContext(container)
+        let scan = try medianOf {
+            found = try context.fetchCount(FetchDescriptor<SearchNote>(predicate: #Predicate { $0.note.localizedStandardContains(needle) }))
+        }
+        var floorFound = 0
+        let query = try c.prepare("SELECT count(*) FROM note WHERE id IN (SELECT rowid FROM note_fts WHERE note_fts MATCH ?)")
+        defer { sqlite3_finalize(query) }
+        let phrase = "\"" + fold(needle).replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let floor = try medianOf {
+            sqlite3_bind_text(query, 1, phrase, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            guard sqlite3_step(query) == SQLITE_ROW else { throw BenchError(String(cString: sqlite3_errmsg(c.db))) }
+            floorFound = Int(sqlite3_column_int64(query, 0))
+            sqlite3_reset(query)
+        }
+        log("\(needle): scan \(scan) s (\(found) rows), FTS5 trigram \(floor) s (\(floorFound) rows)")
+        lines.append(String(format: "| `%@` | %d | %.1f ms | %.2f ms | %.0f× | %d |", needle, found, scan * 1000, floor * 1000, scan / max(floor, 1e-9), floorFound))
+    }
+
+    let machine = ProcessInfo.processInfo.hostName
+    var report = [
+        "# Search: where it starts", "",
+        "Produced by `swift run -c release --package-path Benchmarks bench --search --rows \(count) --runs \(runs)` on \(machine).",
+        "\(count) notes of 3 to 8 made-up words (2,000 words, some with diacritics); each time is the median of \(runs) runs.", "",
+        "## A `localizedStandardContains` filter: OpenSwiftData today against an FTS5 trigram index (the floor)", "",
+        "| Needle | Rows (OpenSwiftData) | OpenSwiftData, `fetchCount` | FTS5 trigram, C API | Ratio | Rows (FTS5) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    report += lines
+    report += [
+        "",
+        "OpenSwiftData reads every row and calls Swift's `localizedStandardContains` on each; the floor asks an FTS5 `trigram` table of the notes folded for case and diacritics (`folding(options: [.caseInsensitive, .diacriticInsensitive])`) and counts the matching rows, without the exact check an index-backed predicate must still make. Where the two row counts differ, folding and `localizedStandardContains` disagree on some note: what an index must get exactly right.",
+        "",
+        "## What the index costs (C API)", "",
+        "| | Without the index | With it | Ratio |",
+        "| --- | ---: | ---: | ---: |",
+        String(format: "| Inserting %d notes (one transaction) | %.2f s | %.2f s | %.2f× |", count, insertPlain, insertIndexed, insertIndexed / max(insertPlain, 1e-9)),
+        String(format: "| Size (the notes' table, the index's tables) | %.1f MB | %.1f MB | %.2f× |", Double(tableBytes) / 1e6, Double(indexBytes) / 1e6, Double(indexBytes) / Double(max(tableBytes, 1))),
+        "",
+        String(format: "OpenSwiftData inserted the same notes in %.2f s (10,000 a save).", insertOSD),
+        "",
+    ]
+    let output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Results/search.md")
+    try report.joined(separator: "\n").write(to: output, atomically: true, encoding: .utf8)
+    log("wrote \(output.path)")
+}
