@@ -166,6 +166,11 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     /// The server connections go to now (the last that served): for telemetry.
     var server: PostgresURL.Host { configurations[(preferred.withLockedValue { $0 } ?? 0) % configurations.count].host }
+    /// ``server``'s host and port.
+    var serverAddress: (address: String, port: Int) {
+        let host = server
+        return (host.host, host.port)
+    }
 
     /// How a wait for an answer ended, when the answer did not end it.
     private enum Ending {

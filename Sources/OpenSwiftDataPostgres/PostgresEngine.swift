@@ -39,8 +39,8 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
         try withoutActuallyEscaping(body) { body in
             let primary = { () throws -> R in
                 try self.pool.withConnection { connection -> R in
-                    let server = self.pool.server
-                    Telemetry.readAnswered(role: "primary", address: server.host, port: server.port)
+                    // The pool's server is looked up (under its lock) only while a span listens.
+                    Telemetry.readAnswered(role: "primary", server: self.pool.serverAddress)
                     return try body(PostgresSQLConnection(pool: self.pool, connection: connection, typedValues: self.typedValues))
                 }
             }

@@ -145,7 +145,7 @@ final class PostgresReplicas: @unchecked Sendable {
             }
             let handed = reading.rowsHanded
             do {
-                Telemetry.readAnswered(role: "replica", address: replica.server.host, port: replica.server.port)
+                Telemetry.readAnswered(role: "replica", server: (replica.server.host, replica.server.port))
                 Telemetry.replicaRead(store: store, replica: replica.name)
                 return try body(reading)
             } catch {

@@ -89,7 +89,7 @@ package enum Telemetry {
     // MARK: Which server answered
 
     /// The fetch span being measured on this thread, so that a store below the seam can say which
-    /// server answered (``readAnswered(role:address:port:)``); bound only while tracing.
+    /// server answered (``readAnswered(role:server:)``); bound only while tracing.
     @TaskLocal static var currentSpan: (any Span)?
 
     /// Runs `body`, a fetch measured by `measurement`, with its span as ``currentSpan``.
@@ -98,10 +98,11 @@ package enum Telemetry {
         return try $currentSpan.withValue(span, operation: body)
     }
 
-    /// A read was answered by the server at `address`:`port`, the store's `primary` or a
-    /// `replica`: the fetch span under way, if any, says so.
-    package static func readAnswered(role: String, address: String, port: Int) {
+    /// A read was answered by `server` (its address and port, found only while a span listens),
+    /// the store's `primary` or a `replica`: the fetch span under way, if any, says so.
+    package static func readAnswered(role: String, server: @autoclosure () -> (address: String, port: Int)) {
         guard let span = currentSpan else { return }
+        let (address, port) = server()
         span.attributes["server.address"] = address
         span.attributes["server.port"] = port
         span.attributes["openswiftdata.server.role"] = role
