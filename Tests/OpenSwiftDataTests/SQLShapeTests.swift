@@ -620,5 +620,37 @@ import Testing
         #expect(read.count == 1)
         #expect(read.first?.text.contains("\"image\"") == true)
     }
-}
 
+    /// A substring predicate on a searchable attribute asks the search index for its rows
+    /// (an FTS5 phrase of the folded needle) and reads the table by key, not whole; where the
+    /// index cannot help — a short needle, one the fold cannot promise, a search under OR or
+    /// NOT, an attribute that is not searchable — the statement has no lookup.
+    @Test func searchableSubstringPredicatesNarrowThroughTheIndex() throws {
+        let store = try TestStore(.file, [SNote.self])
+        let url = try #require(store.url)
+        store.context().insert(SNote(text: "Straße"))
+        try store.context().save()
+        func statement(_ predicate: Predicate<SNote>) throws -> RenderedSQL {
+            try #require(try store.sql { _ = try store.context().fetch(FetchDescriptor(predicate: predicate)) }.first)
+        }
+        let narrowed = try statement(#Predicate { $0.text.localizedStandardContains("STRASSE") && $0.rank < 3 })
+        #expect(narrowed.text.contains("MATCH"))
+        #expect(narrowed.bindings.contains(.text("\"strasse\"")))
+        let plan = try CoreDataFileRows.read(url, "EXPLAIN QUERY PLAN " + narrowed.text)
+        #expect(plan.contains { $0.contains("SEARCH t0 USING INTEGER PRIMARY KEY") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("SCAN t0") }, "\(plan)")
+        #expect(try statement(#Predicate { $0.title?.localizedStandardContains("STRASSE") ?? false }).text.contains("MATCH"))
+        #expect(try statement(#Predicate { $0.title?.localizedStandardContains("STRASSE") == true }).text.contains("MATCH"))
+        #expect(try statement(#Predicate { $0.text.contains("Stra") }).text.contains("MATCH"))
+
+        for predicate in [
+            #Predicate<SNote> { $0.text.localizedStandardContains("st") },
+            #Predicate<SNote> { $0.text.localizedStandardContains("ßtr") },
+            #Predicate<SNote> { $0.text.localizedStandardContains("strasse") || $0.rank == 1 },
+            #Predicate<SNote> { !$0.text.localizedStandardContains("strasse") },
+            #Predicate<SNote> { $0.body.localizedStandardContains("strasse") },
+        ] {
+            #expect(try !statement(predicate).text.contains("MATCH"))
+        }
+    }
+}

@@ -31,7 +31,7 @@ extension SQLiteEngine {
             }
             return try openCoreDataStore(path: path, configuration: configuration, layouts: layouts)
         }
-        let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool, keepsLargeValuesApart: Bool)
+        let opened: (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool, keepsLargeValuesApart: Bool, search: [String: [String]])
         let migration = migration.scoped(to: layouts)
         let schemaVersion = try migration.version(of: layouts, declared: schemaVersion)
         do {
@@ -46,7 +46,7 @@ extension SQLiteEngine {
         let engine = SQLiteEngine(connection: opened.connection, name: configuration.name, readers: readers)
         return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts,
                         keepsHistory: opened.keepsHistory && configuration.recordsHistory, ownedRows: configuration.ownedRows,
-                        keepsLargeValuesApart: opened.keepsLargeValuesApart)
+                        keepsLargeValuesApart: opened.keepsLargeValuesApart, searchColumns: opened.search)
     }
 
     /// Opens the file, checks it is ours (creating the schema in a new one), and only then switches
@@ -57,7 +57,7 @@ extension SQLiteEngine {
     /// file meanwhile — true of a folder nobody can write to.
     private static func open(
         path: String, configuration: ModelConfiguration, layouts: [ModelLayout], schemaVersion: Schema.Version, migration: StoreMigration
-    ) throws -> (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool, keepsLargeValuesApart: Bool) {
+    ) throws -> (connection: SQLiteConnection, identifier: String, immutable: Bool, keepsHistory: Bool, keepsLargeValuesApart: Bool, search: [String: [String]]) {
         let dialect = SQLiteDialect()
         let metadataTable = SQLStore.metadataTable
         let fingerprint = SchemaFingerprint.describing(layouts)
@@ -106,7 +106,8 @@ extension SQLiteEngine {
             guard configuration.allowsSave else {
                 _ = try SQLStore.prepareOwners(configuration.ownedRows, layouts: layouts, on: connection, dialect: dialect, allowsSave: false, place: "the store file \(path)")
                 if !needsMigration || storedFingerprint == fingerprint {
-                    return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable), tables.contains(SQLStore.largeValueTable))
+                    let search = try prepareSearch(connection, layouts: layouts, storeName: configuration.name, allowsSave: false)
+                    return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable), tables.contains(SQLStore.largeValueTable), search)
                 }
                 throw SwiftDataError(.schemaMismatch, "the store file \(path) was written with a different model (\(SQLStore.describeDifference(stored: storedFingerprint, current: fingerprint))) and needs a migration, but the configuration does not allow saving; open it once with allowsSave: true, or with the model that wrote it")
             }
@@ -121,6 +122,8 @@ extension SQLiteEngine {
                     // A migration may drop or move columns the large-value triggers name.
                     try prepareLargeValueTable(on: connection, layouts: [])
                     try dropLargeValueTriggers(on: connection)
+                    // Built again after the migration, from the rows as they then are.
+                    try dropSearchIndexes(on: connection)
                     try run.run()
                     try finishLargeValuesAfterMigration(on: connection, layouts: layouts)
                 }
@@ -132,7 +135,8 @@ extension SQLiteEngine {
             }
         }
         guard configuration.allowsSave else {
-            return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable), tables.contains(SQLStore.largeValueTable))
+            let search = try prepareSearch(connection, layouts: layouts, storeName: configuration.name, allowsSave: false)
+            return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable), tables.contains(SQLStore.largeValueTable), search)
         }
         try prepareLargeValues(connection, layouts: layouts, tables: tables)
         if !tables.contains(SQLStore.historyTransactionTable) {
@@ -147,10 +151,11 @@ extension SQLiteEngine {
                 throw error
             }
         }
+        let search = try prepareSearch(connection, layouts: layouts, storeName: configuration.name, allowsSave: true)
         if !configuration.isStoredInMemoryOnly {
             try switchToWAL(connection)
         }
-        return (connection, storedIdentifier, immutable, true, true)
+        return (connection, storedIdentifier, immutable, true, true, search)
     }
 
     /// Switches the file to WAL. That needs the file to itself for a moment; when another

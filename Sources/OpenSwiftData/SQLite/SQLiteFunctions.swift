@@ -31,6 +31,7 @@ enum SQLiteFunctions {
             ("osd_case_insensitive_compare", 2, caseInsensitiveCompareFunction),
             ("osd_localized_compare", 2, localizedCompareFunction),
             ("osd_count", 1, countFunction),
+            ("osd_search_fold", 1, searchFoldFunction),
         ]
         for (name, arguments, function) in functions {
             status = sqlite3_create_function_v2(db, name, arguments, flags, nil, function, nil, nil, nil)
@@ -128,6 +129,21 @@ enum SQLiteFunctions {
 
     private static let localizedCompareFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
         SQLiteFunctions.binary(context, arguments) { Int32($0.localizedCompare($1).rawValue) }
+    }
+
+    /// A searchable column's text as its search index keeps it (``SearchFold``); NULL stays NULL.
+    private static let searchFoldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
+        guard let text = SQLiteFunctions.text(arguments, 0) else {
+            sqlite3_result_null(context)
+            return
+        }
+        // A C string (SQLite copies it): an empty one still has a pointer, so it stays text, not NULL.
+        let folded = SearchFold.fold(text)
+        folded.withCString { characters in
+            // The 64-bit length: text over SQLite's limit is refused (SQLITE_TOOBIG), never a
+            // trap; the UTF-8 count, as text may hold a NUL.
+            sqlite3_result_text64(context, characters, sqlite3_uint64(folded.utf8.count), SQLiteStatement.transient, UInt8(SQLITE_UTF8))
+        }
     }
 
     private static let countFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in

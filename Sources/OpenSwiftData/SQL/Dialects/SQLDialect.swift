@@ -94,6 +94,9 @@ package protocol SQLDialect: Sendable {
     /// How byte values are written from a file a piece at a time; `nil` where they are written
     /// whole (Core Data's files).
     var largeValueWrites: SQLLargeValueWrites? { get }
+    /// How the engine keeps search indexes of searchable text columns; `nil` where it keeps
+    /// none (and substring predicates read every row).
+    var searchIndexing: (any SQLSearchIndexing)? { get }
     func arrayType(of value: StoredValue) -> String?
 }
 
@@ -120,6 +123,7 @@ package struct SQLTransactionIDs: Sendable {
 extension SQLDialect {
     package var maximumIdentifierBytes: Int? { nil }
     package var largeValueWrites: SQLLargeValueWrites? { nil }
+    package var searchIndexing: (any SQLSearchIndexing)? { nil }
     /// Whether byte values written from a file are kept in rows of their own (SQLite's own files).
     package var keepsLargeValuesApart: Bool {
         if case .apart? = largeValueWrites { return true }

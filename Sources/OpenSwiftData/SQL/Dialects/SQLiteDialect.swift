@@ -15,6 +15,9 @@ struct SQLiteDialect: SQLDialect {
                       insert: "INSERT INTO \"\(SQLStore.largeValueTable)\" (\"Z_BYTES\") VALUES (zeroblob(?1))", key: "SELECT last_insert_rowid()")
     }
 
+    /// FTS5 trigram indexes, in OpenSwiftData's own files only.
+    var searchIndexing: (any SQLSearchIndexing)? { spelling == nil ? SQLiteSearchIndexing() : nil }
+
     func quote(_ identifier: String) -> String {
         if let spelling, let renamed = spelling.storedName(identifier) { return quoteWithDoubleQuotes(renamed) }
         return quoteWithDoubleQuotes(identifier)

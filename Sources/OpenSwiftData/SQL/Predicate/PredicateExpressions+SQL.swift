@@ -72,6 +72,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
                 }
                 var column = SQLExpression.column(table: alias, name: property.name)
                 if translator.largeValueColumns[layout.tableName]?.contains(property.name) == true { column = SQLStore.readingApart(column) }
+                translator.noteSearchable(alias: alias, column: property.name, layout: layout)
                 return .sql(column, OperandInfo(codec: codec, nullable: codec.isOptional, json: codec.jsonShape))
             }
             if let relationship = property.relationship {

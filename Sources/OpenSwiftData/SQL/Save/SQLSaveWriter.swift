@@ -102,6 +102,8 @@ struct SQLSaveWriter {
         result.batchUpdatedKeys += try writeBatchUpdates(store: store, connection: connection)
 
         try writeDeletes(skipping: replaced)
+        // The rows this save wrote, into the search indexes before it commits.
+        try store.flushSearchIndexes(on: connection)
 
         try writeHistory()
         result.upserted = upserts

@@ -10,10 +10,11 @@ struct QueryBuilder {
     private let entityCondition: SQLExpression?
 
     init(root: ModelLayout, hierarchies: ModelHierarchies = ModelHierarchies([]), format: any SQLTableFormat = OpenSwiftDataTableFormat(), entityCondition: SQLExpression? = nil,
-         largeValueColumns: [String: Set<String>] = [:]) {
+         largeValueColumns: [String: Set<String>] = [:], searchColumns: [String: [String]] = [:]) {
         self.root = root
         self.translator = PredicateTranslator(root: root, hierarchies: hierarchies, format: format)
         translator.largeValueColumns = largeValueColumns
+        translator.searchColumns = searchColumns
         self.entityCondition = entityCondition
     }
 

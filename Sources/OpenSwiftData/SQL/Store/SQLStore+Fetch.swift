@@ -29,7 +29,7 @@ extension SQLStore {
     func queryBuilder(_ layout: ModelLayout, owners: [String]?) -> QueryBuilder {
         QueryBuilder(root: layout, hierarchies: hierarchies, format: format,
                      entityCondition: limiting(hierarchyRows(layout)?.entityCondition(alias: "t0"), to: owners, of: layout, alias: "t0"),
-                     largeValueColumns: largeValueColumns)
+                     largeValueColumns: largeValueColumns, searchColumns: searchColumns)
     }
 
     func rowShape(_ layout: ModelLayout, slots: [Int]?) -> RowShape {

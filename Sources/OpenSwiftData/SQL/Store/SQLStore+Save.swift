@@ -43,6 +43,7 @@ extension SQLStore: RowStore {
                     }
                 }
             }
+            try flushSearchIndexes(on: connection)
             try deleteAllHistory(on: connection)
         }
     }

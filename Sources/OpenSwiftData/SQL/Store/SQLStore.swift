@@ -27,6 +27,9 @@ package final class SQLStore: Sendable {
     /// The columns of each table whose values may be kept apart in `Z_LARGEVALUE`
     /// (`+LargeValues`); empty where the store keeps none (PostgreSQL, Core Data's files).
     let largeValueColumns: [String: Set<String>]
+    /// The searchable columns of each table whose search index is ready (see `SQLStore+Search.swift`);
+    /// empty where the engine or the file keeps none, and predicates read every row.
+    let searchColumns: [String: [String]]
     /// Statements recorded while tracing is on (tests assert the SQL that ran).
     private let trace = Locked<[RenderedSQL]?>(nil)
     /// New rows' keys reserved ahead of saves, where writers run at once (see ``KeyBlocks``).
@@ -43,8 +46,10 @@ package final class SQLStore: Sendable {
     /// `keepsLargeValuesApart`: the file has `Z_LARGEVALUE` (SQLite's own files that can be
     /// written have it).
     init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout], keepsHistory: Bool,
-         format: any SQLTableFormat = OpenSwiftDataTableFormat(), ownedRows: OwnedRows? = nil, keepsLargeValuesApart: Bool = false) {
+         format: any SQLTableFormat = OpenSwiftDataTableFormat(), ownedRows: OwnedRows? = nil, keepsLargeValuesApart: Bool = false,
+         searchColumns: [String: [String]] = [:]) {
         self.engine = engine
+        self.searchColumns = searchColumns
         self.largeValueColumns = keepsLargeValuesApart ? Self.byteColumns(layouts) : [:]
         self.ownedRows = ownedRows
         self.format = format

@@ -36,6 +36,12 @@ indirect enum SQLExpression: Sendable {
     case truth(SQLExpression)
     /// A condition used as a 0/1 value (compared with a stored Bool); NULL stays NULL.
     case truthValue(SQLExpression)
+    /// A condition that a search index can narrow down (`localizedStandardContains` of a
+    /// searchable column): rendered as the condition itself; where the whole predicate can only
+    /// be true when it is, the query also asks for the index's rows (``searchMatch(_:)``).
+    case searched(SQLExpression, SearchLookup)
+    /// The rows a search index says may hold a needle (``SQLSearchIndexing/prefilter(key:table:column:needle:)``).
+    case searchMatch(SearchLookup)
 
     /// Whether the expression is a condition (true, false or NULL) rather than a value.
     var isCondition: Bool {
@@ -45,7 +51,8 @@ indirect enum SQLExpression: Sendable {
             case .add, .subtract, .multiply, .divide, .remainder, .concat: return false
             default: return true
             }
-        case .not, .isNull, .isNotNull, .in, .inSelect, .exists, .truth: return true
+        case .not, .isNull, .isNotNull, .in, .inSelect, .exists, .truth, .searchMatch: return true
+        case .searched(let condition, _): return condition.isCondition
         default: return false
         }
     }
@@ -60,6 +67,18 @@ indirect enum SQLExpression: Sendable {
 
     /// The expression as a value.
     var asValue: SQLExpression { isCondition ? .truthValue(self) : self }
+}
+
+/// A needle looked up in the search index of a table's searchable column.
+struct SearchLookup: Sendable {
+    /// The key of the row tested (the primary key column of the searched table's alias).
+    var key: SQLExpression
+    /// The table whose index is used.
+    var table: String
+    /// The column's position among the table's searchable columns.
+    var column: Int
+    /// The needle, folded (``SearchFold/indexableNeedle(_:)``).
+    var needle: String
 }
 
 enum SQLConstant: Sendable {

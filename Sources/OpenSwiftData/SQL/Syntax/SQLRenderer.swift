@@ -218,6 +218,13 @@ struct SQLRenderer {
             return dialect.collate(render(inner), collation)
         case .raw(let text):
             return text
+        case .searched(let condition, _):
+            return render(condition)
+        case .searchMatch(let lookup):
+            // Only a store whose dialect keeps indexes asks for one; anything else reads every row.
+            guard let indexing = dialect.searchIndexing else { return "(1 = 1)" }
+            let needle = render(.bind(.text(indexing.lookup(lookup.needle))))
+            return indexing.prefilter(key: render(lookup.key), table: lookup.table, column: lookup.column, needle: needle)
         case .jsonValue(let base, let path, let type):
             let json = render(base)
             return dialect.jsonValue(json, path: render(.bind(.text(dialect.jsonPath(path)))), type: type)

@@ -1,0 +1,75 @@
+/// SQLite's search indexes: an FTS5 table with the trigram tokenizer over each searchable
+/// column's folded text (``SearchFold``, through the library's `osd_search_fold`), which finds
+/// any substring of three characters or more.
+///
+/// The folded text is written by the library's own statements, never by a trigger: a file's
+/// triggers run for every program that writes it, and another program has no such function.
+/// Its triggers only record keys.
+struct SQLiteSearchIndexing: SQLSearchIndexing {
+    private let dialect = SQLiteDialect()
+
+    private func q(_ name: String) -> String { dialect.quote(name) }
+
+    /// The index's table. Its columns are `c0`, `c1`, … in the order of the searchable columns
+    /// (an attribute named `rank` would clash with FTS5's own column).
+    static func indexTable(_ table: String) -> String { "Z_SEARCH.\(table)" }
+    static func pendingTable(_ table: String) -> String { "Z_SEARCHPENDING.\(table)" }
+    private static func trigger(_ table: String, _ event: String) -> String { "Z_SEARCH.\(table).\(event)" }
+
+    private func indexColumns(_ count: Int) -> [String] { (0..<count).map { q("c\($0)") } }
+
+    func createStatements(table: String, columns: [String]) -> [String] {
+        let index = q(Self.indexTable(table)), pending = q(Self.pendingTable(table)), key = q(ModelLayout.primaryKeyColumn)
+        let record = { (row: String) in "INSERT OR IGNORE INTO \(pending) (\(q("Z_KEY"))) VALUES (\(row).\(key));" }
+        let watched = (columns + [ModelLayout.primaryKeyColumn]).map(q).joined(separator: ", ")
+        return [
+            "CREATE VIRTUAL TABLE \(index) USING fts5(\(indexColumns(columns.count).joined(separator: ", ")), tokenize = 'trigram')",
+            "CREATE TABLE \(pending) (\(q("Z_KEY")) INTEGER PRIMARY KEY)",
+            "CREATE TRIGGER \(q(Self.trigger(table, "insert"))) AFTER INSERT ON \(q(table)) BEGIN \(record("new")) END",
+            "CREATE TRIGGER \(q(Self.trigger(table, "update"))) AFTER UPDATE OF \(watched) ON \(q(table)) BEGIN \(record("old")) \(record("new")) END",
+            "CREATE TRIGGER \(q(Self.trigger(table, "delete"))) AFTER DELETE ON \(q(table)) BEGIN \(record("old")) END",
+        ]
+    }
+
+    func dropStatements(table: String) -> [String] {
+        ["insert", "update", "delete"].map { "DROP TRIGGER IF EXISTS \(q(Self.trigger(table, $0)))" }
+            + ["DROP TABLE IF EXISTS \(q(Self.indexTable(table)))", "DROP TABLE IF EXISTS \(q(Self.pendingTable(table)))"]
+    }
+
+    func pendingQuery(table: String) -> String {
+        "SELECT 1 FROM \(q(Self.pendingTable(table))) LIMIT 1"
+    }
+
+    func flushStatements(table: String, columns: [String]) -> [String] {
+        let index = q(Self.indexTable(table)), pending = q(Self.pendingTable(table)), key = q(ModelLayout.primaryKeyColumn)
+        let keys = "SELECT \(q("Z_KEY")) FROM \(pending)"
+        return [
+            "DELETE FROM \(index) WHERE rowid IN (\(keys))",
+            "INSERT INTO \(index) (rowid, \(indexColumns(columns.count).joined(separator: ", "))) SELECT \(key), \(folded(columns)) FROM \(q(table)) WHERE \(key) IN (\(keys))",
+            "DELETE FROM \(pending)",
+        ]
+    }
+
+    func fillStatement(table: String, columns: [String]) -> String {
+        let key = q(ModelLayout.primaryKeyColumn)
+        return "INSERT INTO \(q(Self.indexTable(table))) (rowid, \(indexColumns(columns.count).joined(separator: ", "))) SELECT \(key), \(folded(columns)) FROM \(q(table)) WHERE \(key) > ?1 AND \(key) <= ?2"
+    }
+
+    private func folded(_ columns: [String]) -> String {
+        columns.map { "osd_search_fold(\(q($0)))" }.joined(separator: ", ")
+    }
+
+    func prefilter(key: String, table: String, column: Int, needle: String) -> String {
+        // FTS5 filters by column when MATCH has the column on its left.
+        "(\(key) IN (SELECT rowid FROM \(q(Self.indexTable(table))) WHERE \(q("c\(column)")) MATCH \(needle) UNION ALL SELECT \(q("Z_KEY")) FROM \(q(Self.pendingTable(table)))))"
+    }
+
+    func lookup(_ folded: String) -> String {
+        // One FTS5 phrase: the text between double quotes, a quote in it doubled.
+        "\"" + folded.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    func objectNames(table: String) -> (triggers: [String], tables: [String]) {
+        (["insert", "update", "delete"].map { Self.trigger(table, $0) }, [Self.indexTable(table), Self.pendingTable(table)])
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The folded form of text that search indexes keep, and the rule for which needles may be
+/// looked up in it.
+///
+/// An index may only narrow rows down: a row that `localizedStandardContains` (or `contains`)
+/// would match must always be among the rows the index returns, or results would differ from a
+/// scan. So the fold errs on the side of matching more: case folded, diacritics removed, then
+/// every remaining combining mark dropped (Foundation ignores some that its own `folding` keeps,
+/// such as the kana voicing marks), in one normal form. The exact function still checks each
+/// row the index returns.
+enum SearchFold {
+    /// `text` as a search index keeps it.
+    static func fold(_ text: String) -> String {
+        var folded = String.UnicodeScalarView()
+        for scalar in text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).decomposedStringWithCanonicalMapping.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark: continue
+            default: folded.append(scalar)
+            }
+        }
+        return String(folded).precomposedStringWithCanonicalMapping
+    }
+
+    /// The fewest characters a folded needle needs for an index to look it up (a trigram
+    /// index knows sequences of three).
+    static let shortestNeedle = 3
+
+    /// The folded form of `needle` to look up in an index, or `nil` when the store must scan:
+    /// the needle is too short, or holds a character whose matches the fold cannot promise.
+    ///
+    /// Foundation's matching has cases no fold reproduces (`ß` found in `ſé`, Greek `ι` found
+    /// in the combining iota subscript, expansions such as `ﬅ`); a needle is looked up only when
+    /// every scalar is one of the scripts checked against Foundation by
+    /// `SearchFoldTests` — Latin, Greek except iota, Cyrillic, kana without voicing marks, CJK
+    /// ideographs — and decomposes to a base with Latin combining marks at most.
+    static func indexableNeedle(_ needle: String) -> String? {
+        guard needle.unicodeScalars.allSatisfy(isIndexable) else { return nil }
+        let folded = fold(needle)
+        return folded.unicodeScalars.count >= shortestNeedle ? folded : nil
+    }
+
+    private static func isIndexable(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        let inScript = (0x20...0x7E).contains(value) || (0xC0...0x24F).contains(value) || (0x370...0x3FF).contains(value)
+            || (0x400...0x45F).contains(value) || (0x3041...0x3096).contains(value) || (0x30A1...0x30FA).contains(value)
+            || (0x4E00...0x9FFF).contains(value)
+        guard inScript, !excluded.contains(value) else { return false }
+        let decomposed = String(scalar).decomposedStringWithCanonicalMapping.unicodeScalars
+        return decomposed.dropFirst().allSatisfy { (0x300...0x36F).contains($0.value) }
+    }
+
+    /// `×`, `÷`, `ß`, `ŉ`, `ſ`, `ǰ`, Greek iota in all its forms, and `ΐ`/`ΰ`, whose case folds
+    /// expand or which Foundation matches against combining marks.
+    private static let excluded: Set<UInt32> = [0xD7, 0xF7, 0xDF, 0x149, 0x17F, 0x1F0, 0x390, 0x3B0, 0x3B9, 0x399, 0x3AF, 0x38A, 0x3CA, 0x3AA, 0x345]
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+import TestModels
+@testable import OpenSwiftData
+
+/// Searchable attributes (`@Attribute(.spotlight)`): substring predicates on them give exactly
+/// what `Predicate.evaluate` gives, on every store — through a search index where the store
+/// keeps one — and the index follows every kind of write.
+@Suite struct SearchTests {
+    static func store(_ kind: StoreKind, count: Int = 200, seed: UInt64 = 55) throws -> TestStore {
+        let store = try TestStore(kind, [SNote.self])
+        let context = store.context()
+        let texts = SearchCorpus.texts(count: count * 2, seed: seed)
+        for index in 0..<count {
+            context.insert(SNote(text: texts[2 * index], title: index % 4 == 0 ? nil : texts[2 * index + 1], body: texts[2 * index + 1], rank: index % 7))
+        }
+        try context.save()
+        return store
+    }
+
+    /// Fetches with `predicate` in a fresh context and compares with evaluating it over `all`
+    /// (every note, read once per store).
+    static func check(_ store: TestStore, _ predicate: Predicate<SNote>, over all: [SNote]? = nil, _ note: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let all = try all ?? store.context().fetch(FetchDescriptor<SNote>())
+        let expected = Set(all.filter { (try? predicate.evaluate($0)) ?? false }.map(\.persistentModelID))
+        let fetched = try store.context().fetch(FetchDescriptor<SNote>(predicate: predicate)).map(\.persistentModelID)
+        #expect(Set(fetched) == expected, "SQL and evaluate disagree \(note)", sourceLocation: sourceLocation)
+        #expect(fetched.count == expected.count, "duplicate rows \(note)", sourceLocation: sourceLocation)
+    }
+
+    /// Every needle of the corpus, in every position an index may or may not narrow.
+    static func checkEveryNeedle(_ store: TestStore) throws {
+        let all = try store.context().fetch(FetchDescriptor<SNote>())
+        for needle in SearchCorpus.needles {
+            let name = needle.debugDescription
+            try check(store, #Predicate<SNote> { $0.text.localizedStandardContains(needle) }, over: all, "localizedStandardContains(\(name))")
+            try check(store, #Predicate<SNote> { $0.text.contains(needle) }, over: all, "contains(\(name))")
+            try check(store, #Predicate<SNote> { $0.title?.localizedStandardContains(needle) ?? false }, over: all, name)
+            try check(store, #Predicate<SNote> { $0.title?.localizedStandardContains(needle) == true }, over: all, name)
+            try check(store, #Predicate<SNote> { !$0.text.localizedStandardContains(needle) }, over: all, name)
+            try check(store, #Predicate<SNote> { !($0.title?.localizedStandardContains(needle) ?? true) }, over: all, name)
+            try check(store, #Predicate<SNote> { $0.text.localizedStandardContains(needle) || $0.rank == 3 }, over: all, name)
+            try check(store, #Predicate<SNote> { $0.rank < 5 && $0.text.localizedStandardContains(needle) && $0.body.localizedStandardContains(needle) }, over: all, name)
+            try check(store, #Predicate<SNote> { $0.text.localizedStandardContains(needle) && ($0.title?.contains(needle) ?? false) }, over: all, name)
+        }
+    }
+
+    /// Not yet PostgreSQL: its translation of `localizedStandardContains` folds case with
+    /// `lower()`, which does not expand `ß`, `ﬁ` or `ſ`, and keeps kana voicing marks and the
+    /// Greek iota subscript, so this corpus finds rows it misses (issue 55's PostgreSQL part).
+    static let exactOnEveryText = StoreKind.allCases.filter { $0 != .postgres }
+
+    @Test(arguments: exactOnEveryText)
+    func substringPredicatesOnSearchableAttributesMatchEvaluate(_ kind: StoreKind) throws {
+        try Self.checkEveryNeedle(try Self.store(kind))
+    }
+
+    @Test(arguments: StoreKind.translatingPredicates)
+    func sortsLimitsAndCountsKeepTheirMeaning(_ kind: StoreKind) throws {
+        let store = try Self.store(kind)
+        let context = store.context()
+        let needle = "CAFE"
+        let predicate = #Predicate<SNote> { $0.text.localizedStandardContains(needle) }
+        let all = try context.fetch(FetchDescriptor<SNote>(sortBy: [SortDescriptor(\.rank), SortDescriptor(\.text)]))
+        let expected = all.filter { $0.text.localizedStandardContains(needle) }
+        #expect(expected.count > 3)
+        var descriptor = FetchDescriptor<SNote>(predicate: predicate, sortBy: [SortDescriptor(\.rank), SortDescriptor(\.text)])
+        #expect(try context.fetchCount(descriptor) == expected.count)
+        descriptor.fetchLimit = 3
+        descriptor.fetchOffset = 1
+        #expect(try context.fetch(descriptor).map(\.persistentModelID) == expected.dropFirst().prefix(3).map(\.persistentModelID))
+    }
+
+    @Test(arguments: StoreKind.translatingPredicates)
+    func everyKindOfWriteIsFoundAtOnce(_ kind: StoreKind) throws {
+        let store = try Self.store(kind, count: 60)
+        let context = store.context()
+        let needle = "zebra"
+        let predicate = #Predicate<SNote> { $0.text.localizedStandardContains(needle) || ($0.title?.localizedStandardContains(needle) ?? false) }
+        func found() throws -> Set<String> { Set(try store.context().fetch(FetchDescriptor(predicate: predicate)).map(\.body)) }
+        #expect(try found().isEmpty)
+
+        // Inserts, then an update of each searchable attribute, then an update away from it.
+        let first = SNote(text: "a ZÈBRA here", body: "first"), second = SNote(text: "none", body: "second"), third = SNote(text: "none", body: "third")
+        [first, second, third].forEach(context.insert)
+        try context.save()
+        #expect(try found() == ["first"])
+        second.title = "zébra crossing"
+        third.text = "Zebras"
+        first.text = "no longer"
+        try context.save()
+        #expect(try found() == ["second", "third"])
+
+        // Undone by a rollback before saving: nothing changes.
+        second.title = nil
+        context.rollback()
+        #expect(try found() == ["second", "third"])
+
+        // A batch update, a batch delete, a delete.
+        let changed = try context.update(model: SNote.self, where: #Predicate { $0.rank == 1 }, set: \.text, to: "ZEBRA by batch")
+        #expect(changed > 0)
+        #expect(try found().count == 2 + changed)
+        try context.delete(model: SNote.self, where: #Predicate { $0.text == "ZEBRA by batch" })
+        try context.save()
+        #expect(try found() == ["second", "third"])
+        context.delete(third)
+        try context.save()
+        #expect(try found() == ["second"])
+
+        // All data, then new rows.
+        try store.container.deleteAllData()
+        #expect(try store.context().fetchCount(FetchDescriptor<SNote>()) == 0)
+        let fresh = store.context()
+        fresh.insert(SNote(text: "zebra again", body: "again"))
+        try fresh.save()
+        #expect(try found() == ["again"])
+    }
+
+    /// An existing file whose attribute becomes searchable gets its index built as it opens,
+    /// with progress reported as a migration's; its predicates then match as before.
+    @Test func anExistingStoreGetsItsIndexBuiltWithProgress() throws {
+        let url = TestStore.temporaryURL()
+        defer { TestStore.removeFiles(at: url) }
+        let texts = SearchCorpus.texts(count: 500, seed: 7)
+        do {
+            let container = try ModelContainer(for: Schema([SearchBefore.SMemo.self]), configurations: [ModelConfiguration(url: url)])
+            let context = ModelContext(container)
+            texts.forEach { context.insert(SearchBefore.SMemo(text: $0)) }
+            try context.save()
+        }
+        let reports = Locked<[MigrationProgress]>([])
+        let container = try MigrationProgress.observe({ progress in reports.withLock { $0.append(progress) } }, during: {
+            try ModelContainer(for: Schema([SearchAfter.SMemo.self]), configurations: [ModelConfiguration(url: url)])
+        })
+        let seen = reports.withLock { $0 }
+        #expect(seen.contains { $0.entityName == "SMemo" && $0.completedRows == texts.count && $0.totalRows == texts.count }, "\(seen)")
+        #expect(seen.last?.entityName == nil)
+        #expect(seen.first?.stageDescription == "search index of SMemo")
+        for needle in ["strasse", "cafe", "東京", "моск"] {
+            let found = try ModelContext(container).fetch(FetchDescriptor<SearchAfter.SMemo>(predicate: #Predicate { $0.text.localizedStandardContains(needle) }))
+            #expect(found.count == texts.filter { $0.localizedStandardContains(needle) }.count && !found.isEmpty, "\(needle)")
+        }
+        // Opening it again builds nothing.
+        reports.withLock { $0 = [] }
+        _ = try MigrationProgress.observe({ progress in reports.withLock { $0.append(progress) } }, during: {
+            try ModelContainer(for: Schema([SearchAfter.SMemo.self]), configurations: [ModelConfiguration(url: url)])
+        })
+        #expect(reports.withLock { $0 }.isEmpty)
+    }
+
+    /// Rows another program writes are found before any save of ours moves them into the
+    /// index; an index another program damaged is rebuilt as the file opens.
+    @Test func anotherProgramsWritesAndDamageAreCaughtUp() throws {
+        let store = try Self.store(.file, count: 100)
+        let url = try #require(store.url)
+        let needle = "strasse"
+        let predicate = #Predicate<SNote> { $0.text.localizedStandardContains(needle) }
+        let before = try store.context().fetchCount(FetchDescriptor(predicate: predicate))
+        // Another program inserts and updates rows: its SQLite runs the file's triggers, which
+        // record the keys; the library's own function is not needed.
+        _ = try CoreDataFileRows.read(url, #"INSERT INTO "SNote" ("Z_PK", "text", "title", "body", "rank") VALUES (100000, 'Große Straße', NULL, 'outside', 0)"#)
+        _ = try CoreDataFileRows.read(url, #"UPDATE "SNote" SET "text" = 'STRASSE' WHERE "Z_PK" = (SELECT min("Z_PK") FROM "SNote" WHERE "text" NOT LIKE '%tra%')"#)
+        #expect(try store.context().fetchCount(FetchDescriptor(predicate: predicate)) == before + 2)
+        // It also empties the index behind the triggers' back.
+        _ = try CoreDataFileRows.read(url, #"DELETE FROM "Z_SEARCH.SNote""#)
+        let reopened = try store.reopen([SNote.self])
+        #expect(try ModelContext(reopened).fetchCount(FetchDescriptor(predicate: predicate)) == before + 2)
+        #expect(try ModelContext(reopened).fetch(FetchDescriptor(predicate: predicate)).contains { $0.body == "outside" })
+    }
+
+    /// A read-only container uses the index the file has; a file whose index is missing is
+    /// read whole, with the same results.
+    @Test func aReadOnlyStoreUsesTheIndexItHasAndScansWithoutOne() throws {
+        let store = try Self.store(.file, count: 100)
+        let url = try #require(store.url)
+        let needle = "cafe"
+        let predicate = #Predicate<SNote> { $0.text.localizedStandardContains(needle) }
+        let expected = try store.context().fetchCount(FetchDescriptor(predicate: predicate))
+        #expect(expected > 0)
+        let readOnly = try ModelContainer(for: Schema([SNote.self]), configurations: [ModelConfiguration(url: url, allowsSave: false)])
+        #expect(try ModelContext(readOnly).fetchCount(FetchDescriptor(predicate: predicate)) == expected)
+        _ = try CoreDataFileRows.read(url, #"DROP TRIGGER "Z_SEARCH.SNote.insert""#)
+        let incomplete = try ModelContainer(for: Schema([SNote.self]), configurations: [ModelConfiguration(url: url, allowsSave: false)])
+        #expect(try ModelContext(incomplete).fetchCount(FetchDescriptor(predicate: predicate)) == expected)
+    }
+}
