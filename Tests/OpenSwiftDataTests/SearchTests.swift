@@ -183,4 +183,37 @@ import TestModels
         let incomplete = try ModelContainer(for: Schema([SNote.self]), configurations: [ModelConfiguration(url: url, allowsSave: false)])
         #expect(try ModelContext(incomplete).fetchCount(FetchDescriptor(predicate: predicate)) == expected)
     }
+
+    /// The fold never loses a match: wherever Foundation finds a needle the index may look up
+    /// (`localizedStandardContains`, or `contains`), the folded needle is a run of the folded
+    /// text's scalars, which is what the trigram index finds. Random texts of the corpus and
+    /// of characters Foundation folds in surprising ways; needles from the corpus and cut from
+    /// the texts.
+    @Test func theFoldKeepsEveryMatchFoundationFinds() {
+        let odd = ["ß", "ſ", "ﬅ", "ﬃ", "ŉ", "ǰ", "ΐ", "ͅ", "ι", "ᾳ", "İ", "ı", "ǅ", "Ǳ", "ぷ", "ふ\u{309A}", "か\u{3099}", "ｆ", "Ａ", "Ⅻ", "①", "ª", "µ", "K", "Å", "e\u{301}", "\u{327}", "각", "ㄱ"]
+        let pieces = SearchCorpus.pieces + odd
+        var random = SplitMix64(state: 2026)
+        func pick(_ list: [String]) -> String { list[Int(random.next() % UInt64(list.count))] }
+        var looked = 0
+        for _ in 0..<100_000 {
+            let text = (0..<Int(random.next() % 5 + 1)).map { _ in pick(pieces) }.joined()
+            let needle: String
+            if random.next() % 2 == 0 {
+                needle = pick(SearchCorpus.needles + odd)
+            } else {
+                let characters = Array(text)
+                let start = Int(random.next() % UInt64(characters.count))
+                needle = String(characters[start..<min(characters.count, start + Int(random.next() % 5 + 1))])
+            }
+            guard let folded = SearchFold.indexableNeedle(needle), text.localizedStandardContains(needle) || text.contains(needle) else { continue }
+            looked += 1
+            let haystack = Array(SearchFold.fold(text).unicodeScalars), wanted = Array(folded.unicodeScalars)
+            let found = haystack.count >= wanted.count && (0...(haystack.count - wanted.count)).contains { Array(haystack[$0..<($0 + wanted.count)]) == wanted }
+            #expect(found, "\(needle.debugDescription) is in \(text.debugDescription) for Foundation, not in the folded text")
+        }
+        #expect(looked > 5_000)
+        // ASCII takes a path of its own, which must fold as Foundation does.
+        let ascii = String(String.UnicodeScalarView((0..<128).map { Unicode.Scalar(UInt8($0)) }))
+        #expect(SearchFold.fold(ascii) == ascii.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
+    }
 }

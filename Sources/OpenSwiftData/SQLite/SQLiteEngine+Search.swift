@@ -108,11 +108,12 @@ extension SQLiteEngine {
             }
             let added = try connection.execute(fill, bindings: [.integer(after), .integer(upTo ?? .max)])
             done += added
-            reporter.rows(of: entity, completed: min(done, total), total: total)
+            // A new store's empty table is nothing to report.
+            if total > 0 { reporter.rows(of: entity, completed: min(done, total), total: total) }
             guard let upTo else { break }
             after = upTo
         }
         _ = try connection.execute("DELETE FROM \(SQLiteDialect().quote(SQLiteSearchIndexing.pendingTable(table)))", bindings: [])
-        reporter.finished()
+        if total > 0 { reporter.finished() }
     }
 }

@@ -133,12 +133,16 @@ enum SQLiteFunctions {
 
     /// A searchable column's text as its search index keeps it (``SearchFold``); NULL stays NULL.
     private static let searchFoldFunction: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, arguments in
-        guard let text = SQLiteFunctions.text(arguments, 0) else {
+        guard let value = arguments?[0], sqlite3_value_type(value) != SQLITE_NULL else {
             sqlite3_result_null(context)
             return
         }
+        // The length after the text: asking for the text may convert it, changing its length.
+        let text = sqlite3_value_text(value)
+        let bytes = UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_value_bytes(value)))
+        // ASCII straight from SQLite's bytes; anything else through Swift's String.
+        let folded = SearchFold.foldASCII(bytes) ?? SearchFold.fold(String(decoding: bytes, as: UTF8.self))
         // A C string (SQLite copies it): an empty one still has a pointer, so it stays text, not NULL.
-        let folded = SearchFold.fold(text)
         folded.withCString { characters in
             // The 64-bit length: text over SQLite's limit is refused (SQLITE_TOOBIG), never a
             // trap; the UTF-8 count, as text may hold a NUL.

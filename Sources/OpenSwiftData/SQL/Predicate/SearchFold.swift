@@ -12,6 +12,8 @@ import Foundation
 enum SearchFold {
     /// `text` as a search index keeps it.
     static func fold(_ text: String) -> String {
+        var text = text
+        if let ascii = text.withUTF8({ foldASCII($0) }) { return ascii }
         var folded = String.UnicodeScalarView()
         for scalar in text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).decomposedStringWithCanonicalMapping.unicodeScalars {
             switch scalar.properties.generalCategory {
@@ -20,6 +22,24 @@ enum SearchFold {
             }
         }
         return String(folded).precomposedStringWithCanonicalMapping
+    }
+
+    /// ASCII text folded (upper case letters lowered, which is all the fold does to ASCII),
+    /// without Foundation; `nil` for any other text. Most text is ASCII, and this runs for every
+    /// searchable value written.
+    static func foldASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var ascii = true
+        let folded = String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                guard byte < 0x80 else {
+                    ascii = false
+                    return 0
+                }
+                buffer[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
+        return ascii ? folded : nil
     }
 
     /// The fewest characters a folded needle needs for an index to look it up (a trigram
@@ -31,8 +51,8 @@ enum SearchFold {
     ///
     /// Foundation's matching has cases no fold reproduces (`ß` found in `ſé`, Greek `ι` found
     /// in the combining iota subscript, expansions such as `ﬅ`); a needle is looked up only when
-    /// every scalar is one of the scripts checked against Foundation by
-    /// `SearchFoldTests` — Latin, Greek except iota, Cyrillic, kana without voicing marks, CJK
+    /// every scalar is one of the scripts checked against Foundation (millions of random
+    /// pairs while this was written; `SearchTests` repeats a share of them) — Latin, Greek except iota, Cyrillic, kana without voicing marks, CJK
     /// ideographs — and decomposes to a base with Latin combining marks at most.
     static func indexableNeedle(_ needle: String) -> String? {
         guard needle.unicodeScalars.allSatisfy(isIndexable) else { return nil }
