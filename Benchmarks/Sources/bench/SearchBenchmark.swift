@@ -94,34 +94,31 @@ func runSearchBenchmark() throws {
     }
     func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 
+    /// A container over a new file, and the seconds it took to insert every note, 10,000 a save.
+    func filled<Note: PersistentModel>(_ type: Note.Type, at path: String, _ make: (String, Double) -> Note) throws -> (ModelContainer, Double) {
+        let container = try ModelContainer(for: type, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
+        let time = try seconds {
+            for start in stride(from: 0, to: count, by: 10_000) {
+                let context = ModelContext(container)
+                for (offset, note) in corpus.notes[start..<min(count, start + 10_000)].enumerated() {
+                    context.insert(make(note, Double(offset % 100)))
+                }
+                try context.save()
+            }
+        }
+        return (container, time)
+    }
+
     // OpenSwiftData: the predicate as apps write it.
     let osdPath = freshPath("search-osd")
     defer { removeDatabase(osdPath) }
-    let container = try ModelContainer(for: SearchNote.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: osdPath)))
-    let insertOSD = try seconds {
-        for start in stride(from: 0, to: count, by: 10_000) {
-            let context = ModelContext(container)
-            for (offset, note) in corpus.notes[start..<min(count, start + 10_000)].enumerated() {
-                context.insert(SearchNote(note: note, amount: Double(offset % 100)))
-            }
-            try context.save()
-        }
-    }
+    let (container, insertOSD) = try filled(SearchNote.self, at: osdPath) { SearchNote(note: $0, amount: $1) }
     log("OpenSwiftData: \(count) notes inserted in \(insertOSD) s")
 
     // OpenSwiftData with the attribute searchable: the same predicate, through the index.
     let indexedPath = freshPath("search-osd-indexed")
     defer { removeDatabase(indexedPath) }
-    let indexed = try ModelContainer(for: IndexedSearchNote.self, configurations: ModelConfiguration(url: URL(fileURLWithPath: indexedPath)))
-    let insertIndexedOSD = try seconds {
-        for start in stride(from: 0, to: count, by: 10_000) {
-            let context = ModelContext(indexed)
-            for (offset, note) in corpus.notes[start..<min(count, start + 10_000)].enumerated() {
-                context.insert(IndexedSearchNote(note: note, amount: Double(offset % 100)))
-            }
-            try context.save()
-        }
-    }
+    let (indexed, insertIndexedOSD) = try filled(IndexedSearchNote.self, at: indexedPath) { IndexedSearchNote(note: $0, amount: $1) }
     log("OpenSwiftData, searchable: \(count) notes inserted in \(insertIndexedOSD) s")
 
     // The floor: the notes in a table, and their folded forms in an FTS5 trigram index.
@@ -233,6 +230,8 @@ func runSearchBenchmark() throws {
         String(format: "| Inserting %d notes | %.2f s | %.2f s | %.2f× |", count, insertOSD, insertIndexedOSD, insertIndexedOSD / max(insertOSD, 1e-9)),
         String(format: "| Size (the notes' table, the index's tables) | %.1f MB | %.1f MB | %.2f× |", Double(libraryTableBytes) / 1e6, Double(libraryIndexBytes) / 1e6,
                Double(libraryIndexBytes) / Double(max(libraryTableBytes, 1))),
+        "",
+        "A trigram index writes an entry for every three characters of a note, so it costs an insert several times what the row alone costs, by hand as in the library (the library keeps the folded text in the index's own table, where the floor keeps none, hence its larger size). Issue 55's goal of at most 1.3× per insert is not reached; what the library adds beyond the floor is the pending keys its triggers record and the move into the index at each save.",
         "",
     ]
     let output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
