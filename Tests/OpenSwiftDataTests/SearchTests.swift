@@ -148,6 +148,33 @@ import TestModels
         #expect(reports.withLock { $0 }.isEmpty)
     }
 
+    /// A migration that changes a searchable table drops its index first, and the same open
+    /// builds it again from the migrated rows.
+    @Test func aMigrationBuildsTheIndexAgain() throws {
+        let url = TestStore.temporaryURL()
+        defer { TestStore.removeFiles(at: url) }
+        let texts = SearchCorpus.texts(count: 300, seed: 8)
+        do {
+            let container = try ModelContainer(for: Schema([SearchAfter.SMemo.self]), configurations: [ModelConfiguration(url: url)])
+            let context = ModelContext(container)
+            texts.forEach { context.insert(SearchAfter.SMemo(text: $0)) }
+            try context.save()
+        }
+        let reports = Locked<[MigrationProgress]>([])
+        let container = try MigrationProgress.observe({ progress in reports.withLock { $0.append(progress) } }, during: {
+            try ModelContainer(for: Schema([SearchMigrated.SMemo.self]), configurations: [ModelConfiguration(url: url)])
+        })
+        let stages = reports.withLock { $0 }.filter { $0.entityName == nil }.map(\.stageDescription)
+        #expect(stages.count == 2 && stages.last == "search index of SMemo", "\(stages)")
+        let context = ModelContext(container)
+        context.insert(SearchMigrated.SMemo(text: "Straße nach dem Umzug"))
+        try context.save()
+        for needle in ["strasse", "cafe", "umzug"] {
+            let found = try ModelContext(container).fetchCount(FetchDescriptor<SearchMigrated.SMemo>(predicate: #Predicate { $0.text.localizedStandardContains(needle) }))
+            #expect(found == (texts + ["Straße nach dem Umzug"]).filter { $0.localizedStandardContains(needle) }.count && found > 0, "\(needle)")
+        }
+    }
+
     /// Rows another program writes are found before any save of ours moves them into the
     /// index; an index another program damaged is rebuilt as the file opens.
     @Test func anotherProgramsWritesAndDamageAreCaughtUp() throws {
@@ -215,5 +242,10 @@ import TestModels
         // ASCII takes a path of its own, which must fold as Foundation does.
         let ascii = String(String.UnicodeScalarView((0..<128).map { Unicode.Scalar(UInt8($0)) }))
         #expect(SearchFold.fold(ascii) == ascii.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil))
+        // So does Latin text, folded from a table one scalar at a time.
+        for _ in 0..<2_000 {
+            let latin = String(String.UnicodeScalarView((0..<Int(random.next() % 12 + 1)).compactMap { _ in Unicode.Scalar(UInt32(random.next() % 0x250)) }))
+            #expect(SearchFold.fold(latin) == SearchFold.foundationFold(latin), "\(latin.debugDescription)")
+        }
     }
 }

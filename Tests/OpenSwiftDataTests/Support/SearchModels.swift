@@ -59,3 +59,12 @@ enum SearchAfter {
         init(text: String) { self.text = text }
     }
 }
+
+/// The searchable entity after a schema change a migration carries out (a new attribute).
+enum SearchMigrated {
+    @Model final class SMemo {
+        @Attribute(.spotlight) var text: String
+        var pinned: Bool = false
+        init(text: String) { self.text = text }
+    }
+}

@@ -14,6 +14,27 @@ enum SearchFold {
     static func fold(_ text: String) -> String {
         var text = text
         if let ascii = text.withUTF8({ foldASCII($0) }) { return ascii }
+        if text.unicodeScalars.allSatisfy({ $0.value < latinEnd }) {
+            // No combining marks below U+0250, so each scalar is a character of its own and
+            // the text folds as its scalars do one by one.
+            var folded = ""
+            folded.reserveCapacity(text.utf8.count)
+            for scalar in text.unicodeScalars { folded += latin[Int(scalar.value)] }
+            return folded
+        }
+        return foundationFold(text)
+    }
+
+    /// The end of the Latin scalars (Basic Latin through Latin Extended-B) folded from a table.
+    private static let latinEnd: UInt32 = 0x250
+    /// Each scalar below ``latinEnd`` folded: what most non-ASCII text in Latin scripts is made of,
+    /// without Foundation's cost per value written.
+    private static let latin: [String] = (0..<latinEnd).map { value in
+        Unicode.Scalar(value).map { foundationFold(String($0)) } ?? ""
+    }
+
+    /// The fold through Foundation, for any text.
+    static func foundationFold(_ text: String) -> String {
         var folded = String.UnicodeScalarView()
         for scalar in text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).decomposedStringWithCanonicalMapping.unicodeScalars {
             switch scalar.properties.generalCategory {
