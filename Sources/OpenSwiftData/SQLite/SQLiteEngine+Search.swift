@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// Making a file's search indexes match the model as it opens (``SQLiteSearchIndexing``): built
@@ -14,6 +15,10 @@ extension SQLiteEngine {
         let description = SQLStore.searchDescription(wanted)
         let recorded = try SQLStore.readMetadata(connection, dialect: SQLiteDialect())[SQLStore.searchMetadataKey] ?? ""
         if wanted.isEmpty && recorded.isEmpty { return [:] }
+        guard try canKeepSearchIndexes(connection) else {
+            Log.general.info("the SQLite library has no FTS5 trigram tokenizer (SQLite 3.34 or later with FTS5); \(storeName)'s searchable attributes are searched by reading every row")
+            return [:]
+        }
         let whole = try wanted.keys.allSatisfy { try isWhole(table: $0, indexing: indexing, connection) }
         guard allowsSave else { return description == recorded && whole ? wanted : [:] }
         try connection.execute("BEGIN IMMEDIATE")
@@ -67,6 +72,16 @@ extension SQLiteEngine {
             }
         }
         _ = try connection.execute("DELETE FROM \(SQLiteDialect().quote(SQLStore.metadataTable)) WHERE \"Z_KEY\" = ?1", bindings: [.text(SQLStore.searchMetadataKey)])
+    }
+
+    /// Whether the SQLite library linked has what the indexes need: FTS5, and its `trigram`
+    /// tokenizer (SQLite 3.34). Without them, searchable attributes are read row by row, with
+    /// the same results.
+    static func canKeepSearchIndexes(_ connection: SQLiteConnection) throws -> Bool {
+        guard sqlite3_libversion_number() >= 3_034_000 else { return false }
+        var fts5 = false
+        try connection.query("SELECT 1 FROM pragma_compile_options WHERE compile_options = 'ENABLE_FTS5'", bindings: []) { _ in fts5 = true }
+        return fts5
     }
 
     /// Whether every table and trigger of `table`'s index is in the file.
