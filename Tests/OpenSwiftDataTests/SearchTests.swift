@@ -108,7 +108,7 @@ import TestModels
         #expect(try found() == ["second"])
 
         // All data, then new rows.
-        try store.container.deleteAllData()
+        store.container.deleteAllData()
         #expect(try store.context().fetchCount(FetchDescriptor<SNote>()) == 0)
         let fresh = store.context()
         fresh.insert(SNote(text: "zebra again", body: "again"))
