@@ -116,23 +116,32 @@ import TestModels
         #expect(try found() == ["again"])
     }
 
+    /// A new file holding `texts`, written through `make`'s model and closed again.
+    static func file<Before: PersistentModel>(holding texts: [String], _ make: (String) -> Before) throws -> URL {
+        let url = TestStore.temporaryURL()
+        let container = try ModelContainer(for: Schema([Before.self]), configurations: [ModelConfiguration(url: url)])
+        let context = ModelContext(container)
+        texts.forEach { context.insert(make($0)) }
+        try context.save()
+        return url
+    }
+
+    /// The file at `url` opened with `types`, and the progress the opening reported.
+    static func openWatched(_ types: [any PersistentModel.Type], at url: URL) throws -> (container: ModelContainer, reports: [MigrationProgress]) {
+        let reports = Locked<[MigrationProgress]>([])
+        let container = try MigrationProgress.observe({ progress in reports.withLock { $0.append(progress) } }, during: {
+            try ModelContainer(for: Schema(types), configurations: [ModelConfiguration(url: url)])
+        })
+        return (container, reports.withLock { $0 })
+    }
+
     /// An existing file whose attribute becomes searchable gets its index built as it opens,
     /// with progress reported as a migration's; its predicates then match as before.
     @Test func anExistingStoreGetsItsIndexBuiltWithProgress() throws {
-        let url = TestStore.temporaryURL()
-        defer { TestStore.removeFiles(at: url) }
         let texts = SearchCorpus.texts(count: 500, seed: 7)
-        do {
-            let container = try ModelContainer(for: Schema([SearchBefore.SMemo.self]), configurations: [ModelConfiguration(url: url)])
-            let context = ModelContext(container)
-            texts.forEach { context.insert(SearchBefore.SMemo(text: $0)) }
-            try context.save()
-        }
-        let reports = Locked<[MigrationProgress]>([])
-        let container = try MigrationProgress.observe({ progress in reports.withLock { $0.append(progress) } }, during: {
-            try ModelContainer(for: Schema([SearchAfter.SMemo.self]), configurations: [ModelConfiguration(url: url)])
-        })
-        let seen = reports.withLock { $0 }
+        let url = try Self.file(holding: texts) { SearchBefore.SMemo(text: $0) }
+        defer { TestStore.removeFiles(at: url) }
+        let (container, seen) = try Self.openWatched([SearchAfter.SMemo.self], at: url)
         #expect(seen.contains { $0.entityName == "SMemo" && $0.completedRows == texts.count && $0.totalRows == texts.count }, "\(seen)")
         #expect(seen.last?.entityName == nil)
         #expect(seen.first?.stageDescription == "search index of SMemo")
@@ -141,30 +150,17 @@ import TestModels
             #expect(found.count == texts.filter { $0.localizedStandardContains(needle) }.count && !found.isEmpty, "\(needle)")
         }
         // Opening it again builds nothing.
-        reports.withLock { $0 = [] }
-        _ = try MigrationProgress.observe({ progress in reports.withLock { $0.append(progress) } }, during: {
-            try ModelContainer(for: Schema([SearchAfter.SMemo.self]), configurations: [ModelConfiguration(url: url)])
-        })
-        #expect(reports.withLock { $0 }.isEmpty)
+        #expect(try Self.openWatched([SearchAfter.SMemo.self], at: url).reports.isEmpty)
     }
 
     /// A migration that changes a searchable table drops its index first, and the same open
     /// builds it again from the migrated rows.
     @Test func aMigrationBuildsTheIndexAgain() throws {
-        let url = TestStore.temporaryURL()
-        defer { TestStore.removeFiles(at: url) }
         let texts = SearchCorpus.texts(count: 300, seed: 8)
-        do {
-            let container = try ModelContainer(for: Schema([SearchAfter.SMemo.self]), configurations: [ModelConfiguration(url: url)])
-            let context = ModelContext(container)
-            texts.forEach { context.insert(SearchAfter.SMemo(text: $0)) }
-            try context.save()
-        }
-        let reports = Locked<[MigrationProgress]>([])
-        let container = try MigrationProgress.observe({ progress in reports.withLock { $0.append(progress) } }, during: {
-            try ModelContainer(for: Schema([SearchMigrated.SMemo.self]), configurations: [ModelConfiguration(url: url)])
-        })
-        let stages = reports.withLock { $0 }.filter { $0.entityName == nil }.map(\.stageDescription)
+        let url = try Self.file(holding: texts) { SearchAfter.SMemo(text: $0) }
+        defer { TestStore.removeFiles(at: url) }
+        let (container, reports) = try Self.openWatched([SearchMigrated.SMemo.self], at: url)
+        let stages = reports.filter { $0.entityName == nil }.map(\.stageDescription)
         #expect(stages.count == 2 && stages.last == "search index of SMemo", "\(stages)")
         let context = ModelContext(container)
         context.insert(SearchMigrated.SMemo(text: "Straße nach dem Umzug"))

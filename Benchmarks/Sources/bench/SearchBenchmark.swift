@@ -153,15 +153,15 @@ func runSearchBenchmark() throws {
     let insertPlain = try insertC(indexed: false, table: "plain")
     let insertIndexed = try insertC(indexed: true, table: "note")
     log("C: \(count) notes inserted in \(insertPlain) s without the index, \(insertIndexed) s with it")
-    func pages(_ sql: String) throws -> Int64 {
+    /// One integer a query answers (bytes, from SQLite's dbstat table, which Debian's SQLite has).
+    func integer(_ sql: String, on c: CLibrary) throws -> Int64 {
         let statement = try c.prepare(sql)
         defer { sqlite3_finalize(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW else { return 0 }
         return sqlite3_column_int64(statement, 0)
     }
-    // Bytes, from SQLite's dbstat table (Debian's SQLite has it).
-    let indexBytes = try pages("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'note_fts%'")
-    let tableBytes = try pages("SELECT sum(pgsize) FROM dbstat WHERE name = 'note'")
+    let indexBytes = try integer("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'note_fts%'", on: c)
+    let tableBytes = try integer("SELECT sum(pgsize) FROM dbstat WHERE name = 'note'", on: c)
 
     var lines: [String] = []
     for needle in needles {
@@ -193,14 +193,8 @@ func runSearchBenchmark() throws {
     // The library's index and table, from the same dbstat table.
     let library = CLibrary()
     try library.open(path: indexedPath)
-    func libraryBytes(_ sql: String) throws -> Int64 {
-        let statement = try library.prepare(sql)
-        defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW else { return 0 }
-        return sqlite3_column_int64(statement, 0)
-    }
-    let libraryIndexBytes = try libraryBytes("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'Z_SEARCH%'")
-    let libraryTableBytes = try libraryBytes("SELECT sum(pgsize) FROM dbstat WHERE name = 'IndexedSearchNote'")
+    let libraryIndexBytes = try integer("SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'Z_SEARCH%'", on: library)
+    let libraryTableBytes = try integer("SELECT sum(pgsize) FROM dbstat WHERE name = 'IndexedSearchNote'", on: library)
 
     let machine = ProcessInfo.processInfo.hostName
     var report = [
