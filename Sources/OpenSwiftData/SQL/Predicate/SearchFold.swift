@@ -71,10 +71,11 @@ enum SearchFold {
     /// the needle is too short, or holds a character whose matches the fold cannot promise.
     ///
     /// Foundation's matching has cases no fold reproduces (`ß` found in `ſé`, Greek `ι` found
-    /// in the combining iota subscript, expansions such as `ﬅ`); a needle is looked up only when
-    /// every scalar is one of the scripts checked against Foundation (millions of random
-    /// pairs while this was written; `SearchTests` repeats a share of them) — Latin, Greek except iota, Cyrillic, kana without voicing marks, CJK
-    /// ideographs — and decomposes to a base with Latin combining marks at most.
+    /// in the combining iota subscript, expansions such as `ﬅ`). A needle is looked up only when
+    /// every scalar is of a script checked against Foundation (millions of random pairs while
+    /// this was written; `SearchTests` repeats a share of them) — Latin, Greek except iota,
+    /// Cyrillic, kana without voicing marks, CJK ideographs — and decomposes to a base with
+    /// Latin combining marks at most.
     static func indexableNeedle(_ needle: String) -> String? {
         guard needle.unicodeScalars.allSatisfy(isIndexable) else { return nil }
         let folded = fold(needle)
