@@ -642,6 +642,12 @@ import Testing
         #expect(try statement(#Predicate { $0.title?.localizedStandardContains("STRASSE") ?? false }).text.contains("MATCH"))
         #expect(try statement(#Predicate { $0.title?.localizedStandardContains("STRASSE") == true }).text.contains("MATCH"))
         #expect(try statement(#Predicate { $0.text.contains("Stra") }).text.contains("MATCH"))
+        // Either of two searchable attributes of the row: both lookups, one key list.
+        let either = try statement(#Predicate { $0.text.localizedStandardContains("strasse") || ($0.title?.localizedStandardContains("CAFE") ?? false) })
+        #expect(either.text.components(separatedBy: "MATCH").count == 3)
+        #expect(either.bindings.contains(.text("\"cafe\"")))
+        let eitherPlan = try CoreDataFileRows.read(url, "EXPLAIN QUERY PLAN " + either.text)
+        #expect(!eitherPlan.contains { $0.contains("SCAN t0") }, "\(eitherPlan)")
 
         for predicate in [
             #Predicate<SNote> { $0.text.localizedStandardContains("st") },

@@ -40,6 +40,8 @@ import TestModels
             try check(store, #Predicate<SNote> { !$0.text.localizedStandardContains(needle) }, over: all, name)
             try check(store, #Predicate<SNote> { !($0.title?.localizedStandardContains(needle) ?? true) }, over: all, name)
             try check(store, #Predicate<SNote> { $0.text.localizedStandardContains(needle) || $0.rank == 3 }, over: all, name)
+            try check(store, #Predicate<SNote> { $0.text.localizedStandardContains(needle) || ($0.title?.localizedStandardContains(needle) ?? false) }, over: all, name)
+            try check(store, #Predicate<SNote> { $0.rank != 2 && ($0.title?.contains(needle) == true || $0.text.contains(needle)) }, over: all, name)
             try check(store, #Predicate<SNote> { $0.rank < 5 && $0.text.localizedStandardContains(needle) && $0.body.localizedStandardContains(needle) }, over: all, name)
             try check(store, #Predicate<SNote> { $0.text.localizedStandardContains(needle) && ($0.title?.contains(needle) ?? false) }, over: all, name)
         }

@@ -20,11 +20,11 @@ package protocol SQLSearchIndexing: Sendable {
     /// The statement that adds to the index the rows whose keys are above placeholder 1 and at
     /// most placeholder 2 (a build goes through the table a range at a time).
     func fillStatement(table: String, columns: [String]) -> String
-    /// A condition: the row whose key is `key` (rendered) may hold `needle` in the searchable
-    /// column at position `column` (of the columns the index was created with) —
-    /// its folded text contains the needle (``SearchFold``), or it is pending. `needle` is the
-    /// rendered placeholder of ``lookup(_:)``'s value.
-    func prefilter(key: String, table: String, column: Int, needle: String) -> String
+    /// A condition: the row whose key is `key` (rendered) may hold one of the needles, each in
+    /// the searchable column at its position (of the columns the index was created with) — its
+    /// folded text contains the needle (``SearchFold``), or the row is pending. Each needle is
+    /// the rendered placeholder of ``lookup(_:)``'s value.
+    func prefilter(key: String, table: String, lookups: [(column: Int, needle: String)]) -> String
     /// The value bound for a folded needle.
     func lookup(_ folded: String) -> String
     /// The names of the triggers and tables that make up the index of `table`, to check it is whole.

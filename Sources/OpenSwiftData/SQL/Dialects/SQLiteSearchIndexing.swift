@@ -59,9 +59,11 @@ struct SQLiteSearchIndexing: SQLSearchIndexing {
         columns.map { "osd_search_fold(\(q($0)))" }.joined(separator: ", ")
     }
 
-    func prefilter(key: String, table: String, column: Int, needle: String) -> String {
+    func prefilter(key: String, table: String, lookups: [(column: Int, needle: String)]) -> String {
         // FTS5 filters by column when MATCH has the column on its left.
-        "(\(key) IN (SELECT rowid FROM \(q(Self.indexTable(table))) WHERE \(q("c\(column)")) MATCH \(needle) UNION ALL SELECT \(q("Z_KEY")) FROM \(q(Self.pendingTable(table)))))"
+        let index = q(Self.indexTable(table))
+        let matches = lookups.map { "SELECT rowid FROM \(index) WHERE \(q("c\($0.column)")) MATCH \($0.needle)" }
+        return "(\(key) IN (\((matches + ["SELECT \(q("Z_KEY")) FROM \(q(Self.pendingTable(table)))"]).joined(separator: " UNION ALL "))))"
     }
 
     func lookup(_ folded: String) -> String {

@@ -108,15 +108,24 @@ struct PredicateTranslator {
         return PredicateTranslator.requiredSearches(in: condition).reversed().reduce(condition) { .binary(.searchMatch($1), .and, $0) }
     }
 
-    /// The searches (``SQLExpression/searched(_:_:)``) a row must pass for `condition` to be true:
-    /// those it is a conjunction of, also through the 0/1 and `?? false` wrappers optionals
-    /// translate to. Anything under `OR`, `NOT` or a comparison may be true without them.
-    static func requiredSearches(in condition: SQLExpression) -> [SearchLookup] {
+    /// The searches (``SQLExpression/searched(_:_:)``) a row must pass for `condition` to be
+    /// true, each a list of lookups of which the row must pass one: those `condition` is a
+    /// conjunction of, also through the 0/1 and `?? false` wrappers optionals translate to, and
+    /// a disjunction of searches of the same row (`title` or `text` containing the needle).
+    /// Anything under `NOT` or a comparison, or an `OR` with another kind of condition, may be
+    /// true without them.
+    static func requiredSearches(in condition: SQLExpression) -> [[SearchLookup]] {
         switch condition {
         case .searched(let inner, let lookup):
-            return [lookup] + requiredSearches(in: inner)
+            return [[lookup]] + requiredSearches(in: inner)
         case .binary(let lhs, .and, let rhs):
             return requiredSearches(in: lhs) + requiredSearches(in: rhs)
+        case .binary(let lhs, .or, let rhs):
+            // A row passing either side passes one of a search of each side, where both sides
+            // search the same row (one alias, so one table and one key).
+            guard let left = requiredSearches(in: lhs).first, let right = requiredSearches(in: rhs).first else { return [] }
+            let either = left + right
+            return Set(either.map(\.alias)).count == 1 ? [either] : []
         case .truth(let inner), .truthValue(let inner):
             return requiredSearches(in: inner)
         case .binary(let lhs, .equal, let rhs), .binary(let lhs, .isNotDistinct, let rhs):
@@ -155,8 +164,7 @@ struct PredicateTranslator {
               case .constant(let value) = needle else { return condition }
         let string = (value as? String) ?? (value as? Substring).map(String.init)
         guard let string, let folded = SearchFold.indexableNeedle(string) else { return condition }
-        let key = SQLExpression.column(table: alias, name: ModelLayout.primaryKeyColumn)
-        return .searched(condition, SearchLookup(key: key, table: table, column: position, needle: folded))
+        return .searched(condition, SearchLookup(alias: alias, table: table, column: position, needle: folded))
     }
 
     /// Notes that `alias.column` is `layout`'s searchable column, where it is one.

@@ -40,8 +40,9 @@ indirect enum SQLExpression: Sendable {
     /// searchable column): rendered as the condition itself; where the whole predicate can only
     /// be true when it is, the query also asks for the index's rows (``searchMatch(_:)``).
     case searched(SQLExpression, SearchLookup)
-    /// The rows a search index says may hold a needle (``SQLSearchIndexing/prefilter(key:table:column:needle:)``).
-    case searchMatch(SearchLookup)
+    /// The rows a search index says may hold any of the lookups' needles (all of one row, by
+    /// ``SQLSearchIndexing/prefilter(key:table:lookups:)``).
+    case searchMatch([SearchLookup])
 
     /// Whether the expression is a condition (true, false or NULL) rather than a value.
     var isCondition: Bool {
@@ -71,8 +72,8 @@ indirect enum SQLExpression: Sendable {
 
 /// A needle looked up in the search index of a table's searchable column.
 struct SearchLookup: Sendable {
-    /// The key of the row tested (the primary key column of the searched table's alias).
-    var key: SQLExpression
+    /// The alias of the row tested, whose primary key the index's rows are compared with.
+    var alias: String
     /// The table whose index is used.
     var table: String
     /// The column's position among the table's searchable columns.

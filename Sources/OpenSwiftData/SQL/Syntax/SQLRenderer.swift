@@ -220,11 +220,12 @@ struct SQLRenderer {
             return text
         case .searched(let condition, _):
             return render(condition)
-        case .searchMatch(let lookup):
+        case .searchMatch(let lookups):
             // Only a store whose dialect keeps indexes asks for one; anything else reads every row.
-            guard let indexing = dialect.searchIndexing else { return "(1 = 1)" }
-            let needle = render(.bind(.text(indexing.lookup(lookup.needle))))
-            return indexing.prefilter(key: render(lookup.key), table: lookup.table, column: lookup.column, needle: needle)
+            guard let indexing = dialect.searchIndexing, let first = lookups.first else { return "(1 = 1)" }
+            let key = render(.column(table: first.alias, name: ModelLayout.primaryKeyColumn))
+            let needles = lookups.map { (column: $0.column, needle: render(.bind(.text(indexing.lookup($0.needle))))) }
+            return indexing.prefilter(key: key, table: first.table, lookups: needles)
         case .jsonValue(let base, let path, let type):
             let json = render(base)
             return dialect.jsonValue(json, path: render(.bind(.text(dialect.jsonPath(path)))), type: type)
