@@ -43,7 +43,6 @@ extension SQLStore: RowStore {
                     }
                 }
             }
-            try flushSearchIndexes(on: connection)
             try deleteAllHistory(on: connection)
         }
     }

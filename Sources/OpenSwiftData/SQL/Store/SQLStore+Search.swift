@@ -40,8 +40,9 @@ extension SQLStore {
         }
     }
 
-    /// Moves the keys the save's writes recorded into the search indexes, inside the save's
-    /// transaction: the index is up to date when the save commits.
+    /// Moves the keys a write transaction recorded into the search indexes, inside it: the
+    /// index is up to date when it commits. Every save runs this while it prepares, every other
+    /// write transaction (``write(_:)``) before its commit.
     func flushSearchIndexes(on connection: any SQLConnection) throws {
         guard let indexing = dialect.searchIndexing else { return }
         for (table, columns) in searchColumns.sorted(by: { $0.key < $1.key }) {

@@ -97,6 +97,9 @@ package final class SQLStore: Sendable {
         let result: R
         do {
             result = try body(connection)
+            // Rows the body wrote, into the search indexes in its transaction (a save does
+            // this while it prepares, see ``SQLSaveWriter``).
+            try flushSearchIndexes(on: connection)
         } catch {
             rollback(connection)
             throw engine.translate(error)

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Substring predicates on searchable attributes: marking them, and finding the ones a row must
+/// pass, which the query asks the search index about first (``SQLExpression/searchMatch(_:)``).
+extension PredicateTranslator {
+    /// The searches (``SQLExpression/searched(_:_:)``) a row must pass for `condition` to be
+    /// true, each a list of lookups of which the row must pass one: those `condition` is a
+    /// conjunction of, also through the 0/1 and `?? false` wrappers optionals translate to, and
+    /// a disjunction of searches of the same row (`title` or `text` containing the needle).
+    /// Anything under `NOT` or a comparison, or an `OR` with another kind of condition, may be
+    /// true without them.
+    static func requiredSearches(in condition: SQLExpression) -> [[SearchLookup]] {
+        switch condition {
+        case .searched(let inner, let lookup):
+            return [[lookup]] + requiredSearches(in: inner)
+        case .binary(let lhs, .and, let rhs):
+            return requiredSearches(in: lhs) + requiredSearches(in: rhs)
+        case .binary(let lhs, .or, let rhs):
+            // A row passing either side passes one of a search of each side, where both sides
+            // search the same row (one alias, so one table and one key).
+            guard let left = requiredSearches(in: lhs).first, let right = requiredSearches(in: rhs).first else { return [] }
+            let either = left + right
+            return Set(either.map(\.alias)).count == 1 ? [either] : []
+        case .truth(let inner), .truthValue(let inner):
+            return requiredSearches(in: inner)
+        case .binary(let lhs, .equal, let rhs), .binary(let lhs, .isNotDistinct, let rhs):
+            if isTrue(rhs) { return requiredSearches(in: lhs) }
+            return isTrue(lhs) ? requiredSearches(in: rhs) : []
+        case .function(.coalesce, let arguments) where arguments.count == 2 && isFalse(arguments[1]):
+            return requiredSearches(in: arguments[0])
+        case .caseWhen(let branches, let otherwise):
+            // `?.` gives NULL where the optional is nil: only the other branch can be true.
+            let values = (branches.map(\.1) + [otherwise]).filter { !isFalse($0) }
+            return values.count == 1 ? requiredSearches(in: values[0]) : []
+        default:
+            return []
+        }
+    }
+
+    /// Whether `expression` is a constant that is never true (NULL, 0).
+    private static func isFalse(_ expression: SQLExpression) -> Bool {
+        switch expression {
+        case .constant(.integer(0)), .bind(.integer(0)), .constant(.null), .bind(.null): return true
+        default: return false
+        }
+    }
+
+    private static func isTrue(_ expression: SQLExpression) -> Bool {
+        switch expression {
+        case .constant(.integer(1)), .bind(.integer(1)): return true
+        default: return false
+        }
+    }
+
+    /// Marks `condition` (a substring test of `text` for `needle`) as one a search index can
+    /// narrow down, where `text` is a searchable column and `needle` a constant the index can look up.
+    func searched(_ condition: SQLExpression, text: PredicateOperand, needle: PredicateOperand) -> SQLExpression {
+        guard case .sql(.column(let alias, let name), _) = text, let (table, position) = searchable["\(alias).\(name)"],
+              case .constant(let value) = needle else { return condition }
+        let string = (value as? String) ?? (value as? Substring).map(String.init)
+        guard let string, let folded = SearchFold.indexableNeedle(string) else { return condition }
+        return .searched(condition, SearchLookup(alias: alias, table: table, column: position, needle: folded))
+    }
+
+    /// Notes that `alias.column` is `layout`'s searchable column, where it is one.
+    mutating func noteSearchable(alias: String, column: String, layout: ModelLayout) {
+        if let position = searchColumns[layout.tableName]?.firstIndex(of: column) {
+            searchable["\(alias).\(column)"] = (layout.tableName, position)
+        }
+    }
+}
