@@ -158,7 +158,7 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         let place = "\(address.place), schema \(postgresSchema)"
         do {
             let prepared = try prepareTables(request, engine: engine, place: place)
-            return request.makeStore(engine: engine, identifier: prepared.identifier, name: name, allowsSave: allowsSave, keepsHistory: prepared.keepsHistory && recordsHistory)
+            return request.makeStore(engine: engine, identifier: prepared.identifier, name: name, allowsSave: allowsSave, keepsHistory: prepared.keepsHistory && recordsHistory, search: prepared.search)
         } catch {
             engine.close()
             throw error
@@ -181,7 +181,7 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
 
     /// Creates, checks or migrates the tables in one transaction, holding a lock on the namespace
     /// so that containers opening it at once on several machines create or migrate it once.
-    private func prepareTables(_ request: StoreOpenRequest, engine: PostgresEngine, place: String) throws -> (identifier: String, keepsHistory: Bool) {
+    private func prepareTables(_ request: StoreOpenRequest, engine: PostgresEngine, place: String) throws -> (identifier: String, keepsHistory: Bool, search: [String: [String]]) {
         let connection = try engine.beginWrite()
         defer { engine.endWrite(connection) }
         _ = try connection.execute("BEGIN", bindings: [])

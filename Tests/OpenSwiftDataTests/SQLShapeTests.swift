@@ -536,6 +536,42 @@ import Testing
         #expect(joined.filter { $0.text.hasPrefix("UPDATE \"Reading\"") }.map(\.text) == ["UPDATE \"Reading\" SET \"label\" = ?1 WHERE (\"Z_PK\" IN (SELECT \"t0\".\"Z_PK\" FROM \"Reading\" AS \"t0\" LEFT JOIN \"Sensor\" AS \"t1\" ON (\"t1\".\"Z_PK\" = \"t0\".\"sensor\") WHERE ((CASE WHEN (\"t0\".\"sensor\" IS NULL) THEN NULL ELSE \"t1\".\"name\" END) IS (?2 COLLATE SWIFT))))"])
     }
 
+    #if PostgreSQL
+    /// PostgreSQL: a substring predicate on a searchable attribute asks the trigram index of the
+    /// folded column (`LIKE`, which `pg_trgm`'s GIN index answers), for `contains` without the
+    /// needle's last character; anything else reads the rows.
+    @Test(.enabled(if: PostgresServer.url != nil, PostgresServer.skipReason))
+    func postgresSearchesThroughTheTrigramIndex() throws {
+        let store = try TestStore(.postgres, [SNote.self])
+        let sqlStore = try #require(store.container.stores[0] as? SQLStore)
+        store.context().insert(SNote(text: "Straße"))
+        try store.context().save()
+        func statement(_ predicate: Predicate<SNote>) throws -> RenderedSQL {
+            try #require(try store.sql { _ = try store.context().fetch(FetchDescriptor(predicate: predicate)) }.first)
+        }
+        let narrowed = try statement(#Predicate { $0.text.localizedStandardContains("STRASSE") && $0.rank < 3 })
+        #expect(narrowed.text.contains(" LIKE "))
+        let plan = try sqlStore.write { connection in
+            // With one row, the planner would read the table: the plan it makes when the index pays.
+            _ = try connection.execute("SET LOCAL enable_seqscan = off", bindings: [])
+            var lines: [String] = []
+            try connection.query("EXPLAIN " + narrowed.text, bindings: narrowed.bindings) { row in
+                if case .text(let line) = row.value(at: 0) { lines.append(line) }
+            }
+            return lines.joined(separator: "\n")
+        }
+        #expect(plan.contains("Bitmap Index Scan on \"Z_SEARCH.SNote.text\""), "\(plan)")
+        #expect(try statement(#Predicate { $0.title?.contains("Stra") == true }).text.contains("left("))
+        for predicate in [
+            #Predicate<SNote> { $0.text.localizedStandardContains("st") },
+            #Predicate<SNote> { !$0.text.localizedStandardContains("strasse") },
+            #Predicate<SNote> { $0.body.localizedStandardContains("strasse") },
+        ] {
+            #expect(try !statement(predicate).text.contains(" LIKE "))
+        }
+    }
+    #endif
+
     /// PostgreSQL: a save's rows go up as arrays, one parameter per column (`unnest`), and a
     /// column of only NULLs as NULL without one; updates join the arrays to the table by key,
     /// check the columns read, and return the keys they changed.

@@ -24,14 +24,25 @@ import TestModels
         let all = try all ?? store.context().fetch(FetchDescriptor<SNote>())
         let expected = Set(all.filter { (try? predicate.evaluate($0)) ?? false }.map(\.persistentModelID))
         let fetched = try store.context().fetch(FetchDescriptor<SNote>(predicate: predicate)).map(\.persistentModelID)
-        #expect(Set(fetched) == expected, "SQL and evaluate disagree \(note)", sourceLocation: sourceLocation)
+        let missing = expected.subtracting(fetched).count, extra = Set(fetched).subtracting(expected).count
+        #expect(missing == 0 && extra == 0, "SQL and evaluate disagree \(note): \(missing) rows missing, \(extra) too many", sourceLocation: sourceLocation)
         #expect(fetched.count == expected.count, "duplicate rows \(note)", sourceLocation: sourceLocation)
     }
 
     /// Every needle of the corpus, in every position an index may or may not narrow.
-    static func checkEveryNeedle(_ store: TestStore) throws {
+    ///
+    /// PostgreSQL compares text in one normal form (NFC), and Foundation does not always: a kana
+    /// and its voicing mark written apart hold `ふ`, written as one (`ぷ`) they do not. A needle
+    /// whose matches in this corpus depend on the form is left out there (`Search.md` says so),
+    /// and so is `が`, which Foundation finds in `か` followed by `ᾳ` (a Greek letter with the
+    /// iota subscript).
+    static func checkEveryNeedle(_ store: TestStore, kind: StoreKind) throws {
         let all = try store.context().fetch(FetchDescriptor<SNote>())
+        let texts = all.flatMap { [$0.text, $0.body] + ($0.title.map { [$0] } ?? []) }
         for needle in SearchCorpus.needles {
+            if kind == .postgres, needle == "\u{304C}" || texts.contains(where: { $0.localizedStandardContains(needle) != $0.precomposedStringWithCanonicalMapping.localizedStandardContains(needle.precomposedStringWithCanonicalMapping) }) {
+                continue
+            }
             let name = needle.debugDescription
             try check(store, #Predicate<SNote> { $0.text.localizedStandardContains(needle) }, over: all, "localizedStandardContains(\(name))")
             try check(store, #Predicate<SNote> { $0.text.contains(needle) }, over: all, "contains(\(name))")
@@ -47,14 +58,9 @@ import TestModels
         }
     }
 
-    /// Not yet PostgreSQL: its translation of `localizedStandardContains` folds case with
-    /// `lower()`, which does not expand `ß`, `ﬁ` or `ſ`, and keeps kana voicing marks and the
-    /// Greek iota subscript, so this corpus finds rows it misses (issue 55's PostgreSQL part).
-    static let exactOnEveryText = StoreKind.allCases.filter { $0 != .postgres }
-
-    @Test(arguments: exactOnEveryText)
+    @Test(arguments: StoreKind.allCases)
     func substringPredicatesOnSearchableAttributesMatchEvaluate(_ kind: StoreKind) throws {
-        try Self.checkEveryNeedle(try Self.store(kind))
+        try Self.checkEveryNeedle(try Self.store(kind), kind: kind)
     }
 
     @Test(arguments: StoreKind.translatingPredicates)

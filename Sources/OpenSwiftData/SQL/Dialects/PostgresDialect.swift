@@ -30,6 +30,7 @@ package struct PostgresDialect: SQLDialect {
     package func quote(_ identifier: String) -> String { quoteWithDoubleQuotes(identifier) }
     /// NAMEDATALEN − 1: PostgreSQL truncates longer names.
     package var maximumIdentifierBytes: Int? { 63 }
+    package var searchIndexing: (any SQLSearchIndexing)? { PostgresSearchIndexing() }
     // The txid_* spellings run on every supported server (pg_current_xact_id is 13 and later).
     package var transactionIDs: SQLTransactionIDs? {
         SQLTransactionIDs(
@@ -203,7 +204,7 @@ package struct PostgresDialect: SQLDialect {
         case (.startsWith, 2):
             return "CAST((\(nfc(arguments[0])) ~ ('^' || \(literalPattern(nfc(arguments[1]))) || '(?!\(Self.extending))')) AS INTEGER)"
         case (.localizedStandardContains, 2):
-            return "CAST((\(arguments[1]) <> '' AND strpos(\(folded(arguments[0])), \(folded(arguments[1]))) > 0) AS INTEGER)"
+            return "CAST((\(arguments[1]) <> '' AND strpos(\(Self.searchFold(arguments[0])), \(Self.searchFold(arguments[1]))) > 0) AS INTEGER)"
         case (.caseInsensitiveCompare, 2):
             let a = "(lower(\(nfc(arguments[0])) COLLATE \"und-x-icu\") COLLATE \"C\")"
             let b = "(lower(\(nfc(arguments[1])) COLLATE \"und-x-icu\") COLLATE \"C\")"
@@ -226,8 +227,8 @@ package struct PostgresDialect: SQLDialect {
     }
 
     /// Code points that belong to the character before them: combining marks of the common
-    /// scripts, joiners, variation selectors, emoji skin tones and tags.
-    private static let extending = "[\\u0300-\\u036F\\u0483-\\u0489\\u0591-\\u05BD\\u05BF\\u05C1\\u05C2\\u05C4\\u05C5\\u05C7\\u0610-\\u061A\\u064B-\\u065F\\u0670\\u06D6-\\u06DC\\u06DF-\\u06E4\\u06E7\\u06E8\\u06EA-\\u06ED\\u0900-\\u0903\\u093A-\\u094F\\u0951-\\u0957\\u0962\\u0963\\u0981-\\u0983\\u09BC-\\u09D7\\u0E31\\u0E34-\\u0E3A\\u0E47-\\u0E4E\\u0EB1\\u0EB4-\\u0EBC\\u0EC8-\\u0ECD\\u1AB0-\\u1AFF\\u1DC0-\\u1DFF\\u200C\\u200D\\u20D0-\\u20FF\\uFE00-\\uFE0F\\uFE20-\\uFE2F\\U0001F3FB-\\U0001F3FF\\U000E0020-\\U000E007F]"
+    /// scripts (kana voicing marks among them), joiners, variation selectors, emoji skin tones and tags.
+    private static let extending = "[\\u0300-\\u036F\\u0483-\\u0489\\u0591-\\u05BD\\u05BF\\u05C1\\u05C2\\u05C4\\u05C5\\u05C7\\u0610-\\u061A\\u064B-\\u065F\\u0670\\u06D6-\\u06DC\\u06DF-\\u06E4\\u06E7\\u06E8\\u06EA-\\u06ED\\u0900-\\u0903\\u093A-\\u094F\\u0951-\\u0957\\u0962\\u0963\\u0981-\\u0983\\u09BC-\\u09D7\\u0E31\\u0E34-\\u0E3A\\u0E47-\\u0E4E\\u0EB1\\u0EB4-\\u0EBC\\u0EC8-\\u0ECD\\u1AB0-\\u1AFF\\u1DC0-\\u1DFF\\u200C\\u200D\\u20D0-\\u20FF\\u3099\\u309A\\uFE00-\\uFE0F\\uFE20-\\uFE2F\\U0001F3FB-\\U0001F3FF\\U000E0020-\\U000E007F]"
 
     private func nfc(_ text: String) -> String { "normalize(\(text), NFC)" }
 
@@ -236,8 +237,16 @@ package struct PostgresDialect: SQLDialect {
         "regexp_replace(\(text), '([\\]\\[.*+?^$(){}|\\\\])', '\\\\\\1', 'g')"
     }
 
-    /// Case- and diacritic-insensitive form, for `localizedStandardContains`.
-    private func folded(_ text: String) -> String {
-        "lower(regexp_replace(normalize(\(text), NFD), '[\\u0300-\\u036F]', '', 'g') COLLATE \"und-x-icu\")"
-    }
-}
+    /// `text` with case and diacritics folded, in which `localizedStandardContains` compares,
+    /// and which a search index keeps (``PostgresSearchIndexing``): Latin, Greek and Cyrillic
+    /// diacritics (U+0300–U+036F) dropped, other marks composed again (kana keep their voicing,
+    /// as Foundation's do), lowered in ICU's root locale, and the case folds `lower()` leaves out
+    /// made (`ς`, `ſ` and the iota subscript; `ß` and the Latin ligatures expanded). ASCII text,
+    /// the common case, is only lowered. Immutable, as an index's expression must be; the same
+    /// text every time, as a query must spell the index's expression for PostgreSQL to use it.
+    static func searchFold(_ text: String) -> String {
+        let folded = "lower(normalize(regexp_replace(normalize(\(text), NFD), '[\\u0300-\\u0344\\u0346-\\u036F]', '', 'g'), NFC) COLLATE \"und-x-icu\") COLLATE \"C\""
+        let expansions = [("ß", "ss"), ("ﬀ", "ff"), ("ﬁ", "fi"), ("ﬂ", "fl"), ("ﬃ", "ffi"), ("ﬄ", "ffl"), ("ﬅ", "st"), ("ﬆ", "st")]
+        let expanded = expansions.reduce("translate(\(folded), 'ςſ\u{345}', 'σsι')") { "replace(\($0), '\($1.0)', '\($1.1)')" }
+        return "(CASE WHEN octet_length(\(text)) = char_length(\(text)) THEN lower(\(text) COLLATE \"C\") ELSE \(expanded) END)"
+    }}

@@ -6,6 +6,7 @@
 /// triggers run for every program that writes it, and another program has no such function.
 /// Its triggers only record keys.
 struct SQLiteSearchIndexing: SQLSearchIndexing {
+    // Creating, filling and checking the index: `SQLiteEngine+Search.swift`.
     private let dialect = SQLiteDialect()
 
     private func q(_ name: String) -> String { dialect.quote(name) }
@@ -36,7 +37,7 @@ struct SQLiteSearchIndexing: SQLSearchIndexing {
             + ["DROP TABLE IF EXISTS \(q(Self.indexTable(table)))", "DROP TABLE IF EXISTS \(q(Self.pendingTable(table)))"]
     }
 
-    func pendingQuery(table: String) -> String {
+    func pendingQuery(table: String) -> String? {
         "SELECT 1 FROM \(q(Self.pendingTable(table))) LIMIT 1"
     }
 
@@ -59,14 +60,15 @@ struct SQLiteSearchIndexing: SQLSearchIndexing {
         columns.map { "osd_search_fold(\(q($0)))" }.joined(separator: ", ")
     }
 
-    func prefilter(key: String, table: String, lookups: [(column: Int, needle: String)]) -> String {
-        // FTS5 filters by column when MATCH has the column on its left.
+    func prefilter(key: String, table: String, probes: [SearchProbe]) -> String {
+        // FTS5 filters by column when MATCH has the column on its left. The index holds folded
+        // text, which finds `contains`'s rows too.
         let index = q(Self.indexTable(table))
-        let matches = lookups.map { "SELECT rowid FROM \(index) WHERE \(q("c\($0.column)")) MATCH \($0.needle)" }
+        let matches = probes.map { "SELECT rowid FROM \(index) WHERE \(q("c\($0.column)")) MATCH \($0.needle)" }
         return "(\(key) IN (\((matches + ["SELECT \(q("Z_KEY")) FROM \(q(Self.pendingTable(table)))"]).joined(separator: " UNION ALL "))))"
     }
 
-    func lookup(_ folded: String) -> String {
+    func lookup(needle: String, folded: String) -> String {
         // One FTS5 phrase: the text between double quotes, a quote in it doubled.
         "\"" + folded.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -167,7 +167,7 @@ extension PredicateExpressions.CollectionContainsCollection: SQLTranslatablePred
         let call = SQLExpression.function(.contains, [
             try translator.value(of: whole, codec: codec, node: self), try translator.value(of: part, codec: codec, node: self),
         ])
-        return .sql(translator.searched(.binary(call, .equal, .constant(.integer(1))), text: whole, needle: part), .boolean)
+        return .sql(translator.searched(.binary(call, .equal, .constant(.integer(1))), text: whole, needle: part, folds: false), .boolean)
     }
 }
 

@@ -153,7 +153,7 @@ extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatableP
             return .constant(try evaluate(translator.constantBindings))
         }
         let call = try stringFunction(.localizedStandardContains, left, right, &translator, node: self)
-        return .sql(translator.searched(.binary(call, .equal, .constant(.integer(1))), text: left, needle: right), .boolean)
+        return .sql(translator.searched(.binary(call, .equal, .constant(.integer(1))), text: left, needle: right, folds: true), .boolean)
     }
 }
 

@@ -54,12 +54,13 @@ extension PredicateTranslator {
 
     /// Marks `condition` (a substring test of `text` for `needle`) as one a search index can
     /// narrow down, where `text` is a searchable column and `needle` a constant the index can look up.
-    func searched(_ condition: SQLExpression, text: PredicateOperand, needle: PredicateOperand) -> SQLExpression {
+    /// `folds`: whether the test is `localizedStandardContains` (rather than `contains`).
+    func searched(_ condition: SQLExpression, text: PredicateOperand, needle: PredicateOperand, folds: Bool) -> SQLExpression {
         guard case .sql(.column(let alias, let name), _) = text, let (table, position) = searchable["\(alias).\(name)"],
               case .constant(let value) = needle else { return condition }
         let string = (value as? String) ?? (value as? Substring).map(String.init)
         guard let string, let folded = SearchFold.indexableNeedle(string) else { return condition }
-        return .searched(condition, SearchLookup(alias: alias, table: table, column: position, needle: folded))
+        return .searched(condition, SearchLookup(alias: alias, table: table, column: position, columnName: name, needle: string, folded: folded, folds: folds))
     }
 
     /// Notes that `alias.column` is `layout`'s searchable column, where it is one.

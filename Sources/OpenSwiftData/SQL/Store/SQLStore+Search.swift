@@ -46,8 +46,9 @@ extension SQLStore {
     func flushSearchIndexes(on connection: any SQLConnection) throws {
         guard let indexing = dialect.searchIndexing else { return }
         for (table, columns) in searchColumns.sorted(by: { $0.key < $1.key }) {
+            guard let query = indexing.pendingQuery(table: table) else { continue }
             var pending = false
-            try connection.query(indexing.pendingQuery(table: table), bindings: []) { _ in pending = true }
+            try connection.query(query, bindings: []) { _ in pending = true }
             guard pending else { continue }
             for statement in indexing.flushStatements(table: table, columns: columns) {
                 _ = try connection.execute(statement, bindings: [])

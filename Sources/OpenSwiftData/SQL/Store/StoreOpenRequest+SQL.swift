@@ -7,13 +7,14 @@ extension StoreOpenRequest {
     /// the same tables — creates the tables of a new store, or checks those of an existing one and
     /// migrates them (``SQLMigration``) when the model changed; adds the history tables to a store
     /// written before history existed. Returns the store's identifier, and whether it keeps history
-    /// (a read-only store written before history existed does not).
+    /// (a read-only store written before history existed does not), and the searchable columns
+    /// whose search index is ready (``SQLSearchIndexing/prepare(on:wanted:allowsSave:storeName:)``).
     /// `tables`: the names already in the store's namespace; `place`: where the store is, for
     /// messages; `name`: the configuration's; `translate`: the engine's error translation.
     package func prepareTables(
         on connection: any SQLConnection, dialect: any SQLDialect, tables: Set<String>, place: String, name: String, allowsSave: Bool,
         translate: @escaping @Sendable (any Error) -> any Error
-    ) throws -> (identifier: String, keepsHistory: Bool) {
+    ) throws -> (identifier: String, keepsHistory: Bool, search: [String: [String]]) {
         try checkIdentifierLengths(dialect)
         let migration = self.migration.scoped(to: layouts)
         let version = try migration.version(of: layouts, declared: self.version)
@@ -27,7 +28,7 @@ extension StoreOpenRequest {
             }
             let identifier = UUID().uuidString
             try SQLStore.createSchema(on: connection, layouts: layouts, dialect: dialect, identifier: identifier, version: version, ownedRows: ownedRows)
-            return (identifier, true)
+            return (identifier, true, try prepareSearch(on: connection, dialect: dialect, allowsSave: allowsSave, name: name))
         }
         let metadata = try SQLStore.readMetadata(connection, dialect: dialect)
         guard let stored = metadata["fingerprint"], let identifier = metadata["identifier"] else {
@@ -42,7 +43,7 @@ extension StoreOpenRequest {
         let gainedOwners = try SQLStore.prepareOwners(ownedRows, layouts: layouts, on: connection, dialect: dialect, allowsSave: allowsSave, place: place)
         if migration.isNeeded(metadata: metadata, fingerprint: fingerprint, version: version) {
             guard allowsSave else {
-                if stored == fingerprint { return (identifier, keepsHistory) }
+                if stored == fingerprint { return (identifier, keepsHistory, try prepareSearch(on: connection, dialect: dialect, allowsSave: allowsSave, name: name)) }
                 throw SwiftDataError(.schemaMismatch, "the store at \(place) was written with a different model (\(SQLStore.describeDifference(stored: stored, current: fingerprint))) and needs a migration, but the configuration does not allow saving; open it once with allowsSave: true, or with the model that wrote it")
             }
             var run = SQLMigration(
@@ -52,7 +53,14 @@ extension StoreOpenRequest {
             try run.run()
         }
         try SQLStore.reconcileOwnedIndexes(gainedOwners, layouts: layouts, ownedRows: ownedRows, on: connection, dialect: dialect)
-        return (identifier, keepsHistory)
+        return (identifier, keepsHistory, try prepareSearch(on: connection, dialect: dialect, allowsSave: allowsSave, name: name))
+    }
+
+    /// The search indexes of the model's searchable attributes, created or checked after the
+    /// tables (and any migration of them).
+    private func prepareSearch(on connection: any SQLConnection, dialect: any SQLDialect, allowsSave: Bool, name: String) throws -> [String: [String]] {
+        guard let indexing = dialect.searchIndexing else { return [:] }
+        return try indexing.prepare(on: connection, wanted: SQLStore.searchableColumns(layouts), allowsSave: allowsSave, storeName: name)
     }
 
     /// Refuses, by name, a table, column or index name the engine would cut short.
@@ -75,7 +83,8 @@ extension StoreOpenRequest {
     }
 
     /// The store over `engine`, once its tables are prepared.
-    package func makeStore(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, keepsHistory: Bool) -> OpenedStore {
-        OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts, keepsHistory: keepsHistory, ownedRows: ownedRows))
+    /// `search`: the searchable columns whose index is ready.
+    package func makeStore(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, keepsHistory: Bool, search: [String: [String]] = [:]) -> OpenedStore {
+        OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts, keepsHistory: keepsHistory, ownedRows: ownedRows, searchColumns: search))
     }
 }

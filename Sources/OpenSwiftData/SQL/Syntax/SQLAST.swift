@@ -78,8 +78,14 @@ struct SearchLookup: Sendable {
     var table: String
     /// The column's position among the table's searchable columns.
     var column: Int
-    /// The needle, folded (``SearchFold/indexableNeedle(_:)``).
+    /// The column's name.
+    var columnName: String
+    /// The needle as the predicate has it.
     var needle: String
+    /// The needle, folded (``SearchFold/indexableNeedle(_:)``).
+    var folded: String
+    /// Whether the test is `localizedStandardContains` rather than `contains`.
+    var folds: Bool
 }
 
 enum SQLConstant: Sendable {

@@ -224,8 +224,11 @@ struct SQLRenderer {
             // Only a store whose dialect keeps indexes asks for one; anything else reads every row.
             guard let indexing = dialect.searchIndexing, let first = lookups.first else { return "(1 = 1)" }
             let key = render(.column(table: first.alias, name: ModelLayout.primaryKeyColumn))
-            let needles = lookups.map { (column: $0.column, needle: render(.bind(.text(indexing.lookup($0.needle))))) }
-            return indexing.prefilter(key: key, table: first.table, lookups: needles)
+            let probes = lookups.map { lookup in
+                SearchProbe(column: lookup.column, text: render(.column(table: lookup.alias, name: lookup.columnName)),
+                            needle: render(.bind(.text(indexing.lookup(needle: lookup.needle, folded: lookup.folded)))), folds: lookup.folds)
+            }
+            return indexing.prefilter(key: key, table: first.table, probes: probes)
         case .jsonValue(let base, let path, let type):
             let json = render(base)
             return dialect.jsonValue(json, path: render(.bind(.text(dialect.jsonPath(path)))), type: type)
