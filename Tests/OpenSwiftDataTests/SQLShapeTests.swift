@@ -684,6 +684,10 @@ import Testing
         #expect(either.bindings.contains(.text("\"cafe\"")))
         let eitherPlan = try CoreDataFileRows.read(url, "EXPLAIN QUERY PLAN " + either.text)
         #expect(!eitherPlan.contains { $0.contains("SCAN t0") }, "\(eitherPlan)")
+        // A ranked search's rows: each term looked up in both attributes.
+        let searched = try #require(try store.sql { _ = try store.context().search("strasse cafe", in: SNote.self, filter: #Predicate { $0.rank < 3 }) }.first)
+        #expect(searched.text.components(separatedBy: "MATCH").count == 5)
+        #expect(!(try CoreDataFileRows.read(url, "EXPLAIN QUERY PLAN " + searched.text)).contains { $0.contains("SCAN t0") })
 
         for predicate in [
             #Predicate<SNote> { $0.text.localizedStandardContains("st") },

@@ -70,3 +70,18 @@ extension PredicateTranslator {
         }
     }
 }
+
+/// A search's condition (``SearchCondition``): its terms' conditions and the caller's filter,
+/// whose variable stands for the same row.
+extension SearchCondition: SQLTranslatablePredicate {
+    func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand {
+        let terms = try translator.translate(conditions)
+        guard let filter else { return terms }
+        let row = try translator.variable(variable.key)
+        let filtered = try translator.binding(filter.variable.key, to: row) { try $0.translate(filter.expression) }
+        if case .constant(let value) = filtered, let flag = value as? Bool {
+            return flag ? terms : .constant(false)
+        }
+        return .sql(.binary(try translator.condition(of: terms, node: conditions), .and, try translator.condition(of: filtered, node: filter.expression)), .boolean)
+    }
+}
