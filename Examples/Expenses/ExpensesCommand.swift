@@ -102,6 +102,9 @@ extension ExpensesCommand {
         @Option(help: "Only expenses of this ledger (Personal: those in no ledger).")
         var ledger: String?
 
+        @Flag(help: "With --search: the expenses whose note holds every word, best match first, each with its note's matches in [brackets] (\"a phrase\", word*, -word to leave out).")
+        var best = false
+
         @MainActor
         func run() async throws {
             let viewModel = try options.open()
@@ -111,12 +114,19 @@ extension ExpensesCommand {
             if let start, let end, start >= end { throw ValidationError("--from must not be after --to.") }
 
             if let category { _ = try input { try viewModel.category(named: category) } }
-            let expenses = try viewModel.expenses(ExpenseFilter(category: category, from: start, before: end, search: search,
-                                                                ledger: ledger == nil ? nil : chosen.map { .ledger($0.persistentModelID) } ?? .personal))
+            if best && search == nil { throw ValidationError("--best orders a search: give --search TEXT.") }
+            let filter = ExpenseFilter(category: category, from: start, before: end, search: search,
+                                       ledger: ledger == nil ? nil : chosen.map { .ledger($0.persistentModelID) } ?? .personal)
+            let matches = best ? try viewModel.bestMatches(filter) : nil
+            let expenses = try matches?.map(\.expense) ?? viewModel.expenses(filter)
             let numbers = Dictionary(uniqueKeysWithValues: try newestFirst(viewModel).enumerated().map { ($1.persistentModelID, $0 + 1) })
             print(ExpenseRow.header)
-            for expense in expenses {
+            for (index, expense) in expenses.enumerated() {
                 print(ExpenseRow.line(expense, number: numbers[expense.persistentModelID] ?? 0))
+                if let match = matches?[index], !match.note.isEmpty {
+                    let passage = match.note.map { $0.isMatch ? "[\($0.text)]" : $0.text }.joined()
+                    print("      " + (match.startsWithinNote ? "…" : "") + passage + (match.endsWithinNote ? "…" : ""))
+                }
             }
             let total = expenses.reduce(0) { $0 + $1.amount }
             print("Total: \(ExpenseRow.money(total)) (\(expenses.count) expense\(expenses.count == 1 ? "" : "s"))")

@@ -10,7 +10,8 @@ extension ExpensesSchemaV6 {
     /// because an expense may be recorded before it is categorised; `tags` (new in release 2) is
     /// optional so that expenses from release 1 need no value; `ledger` (new in release 5) is
     /// the ledger it is filed in, none for its user's personal one; `receipt` (new in release 6)
-    /// its receipt, which goes with it. The framework gives every expense its identity
+    /// its receipt, which goes with it. `note` is searchable (`.spotlight`): *Best match*
+    /// finds expenses by it through its search index, and ranks them. The framework gives every expense its identity
     /// (`persistentModelID`); no `id` is declared.
     @Model
     public final class Expense {
@@ -19,7 +20,7 @@ extension ExpensesSchemaV6 {
         #Index<Expense>([\.date])
         public var amount: Double
         public var date: Date
-        public var note: String?
+        @Attribute(.spotlight) public var note: String?
         public var tags: [String]?
         public var category: Category?
         public var ledger: Ledger?

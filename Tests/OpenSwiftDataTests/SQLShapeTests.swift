@@ -562,6 +562,14 @@ import Testing
         }
         #expect(plan.contains("Bitmap Index Scan on \"Z_SEARCH.SNote.text\""), "\(plan)")
         #expect(try statement(#Predicate { $0.title?.contains("Stra") == true }).text.contains("left("))
+        // A container that may not write uses the indexes it finds.
+        let readOnly = try ModelContainer(for: Schema([SNote.self]), configurations: [
+            try PostgresServer.configuration(namespace: try #require(store.namespace), allowsSave: false),
+        ])
+        let readOnlyStore = try #require(readOnly.stores[0] as? SQLStore)
+        readOnlyStore.startTracing()
+        _ = try ModelContext(readOnly).fetch(FetchDescriptor(predicate: #Predicate<SNote> { $0.text.localizedStandardContains("STRASSE") }))
+        #expect(readOnlyStore.stopTracing().first?.text.contains(" LIKE ") == true)
         for predicate in [
             #Predicate<SNote> { $0.text.localizedStandardContains("st") },
             #Predicate<SNote> { !$0.text.localizedStandardContains("strasse") },

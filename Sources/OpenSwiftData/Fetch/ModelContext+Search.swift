@@ -8,8 +8,8 @@ extension ModelContext {
     /// `text` is read as a search field's text: words (each must appear in some searchable
     /// attribute, anywhere in a word, folded as `localizedStandardContains` folds case and
     /// diacritics), `"phrases in quotes"`, `prefixes*` and `-excluded` terms. Results are the
-    /// models that hold every word and no excluded term and pass `filter`, ranked by BM25: rare
-    /// terms count more than common ones, a match at a word's start more than one inside a word,
+    /// models that hold every word and no excluded term and pass `filter`, ranked by BM25: repeated
+    /// matches add less and less, a match at a word's start counts more than one inside a word,
     /// a whole word more still, and a match in a short text more than in a long one. `weights`
     /// makes matches in some attributes count more (or, at 0, not at all).
     ///
@@ -37,13 +37,7 @@ extension ModelContext {
         guard !query.required.isEmpty, limit > 0 else { return [] }
         let candidates = try fetch(FetchDescriptor(predicate: ranking.predicate(filter: filter)))
         guard !candidates.isEmpty else { return [] }
-        // How common each term is among the rows the filter passes (with one term and nothing
-        // excluded, the candidates are those rows).
-        let total = try fetchCount(FetchDescriptor(predicate: filter))
-        let frequencies = query.required.count == 1 && query.excluded.isEmpty
-            ? [candidates.count]
-            : try query.required.map { try fetchCount(FetchDescriptor(predicate: ranking.predicate(for: $0, filter: filter))) }
-        let scores = ranking.scores(candidates, total: total, frequencies: frequencies)
+        let scores = ranking.scores(candidates)
         let best = candidates.indices.sorted { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 }.prefix(limit)
         return best.map { SearchResult(model: candidates[$0], score: scores[$0], snippets: ranking.snippets(of: candidates[$0])) }
     }

@@ -53,11 +53,6 @@ struct SearchRanking<Model: PersistentModel> {
         }, filter: filter)
     }
 
-    /// The rows that hold `term` and pass `filter`: how common the term is, for its weight.
-    func predicate(for term: SearchQuery.Term, filter: Predicate<Model>?) -> Predicate<Model> {
-        SearchCondition.predicate({ model in anyAttribute(model, holds: term) }, filter: filter)
-    }
-
     private func anyAttribute(_ model: PredicateExpressions.Variable<Model>, holds term: SearchQuery.Term) -> any StandardPredicateExpression<Bool> {
         let tests = attributes.compactMap { SearchConditions.contains(model, $0.keyPath, term.text) }
         return tests.dropFirst().reduce(tests[0], SearchConditions.or)
@@ -68,15 +63,14 @@ struct SearchRanking<Model: PersistentModel> {
         model[keyPath: attribute.keyPath] as? String
     }
 
-    /// BM25 scores of `models` (which all hold every required term), in their order. `total`:
-    /// the rows the filter passes; `frequencies`: how many of them hold each required term.
-    /// A match at the start of a word counts more than one inside a word, and a whole word more
-    /// still. Lengths are in words, against the average of the models scored.
-    func scores(_ models: [Model], total: Int, frequencies: [Int]) -> [Double] {
+    /// BM25 scores of `models` (which all hold every required term), in their order. A match at
+    /// the start of a word counts more than one inside a word, and a whole word more still.
+    /// Lengths are in words, against the average of the models scored.
+    ///
+    /// The terms weigh alike: BM25's weight of a term by how rare it is in the whole table would
+    /// cost a count of the table per term, and each model found holds every term anyway.
+    func scores(_ models: [Model]) -> [Double] {
         let terms = query.required.map { Array(SearchFold.fold($0.text).utf8) }
-        let weights = zip(query.required, frequencies).map { _, frequency in
-            log(1 + (Double(max(total - frequency, 0)) + 0.5) / (Double(frequency) + 0.5))
-        }
         // Per model, per attribute: its folded text and its length in words.
         let texts = models.map { model in
             attributes.map { attribute -> (text: [UInt8], words: Int) in
@@ -89,12 +83,12 @@ struct SearchRanking<Model: PersistentModel> {
         }
         return texts.map { fields in
             var score = 0.0
-            for (term, weight) in zip(terms, weights) where !term.isEmpty {
+            for term in terms where !term.isEmpty {
                 for (index, field) in fields.enumerated() where attributes[index].weight > 0 {
                     let frequency = Self.occurrences(of: term, in: field.text)
                     guard frequency > 0 else { continue }
                     let norm = 1 - Self.lengthWeight + Self.lengthWeight * Double(max(field.words, 1)) / averages[index]
-                    score += weight * attributes[index].weight * frequency * (Self.saturation + 1) / (frequency + Self.saturation * norm)
+                    score += attributes[index].weight * frequency * (Self.saturation + 1) / (frequency + Self.saturation * norm)
                 }
             }
             return score

@@ -40,7 +40,9 @@ struct WebController {
             filter = ExpenseFilter()
         }
         let query = FormQuery(request)
-        return try await render(filter: filter, from: query["from"], to: query["to"], filterError: filterError)
+        // *Best match* orders a search; without one, the list stays newest first.
+        let best = query["order"] == "best" && filter.search != nil
+        return try await render(filter: filter, best: best, from: query["from"], to: query["to"], filterError: filterError)
     }
 
     @Sendable func add(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
@@ -95,6 +97,9 @@ struct WebController {
     /// What the page shows, read in one data job.
     struct PageData: Sendable {
         var expenses: [ExpenseJSON]
+        /// For *Best match*: each expense's note in runs, the matches apart (escaped by the
+        /// template like any value), with whether text before and after was left out.
+        var passages: [(parts: [(text: String, isMatch: Bool)], before: Bool, after: Bool)]?
         var count: Int
         var total: Double
         var totals: [CategoryTotal]
@@ -122,14 +127,19 @@ struct WebController {
     }
 
     private func render(
-        filter: ExpenseFilter = ExpenseFilter(), from: String? = nil, to: String? = nil, filterError: String? = nil,
+        filter: ExpenseFilter = ExpenseFilter(), best: Bool = false, from: String? = nil, to: String? = nil, filterError: String? = nil,
         form: AddForm = AddForm(), errors: [String: String] = [:], status: HTTPResponse.Status = .ok
     ) async throws -> Response {
         let data = try await service.perform { viewModel, context in
+            let others = (totals: try viewModel.categoryTotals(), months: try viewModel.monthlySpending(), ledgers: try Self.ledgers(viewModel, in: context))
+            if best {
+                let matches = try viewModel.bestMatches(filter, limit: Self.pageSize)
+                return PageData(expenses: try matches.map { try ExpenseJSON($0.expense) }, passages: matches.map { ($0.note, $0.startsWithinNote, $0.endsWithinNote) },
+                                count: matches.count, total: matches.reduce(0) { $0 + $1.expense.amount }, totals: others.totals, months: others.months, ledgers: others.ledgers)
+            }
             let (count, total) = try viewModel.total(filter)
             let expenses = try viewModel.expenses(filter, limit: Self.pageSize).map(ExpenseJSON.init)
-            return PageData(expenses: expenses, count: count, total: total, totals: try viewModel.categoryTotals(), months: try viewModel.monthlySpending(),
-                            ledgers: try Self.ledgers(viewModel, in: context))
+            return PageData(expenses: expenses, count: count, total: total, totals: others.totals, months: others.months, ledgers: others.ledgers)
         }
         let names = data.totals.compactMap { $0.colour == nil ? nil : $0.name }
         let today = ExpenseJSON.day.format(.now)
@@ -137,9 +147,15 @@ struct WebController {
             "count": data.count,
             "single": data.count == 1,
             "total": Self.money(data.total),
-            "expenses": data.expenses.map { expense -> [String: Any] in
-                ["id": expense.id, "date": expense.date, "category": expense.category ?? "", "note": expense.note ?? "", "amount": Self.money(expense.amount)]
+            "expenses": data.expenses.enumerated().map { index, expense -> [String: Any] in
+                var row: [String: Any] = ["id": expense.id, "date": expense.date, "category": expense.category ?? "", "note": expense.note ?? "", "amount": Self.money(expense.amount)]
+                if let passage = data.passages?[index], !passage.parts.isEmpty {
+                    row["passage"] = ["before": passage.before, "after": passage.after,
+                                      "parts": passage.parts.map { ["text": $0.text, "match": $0.isMatch] as [String: Any] }] as [String: Any]
+                }
+                return row
             },
+            "best": best,
             "filterCategories": names.map { ["name": $0, "selected": $0 == filter.category] },
             "search": filter.search ?? "",
             "from": from ?? "",

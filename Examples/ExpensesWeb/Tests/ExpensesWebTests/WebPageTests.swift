@@ -24,6 +24,11 @@ import Testing
             #expect(food.text.contains("Coffee and pastry") && !food.text.contains("Running shoes"))
             #expect(food.text.contains("<strong id=\"total\">8.75</strong>"))
 
+            // Best match: the notes holding every word, their matches marked.
+            let best = try await client.send(.get, "/?search=COFFEE+past*&order=best")
+            #expect(best.text.contains("<mark>Coffee</mark> and <mark>past</mark>ry") && !best.text.contains("Running shoes"))
+            #expect(best.text.contains("<option value=\"best\" selected>"))
+
             let bad = try await client.send(.get, "/?from=yesterday")
             #expect(bad.status == .ok && bad.text.contains("is not a date"))
         }

@@ -26,6 +26,10 @@ import Testing
             #expect(!html.contains(raw))
             #expect(!html.contains("<b>"))
             #expect(html.contains(escaped))
+            // Ranked, the note comes in runs, the match marked: every run is escaped all the same.
+            let ranked = try await client.send(.get, "/?search=autofocus&order=best").text
+            #expect(ranked.contains("<mark>autofocus</mark> onfocus=alert(1) x=&quot;&lt;b&gt;&#39;"))
+            #expect(!ranked.contains(raw) && !ranked.contains("<b>"))
         }
     }
 

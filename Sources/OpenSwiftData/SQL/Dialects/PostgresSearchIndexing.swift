@@ -15,17 +15,30 @@ struct PostgresSearchIndexing: SQLSearchIndexing {
 
     func flushStatements(table: String, columns: [String]) -> [String] { [] }
 
-    func prefilter(key: String, table: String, probes: [SearchProbe]) -> String {
-        let tests = probes.map { probe in
-            // `contains` compares whole characters in NFC, and the fold composes a character
-            // again with a mark the fold keeps (kana voicing): the needle's last character may
-            // fold with what follows it in the row, so it is left out of the lookup.
-            let folded = PostgresDialect.searchFold(probe.needle)
-            let needle = probe.folds ? folded : "left(\(folded), -1)"
-            let pattern = "replace(replace(replace(\(needle), '\\', '\\\\'), '%', '\\%'), '_', '\\_')"
-            return "(\(PostgresDialect.searchFold(probe.text)) LIKE ('%' || \(pattern) || '%'))"
+    func prefilter(key: String, rootTable: String, probes: [SearchProbe]) -> String {
+        // Tests of the query row's own columns: one index each, which PostgreSQL combines.
+        guard probes.contains(where: { $0.through != nil }) else {
+            return "(\(probes.map { test($0, column: $0.text) }.joined(separator: " OR ")))"
         }
-        return "(\(tests.joined(separator: " OR ")))"
+        // With a related row's column: the keys of the rows that may pass, each part through its index.
+        let pk = dialect.quote(ModelLayout.primaryKeyColumn)
+        let keys = probes.map { probe in
+            let matching = "SELECT \(pk) FROM \(dialect.quote(probe.table)) WHERE \(test(probe, column: dialect.quote(probe.columnName)))"
+            guard let through = probe.through else { return matching }
+            return "SELECT \(pk) FROM \(dialect.quote(rootTable)) WHERE \(dialect.quote(through)) IN (\(matching))"
+        }
+        return "(\(key) IN (\(keys.joined(separator: " UNION ALL "))))"
+    }
+
+    /// `column` (rendered) may hold the probe's needle: its folded text contains the folded needle.
+    private func test(_ probe: SearchProbe, column: String) -> String {
+        // `contains` compares whole characters in NFC, and the fold composes a character
+        // again with a mark the fold keeps (kana voicing): the needle's last character may
+        // fold with what follows it in the row, so it is left out of the lookup.
+        let folded = PostgresDialect.searchFold(probe.needle)
+        let needle = probe.folds ? folded : "left(\(folded), -1)"
+        let pattern = "replace(replace(replace(\(needle), '\\', '\\\\'), '%', '\\%'), '_', '\\_')"
+        return "(\(PostgresDialect.searchFold(column)) LIKE ('%' || \(pattern) || '%'))"
     }
 
     /// The needle is folded by the database, as the rows were.
@@ -60,10 +73,18 @@ struct PostgresSearchIndexing: SQLSearchIndexing {
             Log.general.info("the PostgreSQL database has no pg_trgm extension, and it could not be created here (CREATE EXTENSION pg_trgm needs the package postgresql-contrib and the right to create it); \(storeName)'s searchable attributes are searched by reading every row")
             return ready(wanted, existing)
         }
-        for (name, place) in missing {
-            let reporter = MigrationReporter(storeName: storeName, stage: 1, stageCount: 1, stageDescription: "search index of \(place.table).\(place.column)")
-            let column = "\(dialect.quote(place.table)).\(dialect.quote(place.column))"
-            _ = try connection.execute("CREATE INDEX \(dialect.quote(name)) ON \(dialect.quote(place.table)) USING gin ((\(PostgresDialect.searchFold(column))) \(operatorClass))", bindings: [])
+        // A table's indexes are built in one go, reported as a migration reports a stage (an
+        // empty table, as a new store's, is nothing to report).
+        for table in Set(missing.map(\.value.table)).sorted() {
+            var rows = 0
+            try connection.query("SELECT count(*) FROM \(dialect.quote(table))", bindings: []) { rows = Int($0.int64(at: 0)) }
+            for (name, place) in missing where place.table == table {
+                let column = "\(dialect.quote(table)).\(dialect.quote(place.column))"
+                _ = try connection.execute("CREATE INDEX \(dialect.quote(name)) ON \(dialect.quote(table)) USING gin ((\(PostgresDialect.searchFold(column))) \(operatorClass))", bindings: [])
+            }
+            guard rows > 0 else { continue }
+            let reporter = MigrationReporter(storeName: storeName, stage: 1, stageCount: 1, stageDescription: "search index of \(table)")
+            reporter.rows(of: table, completed: rows, total: rows)
             reporter.finished()
         }
         return wanted

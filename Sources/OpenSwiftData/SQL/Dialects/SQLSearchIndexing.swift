@@ -12,9 +12,9 @@ package protocol SQLSearchIndexing: Sendable {
     /// The statements that bring the index up to date with the pending keys' rows, then forget
     /// the keys.
     func flushStatements(table: String, columns: [String]) -> [String]
-    /// A condition: the row whose key is `key` (rendered) may pass one of `probes` (a row that
-    /// passes its test is always among those the condition lets through).
-    func prefilter(key: String, table: String, probes: [SearchProbe]) -> String
+    /// A condition: the row of `rootTable` whose key is `key` (rendered) may pass one of
+    /// `probes` (a row that passes its test is always among those the condition lets through).
+    func prefilter(key: String, rootTable: String, probes: [SearchProbe]) -> String
     /// The value bound for a needle: `needle` as the predicate has it, `folded` as
     /// ``SearchFold`` folds it.
     func lookup(needle: String, folded: String) -> String
@@ -31,8 +31,14 @@ extension SQLSearchIndexing {
 
 /// One needle the index of one searchable column is asked about, rendered.
 package struct SearchProbe {
+    /// The column's table.
+    var table: String
+    /// Where the column is another row's: the query row's column that points at that row.
+    var through: String?
     /// The column's position among its table's searchable columns.
     var column: Int
+    /// The column's name.
+    var columnName: String
     /// The column as the query names it (`t0."note"`).
     var text: String
     /// The placeholder of ``SQLSearchIndexing/lookup(needle:folded:)``'s value.

@@ -60,12 +60,27 @@ struct SQLiteSearchIndexing: SQLSearchIndexing {
         columns.map { "osd_search_fold(\(q($0)))" }.joined(separator: ", ")
     }
 
-    func prefilter(key: String, table: String, probes: [SearchProbe]) -> String {
+    func prefilter(key: String, rootTable: String, probes: [SearchProbe]) -> String {
         // FTS5 filters by column when MATCH has the column on its left. The index holds folded
-        // text, which finds `contains`'s rows too.
-        let index = q(Self.indexTable(table))
-        let matches = probes.map { "SELECT rowid FROM \(index) WHERE \(q("c\($0.column)")) MATCH \($0.needle)" }
-        return "(\(key) IN (\((matches + ["SELECT \(q("Z_KEY")) FROM \(q(Self.pendingTable(table)))"]).joined(separator: " UNION ALL "))))"
+        // text, which finds `contains`'s rows too. Each table's matches come with its pending
+        // keys; a related row's keys become those of the query's rows pointing at it.
+        var keys: [String] = []
+        var groups: [(table: String, through: String?)] = []
+        for probe in probes where !groups.contains(where: { $0.table == probe.table && $0.through == probe.through }) {
+            groups.append((probe.table, probe.through))
+        }
+        for group in groups {
+            let index = q(Self.indexTable(group.table))
+            let matches = probes.filter { $0.table == group.table && $0.through == group.through }
+                .map { "SELECT rowid FROM \(index) WHERE \(q("c\($0.column)")) MATCH \($0.needle)" }
+            let found = (matches + ["SELECT \(q("Z_KEY")) FROM \(q(Self.pendingTable(group.table)))"]).joined(separator: " UNION ALL ")
+            if let through = group.through {
+                keys.append("SELECT \(q(ModelLayout.primaryKeyColumn)) FROM \(q(rootTable)) WHERE \(q(through)) IN (\(found))")
+            } else {
+                keys.append(found)
+            }
+        }
+        return "(\(key) IN (\(keys.joined(separator: " UNION ALL "))))"
     }
 
     func lookup(needle: String, folded: String) -> String {

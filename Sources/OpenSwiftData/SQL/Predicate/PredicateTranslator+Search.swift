@@ -6,7 +6,8 @@ extension PredicateTranslator {
     /// The searches (``SQLExpression/searched(_:_:)``) a row must pass for `condition` to be
     /// true, each a list of lookups of which the row must pass one: those `condition` is a
     /// conjunction of, also through the 0/1 and `?? false` wrappers optionals translate to, and
-    /// a disjunction of searches of the same row (`title` or `text` containing the needle).
+    /// a disjunction of searches (`title` or `text` containing the needle, or the note or the
+    /// category's name).
     /// Anything under `NOT` or a comparison, or an `OR` with another kind of condition, may be
     /// true without them.
     static func requiredSearches(in condition: SQLExpression) -> [[SearchLookup]] {
@@ -16,11 +17,10 @@ extension PredicateTranslator {
         case .binary(let lhs, .and, let rhs):
             return requiredSearches(in: lhs) + requiredSearches(in: rhs)
         case .binary(let lhs, .or, let rhs):
-            // A row passing either side passes one of a search of each side, where both sides
-            // search the same row (one alias, so one table and one key).
+            // A row passing either side passes one of a search of each side (every search is
+            // about the query's row: its own column, or a to-one relationship's).
             guard let left = requiredSearches(in: lhs).first, let right = requiredSearches(in: rhs).first else { return [] }
-            let either = left + right
-            return Set(either.map(\.alias)).count == 1 ? [either] : []
+            return [left + right]
         case .truth(let inner), .truthValue(let inner):
             return requiredSearches(in: inner)
         case .binary(let lhs, .equal, let rhs), .binary(let lhs, .isNotDistinct, let rhs):
@@ -60,7 +60,15 @@ extension PredicateTranslator {
               case .constant(let value) = needle else { return condition }
         let string = (value as? String) ?? (value as? Substring).map(String.init)
         guard let string, let folded = SearchFold.indexableNeedle(string) else { return condition }
-        return .searched(condition, SearchLookup(alias: alias, table: table, column: position, columnName: name, needle: string, folded: folded, folds: folds))
+        // The query's own rows, or the rows one to-one relationship of theirs points at; rows of
+        // a subquery (`contains(where:)`) are not asked about.
+        var through: String?
+        if alias != Self.rootAlias {
+            guard let origin = joinOrigins[alias], origin.alias == Self.rootAlias else { return condition }
+            through = origin.column
+        }
+        return .searched(condition, SearchLookup(alias: alias, table: table, rootTable: root.tableName, through: through, column: position, columnName: name,
+                                                 needle: string, folded: folded, folds: folds))
     }
 
     /// Notes that `alias.column` is `layout`'s searchable column, where it is one.

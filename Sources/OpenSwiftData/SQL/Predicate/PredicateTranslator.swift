@@ -74,6 +74,9 @@ struct PredicateTranslator {
     /// The searchable columns read so far, by `alias.column`: their table and position there
     /// (see `PredicateTranslator+Search.swift`).
     var searchable: [String: (table: String, position: Int)] = [:]
+    /// For each joined alias, the alias and column it was joined from (``join(from:property:)``):
+    /// a search of a to-one relationship's row is asked as the root rows pointing at its matches.
+    var joinOrigins: [String: (alias: String, column: String)] = [:]
     private var variables: [PredicateExpressions.VariableID: PredicateOperand] = [:]
     /// Joins per query level: `scopes[0]` is the outer query, later ones are subqueries.
     private var scopes: [Scope] = [Scope()]
@@ -86,6 +89,9 @@ struct PredicateTranslator {
     /// The entities the query reads through relationships (joined or walked as collections):
     /// live results refetch when one of them changes.
     private(set) var readEntities = Set<String>()
+
+    /// The alias of the rows the query answers.
+    static let rootAlias = "t0"
 
     private struct Scope {
         var joins: [SQLJoin] = []
@@ -103,7 +109,7 @@ struct PredicateTranslator {
 
     /// The SQL condition for a predicate over the root entity.
     mutating func condition<T>(for predicate: Predicate<T>) throws -> SQLExpression {
-        variables[predicate.variable.key] = .row(alias: "t0", layout: root)
+        variables[predicate.variable.key] = .row(alias: Self.rootAlias, layout: root)
         let condition = try condition(predicate.expression)
         // Each search the predicate cannot be true without narrows the rows first.
         return PredicateTranslator.requiredSearches(in: condition).reversed().reduce(condition) { .binary(.searchMatch($1), .and, $0) }
@@ -178,6 +184,7 @@ struct PredicateTranslator {
             on: .binary(.column(table: joined, name: ModelLayout.primaryKeyColumn), .equal, .column(table: alias, name: property.name)))
         scopes[scopes.count - 1].joins.append(join)
         scopes[scopes.count - 1].joinAliases[key] = joined
+        joinOrigins[joined] = (alias, property.name)
         return joined
     }
 

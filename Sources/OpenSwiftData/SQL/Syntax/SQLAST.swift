@@ -70,12 +70,18 @@ indirect enum SQLExpression: Sendable {
     var asValue: SQLExpression { isCondition ? .truthValue(self) : self }
 }
 
-/// A needle looked up in the search index of a table's searchable column.
+/// A needle looked up in the search index of a table's searchable column, for the query's rows
+/// (``PredicateTranslator/rootAlias``): of their own column, or of the row a to-one relationship
+/// of theirs points at.
 struct SearchLookup: Sendable {
-    /// The alias of the row tested, whose primary key the index's rows are compared with.
+    /// The alias of the row whose column is tested.
     var alias: String
-    /// The table whose index is used.
+    /// The table whose index is used (that row's).
     var table: String
+    /// The table of the query's rows.
+    var rootTable: String
+    /// Where the row tested is another than the query's: the query row's column that points at it.
+    var through: String?
     /// The column's position among the table's searchable columns.
     var column: Int
     /// The column's name.

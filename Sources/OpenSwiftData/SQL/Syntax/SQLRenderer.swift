@@ -223,12 +223,13 @@ struct SQLRenderer {
         case .searchMatch(let lookups):
             // Only a store whose dialect keeps indexes asks for one; anything else reads every row.
             guard let indexing = dialect.searchIndexing, let first = lookups.first else { return "(1 = 1)" }
-            let key = render(.column(table: first.alias, name: ModelLayout.primaryKeyColumn))
+            let key = render(.column(table: PredicateTranslator.rootAlias, name: ModelLayout.primaryKeyColumn))
             let probes = lookups.map { lookup in
-                SearchProbe(column: lookup.column, text: render(.column(table: lookup.alias, name: lookup.columnName)),
+                SearchProbe(table: lookup.table, through: lookup.through, column: lookup.column, columnName: lookup.columnName,
+                            text: render(.column(table: lookup.alias, name: lookup.columnName)),
                             needle: render(.bind(.text(indexing.lookup(needle: lookup.needle, folded: lookup.folded)))), folds: lookup.folds)
             }
-            return indexing.prefilter(key: key, table: first.table, probes: probes)
+            return indexing.prefilter(key: key, rootTable: first.rootTable, probes: probes)
         case .jsonValue(let base, let path, let type):
             let json = render(base)
             return dialect.jsonValue(json, path: render(.bind(.text(dialect.jsonPath(path)))), type: type)
