@@ -561,6 +561,17 @@ import Testing
             return lines.joined(separator: "\n")
         }
         #expect(plan.contains("Bitmap Index Scan on \"Z_SEARCH.SNote.text\""), "\(plan)")
+        // A note or its folder's name: both indexes.
+        let across = try statement(#Predicate { $0.text.localizedStandardContains("strasse") || ($0.folder?.name.localizedStandardContains("cafe") ?? false) })
+        let acrossPlan = try sqlStore.write { connection in
+            _ = try connection.execute("SET LOCAL enable_seqscan = off", bindings: [])
+            var lines: [String] = []
+            try connection.query("EXPLAIN " + across.text, bindings: across.bindings) { row in
+                if case .text(let line) = row.value(at: 0) { lines.append(line) }
+            }
+            return lines.joined(separator: "\n")
+        }
+        #expect(acrossPlan.contains("\"Z_SEARCH.SNote.text\"") && acrossPlan.contains("\"Z_SEARCH.SFolder.name\""), "\(acrossPlan)")
         #expect(try statement(#Predicate { $0.title?.contains("Stra") == true }).text.contains("left("))
         // A container that may not write uses the indexes it finds.
         let readOnly = try ModelContainer(for: Schema([SNote.self]), configurations: [
@@ -692,6 +703,11 @@ import Testing
         #expect(either.bindings.contains(.text("\"cafe\"")))
         let eitherPlan = try CoreDataFileRows.read(url, "EXPLAIN QUERY PLAN " + either.text)
         #expect(!eitherPlan.contains { $0.contains("SCAN t0") }, "\(eitherPlan)")
+        // A note or its folder's name: both indexes, the folder's matches through the notes'
+        // foreign key.
+        let across = try statement(#Predicate { $0.text.localizedStandardContains("strasse") || ($0.folder?.name.localizedStandardContains("cafe") ?? false) })
+        #expect(across.text.components(separatedBy: "MATCH").count == 3)
+        #expect(!(try CoreDataFileRows.read(url, "EXPLAIN QUERY PLAN " + across.text)).contains { $0.contains("SCAN t0") })
         // A ranked search's rows: each term looked up in both attributes.
         let searched = try #require(try store.sql { _ = try store.context().search("strasse cafe", in: SNote.self, filter: #Predicate { $0.rank < 3 }) }.first)
         #expect(searched.text.components(separatedBy: "MATCH").count == 5)

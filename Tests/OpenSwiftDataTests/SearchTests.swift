@@ -11,8 +11,11 @@ import TestModels
         let store = try TestStore(kind, [SNote.self])
         let context = store.context()
         let texts = SearchCorpus.texts(count: count * 2, seed: seed)
+        let folders = SearchCorpus.texts(count: 12, seed: seed + 1).map(SFolder.init)
         for index in 0..<count {
-            context.insert(SNote(text: texts[2 * index], title: index % 4 == 0 ? nil : texts[2 * index + 1], body: texts[2 * index + 1], rank: index % 7))
+            let note = SNote(text: texts[2 * index], title: index % 4 == 0 ? nil : texts[2 * index + 1], body: texts[2 * index + 1], rank: index % 7)
+            context.insert(note)
+            if index % 3 != 0 { note.folder = folders[index % folders.count] }
         }
         try context.save()
         return store
@@ -38,7 +41,7 @@ import TestModels
     /// iota subscript).
     static func checkEveryNeedle(_ store: TestStore, kind: StoreKind) throws {
         let all = try store.context().fetch(FetchDescriptor<SNote>())
-        let texts = all.flatMap { [$0.text, $0.body] + ($0.title.map { [$0] } ?? []) }
+        let texts = all.flatMap { [$0.text, $0.body] + ($0.title.map { [$0] } ?? []) + ($0.folder.map { [$0.name] } ?? []) }
         for needle in SearchCorpus.needles {
             if kind == .postgres, needle == "\u{304C}" || texts.contains(where: { $0.localizedStandardContains(needle) != $0.precomposedStringWithCanonicalMapping.localizedStandardContains(needle.precomposedStringWithCanonicalMapping) }) {
                 continue
@@ -55,6 +58,8 @@ import TestModels
             try check(store, #Predicate<SNote> { $0.rank != 2 && ($0.title?.contains(needle) == true || $0.text.contains(needle)) }, over: all, name)
             try check(store, #Predicate<SNote> { $0.rank < 5 && $0.text.localizedStandardContains(needle) && $0.body.localizedStandardContains(needle) }, over: all, name)
             try check(store, #Predicate<SNote> { $0.text.localizedStandardContains(needle) && ($0.title?.contains(needle) ?? false) }, over: all, name)
+            try check(store, #Predicate<SNote> { $0.text.localizedStandardContains(needle) || ($0.folder?.name.localizedStandardContains(needle) ?? false) }, over: all, name)
+            try check(store, #Predicate<SNote> { $0.rank > 1 && ($0.folder?.name.contains(needle) == true || $0.title?.contains(needle) == true) }, over: all, name)
         }
     }
 

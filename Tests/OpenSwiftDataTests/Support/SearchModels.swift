@@ -9,6 +9,7 @@ import TestModels
     @Attribute(.spotlight) var title: String?
     var body: String
     var rank: Int
+    var folder: SFolder?
 
     init(text: String, title: String? = nil, body: String = "", rank: Int = 0) {
         self.text = text
@@ -16,6 +17,15 @@ import TestModels
         self.body = body
         self.rank = rank
     }
+}
+
+/// The folder a note may be filed in, searchable by name: a search of a note or its folder's
+/// name asks two indexes.
+@Model final class SFolder {
+    @Attribute(.spotlight) var name: String
+    @Relationship(inverse: \SNote.folder) var notes: [SNote] = []
+
+    init(name: String) { self.name = name }
 }
 
 /// Text that folds in every way `localizedStandardContains` folds (case, diacritics composed and
