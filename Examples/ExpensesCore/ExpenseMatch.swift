@@ -22,7 +22,7 @@ extension ExpenseViewModel {
     /// among those the rest of `filter` passes. Only the note is searched (it is the searchable
     /// attribute); ``expenses(_:offset:limit:)`` also finds a category's name.
     public func bestMatches(_ filter: ExpenseFilter, limit: Int = 50) throws -> [ExpenseMatch] {
-        #if canImport(SwiftData)
+        #if !canImport(OpenSwiftData)
         // Apple's SwiftData has no ranked search: newest first, unmarked.
         return try expenses(filter, limit: limit).map { ExpenseMatch(expense: $0, note: [($0.note ?? "", false)], startsWithinNote: false, endsWithinNote: false) }
         #else
