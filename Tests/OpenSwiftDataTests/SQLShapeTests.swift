@@ -549,28 +549,24 @@ import Testing
         func statement(_ predicate: Predicate<SNote>) throws -> RenderedSQL {
             try #require(try store.sql { _ = try store.context().fetch(FetchDescriptor(predicate: predicate)) }.first)
         }
+        /// The plan PostgreSQL makes for `statement` where the index pays (with one row, the
+        /// planner would read the table).
+        func plan(_ statement: RenderedSQL) throws -> String {
+            try sqlStore.write { connection in
+                _ = try connection.execute("SET LOCAL enable_seqscan = off", bindings: [])
+                var lines: [String] = []
+                try connection.query("EXPLAIN " + statement.text, bindings: statement.bindings) { row in
+                    if case .text(let line) = row.value(at: 0) { lines.append(line) }
+                }
+                return lines.joined(separator: "\n")
+            }
+        }
         let narrowed = try statement(#Predicate { $0.text.localizedStandardContains("STRASSE") && $0.rank < 3 })
         #expect(narrowed.text.contains(" LIKE "))
-        let plan = try sqlStore.write { connection in
-            // With one row, the planner would read the table: the plan it makes when the index pays.
-            _ = try connection.execute("SET LOCAL enable_seqscan = off", bindings: [])
-            var lines: [String] = []
-            try connection.query("EXPLAIN " + narrowed.text, bindings: narrowed.bindings) { row in
-                if case .text(let line) = row.value(at: 0) { lines.append(line) }
-            }
-            return lines.joined(separator: "\n")
-        }
-        #expect(plan.contains("Bitmap Index Scan on \"Z_SEARCH.SNote.text\""), "\(plan)")
+        let narrowedPlan = try plan(narrowed)
+        #expect(narrowedPlan.contains("Bitmap Index Scan on \"Z_SEARCH.SNote.text\""), "\(narrowedPlan)")
         // A note or its folder's name: both indexes.
-        let across = try statement(#Predicate { $0.text.localizedStandardContains("strasse") || ($0.folder?.name.localizedStandardContains("cafe") ?? false) })
-        let acrossPlan = try sqlStore.write { connection in
-            _ = try connection.execute("SET LOCAL enable_seqscan = off", bindings: [])
-            var lines: [String] = []
-            try connection.query("EXPLAIN " + across.text, bindings: across.bindings) { row in
-                if case .text(let line) = row.value(at: 0) { lines.append(line) }
-            }
-            return lines.joined(separator: "\n")
-        }
+        let acrossPlan = try plan(try statement(#Predicate { $0.text.localizedStandardContains("strasse") || ($0.folder?.name.localizedStandardContains("cafe") ?? false) }))
         #expect(acrossPlan.contains("\"Z_SEARCH.SNote.text\"") && acrossPlan.contains("\"Z_SEARCH.SFolder.name\""), "\(acrossPlan)")
         #expect(try statement(#Predicate { $0.title?.contains("Stra") == true }).text.contains("left("))
         // A container that may not write uses the indexes it finds.

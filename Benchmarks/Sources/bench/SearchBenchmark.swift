@@ -223,7 +223,7 @@ func runSearchBenchmark() throws {
         "Without `.spotlight`, OpenSwiftData reads every row and calls Swift's `localizedStandardContains` on each. With it, the statement asks the library's FTS5 trigram index of the folded notes for candidate rows and still calls `localizedStandardContains` on each candidate, so its rows are exactly the scan's. The floor asks an FTS5 `trigram` table of the notes folded for case and diacritics (`folding(options: [.caseInsensitive, .diacriticInsensitive])`) and counts the matching rows, without the exact check an index-backed predicate must still make. Where the two row counts differ, folding and `localizedStandardContains` disagree on some note: what an index must get exactly right.",
         "",
         "## Ranked search (`ModelContext.search`)", "",
-        "`context.search(query, in: IndexedSearchNote.self, limit: 20)` in a fresh context: the candidates through the index, counts for the terms' weights, BM25 in Swift, a passage of the best 20. Median of \(repeats) searches each:", "",
+        "`context.search(query, in: IndexedSearchNote.self, limit: 20)` in a fresh context: the candidates through the index (each checked by `localizedStandardContains`), made into models and scored by BM25 in Swift, a passage of the best 20. Median of \(repeats) searches each:", "",
         "| Query | Results | Median | Best match's passage |",
         "| --- | ---: | ---: | --- |",
     ] + ranked.lines + [

@@ -17,14 +17,14 @@ struct PostgresSearchIndexing: SQLSearchIndexing {
 
     func prefilter(key: String, rootTable: String, probes: [SearchProbe]) -> String {
         // Tests of the query row's own columns: one index each, which PostgreSQL combines.
-        guard probes.contains(where: { $0.through != nil }) else {
+        guard probes.contains(where: { $0.lookup.through != nil }) else {
             return "(\(probes.map { test($0, column: $0.text) }.joined(separator: " OR ")))"
         }
         // With a related row's column: the keys of the rows that may pass, each part through its index.
         let pk = dialect.quote(ModelLayout.primaryKeyColumn)
         let keys = probes.map { probe in
-            let matching = "SELECT \(pk) FROM \(dialect.quote(probe.table)) WHERE \(test(probe, column: dialect.quote(probe.columnName)))"
-            guard let through = probe.through else { return matching }
+            let matching = "SELECT \(pk) FROM \(dialect.quote(probe.lookup.table)) WHERE \(test(probe, column: dialect.quote(probe.lookup.columnName)))"
+            guard let through = probe.lookup.through else { return matching }
             return "SELECT \(pk) FROM \(dialect.quote(rootTable)) WHERE \(dialect.quote(through)) IN (\(matching))"
         }
         return "(\(key) IN (\(keys.joined(separator: " UNION ALL "))))"
@@ -36,7 +36,7 @@ struct PostgresSearchIndexing: SQLSearchIndexing {
         // again with a mark the fold keeps (kana voicing): the needle's last character may
         // fold with what follows it in the row, so it is left out of the lookup.
         let folded = PostgresDialect.searchFold(probe.needle)
-        let needle = probe.folds ? folded : "left(\(folded), -1)"
+        let needle = probe.lookup.folds ? folded : "left(\(folded), -1)"
         let pattern = "replace(replace(replace(\(needle), '\\', '\\\\'), '%', '\\%'), '_', '\\_')"
         return "(\(PostgresDialect.searchFold(column)) LIKE ('%' || \(pattern) || '%'))"
     }

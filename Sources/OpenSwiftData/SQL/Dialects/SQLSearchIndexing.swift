@@ -29,21 +29,11 @@ extension SQLSearchIndexing {
     package func prepare(on connection: any SQLConnection, wanted: [String: [String]], allowsSave: Bool, storeName: String) throws -> [String: [String]] { [:] }
 }
 
-/// One needle the index of one searchable column is asked about, rendered.
+/// One needle the index of one searchable column is asked about (``SearchLookup``), rendered.
 package struct SearchProbe {
-    /// The column's table.
-    var table: String
-    /// Where the column is another row's: the query row's column that points at that row.
-    var through: String?
-    /// The column's position among its table's searchable columns.
-    var column: Int
-    /// The column's name.
-    var columnName: String
+    let lookup: SearchLookup
     /// The column as the query names it (`t0."note"`).
     var text: String
     /// The placeholder of ``SQLSearchIndexing/lookup(needle:folded:)``'s value.
     var needle: String
-    /// Whether the test is `localizedStandardContains` (case and diacritics folded), rather than
-    /// `contains` (exact).
-    var folds: Bool
 }

@@ -66,13 +66,13 @@ struct SQLiteSearchIndexing: SQLSearchIndexing {
         // keys; a related row's keys become those of the query's rows pointing at it.
         var keys: [String] = []
         var groups: [(table: String, through: String?)] = []
-        for probe in probes where !groups.contains(where: { $0.table == probe.table && $0.through == probe.through }) {
-            groups.append((probe.table, probe.through))
+        for lookup in probes.map(\.lookup) where !groups.contains(where: { $0.table == lookup.table && $0.through == lookup.through }) {
+            groups.append((lookup.table, lookup.through))
         }
         for group in groups {
             let index = q(Self.indexTable(group.table))
-            let matches = probes.filter { $0.table == group.table && $0.through == group.through }
-                .map { "SELECT rowid FROM \(index) WHERE \(q("c\($0.column)")) MATCH \($0.needle)" }
+            let matches = probes.filter { $0.lookup.table == group.table && $0.lookup.through == group.through }
+                .map { "SELECT rowid FROM \(index) WHERE \(q("c\($0.lookup.column)")) MATCH \($0.needle)" }
             let found = (matches + ["SELECT \(q("Z_KEY")) FROM \(q(Self.pendingTable(group.table)))"]).joined(separator: " UNION ALL ")
             if let through = group.through {
                 keys.append("SELECT \(q(ModelLayout.primaryKeyColumn)) FROM \(q(rootTable)) WHERE \(q(through)) IN (\(found))")

@@ -17,10 +17,10 @@ enum SearchFold {
         if text.unicodeScalars.allSatisfy({ $0.value < latinEnd }) {
             // No combining marks below U+0250, so each scalar is a character of its own and
             // the text folds as its scalars do one by one.
-            var folded = ""
+            var folded: [UInt8] = []
             folded.reserveCapacity(text.utf8.count)
-            for scalar in text.unicodeScalars { folded += latin[Int(scalar.value)] }
-            return folded
+            for scalar in text.unicodeScalars { folded.append(contentsOf: latin[Int(scalar.value)]) }
+            return String(decoding: folded, as: UTF8.self)
         }
         return foundationFold(text)
     }
@@ -29,8 +29,8 @@ enum SearchFold {
     private static let latinEnd: UInt32 = 0x250
     /// Each scalar below ``latinEnd`` folded: what most non-ASCII text in Latin scripts is made of,
     /// without Foundation's cost per value written.
-    private static let latin: [String] = (0..<latinEnd).map { value in
-        Unicode.Scalar(value).map { foundationFold(String($0)) } ?? ""
+    private static let latin: [[UInt8]] = (0..<latinEnd).map { value in
+        Array((Unicode.Scalar(value).map { foundationFold(String($0)) } ?? "").utf8)
     }
 
     /// The fold through Foundation, for any text.

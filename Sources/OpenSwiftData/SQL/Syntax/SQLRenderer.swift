@@ -225,9 +225,8 @@ struct SQLRenderer {
             guard let indexing = dialect.searchIndexing, let first = lookups.first else { return "(1 = 1)" }
             let key = render(.column(table: PredicateTranslator.rootAlias, name: ModelLayout.primaryKeyColumn))
             let probes = lookups.map { lookup in
-                SearchProbe(table: lookup.table, through: lookup.through, column: lookup.column, columnName: lookup.columnName,
-                            text: render(.column(table: lookup.alias, name: lookup.columnName)),
-                            needle: render(.bind(.text(indexing.lookup(needle: lookup.needle, folded: lookup.folded)))), folds: lookup.folds)
+                SearchProbe(lookup: lookup, text: render(.column(table: lookup.alias, name: lookup.columnName)),
+                            needle: render(.bind(.text(indexing.lookup(needle: lookup.needle, folded: lookup.folded)))))
             }
             return indexing.prefilter(key: key, rootTable: first.rootTable, probes: probes)
         case .jsonValue(let base, let path, let type):
