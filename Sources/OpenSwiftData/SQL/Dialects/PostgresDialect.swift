@@ -249,4 +249,5 @@ package struct PostgresDialect: SQLDialect {
         let expansions = [("ß", "ss"), ("ﬀ", "ff"), ("ﬁ", "fi"), ("ﬂ", "fl"), ("ﬃ", "ffi"), ("ﬄ", "ffl"), ("ﬅ", "st"), ("ﬆ", "st")]
         let expanded = expansions.reduce("translate(\(folded), 'ςſ\u{345}', 'σsι')") { "replace(\($0), '\($1.0)', '\($1.1)')" }
         return "(CASE WHEN octet_length(\(text)) = char_length(\(text)) THEN lower(\(text) COLLATE \"C\") ELSE \(expanded) END)"
-    }}
+    }
+}
