@@ -31,6 +31,7 @@ extension SQLSearchIndexing {
 
 /// One needle the index of one searchable column is asked about (``SearchLookup``), rendered.
 package struct SearchProbe {
+    /// What is looked up, and for which row.
     let lookup: SearchLookup
     /// The column as the query names it (`t0."note"`).
     var text: String
