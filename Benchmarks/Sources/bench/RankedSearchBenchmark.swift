@@ -23,9 +23,8 @@ func measureRankedSearch<Note: PersistentModel>(_ type: Note.Type, in container:
         var times: [Double] = [], found = 0, best = ""
         for _ in 0..<repeats {
             let context = ModelContext(container)
-            let start = DispatchTime.now().uptimeNanoseconds
-            let results = try context.search(query, in: type, limit: 20)
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            var results: [SearchResult<Note>] = []
+            times.append(try searchSeconds { results = try context.search(query, in: type, limit: 20) })
             found = results.count
             best = results.first?.snippets.first?.parts.map { $0.isMatch ? "**\($0.text)**" : $0.text }.joined() ?? ""
         }
@@ -58,11 +57,11 @@ func measureFTS5Ranking(_ c: CLibrary, queries: [String], repeats: Int) throws -
         }
         for word in excluded { match += " NOT \"\(word)\"" }
         for _ in 0..<repeats {
-            let start = DispatchTime.now().uptimeNanoseconds
-            sqlite3_bind_text(statement, 1, match, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-            while sqlite3_step(statement) == SQLITE_ROW {}
-            sqlite3_reset(statement)
-            latencies.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            latencies.append(searchSeconds {
+                sqlite3_bind_text(statement, 1, match, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                while sqlite3_step(statement) == SQLITE_ROW {}
+                sqlite3_reset(statement)
+            })
         }
     }
     return latencies
@@ -72,36 +71,17 @@ func measureFTS5Ranking(_ c: CLibrary, queries: [String], repeats: Int) throws -
 /// `.spotlight`, the filter scanned and through the trigram index, ranked search's latency, and
 /// the index's size. Lines for Results/search.md.
 func postgresSearchSection(url: URL, corpus: SearchCorpus, needles: [String], queries: [String], runs: Int, repeats: Int) throws -> [String] {
-    func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-    func seconds(_ body: () throws -> Void) rethrows -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
     let namespace = "search_\(UInt32.random(in: 0...UInt32.max))"
     func filled<Note: PersistentModel>(_ type: Note.Type, _ name: String, _ make: (String, Double) -> Note) throws -> (ModelContainer, Double) {
-        let container = try ModelContainer(for: type, configurations: PostgresConfiguration(name, url: url, postgresSchema: "\(namespace)_\(name)"))
-        let time = try seconds {
-            for start in stride(from: 0, to: corpus.notes.count, by: 10_000) {
-                let context = ModelContext(container)
-                for (offset, note) in corpus.notes[start..<min(corpus.notes.count, start + 10_000)].enumerated() { context.insert(make(note, Double(offset % 100))) }
-                try context.save()
-            }
-        }
-        return (container, time)
+        try filledWithNotes(type, PostgresConfiguration(name, url: url, postgresSchema: "\(namespace)_\(name)"), notes: corpus.notes, make)
     }
     let (plain, insertPlain) = try filled(SearchNote.self, "plain") { SearchNote(note: $0, amount: $1) }
-    log("PostgreSQL: \(corpus.notes.count) notes inserted in \(insertPlain) s")
+    searchLog("PostgreSQL: \(corpus.notes.count) notes inserted in \(insertPlain) s")
     let (indexed, insertIndexed) = try filled(IndexedSearchNote.self, "indexed") { IndexedSearchNote(note: $0, amount: $1) }
-    log("PostgreSQL, searchable: \(corpus.notes.count) notes inserted in \(insertIndexed) s")
+    searchLog("PostgreSQL, searchable: \(corpus.notes.count) notes inserted in \(insertIndexed) s")
     defer {
         try? plain.erase()
         try? indexed.erase()
-    }
-    func median(_ body: () throws -> Void) rethrows -> Double {
-        var times: [Double] = []
-        for _ in 0..<runs { times.append(try seconds(body)) }
-        return times.sorted()[runs / 2]
     }
     var lines = [
         "## PostgreSQL", "",
@@ -111,9 +91,9 @@ func postgresSearchSection(url: URL, corpus: SearchCorpus, needles: [String], qu
     ]
     for needle in needles {
         var found = 0, indexedFound = 0
-        let scan = try median { found = try ModelContext(plain).fetchCount(FetchDescriptor<SearchNote>(predicate: #Predicate { $0.note.localizedStandardContains(needle) })) }
-        let index = try median { indexedFound = try ModelContext(indexed).fetchCount(FetchDescriptor<IndexedSearchNote>(predicate: #Predicate { $0.note.localizedStandardContains(needle) })) }
-        log("PostgreSQL \(needle): scan \(scan) s (\(found)), index \(index) s (\(indexedFound))")
+        let scan = try searchMedian(runs: runs) { found = try ModelContext(plain).fetchCount(FetchDescriptor<SearchNote>(predicate: #Predicate { $0.note.localizedStandardContains(needle) })) }
+        let index = try searchMedian(runs: runs) { indexedFound = try ModelContext(indexed).fetchCount(FetchDescriptor<IndexedSearchNote>(predicate: #Predicate { $0.note.localizedStandardContains(needle) })) }
+        searchLog("PostgreSQL \(needle): scan \(scan) s (\(found)), index \(index) s (\(indexedFound))")
         lines.append(String(format: "| `%@` | %d | %.1f ms | %d | %.2f ms | %.0f× |", needle, found, scan * 1000, indexedFound, index * 1000, scan / max(index, 1e-9)))
     }
     let ranked = try measureRankedSearch(IndexedSearchNote.self, in: indexed, queries: queries, repeats: repeats)

@@ -74,6 +74,37 @@ struct SplitMix {
     }
 }
 
+/// The seconds `body` took.
+func searchSeconds(_ body: () throws -> Void) rethrows -> Double {
+    let start = DispatchTime.now().uptimeNanoseconds
+    try body()
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+/// The median seconds of `runs` runs of `body`.
+func searchMedian(runs: Int, _ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<runs { times.append(try searchSeconds(body)) }
+    return times.sorted()[runs / 2]
+}
+
+func searchLog(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+
+/// A container over `configuration` holding `notes` as `make` makes them, and the seconds the
+/// inserts took, 10,000 a save.
+func filledWithNotes<Note: PersistentModel>(_ type: Note.Type, _ configuration: any DataStoreConfiguration, notes: [String],
+                                            _ make: (String, Double) -> Note) throws -> (ModelContainer, Double) {
+    let container = try ModelContainer(for: type, configurations: configuration)
+    let time = try searchSeconds {
+        for start in stride(from: 0, to: notes.count, by: 10_000) {
+            let context = ModelContext(container)
+            for (offset, note) in notes[start..<min(notes.count, start + 10_000)].enumerated() { context.insert(make(note, Double(offset % 100))) }
+            try context.save()
+        }
+    }
+    return (container, time)
+}
+
 func runSearchBenchmark() throws {
     let count = option("--rows").flatMap(Int.init) ?? 1_000_000
     let runs = option("--runs").flatMap(Int.init) ?? 5
@@ -83,31 +114,11 @@ func runSearchBenchmark() throws {
     let needles = [corpus.words[17], String(corpus.words[400].prefix(4)), corpus.words[1_203], String(corpus.words[1_777].prefix(5)),
                    fold(corpus.words[999]).uppercased()].filter { (4...8).contains($0.count) }
 
-    func seconds(_ body: () throws -> Void) rethrows -> Double {
-        let start = DispatchTime.now().uptimeNanoseconds
-        try body()
-        return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-    }
-    func medianOf(_ body: () throws -> Void) rethrows -> Double {
-        var times: [Double] = []
-        for _ in 0..<runs { times.append(try seconds(body)) }
-        return times.sorted()[runs / 2]
-    }
-    func log(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-
-    /// A container over a new file, and the seconds it took to insert every note, 10,000 a save.
+    func medianOf(_ body: () throws -> Void) rethrows -> Double { try searchMedian(runs: runs, body) }
+    func log(_ text: String) { searchLog(text) }
+    /// A container over a new file, and the seconds it took to insert every note.
     func filled<Note: PersistentModel>(_ type: Note.Type, at path: String, _ make: (String, Double) -> Note) throws -> (ModelContainer, Double) {
-        let container = try ModelContainer(for: type, configurations: ModelConfiguration(url: URL(fileURLWithPath: path)))
-        let time = try seconds {
-            for start in stride(from: 0, to: count, by: 10_000) {
-                let context = ModelContext(container)
-                for (offset, note) in corpus.notes[start..<min(count, start + 10_000)].enumerated() {
-                    context.insert(make(note, Double(offset % 100)))
-                }
-                try context.save()
-            }
-        }
-        return (container, time)
+        try filledWithNotes(type, ModelConfiguration(url: URL(fileURLWithPath: path)), notes: corpus.notes, make)
     }
 
     // OpenSwiftData: the predicate as apps write it.
@@ -130,7 +141,7 @@ func runSearchBenchmark() throws {
     func insertC(indexed: Bool, table: String) throws -> Double {
         try c.exec("CREATE TABLE \(table) (id INTEGER PRIMARY KEY, note TEXT NOT NULL, amount REAL NOT NULL)")
         if indexed { try c.exec("CREATE VIRTUAL TABLE \(table)_fts USING fts5(folded, content='', tokenize='trigram')") }
-        return try seconds {
+        return try searchSeconds {
             try c.exec("BEGIN")
             let insert = try c.prepare("INSERT INTO \(table) (id, note, amount) VALUES (?, ?, ?)")
             let index = indexed ? try c.prepare("INSERT INTO \(table)_fts (rowid, folded) VALUES (?, ?)") : nil
