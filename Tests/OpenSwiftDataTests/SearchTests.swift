@@ -137,6 +137,16 @@ import TestModels
         try context.save()
     }
 
+    /// A new store of `kind` holding `texts` written through `make`'s model, opened again with
+    /// `types`: the place, the container and the progress the opening reported.
+    static func reopened<Before: PersistentModel>(_ kind: MigrationPlaceKind, holding texts: [String], _ make: (String) -> Before,
+                                                  as types: [any PersistentModel.Type]) throws -> (place: MigrationPlace, container: ModelContainer, reports: [MigrationProgress]) {
+        let place = MigrationPlace(kind)
+        try store(at: place, holding: texts, make)
+        let (container, reports) = try openWatched(types, at: place)
+        return (place, container, reports)
+    }
+
     /// The store at `place` opened with `types`, and the progress the opening reported.
     static func openWatched(_ types: [any PersistentModel.Type], at place: MigrationPlace) throws -> (container: ModelContainer, reports: [MigrationProgress]) {
         let reports = Locked<[MigrationProgress]>([])
@@ -151,9 +161,7 @@ import TestModels
     @Test(arguments: MigrationPlaceKind.allCases)
     func anExistingStoreGetsItsIndexBuiltWithProgress(_ kind: MigrationPlaceKind) throws {
         let texts = SearchCorpus.texts(count: 500, seed: 7)
-        let place = MigrationPlace(kind)
-        try Self.store(at: place, holding: texts) { SearchBefore.SMemo(text: $0) }
-        let (container, seen) = try Self.openWatched([SearchAfter.SMemo.self], at: place)
+        let (place, container, seen) = try Self.reopened(kind, holding: texts, { SearchBefore.SMemo(text: $0) }, as: [SearchAfter.SMemo.self])
         #expect(seen.contains { $0.entityName == "SMemo" && $0.completedRows == texts.count && $0.totalRows == texts.count }, "\(seen)")
         #expect(seen.last?.entityName == nil)
         #expect(seen.first?.stageDescription == "search index of SMemo")
@@ -171,9 +179,9 @@ import TestModels
     @Test(arguments: MigrationPlaceKind.allCases)
     func aMigrationKeepsSearchesExact(_ kind: MigrationPlaceKind) throws {
         let texts = SearchCorpus.texts(count: 300, seed: 8)
-        let place = MigrationPlace(kind)
-        try Self.store(at: place, holding: texts) { SearchAfter.SMemo(text: $0) }
-        let (container, reports) = try Self.openWatched([SearchMigrated.SMemo.self], at: place)
+        let (place, container, reports) = try Self.reopened(kind, holding: texts, { SearchAfter.SMemo(text: $0) }, as: [SearchMigrated.SMemo.self])
+        // The place removes the store when it goes: not before the test is done with it.
+        defer { withExtendedLifetime(place) {} }
         let stages = reports.filter { $0.entityName == nil }.map(\.stageDescription)
         if kind == .file { #expect(stages.count == 2 && stages.last == "search index of SMemo", "\(stages)") }
         let context = ModelContext(container)

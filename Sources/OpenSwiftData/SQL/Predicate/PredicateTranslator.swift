@@ -368,39 +368,3 @@ struct PredicateTranslator {
         SwiftDataError(.unsupportedPredicate, "cannot translate PredicateExpressions.\(nodeName(node)) to SQL: \(reason). The predicate was not run; rewrite that part (see the Predicates article for what translates). Expression type: \(String(describing: type(of: node)))")
     }
 }
-
-/// A `PredicateExpressions` node that can become SQL.
-protocol SQLTranslatablePredicate {
-    func translate(into translator: inout PredicateTranslator) throws -> PredicateOperand
-}
-
-extension SQLTranslatablePredicate {
-    /// Translates `expression`, which is of this type: a cast to the concrete type, which needs no
-    /// conformance lookup.
-    static func _translate(_ expression: Any, into translator: inout PredicateTranslator) throws -> PredicateOperand {
-        guard let node = expression as? Self else {
-            throw PredicateTranslator.unsupported(expression, "this kind of expression has no SQL translation")
-        }
-        return try node.translate(into: &translator)
-    }
-}
-
-/// Encodes a `PersistentIdentifier` compared with a row's `persistentModelID`: its primary key
-/// when it names a stored model of the same entity, otherwise a key no row has (temporary
-/// identifiers match unsaved models through the context's pending changes instead).
-final class IdentifierCodec: AttributeCodec {
-    let entityName: String
-    init(entityName: String) { self.entityName = entityName }
-    var storedType: StoredType { .integer }
-    var isOptional: Bool { false }
-    var typeName: String { "PersistentIdentifier" }
-    func decode(_ value: StoredValue) throws -> Any {
-        guard case .integer(let key) = value else { throw DecodingFailure(expected: typeName, found: value) }
-        return PersistentIdentifier(entityName: entityName, storeIdentifier: nil, key: .permanent(key))
-    }
-    func encode(_ value: Any) throws -> StoredValue {
-        guard let identifier = value as? PersistentIdentifier else { throw AttributeCodecs.typeMismatch(value, expected: typeName) }
-        guard identifier.entityName == entityName, let key = identifier.primaryKey else { return .integer(-1) }
-        return .integer(key)
-    }
-}
