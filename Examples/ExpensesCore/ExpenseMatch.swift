@@ -18,8 +18,9 @@ public struct ExpenseMatch {
 
 extension ExpenseViewModel {
     /// The expenses whose note holds every word of `filter.search` (phrases in quotes, `word*`,
-    /// `-word` to leave out), best match first (``ModelContext/search(_:in:filter:weights:limit:)``),
-    /// among those the rest of `filter` passes. Only the note is searched (it is the searchable
+    /// `-word` to leave out; English word forms match each other, so `lunches` finds *lunch*),
+    /// best match first (``ModelContext/search(_:in:filter:weights:stemming:limit:)``), among
+    /// those the rest of `filter` passes. Only the note is searched (it is the searchable
     /// attribute); ``expenses(_:offset:limit:)`` also finds a category's name.
     public func bestMatches(_ filter: ExpenseFilter, limit: Int = 50) throws -> [ExpenseMatch] {
         #if !canImport(OpenSwiftData)
@@ -30,7 +31,8 @@ extension ExpenseViewModel {
         let rest = ExpenseFilter(category: filter.category, from: filter.from, before: filter.before)
         // A ledger is not part of the predicate (see `ExpenseFilter.predicate`): more are asked
         // for, and those of other ledgers left out.
-        let results = try context.search(text, in: Expense.self, filter: rest.predicate, limit: filter.ledger == nil ? limit : limit * 20)
+        let results = try context.search(text, in: Expense.self, filter: rest.predicate, stemming: .english,
+                                         limit: filter.ledger == nil ? limit : limit * 20)
         return results.filter { filter.ledger?.holds($0.model) ?? true }.prefix(limit).map { result in
             let passage = result.snippets.first { $0.attribute == "note" }
             return ExpenseMatch(expense: result.model, note: passage?.parts.map { ($0.text, $0.isMatch) } ?? [], startsWithinNote: passage?.startsWithinText ?? false,

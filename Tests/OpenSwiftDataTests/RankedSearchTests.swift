@@ -86,6 +86,27 @@ import TestModels
         #expect(try context.search("coffee", in: SNote.self).first?.model.text == "coffee coffee coffee")
     }
 
+    /// A context with no unsaved change of the entity ranks the rows' values and makes models of
+    /// the best only; one with changes ranks its models. Both give the same results, in the same
+    /// order, with the same scores and passages, and the models are the context's own.
+    @Test(arguments: StoreKind.allCases)
+    func rankingRowsAndRankingModelsAgree(_ kind: StoreKind) throws {
+        let store = try Self.store(kind)
+        for query in ["coffee", "COFFEE -decaf", "coff* a", "\"flat white\"", "cafe"] {
+            let rows = store.context()
+            let fromRows = try rows.search(query, in: SNote.self, limit: 3)
+            let models = store.context()
+            let unrelated = try #require(try models.fetch(FetchDescriptor<SNote>(predicate: #Predicate { $0.text == "Nothing to see here" })).first)
+            unrelated.rank = 99
+            let fromModels = try models.search(query, in: SNote.self, limit: 3)
+            #expect(fromRows.map(\.model.text) == fromModels.map(\.model.text), "\(query)")
+            #expect(fromRows.map(\.score) == fromModels.map(\.score), "\(query)")
+            #expect(fromRows.map(\.snippets) == fromModels.map(\.snippets), "\(query)")
+            let registered = try rows.fetch(FetchDescriptor<SNote>())
+            #expect(fromRows.allSatisfy { result in registered.contains { $0 === result.model } }, "\(query)")
+        }
+    }
+
     @Test func passagesMarkEveryMatchAndKeepTheStoredText() throws {
         let long = String(repeating: "filler words here ", count: 20) + "the Café corner and a cafe again " + String(repeating: "tail text ", count: 30)
         let snippet = try #require(SearchRanking<SNote>.snippet(of: long, attribute: "text", terms: ["CAFE", "corner"]))

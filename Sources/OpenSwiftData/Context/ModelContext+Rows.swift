@@ -18,6 +18,27 @@ extension ModelContext {
         return loaded
     }
 
+    /// Calls `read` with each row a fetch selects (``RowShape``: the key, then the request's
+    /// slots), making no model; `false` when the store left filtering to the context (it then
+    /// read every row of the entity).
+    func rowValues<T>(_ request: StoreFetch<T>, from store: any RowStore, _ read: (any StoredRow) throws -> Void) throws -> Bool {
+        let measurement = Telemetry.begin("fetch", store: store.name, system: store.systemName, entity: request.layout.entityName)
+        var rows = 0
+        do {
+            let leftovers = try Telemetry.within(measurement) {
+                try store.fetchRows(asked(request, of: store)) { row in
+                    rows += 1
+                    try read(row)
+                }
+            }
+            Telemetry.end(measurement, rows: rows)
+            return !leftovers.contains(.filter)
+        } catch {
+            Telemetry.end(measurement, rows: 0, error: error)
+            throw error
+        }
+    }
+
     /// What the store left of a fetch, done on models: filtered and sorted by the stored values,
     /// as a store would — a context with unsaved changes evaluates on models of a context of its
     /// own that hold only what is stored — then paged.

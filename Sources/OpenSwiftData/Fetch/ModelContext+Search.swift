@@ -21,24 +21,69 @@ extension ModelContext {
     /// }
     /// ```
     ///
+    /// With `stemming` (``SearchStemming/english``), a word also finds other forms of it:
+    /// `running` finds *runs* and *run*.
+    ///
     /// Where the store keeps a search index, it finds the rows; every store ranks them alike,
     /// so the order does not depend on the store. Unsaved changes count, as in a fetch. A query
     /// with no word to look for (empty, or only excluded terms) finds nothing; one with more
     /// than 16 terms is refused.
     public func search<T: PersistentModel>(
         _ text: String, in type: T.Type = T.self, filter: Predicate<T>? = nil,
-        weights: [PartialKeyPath<T>: Double] = [:], limit: Int = 20
+        weights: [PartialKeyPath<T>: Double] = [:], stemming: SearchStemming = .none, limit: Int = 20
     ) throws -> [SearchResult<T>] {
         let query = SearchQuery(text)
         guard query.termCount <= SearchQuery.maximumTerms else {
             throw SwiftDataError(.unsupportedPredicate, "the search has \(query.termCount) terms; a search takes at most \(SearchQuery.maximumTerms)")
         }
-        let ranking = SearchRanking<T>(query: query, attributes: try SearchRanking<T>.attributes(weights: weights))
+        let ranking = SearchRanking<T>(query: query, attributes: try SearchRanking<T>.attributes(weights: weights), stemming: stemming)
         guard !query.required.isEmpty, limit > 0 else { return [] }
-        let candidates = try fetch(FetchDescriptor(predicate: ranking.predicate(filter: filter)))
-        guard !candidates.isEmpty else { return [] }
-        let scores = ranking.scores(candidates)
-        let best = candidates.indices.sorted { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 }.prefix(limit)
-        return best.map { SearchResult(model: candidates[$0], score: scores[$0], snippets: ranking.snippets(of: candidates[$0])) }
+        let predicate = ranking.predicate(filter: filter)
+        if let ranked = try rankedRows(ranking, predicate: predicate, limit: limit) { return ranked }
+        let candidates = try fetch(FetchDescriptor(predicate: predicate))
+        let texts = candidates.map(ranking.texts(of:))
+        let scores = ranking.scores(texts.map { $0.map(SearchRanking<T>.Field.init) })
+        return SearchRanking<T>.best(scores, limit: limit).compactMap { index in
+            scores[index].map { SearchResult(model: candidates[index], score: $0, snippets: ranking.snippets(of: texts[index])) }
+        }
+    }
+
+    /// A search ranked from the rows' searchable values alone, then only the best `limit` made
+    /// into models — most candidates never become one. `nil` where the rows cannot say: unsaved
+    /// changes of the entity (the models hold them), a class hierarchy's rows, values stored
+    /// other than as text, a store that leaves filtering to the context.
+    private func rankedRows<T: PersistentModel>(_ ranking: SearchRanking<T>, predicate: Predicate<T>, limit: Int) throws -> [SearchResult<T>]? {
+        let layout = try layout(for: T.self)
+        guard !hasPendingChanges(of: layout) else { return nil }
+        let store = try container.store(for: layout)
+        let wanted = ranking.attributes.compactMap { layout.property(for: $0.keyPath)?.index }
+        let slots = layout.storedSlots.filter(wanted.contains)
+        let columns = wanted.compactMap { slot in slots.firstIndex(of: slot).map { Int32($0 + 1) } }
+        guard columns.count == ranking.attributes.count, store.rowShape(layout, slots: slots).kinds == nil else { return nil }
+        var keys: [Int64] = [], texts: [[String?]] = [], readable = true
+        guard try rowValues(StoreFetch(descriptor: FetchDescriptor(predicate: predicate), layout: layout, slots: slots), from: store, { row in
+            guard readable else { return }
+            var values: [String?] = []
+            for column in columns {
+                switch row.storageClass(at: column) {
+                case .text: values.append(row.text(at: column))
+                case .null: values.append(nil)
+                default: readable = false
+                }
+            }
+            keys.append(row.int64(at: 0))
+            texts.append(values)
+        }), readable else { return nil }
+        let scores = ranking.scores(texts.map { $0.map(SearchRanking<T>.Field.init) })
+        let best = SearchRanking<T>.best(scores, limit: limit)
+        var models: [Int64: T] = [:]
+        for case let model as T in try loadModels(layout, keys: best.map { keys[$0] }, from: store) {
+            if let key = model.persistentBackingData.primaryKey { models[key] = model }
+        }
+        // A row deleted since it was read is left out.
+        return best.compactMap { index in
+            guard let model = models[keys[index]], let score = scores[index] else { return nil }
+            return SearchResult(model: model, score: score, snippets: ranking.snippets(of: texts[index]))
+        }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What someone typed into a search field, as the terms ``ModelContext/search(_:in:filter:weights:limit:)``
+/// What someone typed into a search field, as the terms ``ModelContext/search(_:in:filter:weights:stemming:limit:)``
 /// looks for: words, phrases in double quotes, words ending in `*` (a prefix, for type-ahead),
 /// and terms after `-` that a result must not hold.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How a search (``ModelContext/search(_:in:filter:weights:limit:)``) finds, ranks and quotes
+/// How a search (``ModelContext/search(_:in:filter:weights:stemming:limit:)``) finds, ranks and quotes
 /// models: the predicate its rows must pass, a BM25 score for each, and the passages shown.
 ///
 /// The ranking runs in Swift over the rows the store returns, so the order is the same on every
@@ -14,8 +14,57 @@ struct SearchRanking<Model: PersistentModel> {
         let weight: Double
     }
 
-    let query: SearchQuery
+    /// A term as the ranking looks for it.
+    struct Term {
+        /// As typed (a phrase's words with its spaces).
+        let text: String
+        /// Folded as the search index folds (``SearchFold``).
+        let folded: [UInt8]
+        /// With stemming, for a word of letters: its stem, and the beginning every word with that
+        /// stem shares (``PorterStemmer/sharedBeginning(of:)``).
+        let stem: (stem: [UInt8], shared: [UInt8])?
+
+        init(_ term: SearchQuery.Term, stemming: SearchStemming) {
+            text = term.text
+            folded = Array(SearchFold.fold(term.text).utf8)
+            guard stemming == .english, !term.isPhrase, !term.isPrefix, folded.count > 2, folded.allSatisfy(SearchRanking.isLetter) else {
+                stem = nil
+                return
+            }
+            let stem = PorterStemmer.stem(folded)
+            let shared = PorterStemmer.sharedBeginning(of: stem)
+            self.stem = shared.isEmpty ? nil : (stem, shared)
+        }
+
+        /// What the store looks for: the text, or for a stemmed word the beginning its forms
+        /// share, so that the rows holding any of them are among the rows found.
+        var lookup: String { stem.map { String(decoding: $0.shared, as: UTF8.self) } ?? text }
+    }
+
+    /// One searchable attribute of one candidate, as the ranking reads it.
+    struct Field {
+        /// The attribute's value.
+        let text: String?
+        let folded: [UInt8]
+        /// Its length in words.
+        let words: Int
+
+        init(_ text: String?) {
+            self.text = text
+            folded = Array(SearchFold.fold(text ?? "").utf8)
+            words = SearchRanking.wordCount(folded)
+        }
+    }
+
     let attributes: [Attribute]
+    let required: [Term]
+    let excluded: [Term]
+
+    init(query: SearchQuery, attributes: [Attribute], stemming: SearchStemming = .none) {
+        self.attributes = attributes
+        required = query.required.map { Term($0, stemming: stemming) }
+        excluded = query.excluded.map { Term($0, stemming: stemming) }
+    }
 
     /// BM25's usual constants: how fast repeated matches stop adding, and how much a long text
     /// weighs its matches down.
@@ -43,49 +92,49 @@ struct SearchRanking<Model: PersistentModel> {
         return attributes
     }
 
-    /// The rows that hold every required term and no excluded one, in some searchable attribute,
-    /// and pass `filter`.
+    /// The rows that hold every required term (or, stemmed, the beginning its forms share) and no
+    /// excluded one, in some searchable attribute, and pass `filter`. A stemmed term's rows are
+    /// narrowed further by ``scores(_:)``.
     func predicate(filter: Predicate<Model>?) -> Predicate<Model> {
         SearchCondition.predicate({ model in
-            let required = query.required.map { anyAttribute(model, holds: $0) }
-            let excluded = query.excluded.map { SearchConditions.not(anyAttribute(model, holds: $0)) }
+            let required = required.map { anyAttribute(model, holds: $0.lookup) }
+            let excluded = excluded.map { SearchConditions.not(anyAttribute(model, holds: $0.text)) }
             return (required + excluded).dropFirst().reduce((required + excluded)[0], SearchConditions.and)
         }, filter: filter)
     }
 
-    private func anyAttribute(_ model: PredicateExpressions.Variable<Model>, holds term: SearchQuery.Term) -> any StandardPredicateExpression<Bool> {
-        let tests = attributes.compactMap { SearchConditions.contains(model, $0.keyPath, term.text) }
+    private func anyAttribute(_ model: PredicateExpressions.Variable<Model>, holds text: String) -> any StandardPredicateExpression<Bool> {
+        let tests = attributes.compactMap { SearchConditions.contains(model, $0.keyPath, text) }
         return tests.dropFirst().reduce(tests[0], SearchConditions.or)
     }
 
-    /// The text of `attribute` of `model`, if it has one.
-    private func text(of model: Model, _ attribute: Attribute) -> String? {
-        model[keyPath: attribute.keyPath] as? String
+    /// The searchable attributes' values of `model`, in ``attributes``' order.
+    func texts(of model: Model) -> [String?] {
+        attributes.map { model[keyPath: $0.keyPath] as? String }
     }
 
-    /// BM25 scores of `models` (which all hold every required term), in their order. A match at
-    /// the start of a word counts more than one inside a word, and a whole word more still.
-    /// Lengths are in words, against the average of the models scored.
+    /// BM25 scores of candidates (each the ``Field``s of its searchable attributes, from rows the
+    /// ``predicate(filter:)`` selected), in their order; `nil` for one that is not a result after
+    /// all — a stemmed term's row whose text holds neither the term nor a word of its stem, or
+    /// that holds a word of an excluded term's stem. A match at the start of a word counts more
+    /// than one inside a word, and a whole word more still; another form of a stemmed word counts
+    /// as a match at a word's start. Lengths are in words, against the average of the candidates.
     ///
     /// The terms weigh alike: BM25's weight of a term by how rare it is in the whole table would
     /// cost a count of the table per term, and each model found holds every term anyway.
-    func scores(_ models: [Model]) -> [Double] {
-        let terms = query.required.map { Array(SearchFold.fold($0.text).utf8) }
-        // Per model, per attribute: its folded text and its length in words.
-        let texts = models.map { model in
-            attributes.map { attribute -> (text: [UInt8], words: Int) in
-                let folded = Array(SearchFold.fold(text(of: model, attribute) ?? "").utf8)
-                return (folded, Self.wordCount(folded))
-            }
-        }
+    func scores(_ candidates: [[Field]]) -> [Double?] {
         let averages = attributes.indices.map { index in
-            max(1, Double(texts.reduce(0) { $0 + $1[index].words }) / Double(max(models.count, 1)))
+            max(1, Double(candidates.reduce(0) { $0 + $1[index].words }) / Double(max(candidates.count, 1)))
         }
-        return texts.map { fields in
+        return candidates.map { fields in
+            guard isResult(fields) else { return nil }
             var score = 0.0
-            for term in terms where !term.isEmpty {
+            for term in required where !term.folded.isEmpty {
                 for (index, field) in fields.enumerated() where attributes[index].weight > 0 {
-                    let frequency = Self.occurrences(of: term, in: field.text)
+                    var frequency = Self.occurrences(of: term.folded, in: field.folded)
+                    if let stem = term.stem {
+                        frequency += Double(Self.words(of: stem, in: field.folded) { !$0.starts(with: term.folded) })
+                    }
                     guard frequency > 0 else { continue }
                     let norm = 1 - Self.lengthWeight + Self.lengthWeight * Double(max(field.words, 1)) / averages[index]
                     score += attributes[index].weight * frequency * (Self.saturation + 1) / (frequency + Self.saturation * norm)
@@ -95,18 +144,64 @@ struct SearchRanking<Model: PersistentModel> {
         }
     }
 
+    /// Whether a candidate meets its stemmed terms (the store found it by their shared
+    /// beginnings): each required one appears as typed (as `localizedStandardContains` finds it)
+    /// or as a word of its stem, and no excluded one appears as a word of its stem.
+    private func isResult(_ fields: [Field]) -> Bool {
+        for term in required {
+            guard let stem = term.stem else { continue }
+            let found = fields.contains { Self.words(of: stem, in: $0.folded) > 0 }
+                || fields.contains { field in field.text.map { $0.localizedStandardContains(term.text) } ?? false }
+            guard found else { return false }
+        }
+        for term in excluded {
+            guard let stem = term.stem else { continue }
+            if fields.contains(where: { Self.words(of: stem, in: $0.folded) > 0 }) { return false }
+        }
+        return true
+    }
+
+    /// The indices of the best `limit` of `scores` (results only), best first; ties in order.
+    static func best(_ scores: [Double?], limit: Int) -> [Int] {
+        let ranked = scores.indices.compactMap { index in scores[index].map { (index, $0) } }
+        return ranked.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(limit).map(\.0)
+    }
+
     /// Whether a byte of folded text is part of a word (letters and digits; any byte of a
     /// non-ASCII character counts as one).
     private static func isWordByte(_ byte: UInt8) -> Bool {
         byte >= 0x80 || (byte | 0x20) &- 0x61 < 26 || byte &- 0x30 < 10
     }
 
-    private static func wordCount(_ text: [UInt8]) -> Int {
+    /// Whether a byte of folded text is one of the letters a–z, which stemming works on.
+    static func isLetter(_ byte: UInt8) -> Bool { byte &- 0x61 < 26 }
+
+    static func wordCount(_ text: [UInt8]) -> Int {
         var count = 0, inWord = false
         for byte in text {
             let word = isWordByte(byte)
             if word && !inWord { count += 1 }
             inWord = word
+        }
+        return count
+    }
+
+    /// The words of `text` (folded) whose stem is `stem` and that pass `counting`. Only words
+    /// that begin with the stem's shared beginning are stemmed: no other word can have it.
+    private static func words(of stem: (stem: [UInt8], shared: [UInt8]), in text: [UInt8], counting: (ArraySlice<UInt8>) -> Bool = { _ in true }) -> Int {
+        var count = 0, start = 0
+        while start < text.count {
+            guard isWordByte(text[start]) else {
+                start += 1
+                continue
+            }
+            var end = start
+            while end < text.count && isWordByte(text[end]) { end += 1 }
+            let word = text[start..<end]
+            if word.starts(with: stem.shared), word.allSatisfy(isLetter), PorterStemmer.stem(Array(word)) == stem.stem, counting(word) {
+                count += 1
+            }
+            start = end
         }
         return count
     }
@@ -132,17 +227,33 @@ struct SearchRanking<Model: PersistentModel> {
     /// The longest passage quoted, in characters.
     static var snippetLength: Int { 160 }
 
-    /// A passage of each searchable attribute of `model` that holds a required term, around the
-    /// first match, with every match in it marked.
-    func snippets(of model: Model) -> [SearchSnippet] {
-        attributes.compactMap { attribute in
-            guard let text = text(of: model, attribute) else { return nil }
-            return Self.snippet(of: text, attribute: attribute.name, terms: query.required.map(\.text))
+    /// A passage of each searchable attribute (`texts`, in ``attributes``' order) that holds a
+    /// required term, around the first match, with every match in it marked.
+    func snippets(of texts: [String?]) -> [SearchSnippet] {
+        zip(attributes, texts).compactMap { attribute, text in
+            guard let text else { return nil }
+            return Self.snippet(of: text, attribute: attribute.name, terms: required.map(\.text), stems: required.compactMap(\.stem))
         }
     }
 
-    static func snippet(of text: String, attribute: String, terms: [String]) -> SearchSnippet? {
+    static func snippet(of text: String, attribute: String, terms: [String], stems: [(stem: [UInt8], shared: [UInt8])] = []) -> SearchSnippet? {
         var matches: [Range<String.Index>] = []
+        if !stems.isEmpty {
+            // Words (letters and digits) whose folded form has one of the stems.
+            var start = text.startIndex
+            while start < text.endIndex {
+                guard text[start].isLetter || text[start].isNumber else {
+                    start = text.index(after: start)
+                    continue
+                }
+                let end = text[start...].firstIndex { !($0.isLetter || $0.isNumber) } ?? text.endIndex
+                let folded = Array(SearchFold.fold(String(text[start..<end])).utf8)
+                if folded.allSatisfy(isLetter), stems.contains(where: { folded.starts(with: $0.shared) && PorterStemmer.stem(folded) == $0.stem }) {
+                    matches.append(start..<end)
+                }
+                start = end
+            }
+        }
         for term in terms where !term.isEmpty {
             var from = text.startIndex
             while from < text.endIndex, let found = text.range(of: term, options: [.caseInsensitive, .diacriticInsensitive], range: from..<text.endIndex) {

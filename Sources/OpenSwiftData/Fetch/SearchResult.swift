@@ -1,6 +1,6 @@
 import Foundation
 
-/// One model a search found (``ModelContext/search(_:in:filter:weights:limit:)``), with how well
+/// One model a search found (``ModelContext/search(_:in:filter:weights:stemming:limit:)``), with how well
 /// it matched and where.
 ///
 /// ```swift
