@@ -266,4 +266,24 @@ import TestModels
             #expect(SearchFold.fold(latin) == SearchFold.foundationFold(latin), "\(latin.debugDescription)")
         }
     }
+
+    /// Ranking folds to bytes by a path of its own (ASCII, Latin, anything else): the same bytes
+    /// as the fold's text, for text of each kind and mixed.
+    @Test func rankingFoldsToTheFoldsBytes() {
+        let odd = ["ß", "ſ", "ﬃ", "ǅ", "ᾳ", "ぷ", "e\u{301}", "각", "Å", "İ", "ı", "😀", "\u{0}"]
+        var random = SplitMix64(state: 55)
+        for _ in 0..<5_000 {
+            let text = String(String.UnicodeScalarView((0..<Int(random.next() % 12)).compactMap { _ -> Unicode.Scalar? in
+                switch random.next() % 4 {
+                case 0: return Unicode.Scalar(UInt8(random.next() % 128))
+                case 1, 2: return Unicode.Scalar(UInt32(random.next() % 0x250))
+                default: return odd[Int(random.next() % UInt64(odd.count))].unicodeScalars.first
+                }
+            }))
+            #expect(SearchFold.foldedBytes(text) == Array(SearchFold.fold(text).utf8), "\(text.debugDescription)")
+        }
+        for text in SearchCorpus.pieces + odd + ["", "Café crème", "ASCII only", "naïve\u{301}"] {
+            #expect(SearchFold.foldedBytes(text) == Array(SearchFold.fold(text).utf8), "\(text.debugDescription)")
+        }
+    }
 }

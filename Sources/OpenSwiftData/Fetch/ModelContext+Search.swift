@@ -42,7 +42,7 @@ extension ModelContext {
         if let ranked = try rankedRows(ranking, predicate: predicate, limit: limit) { return ranked }
         let candidates = try fetch(FetchDescriptor(predicate: predicate))
         let texts = candidates.map(ranking.texts(of:))
-        let scores = ranking.scores(texts.map { $0.map(SearchRanking<T>.Field.init) })
+        let scores = ranking.scores(texts.map { $0.map(SearchText.Field.init) })
         return SearchRanking<T>.best(scores, limit: limit).compactMap { index in
             scores[index].map { SearchResult(model: candidates[index], score: $0, snippets: ranking.snippets(of: texts[index])) }
         }
@@ -74,7 +74,7 @@ extension ModelContext {
             keys.append(row.int64(at: 0))
             texts.append(values)
         }), readable else { return nil }
-        let scores = ranking.scores(texts.map { $0.map(SearchRanking<T>.Field.init) })
+        let scores = ranking.scores(texts.map { $0.map(SearchText.Field.init) })
         let best = SearchRanking<T>.best(scores, limit: limit)
         var models: [Int64: T] = [:]
         for case let model as T in try loadModels(layout, keys: best.map { keys[$0] }, from: store) {

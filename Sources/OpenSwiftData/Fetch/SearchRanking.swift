@@ -14,56 +14,14 @@ struct SearchRanking<Model: PersistentModel> {
         let weight: Double
     }
 
-    /// A term as the ranking looks for it.
-    struct Term {
-        /// As typed (a phrase's words with its spaces).
-        let text: String
-        /// Folded as the search index folds (``SearchFold``).
-        let folded: [UInt8]
-        /// With stemming, for a word of letters: its stem, and the beginning every word with that
-        /// stem shares (``PorterStemmer/sharedBeginning(of:)``).
-        let stem: (stem: [UInt8], shared: [UInt8])?
-
-        init(_ term: SearchQuery.Term, stemming: SearchStemming) {
-            text = term.text
-            folded = Array(SearchFold.fold(term.text).utf8)
-            guard stemming == .english, !term.isPhrase, !term.isPrefix, folded.count > 2, folded.allSatisfy(SearchRanking.isLetter) else {
-                stem = nil
-                return
-            }
-            let stem = PorterStemmer.stem(folded)
-            let shared = PorterStemmer.sharedBeginning(of: stem)
-            self.stem = shared.isEmpty ? nil : (stem, shared)
-        }
-
-        /// What the store looks for: the text, or for a stemmed word the beginning its forms
-        /// share, so that the rows holding any of them are among the rows found.
-        var lookup: String { stem.map { String(decoding: $0.shared, as: UTF8.self) } ?? text }
-    }
-
-    /// One searchable attribute of one candidate, as the ranking reads it.
-    struct Field {
-        /// The attribute's value.
-        let text: String?
-        let folded: [UInt8]
-        /// Its length in words.
-        let words: Int
-
-        init(_ text: String?) {
-            self.text = text
-            folded = Array(SearchFold.fold(text ?? "").utf8)
-            words = SearchRanking.wordCount(folded)
-        }
-    }
-
     let attributes: [Attribute]
-    let required: [Term]
-    let excluded: [Term]
+    let required: [SearchText.Term]
+    let excluded: [SearchText.Term]
 
     init(query: SearchQuery, attributes: [Attribute], stemming: SearchStemming = .none) {
         self.attributes = attributes
-        required = query.required.map { Term($0, stemming: stemming) }
-        excluded = query.excluded.map { Term($0, stemming: stemming) }
+        required = query.required.map { SearchText.Term($0, stemming: stemming) }
+        excluded = query.excluded.map { SearchText.Term($0, stemming: stemming) }
     }
 
     /// BM25's usual constants: how fast repeated matches stop adding, and how much a long text
@@ -113,7 +71,7 @@ struct SearchRanking<Model: PersistentModel> {
         attributes.map { model[keyPath: $0.keyPath] as? String }
     }
 
-    /// BM25 scores of candidates (each the ``Field``s of its searchable attributes, from rows the
+    /// BM25 scores of candidates (each the ``SearchText/Field``s of its searchable attributes, from rows the
     /// ``predicate(filter:)`` selected), in their order; `nil` for one that is not a result after
     /// all — a stemmed term's row whose text holds neither the term nor a word of its stem, or
     /// that holds a word of an excluded term's stem. A match at the start of a word counts more
@@ -122,7 +80,7 @@ struct SearchRanking<Model: PersistentModel> {
     ///
     /// The terms weigh alike: BM25's weight of a term by how rare it is in the whole table would
     /// cost a count of the table per term, and each model found holds every term anyway.
-    func scores(_ candidates: [[Field]]) -> [Double?] {
+    func scores(_ candidates: [[SearchText.Field]]) -> [Double?] {
         let averages = attributes.indices.map { index in
             max(1, Double(candidates.reduce(0) { $0 + $1[index].words }) / Double(max(candidates.count, 1)))
         }
@@ -131,9 +89,9 @@ struct SearchRanking<Model: PersistentModel> {
             var score = 0.0
             for term in required where !term.folded.isEmpty {
                 for (index, field) in fields.enumerated() where attributes[index].weight > 0 {
-                    var frequency = Self.occurrences(of: term.folded, in: field.folded)
+                    var frequency = SearchText.occurrences(of: term.folded, in: field.folded)
                     if let stem = term.stem {
-                        frequency += Double(Self.words(of: stem, in: field.folded) { !$0.starts(with: term.folded) })
+                        frequency += Double(SearchText.words(of: stem, in: field.folded) { !$0.starts(with: term.folded) })
                     }
                     guard frequency > 0 else { continue }
                     let norm = 1 - Self.lengthWeight + Self.lengthWeight * Double(max(field.words, 1)) / averages[index]
@@ -147,16 +105,16 @@ struct SearchRanking<Model: PersistentModel> {
     /// Whether a candidate meets its stemmed terms (the store found it by their shared
     /// beginnings): each required one appears as typed (as `localizedStandardContains` finds it)
     /// or as a word of its stem, and no excluded one appears as a word of its stem.
-    private func isResult(_ fields: [Field]) -> Bool {
+    private func isResult(_ fields: [SearchText.Field]) -> Bool {
         for term in required {
             guard let stem = term.stem else { continue }
-            let found = fields.contains { Self.words(of: stem, in: $0.folded) > 0 }
+            let found = fields.contains { SearchText.words(of: stem, in: $0.folded) > 0 }
                 || fields.contains { field in field.text.map { $0.localizedStandardContains(term.text) } ?? false }
             guard found else { return false }
         }
         for term in excluded {
             guard let stem = term.stem else { continue }
-            if fields.contains(where: { Self.words(of: stem, in: $0.folded) > 0 }) { return false }
+            if fields.contains(where: { SearchText.words(of: stem, in: $0.folded) > 0 }) { return false }
         }
         return true
     }
@@ -165,63 +123,6 @@ struct SearchRanking<Model: PersistentModel> {
     static func best(_ scores: [Double?], limit: Int) -> [Int] {
         let ranked = scores.indices.compactMap { index in scores[index].map { (index, $0) } }
         return ranked.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }.prefix(limit).map(\.0)
-    }
-
-    /// Whether a byte of folded text is part of a word (letters and digits; any byte of a
-    /// non-ASCII character counts as one).
-    private static func isWordByte(_ byte: UInt8) -> Bool {
-        byte >= 0x80 || (byte | 0x20) &- 0x61 < 26 || byte &- 0x30 < 10
-    }
-
-    /// Whether a byte of folded text is one of the letters a–z, which stemming works on.
-    static func isLetter(_ byte: UInt8) -> Bool { byte &- 0x61 < 26 }
-
-    static func wordCount(_ text: [UInt8]) -> Int {
-        var count = 0, inWord = false
-        for byte in text {
-            let word = isWordByte(byte)
-            if word && !inWord { count += 1 }
-            inWord = word
-        }
-        return count
-    }
-
-    /// The words of `text` (folded) whose stem is `stem` and that pass `counting`. Only words
-    /// that begin with the stem's shared beginning are stemmed: no other word can have it.
-    private static func words(of stem: (stem: [UInt8], shared: [UInt8]), in text: [UInt8], counting: (ArraySlice<UInt8>) -> Bool = { _ in true }) -> Int {
-        var count = 0, start = 0
-        while start < text.count {
-            guard isWordByte(text[start]) else {
-                start += 1
-                continue
-            }
-            var end = start
-            while end < text.count && isWordByte(text[end]) { end += 1 }
-            let word = text[start..<end]
-            if word.starts(with: stem.shared), word.allSatisfy(isLetter), PorterStemmer.stem(Array(word)) == stem.stem, counting(word) {
-                count += 1
-            }
-            start = end
-        }
-        return count
-    }
-
-    /// The matches of `term` in `text`, each counting ½, and ½ more for each end on a word's edge.
-    private static func occurrences(of term: [UInt8], in text: [UInt8]) -> Double {
-        guard term.count <= text.count else { return 0 }
-        var total = 0.0, start = 0
-        while start + term.count <= text.count {
-            if text[start] == term[0] && text[start..<(start + term.count)].elementsEqual(term) {
-                let end = start + term.count
-                total += 0.5
-                if start == 0 || !isWordByte(text[start - 1]) { total += 0.5 }
-                if end == text.count || !isWordByte(text[end]) { total += 0.5 }
-                start = end
-            } else {
-                start += 1
-            }
-        }
-        return total
     }
 
     /// The longest passage quoted, in characters.
@@ -247,8 +148,8 @@ struct SearchRanking<Model: PersistentModel> {
                     continue
                 }
                 let end = text[start...].firstIndex { !($0.isLetter || $0.isNumber) } ?? text.endIndex
-                let folded = Array(SearchFold.fold(String(text[start..<end])).utf8)
-                if folded.allSatisfy(isLetter), stems.contains(where: { folded.starts(with: $0.shared) && PorterStemmer.stem(folded) == $0.stem }) {
+                let folded = SearchFold.foldedBytes(String(text[start..<end]))
+                if folded.allSatisfy(SearchText.isLetter), stems.contains(where: { folded.starts(with: $0.shared) && PorterStemmer.stem(folded) == $0.stem }) {
                     matches.append(start..<end)
                 }
                 start = end

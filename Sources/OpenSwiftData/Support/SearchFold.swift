@@ -25,6 +25,44 @@ enum SearchFold {
         return foundationFold(text)
     }
 
+    /// `text` folded (``fold(_:)``) as UTF-8 bytes, for ranking, which reads thousands of values
+    /// a search: ASCII and Latin text go straight into one byte array, with no string between.
+    static func foldedBytes(_ text: String) -> [UInt8] {
+        var text = text
+        let latinBytes = text.withUTF8 { bytes -> [UInt8]? in
+            var folded: [UInt8] = []
+            folded.reserveCapacity(bytes.count)
+            // ASCII text lowers its letters; text that is not all ASCII takes every scalar from
+            // the table, as ``fold(_:)`` does.
+            var ascii = true, index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte < 0x80 {
+                    if ascii {
+                        folded.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+                    } else {
+                        folded.append(contentsOf: latin[Int(byte)])
+                    }
+                    index += 1
+                    continue
+                }
+                // A scalar below `latinEnd` takes two bytes, its lead byte 0xC2 to 0xC9.
+                guard byte >= 0xC2, byte <= 0xC9, index + 1 < bytes.count else { return nil }
+                let value = Int(byte & 0x1F) << 6 | Int(bytes[index + 1] & 0x3F)
+                guard value < Int(latinEnd) else { return nil }
+                if ascii {
+                    ascii = false
+                    folded.removeAll(keepingCapacity: true)
+                    for earlier in bytes[..<index] { folded.append(contentsOf: latin[Int(earlier)]) }
+                }
+                folded.append(contentsOf: latin[value])
+                index += 2
+            }
+            return folded
+        }
+        return latinBytes ?? Array(fold(text).utf8)
+    }
+
     /// The end of the Latin scalars (Basic Latin through Latin Extended-B) folded from a table.
     private static let latinEnd: UInt32 = 0x250
     /// Each scalar below ``latinEnd`` folded: what most non-ASCII text in Latin scripts is made of,
