@@ -1,7 +1,9 @@
 import BenchCSQLite
 import Foundation
+import Logging
 import OpenSwiftData
 import OpenSwiftDataPostgres
+import PostgresNIO
 
 // Part of `bench --search` (SearchBenchmark.swift): ranked search (`ModelContext.search`) on the
 // same notes, its latency over a set of queries as a search field sends them, and the same
@@ -70,7 +72,7 @@ func measureFTS5Ranking(_ c: CLibrary, queries: [String], repeats: Int) throws -
 /// The filter and ranked search on PostgreSQL: the notes inserted with and without
 /// `.spotlight`, the filter scanned and through the trigram index, ranked search's latency, and
 /// the index's size. Lines for Results/search.md.
-func postgresSearchSection(url: URL, corpus: SearchCorpus, needles: [String], queries: [String], runs: Int, repeats: Int) throws -> [String] {
+func postgresSearchSection(url: URL, corpus: SearchCorpus, needles: [String], queries: [String], runs: Int, repeats: Int) async throws -> [String] {
     let namespace = "search_\(UInt32.random(in: 0...UInt32.max))"
     func filled<Note: PersistentModel>(_ type: Note.Type, _ name: String, _ make: (String, Double) -> Note) throws -> (ModelContainer, Double) {
         try filledWithNotes(type, PostgresConfiguration(name, url: url, postgresSchema: "\(namespace)_\(name)"), notes: corpus.notes, make)
@@ -100,7 +102,31 @@ func postgresSearchSection(url: URL, corpus: SearchCorpus, needles: [String], qu
     lines += ["", "Ranked search (`context.search(query, in: IndexedSearchNote.self, limit: 20)`), median of \(repeats) searches each:", "",
               "| Query | Results | Median | Best match's passage |", "| --- | ---: | ---: | --- |"] + ranked.lines
     lines += ["", String(format: "Over all %d searches: p50 %.1f ms, p99 %.1f ms.", ranked.latencies.count, percentile(ranked.latencies, 0.5) * 1000, percentile(ranked.latencies, 0.99) * 1000)]
+    let (tableBytes, indexBytes) = try await postgresSizes(url: url, namespace: "\(namespace)_indexed", table: "IndexedSearchNote")
+    let updates = min(corpus.notes.count, 100_000)
+    let updatePlain = try notesUpdatedSeconds(SearchNote.self, in: plain, count: updates) { $0.note = "Edited " + $0.note }
+    let updateIndexed = try notesUpdatedSeconds(IndexedSearchNote.self, in: indexed, count: updates) { $0.note = "Edited " + $0.note }
+    searchLog("PostgreSQL: updating \(updates) notes: \(updatePlain) s, searchable \(updateIndexed) s")
     lines += ["", "| | Without `.spotlight` | With it | Ratio |", "| --- | ---: | ---: | ---: |",
-              String(format: "| Inserting %d notes | %.2f s | %.2f s | %.2f× |", corpus.notes.count, insertPlain, insertIndexed, insertIndexed / max(insertPlain, 1e-9)), ""]
+              String(format: "| Inserting %d notes | %.2f s | %.2f s | %.2f× |", corpus.notes.count, insertPlain, insertIndexed, insertIndexed / max(insertPlain, 1e-9)),
+              String(format: "| Changing the note of %d of them and saving (fetches not timed) | %.2f s | %.2f s | %.2f× |", updates, updatePlain, updateIndexed, updateIndexed / max(updatePlain, 1e-9)),
+              String(format: "| Size (the notes' table, the `pg_trgm` index) | %.1f MB | %.1f MB | %.2f× |", Double(tableBytes) / 1e6, Double(indexBytes) / 1e6,
+                     Double(indexBytes) / Double(max(tableBytes, 1))), ""]
     return lines
+}
+
+/// The bytes of `table` in `namespace` (with its TOAST, without indexes), and of the namespace's
+/// search indexes (`Z_SEARCH…`), as PostgreSQL counts them.
+func postgresSizes(url: URL, namespace: String, table: String) async throws -> (table: Int64, index: Int64) {
+    let connection = try await connectPostgres(url.absoluteString, namespace: nil)
+    defer { Task { try? await connection.close() } }
+    let query = PostgresQuery(unsafeSQL: """
+        SELECT coalesce(sum(pg_table_size(c.oid)) FILTER (WHERE c.relname = '\(table)'), 0)::int8,
+               coalesce(sum(pg_relation_size(c.oid)) FILTER (WHERE c.relkind = 'i' AND c.relname LIKE 'Z_SEARCH%'), 0)::int8
+        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '\(namespace)'
+        """)
+    for try await (tableBytes, indexBytes) in try await connection.query(query, logger: Logger(label: "bench.search")).decode((Int64, Int64).self) {
+        return (tableBytes, indexBytes)
+    }
+    return (0, 0)
 }

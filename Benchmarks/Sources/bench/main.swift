@@ -82,7 +82,7 @@ func run() async throws {
 
     // Search mode: a substring filter against an FTS5 trigram index (Results/search.md).
     if arguments.contains("--search") {
-        try runSearchBenchmark()
+        try await runSearchBenchmark()
         exit(0)
     }
 
