@@ -28,6 +28,9 @@ import Testing
             let best = try await client.send(.get, "/?search=COFFEE+past*&order=best")
             #expect(best.text.contains("<mark>Coffee</mark> and <mark>past</mark>ry") && !best.text.contains("Running shoes"))
             #expect(best.text.contains("<option value=\"best\" selected>"))
+            // English forms of a word find each other: "runs" finds "Running shoes".
+            let stemmed = try await client.send(.get, "/?search=runs&order=best")
+            #expect(stemmed.text.contains("<mark>Running</mark> shoes") && !stemmed.text.contains("Coffee and pastry"))
 
             let bad = try await client.send(.get, "/?from=yesterday")
             #expect(bad.status == .ok && bad.text.contains("is not a date"))
