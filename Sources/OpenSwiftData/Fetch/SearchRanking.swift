@@ -1,7 +1,7 @@
 import Foundation
 
-/// How a search (``ModelContext/search(_:in:filter:weights:stemming:limit:)``) finds, ranks and quotes
-/// models: the predicate its rows must pass, a BM25 score for each, and the passages shown.
+/// How a search (``ModelContext/search(_:in:filter:weights:stemming:limit:)``) finds, ranks and
+/// quotes models: the predicate its rows must pass, a BM25 score for each, and the passages shown.
 ///
 /// The ranking runs in Swift over the rows the store returns, so the order is the same on every
 /// store; the store's search index (where it has one) only narrows the rows down.
@@ -71,12 +71,13 @@ struct SearchRanking<Model: PersistentModel> {
         attributes.map { model[keyPath: $0.keyPath] as? String }
     }
 
-    /// BM25 scores of candidates (each the ``SearchText/Field``s of its searchable attributes, from rows the
-    /// ``predicate(filter:)`` selected), in their order; `nil` for one that is not a result after
-    /// all — a stemmed term's row whose text holds neither the term nor a word of its stem, or
-    /// that holds a word of an excluded term's stem. A match at the start of a word counts more
-    /// than one inside a word, and a whole word more still; another form of a stemmed word counts
-    /// as a match at a word's start. Lengths are in words, against the average of the candidates.
+    /// BM25 scores of candidates (each the ``SearchText/Field``s of its searchable attributes,
+    /// from rows the ``predicate(filter:)`` selected), in their order; `nil` for one that is not
+    /// a result after all — a stemmed term's row whose text holds neither the term nor a word of
+    /// its stem, or that holds a word of an excluded term's stem. A match at the start of a word
+    /// counts more than one inside a word, and a whole word more still; another form of a stemmed
+    /// word counts as a match at a word's start. Lengths are in words, against the average of the
+    /// candidates.
     ///
     /// The terms weigh alike: BM25's weight of a term by how rare it is in the whole table would
     /// cost a count of the table per term, and each model found holds every term anyway.

@@ -1,7 +1,7 @@
 import Foundation
 
-/// One model a search found (``ModelContext/search(_:in:filter:weights:stemming:limit:)``), with how well
-/// it matched and where.
+/// One model a search found (``ModelContext/search(_:in:filter:weights:stemming:limit:)``), with
+/// how well it matched and where.
 ///
 /// ```swift
 /// for result in try context.search("flat white", in: Expense.self) {

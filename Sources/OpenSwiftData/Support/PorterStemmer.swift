@@ -46,7 +46,7 @@ enum PorterStemmer {
             }
         }
 
-        /// The number of vowel-consonant sequences in the first `length` letters (the algorithm's *m*).
+        /// The number of vowel-consonant sequences in the first `length` letters (Porter's *m*).
         private func measure(_ length: Int) -> Int {
             var count = 0, index = 0
             while index < length && isConsonant(index) { index += 1 }
@@ -66,7 +66,8 @@ enum PorterStemmer {
             length >= 2 && word[length - 1] == word[length - 2] && isConsonant(length - 1)
         }
 
-        /// Whether the first `length` letters end consonant-vowel-consonant, the last not `w`, `x` or `y`.
+        /// Whether the first `length` letters end consonant-vowel-consonant, the last not `w`, `x`
+        /// or `y`.
         private func endsCVC(_ length: Int) -> Bool {
             guard length >= 3, isConsonant(length - 1), !isConsonant(length - 2), isConsonant(length - 3) else { return false }
             let last = word[length - 1]
