@@ -267,6 +267,37 @@ import TestModels
         }
     }
 
+    /// SQLite's `localizedStandardContains` answers ASCII text without Foundation: the same
+    /// answer as Foundation for every pair of ASCII characters around a needle, and for random
+    /// ASCII texts and needles; text or needles it does not answer (non-ASCII, NUL in the
+    /// needle, empty) go to Foundation.
+    @Test func asciiTextIsAnsweredAsFoundationAnswersIt() {
+        func check(_ text: [UInt8], _ needle: [UInt8]) {
+            let answer = text.withUnsafeBufferPointer { t in needle.withUnsafeBufferPointer { SQLiteFunctions.asciiContains(t, $0) } }
+            let foundation = String(decoding: text, as: UTF8.self).localizedStandardContains(String(decoding: needle, as: UTF8.self))
+            if let answer {
+                #expect(answer == foundation, "\(text) \(needle)")
+            } else {
+                #expect(needle.isEmpty || needle.contains(0) || (text + needle).contains { $0 >= 0x80 }, "\(text) \(needle)")
+            }
+        }
+        let x = UInt8(ascii: "x"), y = UInt8(ascii: "y")
+        for a in UInt8(0)..<128 {
+            for b in UInt8(0)..<128 {
+                for needle in [[x, y], [a], [a, b], [x, b], [a, y], [UInt8(ascii: "X"), a, b, UInt8(ascii: "Y")]] {
+                    check([x, a, b, y], needle)
+                }
+            }
+        }
+        var random = SplitMix64(state: 127)
+        for _ in 0..<50_000 {
+            let text = (0..<Int(random.next() % 12)).map { _ in UInt8(random.next() % 128) }
+            let needle = (0..<Int(random.next() % 4)).map { _ in UInt8(random.next() % 128) }
+            check(text, needle)
+        }
+        check(Array("café crème".utf8), Array("CAFE".utf8))
+    }
+
     /// Ranking folds to bytes by a path of its own (ASCII, Latin, anything else): the same bytes
     /// as the fold's text, for text of each kind and mixed.
     @Test func rankingFoldsToTheFoldsBytes() {
