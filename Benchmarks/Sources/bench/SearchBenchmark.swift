@@ -57,7 +57,8 @@ struct SearchCorpus {
             if generator.next() % 4 == 0 { note = note.prefix(1).uppercased() + note.dropFirst() }
             notes.append(note)
         }
-        self.notes = notes
+        // `--ascii`: the same notes without their accents, as most English text is.
+        self.notes = arguments.contains("--ascii") ? notes.map { $0.folding(options: .diacriticInsensitive, locale: nil) } : notes
     }
 }
 
