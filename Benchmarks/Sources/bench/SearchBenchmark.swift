@@ -2,15 +2,15 @@ import BenchCSQLite
 import Foundation
 import OpenSwiftData
 
-// swift run -c release --package-path Benchmarks bench --search [--rows N] [--runs N] [--postgres [URL]]
+// swift run -c release --package-path Benchmarks bench --search [--rows N] [--runs N] [--ascii] [--postgres [URL]]
 //
 // The starting point of search (issue 55): a substring filter every SwiftData app writes,
 // `#Predicate { $0.note.localizedStandardContains(text) }`, on N expenses with notes made of
 // words, against a hand-written FTS5 trigram index through the SQLite C API (the floor an index
 // could reach: the notes folded for case and diacritics in Swift, an FTS5 `trigram` table, the
-// exact check left out). Also what keeping that index costs an insert, and its size; ranked
-// search (RankedSearchBenchmark.swift); and with `--postgres`, the same on PostgreSQL. Writes
-// Results/search.md.
+// exact check left out). Also what keeping that index costs an insert and an update, and its
+// size; ranked search (RankedSearchBenchmark.swift); and with `--postgres`, the same on
+// PostgreSQL. `--ascii` takes the accents off the notes. Writes Results/search.md.
 
 @Model
 final class SearchNote {
