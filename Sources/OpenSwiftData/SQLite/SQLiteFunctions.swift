@@ -98,9 +98,7 @@ enum SQLiteFunctions {
     /// The text of argument `index`, or `nil` for NULL.
     static func text(_ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ index: Int) -> String? {
         guard let value = arguments?[index], sqlite3_value_type(value) != SQLITE_NULL else { return nil }
-        let count = Int(sqlite3_value_bytes(value))
-        guard let bytes = sqlite3_value_text(value) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        return String(decoding: bytes(value), as: UTF8.self)
     }
 
     private static func binary(_ context: OpaquePointer?, _ arguments: UnsafeMutablePointer<OpaquePointer?>?, _ body: (String, String) -> Int32) {
@@ -136,8 +134,8 @@ enum SQLiteFunctions {
         return language != "tr" && language != "az"
     }()
 
-    /// A text argument's bytes, valid until the function returns (the text first, then its
-    /// length: asking for the text may convert it).
+    /// An argument's bytes as text, valid until the function returns (the text first, then its
+    /// length: asking for the text may convert it, changing its length).
     private static func bytes(_ value: OpaquePointer) -> UnsafeBufferPointer<UInt8> {
         let text = sqlite3_value_text(value)
         return UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_value_bytes(value)))
@@ -180,9 +178,7 @@ enum SQLiteFunctions {
             sqlite3_result_null(context)
             return
         }
-        // The length after the text: asking for the text may convert it, changing its length.
-        let text = sqlite3_value_text(value)
-        let bytes = UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_value_bytes(value)))
+        let bytes = SQLiteFunctions.bytes(value)
         // ASCII straight from SQLite's bytes; anything else through Swift's String.
         let folded = SearchFold.foldASCII(bytes) ?? SearchFold.fold(String(decoding: bytes, as: UTF8.self))
         // A C string (SQLite copies it): an empty one still has a pointer, so it stays text, not NULL.

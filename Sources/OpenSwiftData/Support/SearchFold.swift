@@ -14,22 +14,22 @@ enum SearchFold {
     static func fold(_ text: String) -> String {
         var text = text
         if let ascii = text.withUTF8({ foldASCII($0) }) { return ascii }
-        if text.unicodeScalars.allSatisfy({ $0.value < latinEnd }) {
-            // No combining marks below U+0250, so each scalar is a character of its own and
-            // the text folds as its scalars do one by one.
-            var folded: [UInt8] = []
-            folded.reserveCapacity(text.utf8.count)
-            for scalar in text.unicodeScalars { folded.append(contentsOf: latin[Int(scalar.value)]) }
-            return String(decoding: folded, as: UTF8.self)
-        }
+        if let latin = latinFoldedBytes(text) { return String(decoding: latin, as: UTF8.self) }
         return foundationFold(text)
     }
 
     /// `text` folded (``fold(_:)``) as UTF-8 bytes, for ranking, which reads thousands of values
     /// a search: ASCII and Latin text go straight into one byte array, with no string between.
     static func foldedBytes(_ text: String) -> [UInt8] {
+        latinFoldedBytes(text) ?? Array(foundationFold(text).utf8)
+    }
+
+    /// ASCII and Latin text (every scalar below ``latinEnd``) folded into UTF-8 bytes; `nil` for
+    /// other text. There are no combining marks below U+0250, so each scalar is a character of
+    /// its own and the text folds as its scalars do one by one.
+    private static func latinFoldedBytes(_ text: String) -> [UInt8]? {
         var text = text
-        let latinBytes = text.withUTF8 { bytes -> [UInt8]? in
+        return text.withUTF8 { bytes -> [UInt8]? in
             var folded: [UInt8] = []
             folded.reserveCapacity(bytes.count)
             // ASCII text lowers its letters; text that is not all ASCII takes every scalar from
@@ -60,7 +60,6 @@ enum SearchFold {
             }
             return folded
         }
-        return latinBytes ?? Array(fold(text).utf8)
     }
 
     /// The end of the Latin scalars (Basic Latin through Latin Extended-B) folded from a table.
