@@ -17,11 +17,14 @@ struct SearchRanking<Model: PersistentModel> {
     let attributes: [Attribute]
     let required: [SearchText.Term]
     let excluded: [SearchText.Term]
+    /// Whether some term is stemmed, so candidates are checked for words of its stem.
+    let isStemmed: Bool
 
     init(query: SearchQuery, attributes: [Attribute], stemming: SearchStemming = .none) {
         self.attributes = attributes
         required = query.required.map { SearchText.Term($0, stemming: stemming) }
         excluded = query.excluded.map { SearchText.Term($0, stemming: stemming) }
+        isStemmed = (required + excluded).contains { $0.stem != nil }
     }
 
     /// BM25's usual constants: how fast repeated matches stop adding, and how much a long text
@@ -86,13 +89,18 @@ struct SearchRanking<Model: PersistentModel> {
             max(1, Double(candidates.reduce(0) { $0 + $1[index].words }) / Double(max(candidates.count, 1)))
         }
         return candidates.map { fields in
-            guard isResult(fields) else { return nil }
+            // Per required term (stemmed ones) and field: the words of its stem, read once for
+            // the check and the score.
+            let stemWords = isStemmed ? required.map { term in
+                term.stem.map { stem in fields.map { SearchText.stemWords(stem, typed: term.folded, in: $0.folded) } }
+            } : []
+            guard !isStemmed || isResult(fields, stemWords: stemWords) else { return nil }
             var score = 0.0
-            for term in required where !term.folded.isEmpty {
+            for (termIndex, term) in required.enumerated() where !term.folded.isEmpty {
                 for (index, field) in fields.enumerated() where attributes[index].weight > 0 {
                     var frequency = SearchText.occurrences(of: term.folded, in: field.folded)
-                    if let stem = term.stem {
-                        frequency += Double(SearchText.words(of: stem, in: field.folded) { !$0.starts(with: term.folded) })
+                    if isStemmed, let words = stemWords[termIndex] {
+                        frequency += Double(words[index].others)
                     }
                     guard frequency > 0 else { continue }
                     let norm = 1 - Self.lengthWeight + Self.lengthWeight * Double(max(field.words, 1)) / averages[index]
@@ -106,16 +114,16 @@ struct SearchRanking<Model: PersistentModel> {
     /// Whether a candidate meets its stemmed terms (the store found it by their shared
     /// beginnings): each required one appears as typed (as `localizedStandardContains` finds it)
     /// or as a word of its stem, and no excluded one appears as a word of its stem.
-    private func isResult(_ fields: [SearchText.Field]) -> Bool {
-        for term in required {
-            guard let stem = term.stem else { continue }
-            let found = fields.contains { SearchText.words(of: stem, in: $0.folded) > 0 }
+    private func isResult(_ fields: [SearchText.Field], stemWords: [[(all: Int, others: Int)]?]) -> Bool {
+        for (term, words) in zip(required, stemWords) {
+            guard let words else { continue }
+            let found = words.contains { $0.all > 0 }
                 || fields.contains { field in field.text.map { $0.localizedStandardContains(term.text) } ?? false }
             guard found else { return false }
         }
         for term in excluded {
             guard let stem = term.stem else { continue }
-            if fields.contains(where: { SearchText.words(of: stem, in: $0.folded) > 0 }) { return false }
+            if fields.contains(where: { SearchText.stemWords(stem, typed: term.folded, in: $0.folded).all > 0 }) { return false }
         }
         return true
     }

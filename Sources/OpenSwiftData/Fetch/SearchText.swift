@@ -65,10 +65,12 @@ enum SearchText {
         return count
     }
 
-    /// The words of `text` (folded) whose stem is `stem` and that pass `counting`. Only words
-    /// that begin with the stem's shared beginning are stemmed: no other word can have it.
-    static func words(of stem: (stem: [UInt8], shared: [UInt8]), in text: [UInt8], counting: (ArraySlice<UInt8>) -> Bool = { _ in true }) -> Int {
-        var count = 0, start = 0
+    /// The words of `text` (folded) whose stem is `stem`: all of them, and the others — those
+    /// not beginning with `typed`, the term as typed, which ``occurrences(of:in:)`` already
+    /// counts. Only words that begin with the stem's shared beginning are stemmed: no other word
+    /// can have it.
+    static func stemWords(_ stem: (stem: [UInt8], shared: [UInt8]), typed: [UInt8], in text: [UInt8]) -> (all: Int, others: Int) {
+        var all = 0, others = 0, start = 0
         while start < text.count {
             guard isWordByte(text[start]) else {
                 start += 1
@@ -77,12 +79,13 @@ enum SearchText {
             var end = start
             while end < text.count && isWordByte(text[end]) { end += 1 }
             let word = text[start..<end]
-            if word.starts(with: stem.shared), word.allSatisfy(isLetter), PorterStemmer.stem(Array(word)) == stem.stem, counting(word) {
-                count += 1
+            if word.starts(with: stem.shared), word.allSatisfy(isLetter), PorterStemmer.stem(Array(word)) == stem.stem {
+                all += 1
+                if !word.starts(with: typed) { others += 1 }
             }
             start = end
         }
-        return count
+        return (all, others)
     }
 
     /// The matches of `term` in `text`, each counting ½, and ½ more for each end on a word's edge.
