@@ -88,20 +88,31 @@ struct Materializer {
         // Every stored slot, in ascending slot order as the columns are: each written once.
         // (Appending after reserving capacity stays in code specialised for `Slot`; the
         // uninitialised-capacity initialiser is generic library code that looks up metadata.)
-        let readers = layout.slotReaders
+        let fastReads = layout.slotFastReads
         var values = ContiguousArray<BackingData.Slot>()
-        values.reserveCapacity(max(readers.count, capacity))
+        values.reserveCapacity(max(fastReads.count, capacity))
         var column = offset + 1
-        for slot in 0..<readers.count {
-            let reader = readers[slot]
-            if reader.codec == nil && !reader.isToOne {
+        for slot in 0..<fastReads.count {
+            let fast = fastReads[slot]
+            if fast == .notStored {
                 values.append(.unloaded)
-            } else {
-                values.append(try read(reader, slot: slot, layout: layout, from: row, column: column, offset: offset))
-                column += 1
+                continue
             }
+            values.append(try readStored(fast, slot: slot, layout: layout, from: row, column: column, offset: offset))
+            column += 1
         }
         return values
+    }
+
+    /// One column's value as a slot, the reader looked up only if the fast way cannot read it.
+    /// (Returned, not appended by the caller after an `if let`: that copied and destroyed each
+    /// slot, which cost more than the reader's retain it saves.)
+    @inline(__always)
+    private static func readStored(
+        _ fast: ModelLayout.SlotReader.Fast, slot: Int, layout: ModelLayout, from row: any StoredRow, column: Int32, offset: Int32
+    ) throws -> BackingData.Slot {
+        if fast != .none, let value = readFast(fast, from: row, column: column) { return value }
+        return try read(layout.slotReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
     }
 
     /// One column's value as a slot.
@@ -109,7 +120,11 @@ struct Materializer {
     private static func read(
         _ reader: ModelLayout.SlotReader, slot: Int, layout: ModelLayout, from row: any StoredRow, column: Int32, offset: Int32
     ) throws -> BackingData.Slot {
-        if reader.fast != .none, let slot = readFast(reader, from: row, column: column) { return slot }
+        if reader.fast != .none {
+            if let slot = readFast(reader.fast, from: row, column: column) { return slot }
+            // NULL in an optional attribute read the fast way.
+            if let nullValue = reader.nullValue, row.storageClass(at: column) == .null { return .value(nullValue) }
+        }
         if let codec = reader.codec {
             do {
                 return .value(try codec.decode(row.value(at: column)))
@@ -141,14 +156,11 @@ struct Materializer {
     }
 
     /// A common attribute type read straight from the row; `nil` when the column's storage class
-    /// is not the one the type is stored as (the codec then converts it, or reports it).
+    /// is not the one the type is stored as (NULL: the reader's null value; another class: the
+    /// codec converts it, or reports it).
     @inline(__always)
-    private static func readFast(_ reader: ModelLayout.SlotReader, from row: any StoredRow, column: Int32) -> BackingData.Slot? {
-        let storage = row.storageClass(at: column)
-        if storage == .null {
-            return reader.nullValue.map { .value($0) }
-        }
-        switch (reader.fast, storage) {
+    private static func readFast(_ fast: ModelLayout.SlotReader.Fast, from row: any StoredRow, column: Int32) -> BackingData.Slot? {
+        switch (fast, row.storageClass(at: column)) {
         case (.int, .integer): return Int(exactly: row.int64(at: column)).map { .value($0) }
         case (.int64, .integer): return .value(row.int64(at: column))
         case (.double, .real): return .value(row.double(at: column))

@@ -47,6 +47,10 @@ final class ModelLayout: @unchecked Sendable {
     /// How each stored slot is decoded from its stored value, by slot; worked out once so that
     /// loading a model does no lookups.
     @exclusivity(unchecked) private(set) var slotReaders: ContiguousArray<SlotReader> = []
+    /// Each slot's ``SlotReader/Fast`` (`.notStored` for a slot with no column), apart from the
+    /// readers: the loop that reads a row's slots reads these plain values, and holds a reader (a
+    /// class: a retain and a release per slot per row) only for a value the fast way cannot read.
+    @exclusivity(unchecked) private(set) var slotFastReads: ContiguousArray<SlotReader.Fast> = []
 
     /// How one stored slot is decoded. A class, so the loop that reads rows holds
     /// readers by reference instead of copying their payloads. `@unchecked Sendable`: immutable.
@@ -66,6 +70,8 @@ final class ModelLayout: @unchecked Sendable {
 
         enum Fast {
             case none, int, int64, double, string, date, bool
+            /// No column: a to-many relationship, or a property the store does not hold.
+            case notStored
         }
 
         init(codec: (any AttributeCodec)? = nil, isToOne: Bool = false, nullValue: Any? = nil) {
@@ -340,6 +346,7 @@ final class ModelLayout: @unchecked Sendable {
                 }
             }
         }
+        slotFastReads = ContiguousArray(slotReaders.map { $0.codec == nil && !$0.isToOne ? .notStored : $0.fast })
         var unique: [[Int]] = attributeSlots.filter { properties[$0].attributeOptions.contains(.unique) }.map { [$0] }
         for group in modelType._$uniquenessConstraints {
             let slots = group.compactMap { slotByKeyPath[$0] }
