@@ -60,6 +60,77 @@ import Testing
         lunch.category = food
         #expect(expensesChanged.value)
     }
+
+    /// A model gets its observation registrar on its first read (``BackingData/registrar``):
+    /// models written before any read, fetched and never read, or of a subclass are observed from
+    /// their first read on, and only their own changes are reported.
+    @Test(arguments: StoreKind.allCases)
+    func modelsWrittenOrFetchedBeforeAnyReadAreObservedFromTheirFirstRead(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Expense.self as any PersistentModel.Type] + InheritanceModels.types)
+        let context = store.context()
+        let lunch = Expense(amount: 10)
+        context.insert(lunch)
+        lunch.amount = 11
+        lunch.note = "written before anything read it"
+        let trip = BusinessJourney(name: "Sales", purpose: "sales")
+        context.insert(trip)
+        trip.budget = 100
+        try context.save()
+
+        let lunchChanged = Flag(), tripChanged = Flag()
+        withObservationTracking { _ = lunch.amount } onChange: { lunchChanged.set() }
+        withObservationTracking { _ = (trip.budget, trip.name) } onChange: { tripChanged.set() }
+        let taxi = Expense(amount: 20)
+        context.insert(taxi)
+        taxi.amount = 21
+        #expect(!lunchChanged.value)
+        lunch.amount = 12
+        #expect(lunchChanged.value)
+        #expect(!tripChanged.value)
+        trip.name = "Sales kickoff"
+        #expect(tripChanged.value)
+        try context.save()
+
+        // Fetched in another context and changed before anything read them.
+        let other = ModelContext(context.container)
+        let fetched = try other.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        try #require(fetched.count == 2)
+        fetched[1].amount = 30
+        let fetchedChanged = Flag()
+        withObservationTracking { _ = fetched[0].amount } onChange: { fetchedChanged.set() }
+        fetched[1].amount = 31
+        #expect(!fetchedChanged.value)
+        fetched[0].amount = 13
+        #expect(fetchedChanged.value)
+        try other.save()
+        #expect(try store.context().fetch(FetchDescriptor<Expense>()).map(\.amount).sorted() == [13, 31])
+    }
+
+    /// Changes the context makes itself — a rollback, an undo — are reported to a model's observers
+    /// as the model's own assignments are.
+    @Test func rollbackAndUndoAreReportedToObservers() throws {
+        let store = try TestStore(.memory, [Expense.self])
+        defer { withExtendedLifetime(store) {} }
+        let context = store.context()
+        context.undoManager = UndoManager()
+        let lunch = Expense(amount: 10)
+        context.insert(lunch)
+        try context.save()
+
+        lunch.amount = 12
+        let rolledBack = Flag()
+        withObservationTracking { _ = lunch.amount } onChange: { rolledBack.set() }
+        context.rollback()
+        #expect(rolledBack.value)
+        #expect(lunch.amount == 10)
+
+        lunch.amount = 14
+        let undone = Flag()
+        withObservationTracking { _ = lunch.amount } onChange: { undone.set() }
+        context.undoManager?.undo()
+        #expect(undone.value)
+        #expect(lunch.amount == 10)
+    }
 }
 
 /// A thread-safe flag for observation callbacks.

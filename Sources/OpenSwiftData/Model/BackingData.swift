@@ -17,8 +17,17 @@ public final class BackingData {
     /// The values slots had before their first change since the last save, for rollback and for
     /// writing only changed columns.
     @exclusivity(unchecked) var originals = SlotOriginals()
-    /// The observation registrar the generated accessors report reads and writes to.
-    public let registrar = ObservationRegistrar()
+    /// The model's own observation registrar once something has read a property (`hasRegistrar`);
+    /// until then one shared registrar that nothing observes stands in. Made on the first read
+    /// because observers learn of a model only through a read: a model only written (an insert,
+    /// an import) never pays for one, nor frees one. Swift's `Observation` offers no way to learn
+    /// whether anything is tracking, so a model that is read gets its registrar then.
+    @exclusivity(unchecked) @usableFromInline var ownRegistrar = BackingData.unobservedRegistrar
+    @exclusivity(unchecked) @usableFromInline var hasRegistrar = false
+    /// Stands in for every model's registrar until its first read; nothing ever reads through it,
+    /// so nothing observes it. (A non-optional field: an optional of the resilient registrar type
+    /// is read through value witnesses on every access, which cost fetches 6%.)
+    @usableFromInline static let unobservedRegistrar = ObservationRegistrar()
     /// The context the model is registered in. Held strongly, so models fetched from a context
     /// that is not otherwise kept can still load their relationships; the context holds clean
     /// models only weakly, so there is no cycle once changes are saved or rolled back.
@@ -71,9 +80,10 @@ public final class BackingData {
         case pendingMembers(PendingMembers)
     }
 
-    init(layout: ModelLayout) {
+    /// `slots`: the values of a stored row, which then need not replace the unloaded ones.
+    init(layout: ModelLayout, slots: ContiguousArray<Slot>? = nil) {
         self.layout = layout
-        self.slots = layout.unloadedSlots
+        self.slots = slots ?? layout.unloadedSlots
     }
 
     /// The model is going away: its entry in the context's identity map goes with it.
@@ -136,16 +146,33 @@ public final class BackingData {
 
     // MARK: Generated accessors
 
+    /// The observation registrar the generated accessors report reads and writes to, made now if
+    /// nothing has read a property of the model yet.
+    public var registrar: ObservationRegistrar {
+        if !hasRegistrar { makeRegistrar() }
+        return ownRegistrar
+    }
+
+    @usableFromInline @inline(never)
+    func makeRegistrar() {
+        ownRegistrar = ObservationRegistrar()
+        hasRegistrar = true
+    }
+
     /// Reports a read to observers. Called by `@Model`'s generated getters.
     @inlinable
     public func _access<Owner: PersistentModel, Member>(_ owner: Owner, keyPath: KeyPath<Owner, Member>) {
-        registrar.access(owner, keyPath: keyPath)
+        if !hasRegistrar { makeRegistrar() }
+        ownRegistrar.access(owner, keyPath: keyPath)
     }
 
     /// Reports a write to observers around `body`. Called by `@Model`'s generated setters.
+    ///
+    /// A model nothing has read has no observer to tell: `body` just runs.
     @inlinable
     public func _withMutation<Owner: PersistentModel, Member, R>(of owner: Owner, keyPath: KeyPath<Owner, Member>, _ body: () throws -> R) rethrows -> R {
-        try registrar.withMutation(of: owner, keyPath: keyPath, body)
+        guard hasRegistrar else { return try body() }
+        return try ownRegistrar.withMutation(of: owner, keyPath: keyPath, body)
     }
 
     /// Stores a value assigned in an initialiser. Called by `@Model`'s generated `init` accessors.

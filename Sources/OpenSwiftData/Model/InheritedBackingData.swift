@@ -54,12 +54,12 @@ public struct _InheritedBackingData {
     /// Reports a read to observers.
     @inlinable
     public func _access<Owner: PersistentModel, Member>(_ owner: Owner, keyPath: KeyPath<Owner, Member>) {
-        owner.persistentBackingData.registrar.access(owner, keyPath: keyPath)
+        owner.persistentBackingData._access(owner, keyPath: keyPath)
     }
 
     /// Reports a write to observers around `body`.
     @inlinable
     public func _withMutation<Owner: PersistentModel, Member, R>(of owner: Owner, keyPath: KeyPath<Owner, Member>, _ body: () throws -> R) rethrows -> R {
-        try owner.persistentBackingData.registrar.withMutation(of: owner, keyPath: keyPath, body)
+        try owner.persistentBackingData._withMutation(of: owner, keyPath: keyPath, body)
     }
 }

@@ -24,13 +24,14 @@ enum StoredModel {
     /// without property defaults writing the slots (nothing else about the model is set).
     @inline(__always)
     static func instantiate(_ layout: ModelLayout, slots: ContiguousArray<BackingData.Slot>) -> (any PersistentModel, BackingData) {
-        let data = BackingData(layout: layout)
+        // The slots are in place before the initialiser runs: while materialising, property
+        // defaults do not write them.
+        let data = BackingData(layout: layout, slots: slots)
         data.isMaterializing = true
         BackingDataHandOff.offer(data)
         let model = layout.modelType.init(backingData: data)
         BackingDataHandOff.withdraw()
         data.isMaterializing = false
-        data.slots = slots
         return (model, data)
     }
 }

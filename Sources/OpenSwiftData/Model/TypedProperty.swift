@@ -46,11 +46,11 @@ struct TypedProperty<Root: PersistentModel, Value>: TypedPropertyInfo, @unchecke
                 body()
                 return
             }
-            root.persistentBackingData.registrar.withMutation(of: root, keyPath: keyPath, body)
+            root.persistentBackingData._withMutation(of: root, keyPath: keyPath, body)
             return
         }
         let root = unsafeDowncast(object, to: Root.self)
-        root.persistentBackingData.registrar.withMutation(of: root, keyPath: keyPath, body)
+        root.persistentBackingData._withMutation(of: root, keyPath: keyPath, body)
     }
 }
 
