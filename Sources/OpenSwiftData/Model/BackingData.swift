@@ -104,7 +104,13 @@ public final class BackingData {
     /// discarded one.
     public static func _make(for type: any PersistentModel.Type) -> BackingData {
         if let prepared = BackingDataHandOff.take(for: type) { return prepared }
-        let data = BackingData(layout: ModelLayout.of(type))
+        let layout = ModelLayout.of(type)
+        // Slots of its own from the start: the initialiser writes them at once, and a write to
+        // the layout's shared unloaded slots would copy them element by element first.
+        var slots = ContiguousArray<Slot>()
+        slots.reserveCapacity(layout.properties.count)
+        for _ in 0..<layout.properties.count { slots.append(.unloaded) }
+        let data = BackingData(layout: layout, slots: slots)
         data.madeByInitializer = true
         return data
     }
