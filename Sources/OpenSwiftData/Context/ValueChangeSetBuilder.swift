@@ -214,7 +214,8 @@ struct ValueChangeSetBuilder {
     /// A common attribute type's value as its codec encodes it, read from the `Any`'s inline
     /// buffer when it holds exactly that type; `nil` otherwise (the codec then encodes it). The
     /// codec's generic encode cost about 280 instructions a value; this is the fetch's fast read
-    /// (`ModelLayout.slotFastReads`) the other way.
+    /// (`ModelLayout.slotFastReads`) the other way. Each case is spelled out: one generic helper
+    /// returning an optional to `map` cost inserts 1.2% more (callgrind).
     @inline(__always)
     private static func encodeFast(_ value: Any, _ fast: ModelLayout.SlotReader.Fast) -> StoredValue? {
         switch fast {
