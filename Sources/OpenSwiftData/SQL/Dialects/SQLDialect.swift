@@ -62,6 +62,11 @@ package protocol SQLDialect: Sendable {
     /// instead (SQLite, whose one writer sees the same rows; a delete of every row is then a
     /// truncation).
     func returningKeys(_ statement: String, key: String) -> String?
+    /// A statement that deletes every row of `table` (quoted) only if their keys (`key`, quoted)
+    /// are one run, and gives one row of the count, least and greatest key it saw — counted and
+    /// deleted in one snapshot, so another writer cannot slip a row in between; `nil` where a
+    /// delete learns its keys another way (SQLite).
+    func deleteEveryRowIfOneRun(table: String, key: String) -> String?
     /// A condition that is never true (an `IN` over an empty list).
     var falseCondition: String { get }
     /// A value as an SQL literal, for DDL, which takes no parameters (a new column's default);

@@ -60,6 +60,7 @@ struct SQLiteDialect: SQLDialect {
     }
     var falseCondition: String { "0" }
     func returningKeys(_ statement: String, key: String) -> String? { nil }
+    func deleteEveryRowIfOneRun(table: String, key: String) -> String? { nil }
     func literal(_ value: StoredValue) -> String? { standardLiteral(value) }
     /// RENAME COLUMN came with SQLite 3.25, DROP COLUMN with 3.35.
     var altersColumnsInPlace: Bool { sqlite3_libversion_number() >= 3_035_000 }

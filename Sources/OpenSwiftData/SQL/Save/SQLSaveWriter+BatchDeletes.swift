@@ -53,8 +53,12 @@ extension SQLSaveWriter {
                 }
             }
             if let deleteReturningKeys {
-                try store.query(deleteReturningKeys, bindings: delete.bindings, on: connection) { row in
-                    if !row.isNull(at: 0) { keys = Self.keys(inList: row.text(at: 0)) }
+                if everyRow, let span = try deleteEveryRowIfOneRun(layout) {
+                    keys = span
+                } else {
+                    try store.query(deleteReturningKeys, bindings: delete.bindings, on: connection) { row in
+                        if !row.isNull(at: 0) { keys = Self.keys(inList: row.text(at: 0)) }
+                    }
                 }
                 guard !keys.isEmpty else { continue }
             } else {
@@ -118,6 +122,27 @@ extension SQLSaveWriter {
             return Array(least...greatest)
         }
         return try readKeys(keysSelect)
+    }
+
+    /// Where the dialect can (PostgreSQL), deletes every row of the table in one statement if
+    /// their keys are one run, and gives that run (empty for no rows); `nil` when it deleted
+    /// nothing because the keys are not one run, or the dialect cannot.
+    private func deleteEveryRowIfOneRun(_ layout: ModelLayout) throws -> [Int64]? {
+        let dialect = store.dialect
+        guard let text = dialect.deleteEveryRowIfOneRun(table: dialect.quote(layout.tableName), key: dialect.quote(ModelLayout.primaryKeyColumn)) else { return nil }
+        var span: [Int64]?
+        try store.query(text, bindings: [], on: connection) { row in
+            let count = row.isNull(at: 0) ? 0 : row.int64(at: 0)
+            if count == 0 {
+                span = []
+            } else if !row.isNull(at: 1), !row.isNull(at: 2) {
+                let least = row.int64(at: 1), greatest = row.int64(at: 2)
+                if least <= greatest, case (let width, false) = greatest.subtractingReportingOverflow(least), width == count - 1 {
+                    span = Array(least...greatest)
+                }
+            }
+        }
+        return span
     }
 
     /// The keys in a comma-separated list of decimal integers (the server's own list of `bigint`s).
