@@ -41,6 +41,48 @@ final class PostgresSQLConnection: SQLConnection {
         try run(PostgresQuery(unsafeSQL: text, binds: binds), row: row)
     }
 
+    /// The rows as `COPY … FROM STDIN` text (``PostgresCopyText``), sent in slices of 1 MB. Names
+    /// go into postgres-nio's `COPY` statement between double quotes unescaped, so a name that
+    /// is not plain letters, digits and underscores is not copied (the rows go up as arrays).
+    func copy(into table: String, columns: [String], values: [StoredValue], width: Int) throws -> Bool {
+        if readOnly { throw SwiftDataError(.storeIO, "a statement that changes data was sent to a read replica of PostgreSQL at \(pool.place); it was not run") }
+        guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *), Self.isPlainName(table), columns.allSatisfy(Self.isPlainName),
+              let rows = try PostgresCopyText.rows(values, width: width, typedValues: typedValues) else { return false }
+        let connection = self.connection
+        let done = connection.eventLoop.makePromise(of: Void.self)
+        // On the connection's event loop, not Swift's shared pool, whose threads may all be
+        // waiting in saves like this one.
+        Task(executorPreference: PostgresEventLoopExecutor(connection.eventLoop)) {
+            do {
+                try await connection.copyFrom(table: table, columns: columns, logger: PostgresConnectionPool.logger) { writer in
+                    var rest = rows
+                    while let slice = rest.readSlice(length: min(rest.readableBytes, 1 << 20)), slice.readableBytes > 0 {
+                        try await writer.write(slice)
+                    }
+                }
+                done.succeed(())
+            } catch {
+                done.fail(error)
+            }
+        }
+        do {
+            try pool.wait(for: done.futureResult, on: connection)
+        } catch {
+            throw explained(error, committing: false)
+        }
+        return true
+    }
+
+    /// Letters, digits and underscores, not starting with a digit: a name postgres-nio may put
+    /// in its `COPY` statement as it is.
+    private static func isPlainName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+        return name.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+        }
+    }
+
     private func run(_ query: PostgresQuery, row: (any StoredRow) throws -> Void) throws {
         let queue = PostgresRowQueue()
         let answer = connection.query(query, logger: PostgresConnectionPool.logger) { queue.append($0) }

@@ -524,6 +524,75 @@ struct PostgresStoreTests {
         #expect(try stored() == before)
     }
 
+    /// A save's rows of small values go up as one `COPY`, whose text form must say exactly what
+    /// the binary parameters say: COPY's escape characters in text, special and tiny doubles,
+    /// dates to the microsecond at both ends of the years it writes, empty and binary bytes.
+    /// Rows it cannot write (a date before the year 1) and rows of large values go up as arrays.
+    @Test func rowsOfSmallValuesGoUpAsOneCopyAndReadBackExactly() throws {
+        let namespace = Namespace()
+        var configuration = try namespace.configuration()
+        configuration.storesDatesAsTimestamps = true
+        let container = try ModelContainer(for: Sample.self, configurations: configuration)
+        let store = try #require(container.stores.first as? SQLStore)
+        let texts = ["tab\there", "line\nbreak\r\n", "back\\slash", "\\N", "\\.", "\\x00", "\t\t", "naïve 🚲"]
+        let doubles: [Double] = [.nan, .infinity, -.infinity, -0.0, 5e-324, 0.1 + 0.2, -1.7976931348623157e308, 123456789.123456789]
+        let dates = [-63_113_904_000.0, 252_423_993_599.5, 0.000_001, -0.5, 86_399.999_999, 1e9 + 0.123_456]
+            .map(Date.init(timeIntervalSinceReferenceDate:))
+        func describe(_ sample: Sample) -> String {
+            [String(sample.int), sample.text, sample.double.isNaN ? "nan" : String(sample.double.bitPattern), String(sample.float.bitPattern),
+             String(sample.date.timeIntervalSinceReferenceDate), sample.data.base64EncodedString(), sample.uuid.uuidString,
+             String(describing: sample.decimal), String(describing: sample.optionalText)].joined(separator: "|")
+        }
+        func stored() throws -> [String] {
+            try ModelContext(container).fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.int)])).map(describe)
+        }
+        func save(_ samples: [Sample]) throws -> [RenderedSQL] {
+            let context = ModelContext(container)
+            for sample in samples { context.insert(sample) }
+            store.startTracing()
+            defer { store.stopTracing() }
+            try context.save()
+            return store.stopTracing()
+        }
+        var expected: [String] = []
+        var samples: [Sample] = []
+        for number in 0..<48 {
+            let sample = Sample(int: number, double: doubles[number % doubles.count], text: texts[number % texts.count],
+                                date: dates[number % dates.count], data: Data((0..<number % 5).map { UInt8(truncatingIfNeeded: $0 * 97) }),
+                                optionalText: number.isMultiple(of: 3) ? nil : texts[(number + 1) % texts.count])
+            sample.float = Float(doubles[(number + 3) % doubles.count])
+            samples.append(sample)
+            expected.append(describe(sample))
+        }
+        let copied = try save(samples)
+        #expect(copied.contains { $0.text.hasPrefix("COPY \"Sample\"") })
+        #expect(!copied.contains { $0.text.hasPrefix("INSERT INTO \"Sample\"") })
+        // Microseconds are what a timestamptz keeps: read back as binary parameters would write them.
+        #expect(try stored() == expected)
+
+        // A date before the year 1: those rows go up as arrays, and read back the same.
+        let ancient = Sample(int: 100, text: "ancient", date: Date(timeIntervalSinceReferenceDate: -63_200_000_000))
+        let arrays = try save([ancient])
+        #expect(!arrays.contains { $0.text.hasPrefix("COPY \"Sample\"") })
+        #expect(arrays.contains { $0.text.hasPrefix("INSERT INTO \"Sample\"") })
+        // Rows of large values too: hex would double them.
+        let large = Sample(int: 101, text: String(repeating: "large ", count: 1_000))
+        #expect(try !save([large]).contains { $0.text.hasPrefix("COPY \"Sample\"") })
+        #expect(try stored() == expected + [describe(ancient), describe(large)])
+
+        // A copy the server refuses (a key twice) throws the server's reason as a constraint
+        // violation, writes nothing, and leaves the connection usable.
+        try store.read { connection in
+            _ = try connection.execute("CREATE TABLE \"Plain\" (k bigint PRIMARY KEY)", bindings: [])
+            #expect {
+                _ = try connection.copy(into: "Plain", columns: ["k"], values: [.integer(1), .integer(1)], width: 1)
+            } throws: { ($0 as? SwiftDataError)?.code == .constraintViolation && "\($0)".contains("duplicate key") }
+            var count: Int64 = -1
+            try connection.query("SELECT count(*) FROM \"Plain\"", bindings: []) { count = $0.int64(at: 0) }
+            #expect(count == 0)
+        }
+    }
+
     @Test func aReadOnlyConfigurationOfAnEmptyNamespaceIsAClearError() throws {
         let namespace = Namespace()
         do {

@@ -76,6 +76,10 @@ package protocol SQLConnection: AnyObject {
     /// ``SQLDialect/arrayType(of:)``), calling `row` for each result row; only for engines whose
     /// dialect binds arrays.
     func query(_ text: String, arrays: [[StoredValue]], row: (any StoredRow) throws -> Void) throws
+    /// Inserts rows of `width` values (`values`, row after row) into `columns` of `table` as one
+    /// bulk copy, where the engine has one (PostgreSQL's `COPY … FROM STDIN`): `true` when it did;
+    /// `false`, having sent nothing, where it has none or a value has no exact form in it.
+    func copy(into table: String, columns: [String], values: [StoredValue], width: Int) throws -> Bool
     /// Up to `length` bytes from `offset` of the blob in `column` of the row `rowid` of `table`,
     /// read without the rest of it; `nil` where the engine cannot (then SQL reads it).
     func readBlob(table: String, column: String, rowid: Int64, offset: Int64, length: Int) -> Data?
@@ -95,6 +99,8 @@ extension SQLConnection {
     package func query(_ text: String, arrays: [[StoredValue]], row: (any StoredRow) throws -> Void) throws {
         throw SwiftDataError(.storeIO, "this store's engine does not bind arrays")
     }
+
+    package func copy(into table: String, columns: [String], values: [StoredValue], width: Int) throws -> Bool { false }
 }
 
 /// A statement run many times in one transaction (a save's insert for each new model): engines
