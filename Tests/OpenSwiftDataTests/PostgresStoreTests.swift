@@ -556,7 +556,7 @@ struct PostgresStoreTests {
         }
         var expected: [String] = []
         var samples: [Sample] = []
-        for number in 0..<48 {
+        for number in 0..<SQLStore.copiedRows {
             let sample = Sample(int: number, double: doubles[number % doubles.count], text: texts[number % texts.count],
                                 date: dates[number % dates.count], data: Data((0..<number % 5).map { UInt8(truncatingIfNeeded: $0 * 97) }),
                                 optionalText: number.isMultiple(of: 3) ? nil : texts[(number + 1) % texts.count])
@@ -570,15 +570,18 @@ struct PostgresStoreTests {
         // Microseconds are what a timestamptz keeps: read back as binary parameters would write them.
         #expect(try stored() == expected)
 
-        // A date before the year 1: those rows go up as arrays, and read back the same.
-        let ancient = Sample(int: 100, text: "ancient", date: Date(timeIntervalSinceReferenceDate: -63_200_000_000))
-        let arrays = try save([ancient])
-        #expect(!arrays.contains { $0.text.hasPrefix("COPY \"Sample\"") })
-        #expect(arrays.contains { $0.text.hasPrefix("INSERT INTO \"Sample\"") })
-        // Rows of large values too: hex would double them.
-        let large = Sample(int: 101, text: String(repeating: "large ", count: 1_000))
-        #expect(try !save([large]).contains { $0.text.hasPrefix("COPY \"Sample\"") })
-        #expect(try stored() == expected + [describe(ancient), describe(large)])
+        // As many rows again, one with a date before the year 1: they go up as arrays, and read
+        // back the same; so do rows of large values (hex would double them), and a few rows.
+        let base = SQLStore.copiedRows
+        let ancient = (base..<2 * base).map { Sample(int: $0, text: "ancient", date: Date(timeIntervalSinceReferenceDate: $0 == base ? -63_200_000_000 : 0)) }
+        let large = (2 * base..<3 * base).map { Sample(int: $0, text: String(repeating: "large ", count: 200)) }
+        let few = (3 * base..<3 * base + 3).map { Sample(int: $0, text: "few") }
+        for batch in [ancient, large, few] {
+            let statements = try save(batch)
+            #expect(!statements.contains { $0.text.hasPrefix("COPY \"Sample\"") })
+            #expect(statements.contains { $0.text.hasPrefix("INSERT INTO \"Sample\"") })
+        }
+        #expect(try stored() == expected + (ancient + large + few).map(describe))
 
         // A copy the server refuses (a key twice) throws the server's reason as a constraint
         // violation, writes nothing, and leaves the connection usable.

@@ -223,8 +223,9 @@ package final class SQLStore: Sendable {
             if !columns.isEmpty, let arrays = arrays(values, width: width) {
                 // Rows whose columns each hold one type go up as a bulk copy where the engine has
                 // one: the server reads COPY's text faster than it spreads arrays by `unnest`.
-                // Not rows of large values, which arrays carry as they are and COPY's text in hex.
-                if bytes <= rows * Self.copiedBytesPerRow, try connection.copy(into: table, columns: columns, values: values, width: width) {
+                // Not a few rows, for which COPY's extra round trip costs more than it saves, nor
+                // rows of large values, which arrays carry as they are and COPY's text in hex.
+                if rows >= Self.copiedRows, bytes <= rows * Self.copiedBytesPerRow, try connection.copy(into: table, columns: columns, values: values, width: width) {
                     record("COPY \(dialect.quote(table)) (\(columns.map(dialect.quote).joined(separator: ", "))) FROM STDIN", [.text("\(rows) rows")])
                     return
                 }
@@ -258,7 +259,8 @@ package final class SQLStore: Sendable {
         try flush()
     }
 
-    /// The most bytes of values a row may average for rows to go up as a bulk copy.
+    /// The fewest rows that go up as a bulk copy, and the most bytes of values they may average.
+    static let copiedRows = 100
     static let copiedBytesPerRow = 1_024
 
     /// Rows per statement where they go up as arrays: a few parameters however many rows, so the
