@@ -126,7 +126,8 @@ extension SQLSaveWriter {
 
     /// Where the dialect can (PostgreSQL), deletes every row of the table in one statement if
     /// their keys are one run, and gives that run (empty for no rows); `nil` when it deleted
-    /// nothing because the keys are not one run, or the dialect cannot.
+    /// nothing because the keys are not one run, or the dialect cannot. A row another server
+    /// deleted after the count is named too: it is gone either way.
     private func deleteEveryRowIfOneRun(_ layout: ModelLayout) throws -> [Int64]? {
         let dialect = store.dialect
         guard let text = dialect.deleteEveryRowIfOneRun(table: dialect.quote(layout.tableName), key: dialect.quote(ModelLayout.primaryKeyColumn)) else { return nil }
