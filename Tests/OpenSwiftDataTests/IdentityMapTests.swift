@@ -25,6 +25,36 @@ import Testing
         #expect(categories[0].expenses.allSatisfy { $0 === first[0] || $0 === first[1] })
     }
 
+    /// A long-lived context's identity map holds memory for the models alive, not for every key
+    /// it ever held: pages of keys whose models all went away are let go (one kept for reuse),
+    /// and models still held stay found, also after their page's neighbours were let go.
+    @Test func theIdentityMapLetsGoOfPagesWhoseModelsWentAway() throws {
+        let store = try TestStore(.file, [Expense.self])
+        let context = store.context()
+        let registry = context.entityRegistry(try context.layout(for: Expense.self))
+        var kept: Expense?
+        for batch in 0..<4 {
+            do {
+                let expenses = (0..<5_000).map { Expense(amount: Double(batch * 5_000 + $0)) }
+                for expense in expenses { context.insert(expense) }
+                try context.save()
+                if batch == 1 { kept = expenses[2_500] }
+                #expect(registry.allocatedPages >= 2)
+            }
+        }
+        // 20,000 keys over five pages; only the kept model's page is in use, and one spare.
+        #expect(registry.count == 1)
+        #expect(registry.allocatedPages <= 2)
+        let keptModel = try #require(kept)
+        #expect(context.registeredModel(for: keptModel.persistentModelID) as Expense? === keptModel)
+        // Fetching everything again fills pages anew (the spare first), one instance per row.
+        let all = try context.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        #expect(all.count == 20_000)
+        #expect(all[7_500] === keptModel)
+        #expect(try context.fetch(FetchDescriptor<Expense>(predicate: #Predicate { $0.amount == 19_999 })).first === all[19_999])
+        #expect(registry.count == 20_000)
+    }
+
     @Test func savedModelsKeepTheirInstanceInTheSavingContext() throws {
         let store = try TestStore(.memory, [Expense.self])
         let context = store.context()
