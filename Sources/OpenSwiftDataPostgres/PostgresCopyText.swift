@@ -10,7 +10,7 @@ import OpenSwiftData
 /// exact digits, dates as whole microseconds in UTC, bytes in hex.
 enum PostgresCopyText {
     /// The rows of `width` values; `nil` where a value has no text form this writes (a date
-    /// outside the years 1 to 9999): the rows then go up as parameters, which say the same.
+    /// outside the years 1 to 9999): the rows then go up as arrays, which say the same.
     /// Throws for text holding NUL, which PostgreSQL cannot store.
     static func rows(_ values: [StoredValue], width: Int, typedValues: Set<ValueMeaning>) throws -> ByteBuffer? {
         var buffer = ByteBuffer()

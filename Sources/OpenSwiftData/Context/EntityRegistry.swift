@@ -29,7 +29,7 @@ final class EntityRegistry {
         /// witness (about 70 instructions each); this destroys only the entries in use, and an
         /// emptied registry has none.
         let models: UnsafeMutablePointer<UnownedModel?>
-        /// Slots in use: a page that empties is given back (see ``EntityRegistry/emptied(_:)``).
+        /// Slots in use: a page that empties is let go (see `emptied`).
         @exclusivity(unchecked) var live = 0
 
         init() {
