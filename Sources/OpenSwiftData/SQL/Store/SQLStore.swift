@@ -220,7 +220,7 @@ package final class SQLStore: Sendable {
                 values.removeAll(keepingCapacity: true)
                 rows = 0
             }
-            if !columns.isEmpty, let arrays = arrays(values, width: width) {
+            if !columns.isEmpty, let types = arrayTypes(values, width: width) {
                 // Rows whose columns each hold one type go up as a bulk copy where the engine has
                 // one: the server reads COPY's text faster than it spreads arrays by `unnest`.
                 // Not a few rows, for which COPY's extra round trip costs more than it saves, nor
@@ -229,7 +229,7 @@ package final class SQLStore: Sendable {
                     record("COPY \(dialect.quote(table)) (\(columns.map(dialect.quote).joined(separator: ", "))) FROM STDIN", [.text("\(rows) rows")])
                     return
                 }
-                try query(render(.insertArrays(table: table, columns: columns, types: arrays.types)), arrays: arrays.columns, on: connection) { _ in }
+                try query(render(.insertArrays(table: table, columns: columns, types: types)), arrays: arrayColumns(values, width: width, types: types), on: connection) { _ in }
                 return
             }
             for start in stride(from: 0, to: rows, by: perStatement) {
@@ -276,25 +276,41 @@ package final class SQLStore: Sendable {
     /// columns; `nil` where the dialect binds no arrays, or a column mixes types or holds a value
     /// no array carries (those rows go up as rows of parameters).
     func arrays(_ values: [StoredValue], width: Int) -> (types: [String?], columns: [[StoredValue]])? {
+        guard let types = arrayTypes(values, width: width) else { return nil }
+        return (types, arrayColumns(values, width: width, types: types))
+    }
+
+    /// The array type of each column of rows of `width` values (see ``arrays(_:width:)``), without
+    /// building the columns: a save that goes up as a bulk copy needs only to know they exist.
+    func arrayTypes(_ values: [StoredValue], width: Int) -> [String?]? {
         guard dialect.bindsArrays, width > 0 else { return nil }
-        let rows = values.count / width
         var types: [String?] = []
-        var columns: [[StoredValue]] = []
+        types.reserveCapacity(width)
         for column in 0..<width {
             var type: String?
-            var bound: [StoredValue] = []
-            bound.reserveCapacity(rows)
-            for row in 0..<rows {
-                let value = values[row * width + column]
-                bound.append(value)
+            for index in stride(from: column, to: values.count, by: width) {
+                let value = values[index]
                 if value.isNull { continue }
                 guard let valueType = dialect.arrayType(of: value) else { return nil }
                 if type == nil { type = valueType } else if type != valueType { return nil }
             }
             types.append(type)
-            if type != nil { columns.append(bound) }
         }
-        return (types, columns)
+        return types
+    }
+
+    /// The bound columns of rows of `width` values whose ``arrayTypes(_:width:)`` are `types`: each
+    /// typed column's values, NULLs included.
+    func arrayColumns(_ values: [StoredValue], width: Int, types: [String?]) -> [[StoredValue]] {
+        let rows = values.count / width
+        var columns: [[StoredValue]] = []
+        for column in 0..<width where types[column] != nil {
+            var bound: [StoredValue] = []
+            bound.reserveCapacity(rows)
+            for row in 0..<rows { bound.append(values[row * width + column]) }
+            columns.append(bound)
+        }
+        return columns
     }
 
     /// Runs SQL text whose parameters are arrays (see ``arrays(_:width:)``), calling `row` for each row.
