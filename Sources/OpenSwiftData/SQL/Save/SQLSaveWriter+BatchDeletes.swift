@@ -118,8 +118,8 @@ extension SQLSaveWriter {
         let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
         guard case .integer(let count) = try one(.count, []), count > 0 else { return [] }
         if case .integer(let least) = try one(.min, [key]), case .integer(let greatest) = try one(.max, [key]),
-           least <= greatest, case (let width, false) = greatest.subtractingReportingOverflow(least), width == count - 1 {
-            return Array(least...greatest)
+           let run = Self.run(count: count, least: least, greatest: greatest) {
+            return run
         }
         return try readKeys(keysSelect)
     }
@@ -137,13 +137,17 @@ extension SQLSaveWriter {
             if count == 0 {
                 span = []
             } else if !row.isNull(at: 1), !row.isNull(at: 2) {
-                let least = row.int64(at: 1), greatest = row.int64(at: 2)
-                if least <= greatest, case (let width, false) = greatest.subtractingReportingOverflow(least), width == count - 1 {
-                    span = Array(least...greatest)
-                }
+                span = Self.run(count: count, least: row.int64(at: 1), greatest: row.int64(at: 2))
             }
         }
         return span
+    }
+
+    /// The keys from `least` to `greatest` when `count` distinct keys span exactly them (one run);
+    /// `nil` otherwise. The span is computed without overflow, whatever the stored keys.
+    private static func run(count: Int64, least: Int64, greatest: Int64) -> [Int64]? {
+        guard count > 0, least <= greatest, case (let width, false) = greatest.subtractingReportingOverflow(least), width == count - 1 else { return nil }
+        return Array(least...greatest)
     }
 
     /// The keys in a comma-separated list of decimal integers (the server's own list of `bigint`s).
