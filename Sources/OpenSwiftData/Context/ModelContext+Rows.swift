@@ -104,7 +104,7 @@ extension ModelContext {
         }
     }
 
-    private func asked<T>(_ request: StoreFetch<T>, of store: any RowStore) -> StoreFetch<T> {
+    func asked<T>(_ request: StoreFetch<T>, of store: any RowStore) -> StoreFetch<T> {
         guard store.distinguishesContexts || owner != nil else { return request }
         var request = request
         request.editingState = editingState(for: store)

@@ -210,7 +210,7 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
     /// What a grouping key path names: an attribute (as ``attribute(_:of:function:allowsJSON:)``,
     /// JSON values allowed, since groups only compare them), or a to-one relationship, whose
     /// related models are the groups (no codec).
-    private static func groupKey(_ keyPath: AnyKeyPath, of layout: ModelLayout, function: String) throws -> ([PropertyLayout], (any AttributeCodec)?) {
+    static func groupKey(_ keyPath: AnyKeyPath, of layout: ModelLayout, function: String) throws -> ([PropertyLayout], (any AttributeCodec)?) {
         if let path = KeyPathResolver.chain(keyPath, from: layout), let relationship = path.last?.relationship {
             guard !relationship.isToMany, path.dropLast().allSatisfy({ $0.relationship?.isToMany == false }) else {
                 throw SwiftDataError(.unsupportedKeyPath, "\(function) \(layout.entityName).\(path.map(\.name).joined(separator: ".")): it is a to-many relationship; group by a to-one relationship or an attribute")
@@ -222,7 +222,7 @@ struct AggregateQuery<T: PersistentModel, K: Hashable> {
 
     /// The attribute a key path names (through to-one relationships), with its codec; refuses
     /// relationships, and values stored as JSON unless they are only compared for equality.
-    private static func attribute(_ keyPath: AnyKeyPath, of layout: ModelLayout, function: String, allowsJSON: Bool = false) throws -> ([PropertyLayout], any AttributeCodec) {
+    static func attribute(_ keyPath: AnyKeyPath, of layout: ModelLayout, function: String, allowsJSON: Bool = false) throws -> ([PropertyLayout], any AttributeCodec) {
         guard let path = KeyPathResolver.chain(keyPath, from: layout), let last = path.last else {
             throw SwiftDataError(.unsupportedKeyPath, "\(function) \(keyPath): not a persisted attribute of \(layout.entityName), or one reached through to-one relationships")
         }

@@ -76,6 +76,10 @@ protocol RowStore: AnyObject, Sendable {
     /// merges (``StoreAggregate``); `nil` when the store cannot compute it, and the context
     /// reduces fetched models instead.
     func fetchAggregate<T>(_ request: StoreFetch<T>, _ aggregate: StoreAggregate) throws -> [StoreAggregate.Partial]?
+    /// How the store runs a fetch, or `aggregate` over its rows: the statement and the engine's
+    /// plan (``QueryExplanation``); with `analyze` it runs it too. A store without a query
+    /// language (a custom `DataStore`) throws.
+    func explain<T>(_ request: StoreFetch<T>, aggregate: StoreAggregate?, analyze: Bool) throws -> QueryExplanation
     /// Throws now what a ``BatchDelete`` with this descriptor would throw at save time.
     func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws
 
@@ -144,6 +148,10 @@ extension RowStore {
     var systemName: String { "custom" }
     var updatesByPredicate: Bool { false }
     var keepsOwners: Bool { false }
+
+    func explain<T>(_ request: StoreFetch<T>, aggregate: StoreAggregate?, analyze: Bool) throws -> QueryExplanation {
+        throw SwiftDataError(.storeUnavailable, "the store \"\(name)\" is a custom DataStore: it has no query plan to explain (a fetch from it calls its fetch(_:))")
+    }
 
     /// A context that used the store is gone (custom stores are told through `invalidateState(for:)`).
     func contextEnded(_ editingState: EditingState) {}

@@ -31,6 +31,7 @@ package struct PostgresDialect: SQLDialect {
     /// NAMEDATALEN − 1: PostgreSQL truncates longer names.
     package var maximumIdentifierBytes: Int? { 63 }
     package var searchIndexing: (any SQLSearchIndexing)? { PostgresSearchIndexing() }
+    package var queryPlans: any SQLQueryPlans { PostgresQueryPlans() }
     // The txid_* spellings run on every supported server (pg_current_xact_id is 13 and later).
     package var transactionIDs: SQLTransactionIDs? {
         SQLTransactionIDs(

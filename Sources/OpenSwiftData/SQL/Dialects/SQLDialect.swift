@@ -102,6 +102,8 @@ package protocol SQLDialect: Sendable {
     /// How the engine keeps search indexes of searchable text columns; `nil` where it keeps
     /// none (and substring predicates read every row).
     var searchIndexing: (any SQLSearchIndexing)? { get }
+    /// How the engine shows a query's plan (``QueryExplanation``).
+    var queryPlans: any SQLQueryPlans { get }
     func arrayType(of value: StoredValue) -> String?
 }
 

@@ -17,6 +17,7 @@ struct SQLiteDialect: SQLDialect {
 
     /// FTS5 trigram indexes, in OpenSwiftData's own files only.
     var searchIndexing: (any SQLSearchIndexing)? { spelling == nil ? SQLiteSearchIndexing() : nil }
+    var queryPlans: any SQLQueryPlans { SQLiteQueryPlans() }
 
     func quote(_ identifier: String) -> String {
         if let spelling, let renamed = spelling.storedName(identifier) { return quoteWithDoubleQuotes(renamed) }

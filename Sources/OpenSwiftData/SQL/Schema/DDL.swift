@@ -88,6 +88,9 @@ enum DDL {
         let name: String
         let sql: String
         let uniqueConstraint: Int?
+        /// The properties it indexes, in order (empty for `Z_ENT` and `Z_OWNER` alone), for
+        /// query plans that name it (``QueryExplanation/IndexUse``).
+        var properties: [String] = []
 
         /// Its `CREATE INDEX`, and what keeps that text where the engine would not.
         func statements(_ dialect: any SQLDialect) -> [String] {
@@ -118,23 +121,27 @@ enum DDL {
         let own = layout.inheritedCount
         for slot in layout.storedSlots where slot >= own && layout.properties[slot].relationship != nil {
             let name = "Z_\(layout.entityName)_\(layout.properties[slot].name)"
-            result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(q(layout.properties[slot].name)))", uniqueConstraint: nil))
+            result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(q(layout.properties[slot].name)))", uniqueConstraint: nil,
+                                properties: [layout.properties[slot].name]))
         }
         for (number, group) in layout.uniquenessConstraints.enumerated() where group.contains(where: { $0 >= own }) {
             let name = "Z_\(layout.entityName)_UNIQUE\(number)"
             let columns = group.map { column(layout.properties[$0], dialect) }.joined(separator: ", ")
-            result.append(Index(name: name, sql: "CREATE UNIQUE INDEX \(q(name)) ON \(q(layout.tableName)) (\(ownerPrefix)\(columns))", uniqueConstraint: number))
+            let properties = group.map { layout.properties[$0].name }
+            result.append(Index(name: name, sql: "CREATE UNIQUE INDEX \(q(name)) ON \(q(layout.tableName)) (\(ownerPrefix)\(columns))", uniqueConstraint: number,
+                                properties: properties))
             if owned {
                 // Code without an owner (administration, sync's capture) finds rows by these
                 // values across owners: without this, each such lookup would read the table.
                 let any = "\(name)_ANY"
-                result.append(Index(name: any, sql: "CREATE INDEX \(q(any)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: nil))
+                result.append(Index(name: any, sql: "CREATE INDEX \(q(any)) ON \(q(layout.tableName)) (\(columns))", uniqueConstraint: nil, properties: properties))
             }
         }
         for (number, group) in layout.indices.enumerated() where group.contains(where: { $0 >= own }) {
             let name = "Z_\(layout.entityName)_INDEX\(number)"
             let columns = group.map { column(layout.properties[$0], dialect) }.joined(separator: ", ")
-            result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(ownerPrefix)\(columns))", uniqueConstraint: nil))
+            result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(ownerPrefix)\(columns))", uniqueConstraint: nil,
+                                properties: group.map { layout.properties[$0].name }))
         }
         return result
     }

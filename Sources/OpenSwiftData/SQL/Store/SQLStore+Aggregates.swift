@@ -6,11 +6,22 @@ extension SQLStore {
     /// What the database computes for an aggregate, or `rows`: the values read one per row for
     /// the context to finish in Swift (decimals stored as text add up as floating point in SQL,
     /// and enums, UUIDs or values stored by bit pattern do not order in SQL as in Swift).
-    private enum AggregatePlan {
+    fileprivate enum AggregatePlan {
         case count, integerSum, realSum, average(integer: Bool), extreme(SQLFunction), rows
     }
 
-    func fetchAggregate<T>(_ request: StoreFetch<T>, _ aggregate: StoreAggregate) throws -> [StoreAggregate.Partial]? {
+    /// An aggregate's query as built, before it runs: what the database computes, the query, and
+    /// its group key and aggregated value columns.
+    struct AggregateStatement {
+        fileprivate let plan: AggregatePlan
+        let select: SQLSelect
+        fileprivate let key: SQLExpression?
+        fileprivate let value: SQLExpression
+    }
+
+    /// The query an aggregate runs, `nil` when the store cannot compute it (the context reduces
+    /// fetched models instead).
+    func aggregateStatement<T>(_ request: StoreFetch<T>, _ aggregate: StoreAggregate) throws -> AggregateStatement? {
         let codec = aggregate.value.last?.codec
         let plan: AggregatePlan
         switch (aggregate.function, codec?.arithmetic) {
@@ -76,7 +87,14 @@ extension SQLStore {
         }
         select.columns = computed + (key.map { [$0] } ?? [])
         if case .rows = plan {} else { select.groupBy = grouping.map { [$0] } ?? [] }
-        let keyColumn = Int32(computed.count)
+        return AggregateStatement(plan: plan, select: select, key: key, value: value)
+    }
+
+    func fetchAggregate<T>(_ request: StoreFetch<T>, _ aggregate: StoreAggregate) throws -> [StoreAggregate.Partial]? {
+        guard let statement = try aggregateStatement(request, aggregate) else { return nil }
+        let (plan, select, key, value) = (statement.plan, statement.select, statement.key, statement.value)
+        let codec = aggregate.value.last?.codec
+        let keyColumn = Int32(select.columns.count - (key == nil ? 0 : 1))
         let isNaN = { (value: StoredValue) in (try? Double.decode(value))?.isNaN == true }
         var partials: [StoreAggregate.Partial] = []
         var nanMaximum = false

@@ -9,7 +9,7 @@ extension SQLStore {
     var updatesByPredicate: Bool { true }
 
     /// The `SELECT` for a fetch, reading `columns` (by default whole rows of the slots asked for).
-    private func select<T>(_ request: StoreFetch<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
+    func fetchSelect<T>(_ request: StoreFetch<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
         var builder = queryBuilder(request.layout, owners: request.editingState.readingOwners)
         var select = try builder.select(request.descriptor, columns: columns ?? rowColumns(request.layout, alias: "t0", slots: request.slots))
         if request.ignoresPaging {
@@ -37,7 +37,7 @@ extension SQLStore {
     }
 
     func fetchRows<T>(_ request: StoreFetch<T>, row: (any StoredRow) throws -> Void) throws -> FetchLeftovers {
-        let select = try select(request)
+        let select = try fetchSelect(request)
         try read { connection in
             try query(select, on: connection, row: row)
         }
@@ -45,7 +45,7 @@ extension SQLStore {
     }
 
     func countRows<T>(_ request: StoreFetch<T>) throws -> Int {
-        var select = try select(request, columns: [])
+        var select = try fetchSelect(request, columns: [])
         select.orderBy = []
         var count = 0
         if select.limit != nil || select.offset != nil {
@@ -64,7 +64,7 @@ extension SQLStore {
     }
 
     func rowKeys<T>(_ request: StoreFetch<T>) throws -> [Int64] {
-        let select = try select(request, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
+        let select = try fetchSelect(request, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
         var keys: [Int64] = []
         try read { connection in
             try query(select, on: connection) { row in keys.append(row.int64(at: 0)) }
@@ -78,7 +78,7 @@ extension SQLStore {
             return try rowKeys(request).map { PersistentIdentifier(entityName: layout.entityName, storeIdentifier: identifier, storedKey: $0) }
         }
         // Each row's own class, read as ``HierarchyRows`` reads it for a fetch.
-        let select = try select(request, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn), hierarchy.kindColumn(alias: "t0")])
+        let select = try fetchSelect(request, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn), hierarchy.kindColumn(alias: "t0")])
         var identifiers: [PersistentIdentifier] = []
         try read { connection in
             try query(select, on: connection) { row in

@@ -1,0 +1,183 @@
+import Foundation
+
+/// How a store runs a fetch: the statement it sends, the engine's plan for it, the indexes the
+/// plan uses, the tables it reads in full, and the `#Index` that would serve it.
+///
+/// Made by ``ModelContext/explain(_:analyze:)``. Its `description` is the readable report:
+///
+/// ```swift
+/// let slow = FetchDescriptor<Expense>(predicate: #Predicate { $0.note == "Lunch" })
+/// let explanation = try context.explain(slow)
+/// print(explanation)
+/// // Fetch of Expense (store "default", sqlite)
+/// //   SQL: … WHERE t0."note" = ?1 …
+/// //   Plan:
+/// //     SCAN t0                                   reads every row of Expense
+/// //   Suggested: #Index<Expense>([\.note])
+/// if explanation.readsEveryRow {
+///     print(explanation.suggestedIndexes)   // [#Index<Expense>([\.note])]
+/// }
+/// ```
+///
+/// The statement shows its parameters as placeholders, never their values, so an explanation can
+/// be logged. A plan is the engine's choice for the rows it holds now: PostgreSQL reads a small
+/// table in full even where an index exists, and says so (``notes`` explains it).
+public struct QueryExplanation: Sendable, CustomStringConvertible {
+    /// The entity fetched.
+    public let entityName: String
+    /// What is asked: `"fetch"`, or the aggregate (`"sum of amount"`).
+    public let operation: String
+    /// The name of the store's configuration.
+    public let storeName: String
+    /// The engine: `"sqlite"` or `"postgresql"`.
+    public let engine: String
+    /// The statement the store runs, its parameters as placeholders.
+    public let statement: String
+    /// The engine's plan, step by step, in its order.
+    public let steps: [Step]
+    /// The indexes that would let the engine find the rows (or their order) without reading every
+    /// row: one per entity read in full or sorted without an index, where a predicate or sort of
+    /// the fetch names its columns.
+    public let suggestedIndexes: [SuggestedIndex]
+    /// Remarks on the plan: an index that exists but was not used, and why that may be.
+    public let notes: [String]
+    /// What running the query measured, when asked for (`analyze: true`).
+    public let analysis: Analysis?
+
+    /// The indexes the plan uses, each once, in the order the plan names them.
+    public var indexesUsed: [IndexUse] {
+        var seen = Set<String>()
+        return steps.compactMap(\.index).filter { seen.insert($0.name).inserted }
+    }
+
+    /// The entities whose rows the plan reads in full, each once.
+    public var fullScans: [String] {
+        var seen = Set<String>()
+        return steps.filter(\.readsEveryRow).compactMap(\.entityName).filter { seen.insert($0).inserted }
+    }
+
+    /// Whether some step reads every row of a table.
+    public var readsEveryRow: Bool { steps.contains(where: \.readsEveryRow) }
+
+    /// Whether some step sorts rows itself rather than reading them in an index's order.
+    public var sortsWithoutIndex: Bool { steps.contains(where: \.sortsWithoutIndex) }
+
+    /// One step of the engine's plan.
+    public struct Step: Sendable, Hashable {
+        /// How deep the step sits in the plan's tree (0: the top).
+        public let depth: Int
+        /// The step in the engine's words (`SEARCH t0 USING INDEX …`, `Index Scan using … on …`).
+        public let detail: String
+        /// The entity whose table the step reads, if it reads one.
+        public internal(set) var entityName: String?
+        /// The index the step reads, if any.
+        public internal(set) var index: IndexUse?
+        /// Whether the step reads every row of its table (a scan with no condition an index serves).
+        public let readsEveryRow: Bool
+        /// Whether the step sorts rows itself (SQLite's temporary B-tree, PostgreSQL's `Sort`).
+        public let sortsWithoutIndex: Bool
+        /// PostgreSQL's estimate of the rows the step returns.
+        public let estimatedRows: Double?
+        /// With `analyze`, on PostgreSQL: the rows the step returned (per loop).
+        public let actualRows: Double?
+        /// With `analyze`, on PostgreSQL: the time the step took, in milliseconds.
+        public let actualMilliseconds: Double?
+        /// The alias or table the engine names; the store maps it to ``entityName``.
+        let tableName: String?
+
+        init(depth: Int, detail: String, tableName: String? = nil, indexName: String? = nil, readsEveryRow: Bool = false,
+             sortsWithoutIndex: Bool = false, estimatedRows: Double? = nil, actualRows: Double? = nil, actualMilliseconds: Double? = nil) {
+            self.depth = depth
+            self.detail = detail
+            self.tableName = tableName
+            self.index = indexName.map { IndexUse(name: $0, entityName: nil, propertyNames: []) }
+            self.readsEveryRow = readsEveryRow
+            self.sortsWithoutIndex = sortsWithoutIndex
+            self.estimatedRows = estimatedRows
+            self.actualRows = actualRows
+            self.actualMilliseconds = actualMilliseconds
+        }
+    }
+
+    /// An index a plan uses: its name in the database and, where the store made it, what it
+    /// indexes.
+    public struct IndexUse: Sendable, Hashable, CustomStringConvertible {
+        /// The index's name in the database (`Z_Expense_INDEX0`).
+        public let name: String
+        /// The entity whose `#Index`, `#Unique` or relationship made the index; `nil` for one the
+        /// store did not make from the schema (a search index, one of Core Data's).
+        public let entityName: String?
+        /// The properties indexed, in the index's order (empty where not known).
+        public let propertyNames: [String]
+
+        public var description: String {
+            guard let entityName, !propertyNames.isEmpty else { return name }
+            return "\(name) (\(entityName).\(propertyNames.joined(separator: ", ")))"
+        }
+    }
+
+    /// An `#Index` that would let the engine find a fetch's rows, or their order, without reading
+    /// every row.
+    public struct SuggestedIndex: Sendable, Hashable, CustomStringConvertible {
+        /// The entity to declare it on.
+        public let entityName: String
+        /// The properties, in order: those compared for equality, then one compared by range, or
+        /// those sorted by.
+        public let propertyNames: [String]
+
+        /// The macro to add to the model: `#Index<Expense>([\.category, \.date])`.
+        public var description: String {
+            "#Index<\(entityName)>([\(propertyNames.map { "\\.\($0)" }.joined(separator: ", "))])"
+        }
+    }
+
+    /// What running the query measured.
+    public struct Analysis: Sendable, Hashable {
+        /// The rows it returned.
+        public let rows: Int
+        /// How long it took, as the engine measured it (PostgreSQL) or the store did (SQLite).
+        public let duration: Duration
+    }
+
+    init(entityName: String, operation: String, storeName: String, engine: String, statement: String, steps: [Step],
+         suggestedIndexes: [SuggestedIndex], notes: [String], analysis: Analysis?) {
+        self.entityName = entityName
+        self.operation = operation
+        self.storeName = storeName
+        self.engine = engine
+        self.statement = statement
+        self.steps = steps
+        self.suggestedIndexes = suggestedIndexes
+        self.notes = notes
+        self.analysis = analysis
+    }
+
+    public var description: String {
+        var lines = ["\(operation.prefix(1).uppercased())\(operation.dropFirst()) of \(entityName) (store \"\(storeName)\", \(engine))"]
+        lines.append("  SQL: \(statement)")
+        lines.append("  Plan:")
+        let width = min(steps.map { $0.detail.count + 2 * $0.depth }.max() ?? 0, 72)
+        for step in steps {
+            let text = String(repeating: "  ", count: step.depth) + step.detail
+            var remarks: [String] = []
+            if step.readsEveryRow { remarks.append("reads every row\(step.entityName.map { " of \($0)" } ?? "")") }
+            if step.sortsWithoutIndex { remarks.append("sorts without an index") }
+            if let index = step.index, index.entityName != nil { remarks.append("index on \(index.entityName ?? "").\(index.propertyNames.joined(separator: ", "))") }
+            if let rows = step.actualRows, let time = step.actualMilliseconds { remarks.append("\(Self.number(rows)) rows, \(Self.number(time)) ms") }
+            let padded = remarks.isEmpty ? text : text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0)
+            lines.append("    " + padded + (remarks.isEmpty ? "" : "   " + remarks.joined(separator: "; ")))
+        }
+        lines.append("  Indexes used: " + (indexesUsed.isEmpty ? "none" : indexesUsed.map(\.description).joined(separator: ", ")))
+        if !fullScans.isEmpty { lines.append("  Reads in full: " + fullScans.joined(separator: ", ")) }
+        for suggestion in suggestedIndexes { lines.append("  Suggested: \(suggestion)") }
+        for note in notes { lines.append("  Note: \(note)") }
+        if let analysis {
+            lines.append("  Ran: \(analysis.rows) row\(analysis.rows == 1 ? "" : "s") in \(Self.number(Double(analysis.duration.components.attoseconds) / 1e15 + Double(analysis.duration.components.seconds) * 1000)) ms")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3f", value)
+    }
+}
