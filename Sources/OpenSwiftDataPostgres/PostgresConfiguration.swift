@@ -89,6 +89,14 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
     /// configuration.ownedRows = .allEntities()
     /// ```
     public var ownedRows: OwnedRows?
+    /// Warnings of relationships loaded model by model, and a log of slow queries with their
+    /// plans (see `QueryInsight`).
+    ///
+    /// ```swift
+    /// var configuration = PostgresConfiguration("Server", url: url)
+    /// configuration.queryInsight.slowQueryThreshold = .milliseconds(50)
+    /// ```
+    public var queryInsight = QueryInsight()
 
     /// A store in the database at `url`, in the namespace `postgresSchema`.
     public init(_ name: String, url: URL, schema: Schema? = nil, postgresSchema: String = "public", allowsSave: Bool = true) {

@@ -54,6 +54,14 @@ public struct ModelConfiguration: DataStoreConfiguration, Identifiable, Sendable
     /// configuration.ownedRows = .allEntities()
     /// ```
     public var ownedRows: OwnedRows?
+    /// Warnings of relationships loaded model by model, and a log of slow queries with their
+    /// plans (see ``QueryInsight``).
+    ///
+    /// ```swift
+    /// var configuration = ModelConfiguration(url: url)
+    /// configuration.queryInsight.slowQueryThreshold = .milliseconds(50)
+    /// ```
+    public var queryInsight = QueryInsight()
 
     /// The configuration's name identifies it.
     public var id: String { name }

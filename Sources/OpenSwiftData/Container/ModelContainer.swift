@@ -160,6 +160,7 @@ public final class ModelContainer: Sendable, Equatable {
             if let builtIn = configuration as? any BuiltInStoreConfiguration {
                 let others = Set(assignment.filter { $0.value != index }.keys)
                 var request = StoreOpenRequest(layouts: layouts, version: schema.version, migration: StoreMigration(plan: migrationPlan, otherEntities: others))
+                request.queryInsight = builtIn.queryInsight
                 if let ownedRows = builtIn.ownedRows {
                     _ = try ownedRows.tables(of: layouts)
                     request.ownedRows = ownedRows

@@ -84,6 +84,8 @@ public final class ModelContext {
     /// Byte values set from a file (``setStoredValue(fromFileAt:of:_:)``, for sync), which the
     /// next save hands to stores that take them as the file; empty otherwise.
     var pendingFileValues: [PendingFileValue.Key: PendingFileValue] = [:]
+    /// Relationships loaded model by model since their models were fetched, to warn of an N+1 loop.
+    var rowByRowFaults = RowByRowFaults()
     /// Numbers each run of to-many changes recorded without loading (``PendingMembers``), for undo.
     private var memberGeneration = 0
 

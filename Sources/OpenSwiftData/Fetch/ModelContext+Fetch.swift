@@ -21,6 +21,7 @@ extension ModelContext {
             request.excluded = pendingBatchDeletes.filter { $0.layout === layout }
         }
         let measurement = Telemetry.begin("fetch", store: store.name, system: store.systemName, entity: layout.entityName)
+        rowByRowFaults.fetched(layout)
         let loaded: [AnyObject]
         do {
             loaded = try Telemetry.within(measurement) { try rowModels(request, from: store) }

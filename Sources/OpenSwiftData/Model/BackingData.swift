@@ -247,7 +247,7 @@ public final class BackingData {
                 throw SwiftDataError(.missingModelContext, "\(layout.entityName).\(property.name) is not loaded and the model is not in a context")
             }
             var models: [any PersistentModel] = []
-            if let related = try context.existingModel(layout: relationship.destination, primaryKey: key) {
+            if let related = try context.relatedModel(through: property, of: layout, key: key) {
                 models = [related]
             }
             guard let value = relationship.access.makeValue(models) else {

@@ -46,7 +46,7 @@ extension SQLiteEngine {
         let engine = SQLiteEngine(connection: opened.connection, name: configuration.name, readers: readers)
         return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts,
                         keepsHistory: opened.keepsHistory && configuration.recordsHistory, ownedRows: configuration.ownedRows,
-                        keepsLargeValuesApart: opened.keepsLargeValuesApart, searchColumns: opened.search)
+                        keepsLargeValuesApart: opened.keepsLargeValuesApart, searchColumns: opened.search, queryInsight: configuration.queryInsight)
     }
 
     /// Opens the file, checks it is ours (creating the schema in a new one), and only then switches

@@ -7,4 +7,6 @@ package protocol BuiltInStoreConfiguration {
     func openStore(_ request: StoreOpenRequest) throws -> OpenedStore
     /// Which entities keep an owner beside each row (``OwnedRows``).
     var ownedRows: OwnedRows? { get }
+    /// What the store says of the queries run against it (``QueryInsight``).
+    var queryInsight: QueryInsight { get }
 }

@@ -32,6 +32,9 @@ protocol RowStore: AnyObject, Sendable {
     /// Whether some rows keep an owner (``OwnedRows``): requests carry the asking context's owner
     /// in their ``EditingState``.
     var keepsOwners: Bool { get }
+    /// What the store says of the queries run against it (``QueryInsight``): the context warns
+    /// of relationships loaded model by model as its stores' insight asks.
+    var queryInsight: QueryInsight { get }
 
     // MARK: Saving
 
@@ -148,6 +151,7 @@ extension RowStore {
     var systemName: String { "custom" }
     var updatesByPredicate: Bool { false }
     var keepsOwners: Bool { false }
+    var queryInsight: QueryInsight { .standard }
 
     func explain<T>(_ request: StoreFetch<T>, aggregate: StoreAggregate?, analyze: Bool) throws -> QueryExplanation {
         throw SwiftDataError(.storeUnavailable, "the store \"\(name)\" is a custom DataStore: it has no query plan to explain (a fetch from it calls its fetch(_:))")

@@ -10,4 +10,6 @@ package struct StoreOpenRequest {
     let migration: StoreMigration
     /// Which entities keep an owner beside each row (``OwnedRows``); `nil`: none.
     var ownedRows: OwnedRows?
+    /// What the store says of the queries run against it.
+    var queryInsight = QueryInsight.standard
 }

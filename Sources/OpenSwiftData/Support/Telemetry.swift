@@ -72,6 +72,12 @@ package enum Telemetry {
             .recordNanoseconds(Int64(clamping: elapsed))
     }
 
+    /// Counts one occurrence of `label` where a metrics backend listens.
+    package static func count(_ label: String, dimensions: [(String, String)]) {
+        guard isCounting else { return }
+        Counter(label: label, dimensions: dimensions).increment()
+    }
+
     /// An error's kind for telemetry: `SwiftDataError.<code>`, or the error's type name.
     static func errorType(_ error: any Error) -> String {
         if let error = error as? SwiftDataError { return "SwiftDataError.\(error.code.rawValue)" }

@@ -39,11 +39,13 @@ enum PostgresServer {
     }
 
     /// The test server's database, in `namespace`.
-    static func configuration(_ name: String = "postgres", schema: Schema? = nil, namespace: String, allowsSave: Bool = true, ownedRows: OwnedRows? = nil) throws -> any DataStoreConfiguration {
+    static func configuration(_ name: String = "postgres", schema: Schema? = nil, namespace: String, allowsSave: Bool = true, ownedRows: OwnedRows? = nil,
+                              queryInsight: QueryInsight = QueryInsight()) throws -> any DataStoreConfiguration {
         #if PostgreSQL
         let server = try #require(url, "no PostgreSQL server")
         var configuration = PostgresConfiguration(name, url: server, schema: schema, postgresSchema: namespace, allowsSave: allowsSave)
         configuration.ownedRows = ownedRows
+        configuration.queryInsight = queryInsight
         return configuration
         #else
         throw SwiftDataError(.loadIssueModelContainer, "built without the PostgreSQL trait")

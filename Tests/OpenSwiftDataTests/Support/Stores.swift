@@ -52,7 +52,8 @@ final class TestStore {
     /// The entities whose rows keep an owner (``StoreKind/keepingOwners`` only).
     let ownedRows: OwnedRows?
 
-    init(_ kind: StoreKind, _ types: [any PersistentModel.Type], ownedRows: OwnedRows? = nil) throws {
+    /// `queryInsight`: the insight of the built-in stores' configuration (the others keep the defaults).
+    init(_ kind: StoreKind, _ types: [any PersistentModel.Type], ownedRows: OwnedRows? = nil, queryInsight: QueryInsight = QueryInsight()) throws {
         namespace = kind == .postgres ? PostgresServer.newNamespace() : nil
         self.kind = kind
         self.ownedRows = ownedRows
@@ -62,11 +63,13 @@ final class TestStore {
             self.url = url
             var configuration = ModelConfiguration(url: url)
             configuration.ownedRows = ownedRows
+            configuration.queryInsight = queryInsight
             container = try ModelContainer(for: Schema(types), configurations: [configuration])
         case .memory:
             url = nil
             var configuration = ModelConfiguration(isStoredInMemoryOnly: true)
             configuration.ownedRows = ownedRows
+            configuration.queryInsight = queryInsight
             container = try ModelContainer(for: Schema(types), configurations: [configuration])
         case .json:
             let url = TestStore.temporaryURL().deletingPathExtension().appendingPathExtension("json")
@@ -78,7 +81,9 @@ final class TestStore {
             container = try ModelContainer(for: Schema(types), configurations: [TestStore.logged(url)])
         case .postgres:
             url = nil
-            container = try ModelContainer(for: Schema(types), configurations: [try TestStore.postgres(namespace ?? "", ownedRows: ownedRows)])
+            container = try ModelContainer(for: Schema(types), configurations: [
+                try PostgresServer.configuration(namespace: namespace ?? "", ownedRows: ownedRows, queryInsight: queryInsight),
+            ])
         }
     }
 

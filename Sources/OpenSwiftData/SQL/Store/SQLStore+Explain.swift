@@ -56,6 +56,28 @@ extension SQLStore {
                                 statement: rendered.text, steps: steps, suggestedIndexes: suggestions, notes: notes, analysis: analysis)
     }
 
+    /// Logs a query that took `elapsed` (at least the slow-query threshold) as a warning with its
+    /// plan, read on the connection it ran on, and counts it.
+    func logSlowQuery(_ select: SQLSelect, took elapsed: Duration, threshold: Duration, on connection: any SQLConnection) {
+        let layout = select.from.alias == "t0" ? entityLayout(table: select.from.table) : nil
+        let entity = layout?.entityName ?? select.from.table
+        Telemetry.count("openswiftdata_slow_queries_total", dimensions: [("store", name), ("entity", entity)])
+        let took = Self.milliseconds(elapsed), limit = Self.milliseconds(threshold)
+        let plan: String
+        if let layout, let explanation = try? explain(select, layout: layout, operation: "query", analyze: false, on: connection) {
+            plan = explanation.description
+        } else {
+            plan = "  SQL: " + SQLRenderer.render(.select(select), dialect: dialect).text
+        }
+        queryInsight.logger.warning("slow query on \(entity) in store \"\(name)\": \(took) (the threshold is \(limit))\n\(plan)",
+                                    metadata: ["store": "\(name)", "entity": "\(entity)"])
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return String(format: "%.1f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
+    }
+
     /// The layout whose rows `table` holds (a class hierarchy's: its top class).
     private func entityLayout(table: String) -> ModelLayout? {
         layouts.first { $0.root === $0 && $0.tableName == table }

@@ -30,6 +30,8 @@ package final class SQLStore: Sendable {
     /// The searchable columns of each table whose search index is ready (see `SQLStore+Search.swift`);
     /// empty where the engine or the file keeps none, and predicates read every row.
     let searchColumns: [String: [String]]
+    /// What the store says of its queries: slow ones are logged with their plans (``QueryInsight``).
+    let queryInsight: QueryInsight
     /// Statements recorded while tracing is on (tests assert the SQL that ran).
     private let trace = Locked<[RenderedSQL]?>(nil)
     /// New rows' keys reserved ahead of saves, where writers run at once (see ``KeyBlocks``).
@@ -47,8 +49,9 @@ package final class SQLStore: Sendable {
     /// written have it).
     init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout], keepsHistory: Bool,
          format: any SQLTableFormat = OpenSwiftDataTableFormat(), ownedRows: OwnedRows? = nil, keepsLargeValuesApart: Bool = false,
-         searchColumns: [String: [String]] = [:]) {
+         searchColumns: [String: [String]] = [:], queryInsight: QueryInsight = .standard) {
         self.engine = engine
+        self.queryInsight = queryInsight
         self.searchColumns = searchColumns
         self.largeValueColumns = keepsLargeValuesApart ? Self.byteColumns(layouts) : [:]
         self.ownedRows = ownedRows
@@ -165,7 +168,13 @@ package final class SQLStore: Sendable {
     /// Renders and runs a query, calling `row` for each result row.
     func query(_ select: SQLSelect, on connection: any SQLConnection, row: (any StoredRow) throws -> Void) throws {
         let rendered = SQLRenderer.render(.select(select), dialect: dialect)
+        guard let threshold = queryInsight.slowQueryThreshold else {
+            return try query(rendered.text, bindings: rendered.bindings, on: connection, row: row)
+        }
+        let started = ContinuousClock.now
         try query(rendered.text, bindings: rendered.bindings, on: connection, row: row)
+        let elapsed = ContinuousClock.now - started
+        if elapsed >= threshold { logSlowQuery(select, took: elapsed, threshold: threshold, on: connection) }
     }
 
     /// Renders and runs a statement that returns no rows; returns the number of rows changed.

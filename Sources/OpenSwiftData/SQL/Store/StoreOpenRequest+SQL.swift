@@ -85,6 +85,7 @@ extension StoreOpenRequest {
     /// The store over `engine`, once its tables are prepared.
     /// `search`: the searchable columns whose index is ready.
     package func makeStore(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, keepsHistory: Bool, search: [String: [String]] = [:]) -> OpenedStore {
-        OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts, keepsHistory: keepsHistory, ownedRows: ownedRows, searchColumns: search))
+        OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts, keepsHistory: keepsHistory, ownedRows: ownedRows, searchColumns: search,
+                                      queryInsight: queryInsight))
     }
 }
