@@ -344,7 +344,7 @@ struct SQLMigrator {
         var expression = "o.\(q(name))"
         let newType = codec.typeName.hasSuffix("?") ? String(codec.typeName.dropLast()) : codec.typeName
         if oldAttribute.typeName != newType || oldAttribute.storedType != codec.storedType {
-            switch (Self.numericKind(oldAttribute.typeName), Self.numericKind(newType)) {
+            switch (NumericKind(typeName: oldAttribute.typeName), NumericKind(typeName: newType)) {
             case (.integer?, .integer?), (.floatingPoint?, .floatingPoint?):
                 break
             case (.integer?, .floatingPoint?):
@@ -361,16 +361,6 @@ struct SQLMigrator {
             }
         }
         return expression
-    }
-
-    private enum NumericKind { case integer, floatingPoint }
-
-    private static func numericKind(_ typeName: String) -> NumericKind? {
-        switch typeName {
-        case "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64": return .integer
-        case "Double", "Float", "Float16", "CGFloat": return .floatingPoint
-        default: return nil
-        }
     }
 
     /// How a to-one's key column is filled: copied, or looked up from where the links were.
