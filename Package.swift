@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "OpenSwiftDataPostgres", targets: ["OpenSwiftDataPostgres"]),
         // Offline-first sync between stores and a server the app runs (the Sync article).
         .library(name: "OpenSwiftDataSync", targets: ["OpenSwiftDataSync"]),
+        // Migration fixtures replayed in an app's tests (the Shipping migrations safely article).
+        .library(name: "OpenSwiftDataTesting", targets: ["OpenSwiftDataTesting"]),
         // The expense tracker's models and view model, shared by `expenses` and the web app
         // (Examples/ExpensesWeb, a package of its own). An example, not part of the library.
         .library(name: "ExpensesCore", targets: ["ExpensesCore"]),
@@ -76,6 +78,7 @@ let package = Package(
         ),
         .target(name: "SwiftData", dependencies: ["OpenSwiftData"]),
         .target(name: "OpenSwiftDataSync", dependencies: ["OpenSwiftData", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "OpenSwiftDataTesting", dependencies: ["OpenSwiftData"]),
         .target(
             name: "OpenSwiftDataPostgres",
             dependencies: [
@@ -101,7 +104,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/Expenses",
-            // A store written by release 1 of the example, which CI opens with release 2.
+            // A store per release of the example (ExpensesTests replays them; CI opens release 1's).
             exclude: ["Fixtures"]
         ),
         .executableTarget(
@@ -133,7 +136,7 @@ let package = Package(
         // Reads any SwiftData / Core Data store file without its app's models.
         .executableTarget(
             name: "inspect-store",
-            dependencies: ["OpenSwiftData", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["OpenSwiftData", "OpenSwiftDataTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/InspectStore"
         ),
         // Test support: a model shared with a second process, and that process.
@@ -157,12 +160,18 @@ let package = Package(
             name: "OpenSwiftDataTests",
             dependencies: [
                 "OpenSwiftData", "OpenSwiftDataSync", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL), "TestModels", "openswiftdata-test-writer", "JSONStore",
+                "OpenSwiftDataTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: postgreSQL),
                 .product(name: "NIOCore", package: "swift-nio", condition: postgreSQL),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ]
+        ),
+        // The expense tracker's released stores, each replayed through its migration plan.
+        .testTarget(
+            name: "ExpensesTests",
+            dependencies: ["ExpensesCore", "OpenSwiftDataTesting", "OpenSwiftData"]
         ),
         // SwiftData code, unchanged but for where it runs: `import SwiftData`, Swift 6 mode.
         .testTarget(

@@ -4,12 +4,22 @@ import OpenSwiftData
 
 /// `inspect-store PATH`: what a SwiftData or Core Data store file holds — its entities with their
 /// row counts and columns, and its latest history — without the app that wrote it. The file is
-/// only read.
+/// only read. `inspect-store snapshot PATH --name N --into DIR` keeps a copy as a migration
+/// fixture (``SnapshotCommand``).
 @main
 struct InspectStoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inspect-store",
-        abstract: "List the entities, row counts and latest history of a SwiftData or Core Data store file.")
+        abstract: "List the entities, row counts and latest history of a SwiftData or Core Data store file.",
+        subcommands: [InspectCommand.self, SnapshotCommand.self],
+        defaultSubcommand: InspectCommand.self)
+}
+
+/// The default subcommand: what a Core Data layout file holds.
+struct InspectCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "List the entities, row counts and latest history of a SwiftData or Core Data store file (the default).")
 
     @Argument(help: "The store file (for example default.store from an app's Application Support folder).")
     var path: String
