@@ -17,7 +17,7 @@ public struct FixtureReplayError: Error, Sendable, CustomStringConvertible, Loca
     public let entityName: String?
     /// The property whose change broke the stage, where known.
     public let propertyName: String?
-    /// The change the stage's ``SchemaDiff`` lists for that entity and property.
+    /// The change the stage's `SchemaDiff` lists for that entity and property.
     public let change: String?
     /// What went wrong: the migration's error, or the expectation that failed.
     public let message: String

@@ -70,7 +70,7 @@ public struct MigrationFixtures {
     /// (without one, as automatic migration does), then checks `expecting` and calls `check`
     /// with a context on the migrated copy. Returns what each replay ran; throws a
     /// ``FixtureReplayError`` for the first fixture that fails, naming the stage and, where the
-    /// stage's ``SchemaDiff`` names it, the entity and property that broke.
+    /// stage's `SchemaDiff` names it, the entity and property that broke.
     @discardableResult
     public func replay(_ schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, expecting: [FixtureExpectation] = [],
                        check: ((_ fixture: URL, _ context: ModelContext) throws -> Void)? = nil) throws -> [FixtureReplay] {
@@ -156,7 +156,7 @@ public struct MigrationFixtures {
     }
 }
 
-/// The stages a migration reported, as they finish (``MigrationProgress``).
+/// The stages a migration reported, as they finish (`MigrationProgress`).
 private final class StageLog: @unchecked Sendable {
     // Reports arrive on the opening thread, during `replay`; the lock is for Sendable's sake.
     private let lock = NSLock()

@@ -57,27 +57,49 @@ public struct SchemaDiff: Sendable, CustomStringConvertible {
 
     /// The kinds of change.
     public enum Kind: String, Sendable, Hashable {
+        /// A model class the older schema lacks: an empty table.
         case entityAdded = "entity added"
+        /// A model class the newer schema lacks.
         case entityRemoved = "entity removed"
+        /// A class moved into or out of a class hierarchy.
         case superentityChanged = "superclass changed"
+        /// An attribute the older schema lacks.
         case attributeAdded = "attribute added"
+        /// An attribute the newer schema lacks.
         case attributeRemoved = "attribute removed"
+        /// An attribute declared with `originalName:` naming its older self.
         case attributeRenamed = "attribute renamed"
+        /// An attribute of another Swift type.
         case attributeTypeChanged = "type changed"
+        /// A non-optional attribute made optional.
         case attributeMadeOptional = "made optional"
+        /// An optional attribute made non-optional.
         case attributeMadeNonOptional = "made non-optional"
+        /// An attribute kept another way (`.codable`, a transformer).
         case attributeStorageChanged = "stored differently"
+        /// A relationship the older schema lacks.
         case relationshipAdded = "relationship added"
+        /// A relationship the newer schema lacks.
         case relationshipRemoved = "relationship removed"
+        /// A relationship declared with `originalName:` naming its older self.
         case relationshipRenamed = "relationship renamed"
+        /// A relationship to another entity than before.
         case relationshipDestinationChanged = "destination changed"
+        /// A to-one made to-many, or a to-many made to-one.
         case relationshipCardinalityChanged = "to-one/to-many changed"
+        /// A relationship with another delete rule.
         case deleteRuleChanged = "delete rule changed"
+        /// A `#Unique` constraint or `.unique` attribute the older schema lacks.
         case uniquenessAdded = "unique constraint added"
+        /// A unique constraint the newer schema lacks.
         case uniquenessRemoved = "unique constraint removed"
+        /// An `#Index` the older schema lacks.
         case indexAdded = "index added"
+        /// An `#Index` the newer schema lacks.
         case indexRemoved = "index removed"
+        /// A store of none of the models' entities: another application's.
         case noEntityInCommon = "no entity in common"
+        /// A store written by a newer version than the models.
         case olderVersion = "older version"
     }
 
@@ -87,7 +109,9 @@ public struct SchemaDiff: Sendable, CustomStringConvertible {
         public let entityName: String
         /// The property or properties concerned, if the change is not the whole entity's.
         public let propertyName: String?
+        /// What changed.
         public let kind: Kind
+        /// What migrating does about it.
         public let verdict: Verdict
         /// What existing data gets (for a lightweight change), or what decides and what to do.
         public let detail: String
