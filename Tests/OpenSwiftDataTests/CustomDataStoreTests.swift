@@ -64,31 +64,6 @@ struct FlakyStoreConfiguration: DataStoreConfiguration {
     func hash(into hasher: inout Hasher) { hasher.combine(base) }
 }
 
-/// Collects log messages, for the decorator's test.
-final class LogCollector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    var messages: [String] { lock.withLock { lines } }
-    func append(_ line: String) { lock.withLock { lines.append(line) } }
-
-    var logger: Logger {
-        Logger(label: "collected") { _ in CollectingHandler(collector: self) }
-    }
-
-    struct CollectingHandler: LogHandler {
-        let collector: LogCollector
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .info
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            collector.append("\(event.message)")
-        }
-    }
-}
-
 /// What only custom stores (the `DataStore` API) have: their own keys, snapshots, mixing them
 /// with the SQLite store in one container, their failures, and decorators. The behaviour every
 /// store shares runs against the JSON store in the other suites (`StoreKind.json`).
@@ -297,21 +272,21 @@ final class LogCollector: @unchecked Sendable {
     @Test func theDecoratorLogsEveryFetchAndSaveAndChangesNothing() throws {
         let url = jsonURL()
         defer { try? FileManager.default.removeItem(at: url) }
-        let log = LogCollector()
+        let log = CapturedLog()
         let configuration = LoggingStoreConfiguration(wrapping: JSONStoreConfiguration(fileURL: url), logger: log.logger)
         let container = try ModelContainer(for: Expense.self, configurations: configuration)
         let context = ModelContext(container)
         context.author = "importer"
         context.insert(Expense(amount: 3, category: Category(name: "Food")))
         try context.save()
-        let saves = log.messages.filter { $0.hasPrefix("save") }
+        let saves = log.lines.filter { $0.hasPrefix("save") }
         #expect(saves.count == 1)
         #expect(saves.first?.contains("2 inserted, 0 updated, 0 deleted, author importer") == true)
 
-        let before = log.messages.count
+        let before = log.lines.count
         let fetched = try ModelContext(container).fetch(FetchDescriptor<Expense>())
         #expect(fetched.map(\.amount) == [3])
-        #expect(log.messages[before...].filter { $0.hasPrefix("fetch Expense") }.count == 1)
+        #expect(log.lines[before...].filter { $0.hasPrefix("fetch Expense") }.count == 1)
         // What the decorated store wrote is what the plain store reads.
         let plain = try ModelContainer(for: Expense.self, configurations: JSONStoreConfiguration(fileURL: url))
         #expect(try ModelContext(plain).fetch(FetchDescriptor<Expense>()).first?.category?.name == "Food")

@@ -3,7 +3,7 @@ import Logging
 @testable import OpenSwiftData
 
 /// A logger whose messages are kept for a test to read (swift-log's handler made per logger, so
-/// nothing is bootstrapped for the process).
+/// nothing is bootstrapped for the process): query insight's warnings, the logging decorator's lines.
 final class CapturedLog: Sendable {
     struct Entry: Sendable {
         let level: Logger.Level
@@ -16,6 +16,11 @@ final class CapturedLog: Sendable {
     /// A logger writing here.
     var logger: Logger {
         Logger(label: "captured") { _ in Handler(log: self) }
+    }
+
+    /// Every message, whatever its level, in order.
+    var lines: [String] {
+        entries.withLock { $0.map(\.message) }
     }
 
     /// The messages logged at `level`, in order.
@@ -33,9 +38,9 @@ final class CapturedLog: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-            let merged = self.metadata.merging(metadata ?? [:]) { $1 }.mapValues { "\($0)" }
-            log.entries.withLock { $0.append(Entry(level: level, message: "\(message)", metadata: merged)) }
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }.mapValues { "\($0)" }
+            log.entries.withLock { $0.append(Entry(level: event.level, message: "\(event.message)", metadata: merged)) }
         }
     }
 }
