@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import OpenSwiftData
+import TestModels
 
 /// `SchemaDiff`: every change the Migrations article lists, found between two versions, with the
 /// verdict the migration reaches — and, for the verdicts that depend on nothing but the models,
@@ -97,5 +98,30 @@ import Testing
             _ = try ModelContainer(for: Schema(versionedSchema: DiffV2.self), migrationPlan: DiffLightweightPlan.self, configurations: [ModelConfiguration(url: url)])
         }
         #expect(try Data(contentsOf: url) == before)
+    }
+
+    /// A store file's recorded schema against models: nothing against the models that wrote it;
+    /// against the next version, the changes a file records (no delete rules: it keeps none).
+    @Test func aStoreFileIsComparedWithModels() throws {
+        let url = TestStore.temporaryURL()
+        defer { TestStore.removeFiles(at: url) }
+        do {
+            let container = try ModelContainer(for: Schema(versionedSchema: DiffV1.self), configurations: [ModelConfiguration(url: url)])
+            ModelContext(container).insert(DiffV1.Shop(code: "a"))
+        }
+        let same = try SchemaDiff(store: url, to: Schema(versionedSchema: DiffV1.self))
+        #expect(same.changes.isEmpty, "\(same)")
+        #expect(same.fromVersion == Schema.Version(1, 0, 0))
+        let next = try SchemaDiff(store: url, to: Schema(versionedSchema: DiffV2.self))
+        let found = Set(next.changes.map { "\($0.entityName).\($0.propertyName ?? "") \($0.kind.rawValue) \($0.verdict)" })
+        let expected = Set(Self.expected.filter { $0.2 != .deleteRuleChanged }.map { entity, property, kind, verdict in
+            // Opening with other models never removes an entity's rows.
+            "\(entity).\(property ?? "") \(kind.rawValue) \(kind == .entityRemoved ? .dependsOnData : verdict)"
+        })
+        #expect(found == expected, "\(next)")
+        // Apple's files keep their model in a form not read here.
+        if let apple = ResourcesManager.fixture {
+            #expect(throws: SwiftDataError.unknownSchema) { try SchemaDiff(store: apple, to: Schema(ResourcesManager.types)) }
+        }
     }
 }

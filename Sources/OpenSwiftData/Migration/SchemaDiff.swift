@@ -12,8 +12,9 @@ import Foundation
 /// ```
 ///
 /// Between two ``VersionedSchema``s the diff reads as a stage of a ``SchemaMigrationPlan``
-/// (which may remove an entity with its rows); between two ``Schema``s, as the automatic
-/// migration that opening a store with other models runs (which never does). To check every
+/// (which may remove an entity with its rows); between two ``Schema``s, or a store file's
+/// recorded schema and models (``init(store:to:)``), as the automatic migration that opening a
+/// store with other models runs (which never does). To check every
 /// step of a plan at once, use ``steps(of:)``. The diff compares models only; whether a store's
 /// data allows a change marked ``Verdict/dependsOnData`` is for a fixture of that store to show
 /// (see the *Shipping migrations safely* article).
@@ -134,6 +135,27 @@ public struct SchemaDiff: Sendable, CustomStringConvertible {
     /// written with `old` with `new`'s models runs.
     public init(from old: Schema, to new: Schema) {
         self.init(old, new, isPlanStage: false, stage: nil)
+    }
+
+    /// The differences between what an OpenSwiftData store file recorded when it was last
+    /// written and `new`'s models, read as the automatic migration that opening it runs.
+    ///
+    /// ```swift
+    /// let diff = try SchemaDiff(store: URL(fileURLWithPath: "default.store"), to: Schema(versionedSchema: AppSchemaV4.self))
+    /// ```
+    ///
+    /// A file records its tables, not everything the models said: delete rules are not compared,
+    /// and renames are found from the new models' `originalName`. The file is only read. Files
+    /// SwiftData or Core Data wrote throw ``SwiftDataError/unknownSchema``: replay them as
+    /// migration fixtures instead.
+    public init(store url: URL, to new: Schema) throws {
+        let old = try RecordedSchema.read(from: url)
+        fromVersion = old.version
+        toVersion = new.version
+        isPlanStage = false
+        stage = nil
+        var differ = SchemaDiffer(old: old, new: new, isPlanStage: false, oldIsRecorded: true)
+        changes = differ.changes()
     }
 
     /// The differences between two versions of a plan, read as a stage from one to the other.

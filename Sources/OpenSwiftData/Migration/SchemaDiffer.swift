@@ -7,12 +7,16 @@ struct SchemaDiffer {
     let old: Schema
     let new: Schema
     let isPlanStage: Bool
+    /// Whether `old` is what a store file recorded (``RecordedSchema``): types as the file names
+    /// them, and no delete rules.
+    let oldIsRecorded: Bool
     private var result: [SchemaDiff.Change] = []
 
-    init(old: Schema, new: Schema, isPlanStage: Bool) {
+    init(old: Schema, new: Schema, isPlanStage: Bool, oldIsRecorded: Bool = false) {
         self.old = old
         self.new = new
         self.isPlanStage = isPlanStage
+        self.oldIsRecorded = oldIsRecorded
     }
 
     mutating func changes() -> [SchemaDiff.Change] {
@@ -90,7 +94,9 @@ struct SchemaDiffer {
                 compareRelationship(name, formerRelationship, relationship)
             }
         }
-        for property in oldOwn where !matched.contains(property.name) {
+        // A recorded subclass lists its inherited properties too: they are its superclass's.
+        let inherited = Set(entity.inheritedProperties.flatMap { [$0.name, $0.originalName] })
+        for property in oldOwn where !matched.contains(property.name) && !inherited.contains(property.name) {
             add(entity.name, property.name, property.isRelationship ? .relationshipRemoved : .attributeRemoved, .lightweight,
                 property.isRelationship ? "its links are deleted" : "its values are deleted with it")
         }
@@ -109,7 +115,7 @@ struct SchemaDiffer {
     }
 
     private mutating func compareAttribute(_ entity: String, _ former: Schema.Attribute, _ attribute: Schema.Attribute) {
-        let oldType = Self.baseTypeName(former), newType = Self.baseTypeName(attribute)
+        let oldType = Self.baseTypeName(former), newType = oldIsRecorded ? recordedTypeName(entity, attribute) : Self.baseTypeName(attribute)
         if oldType != newType {
             if NumericKind.converts(oldType, to: newType) {
                 add(entity, attribute.name, .attributeTypeChanged, .lightweight, "the old values, converted from \(oldType) to \(newType)")
@@ -117,7 +123,7 @@ struct SchemaDiffer {
                 add(entity, attribute.name, .attributeTypeChanged, .customStage,
                     "\(oldType) values cannot become \(newType) in a lightweight migration: keep the old property in the old version, add the new one under another name, and convert the values in the custom stage's didMigrate (or willMigrate)")
             }
-        } else if Self.storedForm(former) != Self.storedForm(attribute) {
+        } else if !oldIsRecorded && Self.storedForm(former) != Self.storedForm(attribute) {
             add(entity, attribute.name, .attributeStorageChanged, .customStage,
                 "stored \(Self.storedForm(former)) before and \(Self.storedForm(attribute)) now, which a lightweight migration does not convert: add the new form under another name and copy the values in a custom stage")
         }
@@ -157,7 +163,7 @@ struct SchemaDiffer {
         default:
             break
         }
-        if former.deleteRule != relationship.deleteRule {
+        if !oldIsRecorded && former.deleteRule != relationship.deleteRule {
             add(entity, relationship.name, .deleteRuleChanged, .lightweight, "\(former.deleteRule) → \(relationship.deleteRule): nothing changes on disk; the new rule applies from then on")
         }
     }
@@ -202,6 +208,17 @@ struct SchemaDiffer {
     static func baseTypeName(_ attribute: Schema.Attribute) -> String {
         var name = attribute.valueTypeName
         if name.hasPrefix("Optional<") && name.hasSuffix(">") { name = String(name.dropFirst(9).dropLast()) }
+        if name.hasSuffix("?") { name.removeLast() }
+        return name
+    }
+
+    /// The attribute's type as a store file records it (`Codable` for a `.codable` struct), from
+    /// the models' layouts where the new schema has them.
+    private func recordedTypeName(_ entity: String, _ attribute: Schema.Attribute) -> String {
+        guard let codec = new.layouts.first(where: { $0.entityName == entity })?.properties.first(where: { $0.name == attribute.name })?.codec else {
+            return Self.baseTypeName(attribute)
+        }
+        var name = codec.schemaTypeName
         if name.hasSuffix("?") { name.removeLast() }
         return name
     }

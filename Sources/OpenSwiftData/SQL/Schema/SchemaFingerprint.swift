@@ -31,6 +31,9 @@ struct SchemaFingerprint {
         var superentity: String?
         var attributes: [Attribute] = []
         var relationships: [Relationship] = []
+        /// Unique constraints and indexes, as groups of property names.
+        var uniqueness: [[String]] = []
+        var indices: [[String]] = []
 
         func attribute(_ name: String) -> Attribute? { attributes.first { $0.name == name } }
         func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
@@ -99,9 +102,11 @@ struct SchemaFingerprint {
                 current?.relationships.append(Relationship(name: words[1], destination: words[3], isToMany: words[4] == "many", storage: storage))
             case "super" where words.count == 2:
                 current?.superentity = words[1]
-            case "unique" where words.count == 2, "index" where words.count == 2:
-                // Indexes are compared with the database's own list when a migration reconciles them.
-                break
+            case "unique" where words.count == 2:
+                // A migration compares indexes with the database's own list; a schema diff reads these.
+                current?.uniqueness.append(words[1].split(separator: ",").map(String.init))
+            case "index" where words.count == 2:
+                current?.indices.append(words[1].split(separator: ",").map(String.init))
             default:
                 throw Self.unreadable(line)
             }
