@@ -19,8 +19,10 @@ struct PostgresQueryPlans: SQLQueryPlans {
         var steps: [QueryExplanation.Step] = []
         Self.walk(plan, depth: 0, into: &steps)
         var analysis: QueryExplanation.Analysis?
-        if let milliseconds = Self.number(top["Execution Time"]), let rows = Self.number(plan["Actual Rows"]), rows.isFinite, milliseconds.isFinite {
-            analysis = QueryExplanation.Analysis(rows: Int(clamping: Int64(rows.rounded())), duration: .nanoseconds(Int64(milliseconds * 1_000_000)))
+        // A server's numbers are checked before they become integers: nothing it sends can trap.
+        if let milliseconds = Self.number(top["Execution Time"]), let rows = Self.number(plan["Actual Rows"]),
+           let count = Int(exactly: rows.rounded()), let nanoseconds = Int64(exactly: (milliseconds * 1_000_000).rounded()), count >= 0, nanoseconds >= 0 {
+            analysis = QueryExplanation.Analysis(rows: count, duration: .nanoseconds(nanoseconds))
         }
         return (steps, analysis)
     }
