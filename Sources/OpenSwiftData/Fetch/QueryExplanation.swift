@@ -172,7 +172,7 @@ public struct QueryExplanation: Sendable, CustomStringConvertible {
         for suggestion in suggestedIndexes { lines.append("  Suggested: \(suggestion)") }
         for note in notes { lines.append("  Note: \(note)") }
         if let analysis {
-            lines.append("  Ran: \(analysis.rows) row\(analysis.rows == 1 ? "" : "s") in \(Self.number(Double(analysis.duration.components.attoseconds) / 1e15 + Double(analysis.duration.components.seconds) * 1000)) ms")
+            lines.append("  Ran: \(analysis.rows) row\(analysis.rows == 1 ? "" : "s") in \(Self.number(analysis.duration.milliseconds)) ms")
         }
         return lines.joined(separator: "\n")
     }

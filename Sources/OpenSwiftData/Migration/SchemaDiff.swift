@@ -149,13 +149,7 @@ public struct SchemaDiff: Sendable, CustomStringConvertible {
     /// SwiftData or Core Data wrote throw ``SwiftDataError/unknownSchema``: replay them as
     /// migration fixtures instead.
     public init(store url: URL, to new: Schema) throws {
-        let old = try RecordedSchema.read(from: url)
-        fromVersion = old.version
-        toVersion = new.version
-        isPlanStage = false
-        stage = nil
-        var differ = SchemaDiffer(old: old, new: new, isPlanStage: false, oldIsRecorded: true)
-        changes = differ.changes()
+        self.init(try RecordedSchema.read(from: url), new, isPlanStage: false, stage: nil, oldIsRecorded: true)
     }
 
     /// The differences between two versions of a plan, read as a stage from one to the other.
@@ -182,12 +176,12 @@ public struct SchemaDiff: Sendable, CustomStringConvertible {
         }
     }
 
-    init(_ old: Schema, _ new: Schema, isPlanStage: Bool, stage: String?) {
+    init(_ old: Schema, _ new: Schema, isPlanStage: Bool, stage: String?, oldIsRecorded: Bool = false) {
         fromVersion = old.version
         toVersion = new.version
         self.isPlanStage = isPlanStage
         self.stage = stage
-        var differ = SchemaDiffer(old: old, new: new, isPlanStage: isPlanStage)
+        var differ = SchemaDiffer(old: old, new: new, isPlanStage: isPlanStage, oldIsRecorded: oldIsRecorded)
         changes = differ.changes()
     }
 

@@ -15,18 +15,24 @@ enum RecordedSchema {
             if try CoreDataModelMap.isCoreDataFile(connection) {
                 throw SwiftDataError(.unknownSchema, "\(path) was written by SwiftData or Core Data, which keep their model in a form this library does not read; replay it as a migration fixture with the models that should open it instead")
             }
-            let metadata: [String: String]
-            do {
-                metadata = try SQLStore.readMetadata(connection, dialect: SQLiteDialect())
-            } catch {
-                throw SwiftDataError(.loadIssueModelContainer, "\(path) is neither an OpenSwiftData store nor in Core Data's layout (it has no metadata table)")
-            }
-            let fingerprint = try SchemaFingerprint(description: metadata["fingerprint"] ?? "")
-            let version = metadata["version"].flatMap(Schema.Version.init(parsing:)) ?? Schema.Version(0, 0, 0)
+            let (recorded, fingerprint) = try description(connection, path: path)
+            let version = recorded.flatMap(Schema.Version.init(parsing:)) ?? Schema.Version(0, 0, 0)
             return Schema(described: fingerprint.entityNames.compactMap { fingerprint.entities[$0].map(archive) }.map { $0.entity() }, version: version)
         } catch let error as SQLiteError {
             throw SwiftDataError(.loadIssueModelContainer, "cannot read \(path): \(error.description)")
         }
+    }
+
+    /// The version and the description of its tables an OpenSwiftData file (not Core Data's)
+    /// recorded, read on `connection`.
+    static func description(_ connection: SQLiteConnection, path: String) throws -> (version: String?, fingerprint: SchemaFingerprint) {
+        let metadata: [String: String]
+        do {
+            metadata = try SQLStore.readMetadata(connection, dialect: SQLiteDialect())
+        } catch {
+            throw SwiftDataError(.loadIssueModelContainer, "\(path) is neither an OpenSwiftData store nor in Core Data's layout (it has no metadata table)")
+        }
+        return (metadata["version"], try SchemaFingerprint(description: metadata["fingerprint"] ?? ""))
     }
 
     /// An entity as a schema archive holds it. A subclass's recorded properties are its own

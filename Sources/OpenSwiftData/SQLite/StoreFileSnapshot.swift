@@ -49,13 +49,7 @@ package struct StoreFileSnapshot: Sendable {
     /// schema description names.
     private static func ownLayout(_ connection: SQLiteConnection, path: String) throws -> StoreFileSnapshot {
         let dialect = SQLiteDialect()
-        let metadata: [String: String]
-        do {
-            metadata = try SQLStore.readMetadata(connection, dialect: dialect)
-        } catch {
-            throw SwiftDataError(.loadIssueModelContainer, "\(path) is neither an OpenSwiftData store nor in Core Data's layout (it has no metadata table)")
-        }
-        let fingerprint = try SchemaFingerprint(description: metadata["fingerprint"] ?? "")
+        let (version, fingerprint) = try RecordedSchema.description(connection, path: path)
         var counts: [String: Int] = [:]
         for name in fingerprint.entityNames {
             let table = fingerprint.tableName(of: name)
@@ -67,6 +61,6 @@ package struct StoreFileSnapshot: Sendable {
             let rendered = SQLRenderer.render(.select(select), dialect: dialect)
             try connection.query(rendered.text, bindings: rendered.bindings) { row in counts[name] = Int(row.int64(at: 0)) }
         }
-        return StoreFileSnapshot(layout: "openswiftdata", schemaVersion: metadata["version"], rowCounts: counts)
+        return StoreFileSnapshot(layout: "openswiftdata", schemaVersion: version, rowCounts: counts)
     }
 }

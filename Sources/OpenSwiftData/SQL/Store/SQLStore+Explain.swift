@@ -62,7 +62,7 @@ extension SQLStore {
         let layout = select.from.alias == "t0" ? entityLayout(table: select.from.table) : nil
         let entity = layout?.entityName ?? select.from.table
         Telemetry.count("openswiftdata_slow_queries_total", dimensions: [("store", name), ("entity", entity)])
-        let took = Self.milliseconds(elapsed), limit = Self.milliseconds(threshold)
+        let took = String(format: "%.1f ms", elapsed.milliseconds), limit = String(format: "%.1f ms", threshold.milliseconds)
         let plan: String
         if let layout, let explanation = try? explain(select, layout: layout, operation: "query", analyze: false, on: connection) {
             plan = explanation.description
@@ -73,10 +73,6 @@ extension SQLStore {
                                     metadata: ["store": "\(name)", "entity": "\(entity)"])
     }
 
-    private static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        return String(format: "%.1f ms", Double(seconds) * 1000 + Double(attoseconds) / 1e15)
-    }
 
     /// The layout whose rows `table` holds (a class hierarchy's: its top class).
     private func entityLayout(table: String) -> ModelLayout? {
