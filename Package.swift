@@ -5,6 +5,9 @@ import PackageDescription
 /// Dependencies only the `PostgreSQL` trait brings in.
 let postgreSQL: TargetDependencyCondition? = .when(traits: ["PostgreSQL"])
 
+/// Dependencies only the `Studio` trait brings in.
+let studio: TargetDependencyCondition? = .when(traits: ["Studio"])
+
 /// Where Apple's SwiftData does not exist, so the `SwiftData` compatibility module may stand in.
 let nonApplePlatforms: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
@@ -30,12 +33,17 @@ let package = Package(
         .executable(name: "sampletrips", targets: ["sampletrips"]),
         .executable(name: "jsonstore", targets: ["jsonstore"]),
         .executable(name: "inspect-store", targets: ["inspect-store"]),
+        // The data studio: a store looked at in the browser (`swift run --traits Studio studio PATH`).
+        .executable(name: "studio", targets: ["studio"]),
     ],
     traits: [
         // Off by default, so an app on SQLite (and `swift run expenses`) never resolves or builds
         // SwiftNIO, BoringSSL or postgres-nio. This repository's tests and CI turn it on
         // (`swift test --traits PostgreSQL`); an app enables it where it depends on the package.
         .trait(name: "PostgreSQL", description: "The PostgreSQL store (the OpenSwiftDataPostgres product) and the examples' PostgreSQL support"),
+        // Off by default for the same reason: only the studio needs Hummingbird (and zlib, through
+        // compress-nio). It looks at PostgreSQL namespaces too, so it brings the PostgreSQL trait.
+        .trait(name: "Studio", description: "The data studio (the studio executable): any store looked at in the browser", enabledTraits: ["PostgreSQL"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
@@ -49,6 +57,10 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.4.0"),
         // Used by the examples only; the library product does not depend on it.
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        // The studio only (the `Studio` trait): its web server, and raw inflate for the model a
+        // Core Data file keeps compressed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.19.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -139,6 +151,31 @@ let package = Package(
             dependencies: ["OpenSwiftData", "OpenSwiftDataTesting", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Examples/InspectStore"
         ),
+        // The data studio: pages, the schema picture, live changes and edits over a StoreBrowser.
+        // A library, so the tests drive it in memory; empty without the `Studio` trait.
+        .target(
+            name: "StudioApp",
+            dependencies: [
+                "OpenSwiftData",
+                .target(name: "OpenSwiftDataPostgres", condition: studio),
+                .product(name: "Hummingbird", package: "hummingbird", condition: studio),
+                .product(name: "CompressNIO", package: "compress-nio", condition: studio),
+                .product(name: "NIOCore", package: "swift-nio", condition: studio),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/Studio/StudioApp"
+        ),
+        .executableTarget(
+            name: "studio",
+            dependencies: [
+                "StudioApp",
+                "OpenSwiftData",
+                .target(name: "OpenSwiftDataPostgres", condition: studio),
+                .product(name: "Hummingbird", package: "hummingbird", condition: studio),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Tools/Studio/studio"
+        ),
         // Test support: a model shared with a second process, and that process.
         .target(
             name: "TestModels",
@@ -172,6 +209,17 @@ let package = Package(
         .testTarget(
             name: "ExpensesTests",
             dependencies: ["ExpensesCore", "OpenSwiftDataTesting", "OpenSwiftData"]
+        ),
+        // The studio's pages, driven in memory against a file, the Apple fixture and PostgreSQL.
+        .testTarget(
+            name: "StudioTests",
+            dependencies: [
+                "StudioApp", "OpenSwiftData", "TestModels",
+                .target(name: "OpenSwiftDataPostgres", condition: studio),
+                .product(name: "Hummingbird", package: "hummingbird", condition: studio),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: studio),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: studio),
+            ]
         ),
         // SwiftData code, unchanged but for where it runs: `import SwiftData`, Swift 6 mode.
         .testTarget(

@@ -37,4 +37,22 @@ public enum ResourcesManager {
     }
 
     public static let types: [any PersistentModel.Type] = [Item.self, Component.self, CraftingRecipe.self]
+
+    /// The fixture, beside the project as CI places it; `nil` when it is not there.
+    public static let fixture: URL? = {
+        let url = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("shared/fixtures/swiftdata-apple-store/default.store")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }()
+
+    /// A private copy of the fixture in a folder of its own (removed by the caller).
+    public static func copyOfFixture() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-apple-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent("default.store")
+        guard let fixture else { throw CocoaError(.fileNoSuchFile) }
+        try FileManager.default.copyItem(at: fixture, to: copy)
+        return copy
+    }
 }

@@ -55,26 +55,7 @@ extension ResourcesManager {
         Model.schemaMetadata.first { $0.keypath == keyPath as AnyKeyPath }?.name ?? "?"
     }
 
-    /// The fixture, beside the project as CI places it; `nil` when it is not there.
-    static let fixture: URL? = {
-        let url = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-            .appendingPathComponent("shared/fixtures/swiftdata-apple-store/default.store")
-        return FileManager.default.fileExists(atPath: url.path) ? url : nil
-    }()
-
     static let skipReason: Comment = "the SwiftData store fixture is not at ../shared/fixtures/swiftdata-apple-store/default.store beside the project; place the shared folder there (CI does) to run these tests"
-
-    /// A private copy of the fixture in a folder of its own (removed by the caller).
-    static func copyOfFixture() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-apple-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let copy = folder.appendingPathComponent("default.store")
-        guard let fixture else { throw CocoaError(.fileNoSuchFile) }
-        try FileManager.default.copyItem(at: fixture, to: copy)
-        return copy
-    }
 }
 
 /// Models for the stores the tests build in Core Data's documented layout, for what the SwiftData

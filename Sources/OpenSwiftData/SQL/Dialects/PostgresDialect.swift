@@ -32,6 +32,10 @@ package struct PostgresDialect: SQLDialect {
     package var maximumIdentifierBytes: Int? { 63 }
     package var searchIndexing: (any SQLSearchIndexing)? { PostgresSearchIndexing() }
     package var queryPlans: any SQLQueryPlans { PostgresQueryPlans() }
+    /// The tables and indexes of the session's namespace (the first on its search path).
+    package var storageSizes: String? {
+        "SELECT c.relname::text, coalesce(t.relname, c.relname)::text, CASE WHEN c.relkind = 'i' THEN 1 ELSE 0 END, pg_relation_size(c.oid)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace LEFT JOIN pg_index i ON i.indexrelid = c.oid LEFT JOIN pg_class t ON t.oid = i.indrelid WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i')"
+    }
     // The txid_* spellings run on every supported server (pg_current_xact_id is 13 and later).
     package var transactionIDs: SQLTransactionIDs? {
         SQLTransactionIDs(

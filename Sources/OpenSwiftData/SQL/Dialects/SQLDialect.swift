@@ -104,6 +104,9 @@ package protocol SQLDialect: Sendable {
     var searchIndexing: (any SQLSearchIndexing)? { get }
     /// How the engine shows a query's plan (``QueryExplanation``).
     var queryPlans: any SQLQueryPlans { get }
+    /// A query answering, for each table and index of the store, its name, its table's name,
+    /// 1 for an index (0 for a table) and its size in bytes; `nil` where the engine cannot tell.
+    var storageSizes: String? { get }
     func arrayType(of value: StoredValue) -> String?
 }
 

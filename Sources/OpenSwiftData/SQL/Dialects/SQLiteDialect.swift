@@ -18,6 +18,10 @@ struct SQLiteDialect: SQLDialect {
     /// FTS5 trigram indexes, in OpenSwiftData's own files only.
     var searchIndexing: (any SQLSearchIndexing)? { spelling == nil ? SQLiteSearchIndexing() : nil }
     var queryPlans: any SQLQueryPlans { SQLiteQueryPlans() }
+    // `dbstat` exists where SQLite was built with it (Debian's is); elsewhere the query fails and sizes are left out.
+    var storageSizes: String? {
+        "SELECT m.name, m.tbl_name, CASE WHEN m.type = 'index' THEN 1 ELSE 0 END, SUM(s.pgsize) FROM dbstat s JOIN sqlite_master m ON m.name = s.name GROUP BY m.name, m.tbl_name, m.type"
+    }
 
     func quote(_ identifier: String) -> String {
         if let spelling, let renamed = spelling.storedName(identifier) { return quoteWithDoubleQuotes(renamed) }

@@ -202,6 +202,7 @@ struct SQLMigrator {
             try execute("DROP TABLE \(q(table))")
         }
         try SQLStore.writeMetadata(["fingerprint": SchemaFingerprint.describing(layouts)], on: connection, dialect: dialect)
+        try SQLStore.recordRelationships(of: layouts, on: connection, dialect: dialect)
     }
 
     /// Throws, before anything is changed, if entities the models lack still hold rows.

@@ -23,6 +23,7 @@ extension SQLStore {
         for (key, value) in metadata {
             _ = try connection.execute(insertMetadata, bindings: [.text(key), .text(value)])
         }
+        try recordRelationships(of: layouts, on: connection, dialect: dialect)
         let insertKey = SQLRenderer.render(.insert(table: primaryKeyTable, columns: ["Z_ENTITY", "Z_MAX"], orIgnore: false), dialect: dialect).text
         for table in Set(layouts.map(\.tableName)).sorted() {
             _ = try connection.execute(insertKey, bindings: [.text(table), .integer(0)])
@@ -95,5 +96,40 @@ extension SQLStore {
             }
         }
         return notes.isEmpty ? "the schemas differ" : notes.joined(separator: "; ")
+    }
+}
+
+/// Each relationship's delete rule and inverse, kept beside the schema description, which
+/// records tables only: a tool looking at the store without its models (``StoreBrowser``)
+/// applies the rules when it deletes. One line per relationship: `Entity.name rule [inverse]`.
+extension SQLStore {
+    static let relationshipsKey = "relationships"
+
+    /// Replaces the recorded rules with those of `layouts` (at creation and after a migration).
+    static func recordRelationships(of layouts: [ModelLayout], on connection: any SQLConnection, dialect: any SQLDialect) throws {
+        var lines: [String] = []
+        for layout in layouts.sorted(by: { $0.entityName < $1.entityName }) {
+            let inherited = layout.superLayout?.properties.count ?? 0
+            for (slot, property) in layout.properties.enumerated() where slot >= inherited {
+                guard let relationship = property.relationship else { continue }
+                lines.append("\(layout.entityName).\(property.name) \(relationship.deleteRule)" + (relationship.inverse.map { " \($0.name)" } ?? ""))
+            }
+        }
+        let delete = SQLRenderer.render(.delete(table: metadataTable, whereClause: .binary(.column(table: "", name: "Z_KEY"), .equal, .bind(.text(relationshipsKey)))), dialect: dialect)
+        _ = try connection.execute(delete.text, bindings: delete.bindings)
+        _ = try connection.execute(
+            SQLRenderer.render(.insert(table: metadataTable, columns: ["Z_KEY", "Z_VALUE"], orIgnore: false), dialect: dialect).text,
+            bindings: [.text(relationshipsKey), .text(lines.joined(separator: "\n"))])
+    }
+
+    /// The recorded rules and inverses by `Entity.name`; empty for a store written before they were kept.
+    static func recordedRelationships(_ metadata: [String: String]) -> [String: (rule: String, inverse: String?)] {
+        var result: [String: (rule: String, inverse: String?)] = [:]
+        for line in (metadata[relationshipsKey] ?? "").split(separator: "\n") {
+            let words = line.split(separator: " ").map(String.init)
+            guard words.count == 2 || words.count == 3 else { continue }
+            result[words[0]] = (words[1], words.count == 3 ? words[2] : nil)
+        }
+        return result
     }
 }

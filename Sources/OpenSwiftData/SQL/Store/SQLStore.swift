@@ -40,7 +40,7 @@ package final class SQLStore: Sendable {
     /// for tests, which turn it on and off while only one thread uses the store.
     private nonisolated(unsafe) var isTracing = false
 
-    static let metadataTable = "Z_METADATA"
+    package static let metadataTable = "Z_METADATA"
     static let primaryKeyTable = "Z_PRIMARYKEY"
     /// Bumped when the way OpenSwiftData lays out tables changes.
     static let formatVersion = "2"

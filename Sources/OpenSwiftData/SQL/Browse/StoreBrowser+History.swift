@@ -1,0 +1,69 @@
+import Foundation
+
+/// History as the studio shows it: the newest transactions first, read with the store's own
+/// history reader (OpenSwiftData's tables, or Core Data's `ATRANSACTION`/`ACHANGE`).
+extension StoreBrowser {
+    /// How many of the newest transactions are searched for one row's changes.
+    package static let historyWindow = 2000
+
+    /// The newest `limit` transactions, newest first; with `entity` and `key`, only those that
+    /// changed that row (among the newest ``historyWindow``). Empty where the store keeps none.
+    package func history(limit: Int, entity: String? = nil, key: Int64? = nil) throws -> [BrowsedTransaction] {
+        guard store.keepsHistory, let latest = try latestTransaction() else { return [] }
+        let window = Int64(key == nil ? max(limit, 0) : Self.historyWindow)
+        let (start, overflow) = latest.subtractingReportingOverflow(window)
+        let records = try store.fetchHistory(HistoryQuery(condition: .transaction(.greater, overflow ? 0 : start), limit: nil))
+        var transactions: [BrowsedTransaction] = []
+        for record in records.reversed() {
+            let changes = record.groups.map { group in
+                BrowsedTransaction.Change(
+                    kind: group.kind == .insert ? .insert : group.kind == .update ? .update : .delete,
+                    entity: group.entityName, keys: group.keys, properties: group.properties)
+            }
+            if let key, !changes.contains(where: { $0.keys.contains(key) && (entity == nil || $0.entity == entity || isAncestor(entity, of: $0.entity)) }) {
+                continue
+            }
+            transactions.append(BrowsedTransaction(
+                number: record.transaction, timestamp: record.timestamp, author: record.author,
+                bundleIdentifier: record.bundleIdentifier, processIdentifier: record.processIdentifier, changes: changes))
+            if transactions.count >= limit { break }
+        }
+        return transactions
+    }
+
+    /// Whether `entity` is `name`'s superentity (a row's history names its own entity).
+    private func isAncestor(_ entity: String?, of name: String) -> Bool {
+        guard let entity else { return false }
+        return catalog.subentities(of: entity).contains(name)
+    }
+
+    /// The history table's newest transaction number; `nil` where it has none (or no table).
+    private func latestTransaction() throws -> Int64? {
+        let table = catalog.layout == .coreData ? SQLStore.coreDataTransactionTable : SQLStore.historyTransactionTable
+        return try? newest(table)
+    }
+
+    private func newest(_ table: String) throws -> Int64? {
+        let h = "h"
+        let select = SQLSelect(columns: [.function(.max, [.column(table: h, name: ModelLayout.primaryKeyColumn)])], from: SQLTableReference(table: table, alias: h))
+        return try read { connection in
+            var number: Int64?
+            try run(select, on: connection) { number = $0.isNull(at: 0) ? nil : $0.int64(at: 0) }
+            return number
+        }
+    }
+
+    /// Something that changes whenever another process or server saves: the newest history
+    /// transaction and the keys given out. The studio polls it to refresh the open page.
+    package func changeStamp() throws -> String {
+        let latest = try latestTransaction()
+        let p = "p"
+        let keys = SQLSelect(columns: [.function(.sum, [.column(table: p, name: "Z_MAX")])], from: SQLTableReference(table: SQLStore.primaryKeyTable, alias: p))
+        let given = try read { connection in
+            var total: Int64 = 0
+            try run(keys, on: connection) { total = $0.isNull(at: 0) ? 0 : $0.int64(at: 0) }
+            return total
+        }
+        return "\(latest ?? 0)-\(given)"
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+extension StoreBrowser {
+    /// One page of `query.entity`'s rows matching every condition, in the order asked (then by
+    /// primary key, so pages never overlap), and how many rows match in all.
+    package func page(_ query: BrowseQuery) throws -> BrowsePage {
+        let entity = try entity(query.entity)
+        guard (1...1000).contains(query.limit), query.offset >= 0 else {
+            throw SwiftDataError(.unsupportedPredicate, "a page holds 1 to 1000 rows from an offset of 0 or more (asked: \(query.limit) from \(query.offset))")
+        }
+        let condition = try whereClause(entity, query)
+        var ordering: [SQLOrdering] = []
+        if let sort = query.sort {
+            ordering.append(SQLOrdering(expression: try sortExpression(entity, sort), ascending: query.ascending))
+        }
+        ordering.append(SQLOrdering(expression: .column(table: Self.alias, name: ModelLayout.primaryKeyColumn), ascending: query.sort == nil ? query.ascending : true))
+        let select = SQLSelect(
+            columns: rowColumns(entity), from: SQLTableReference(table: entity.table, alias: Self.alias), whereClause: condition,
+            orderBy: ordering, limit: query.limit, offset: query.offset)
+        let count = SQLSelect(
+            columns: [.function(.count, [.column(table: Self.alias, name: ModelLayout.primaryKeyColumn)])],
+            from: SQLTableReference(table: entity.table, alias: Self.alias), whereClause: condition)
+        return try read { connection in
+            var rows: [BrowsedRow] = []
+            try run(select, on: connection) { rows.append(self.browsedRow(entity, $0)) }
+            var total = 0
+            try run(count, on: connection) { total = Int(clamping: $0.int64(at: 0)) }
+            return BrowsePage(rows: rows, total: total)
+        }
+    }
+
+    /// The row of `entity` (or of one of its subentities) with primary key `key`, whole texts
+    /// included; `nil` if there is none.
+    package func row(_ entityName: String, key: Int64) throws -> BrowsedRow? {
+        let entity = try entity(entityName)
+        var select = SQLSelect(
+            columns: rowColumns(entity, wholeTexts: true), from: SQLTableReference(table: entity.table, alias: Self.alias),
+            whereClause: entityCondition(entity).map { .binary($0, .and, keyCondition(key)) } ?? keyCondition(key))
+        select.limit = 1
+        return try read { connection in
+            var found: BrowsedRow?
+            try run(select, on: connection) { found = self.browsedRow(entity, $0, wholeTexts: true) }
+            // A subentity's row read as its superentity's: read again with its own properties.
+            if let row = found, row.entity != entity.name, catalog.entity(row.entity) != nil {
+                return try self.row(row.entity, key: key)
+            }
+            return found
+        }
+    }
+
+    // MARK: Statements
+
+    func read<R>(_ body: (any SQLConnection) throws -> R) throws -> R {
+        do {
+            return try engine.read(body)
+        } catch let error as SwiftDataError {
+            throw error
+        } catch {
+            throw engine.translate(error)
+        }
+    }
+
+    func run(_ select: SQLSelect, on connection: any SQLConnection, row: (any StoredRow) throws -> Void) throws {
+        let rendered = SQLRenderer.render(.select(select), dialect: engine.dialect)
+        try connection.query(rendered.text, bindings: rendered.bindings, row: row)
+    }
+
+    /// The primary key, the entity column where the table is shared, each attribute (byte values
+    /// as their length) and each to-one relationship's key.
+    private func rowColumns(_ entity: StoreCatalog.Entity, wholeTexts: Bool = false) -> [SQLExpression] {
+        var columns: [SQLExpression] = [.column(table: Self.alias, name: ModelLayout.primaryKeyColumn)]
+        columns.append(entity.entityValues == nil ? .constant(.null) : .column(table: Self.alias, name: catalog.entityColumn))
+        for attribute in attributes(of: entity) {
+            let column = SQLExpression.column(table: Self.alias, name: attribute.column)
+            switch attribute.kind {
+            case .data:
+                // Never the bytes: their length, and whether the row holds a key to them instead.
+                columns.append(.function(.length, [column]))
+                columns.append(separateBytes(column))
+            case .string, .codable, .url, .other:
+                columns.append(wholeTexts ? column : .caseWhen(
+                    [(.binary(.function(.length, [column]), .greater, .bind(.integer(Int64(BrowsedValue.textLimit)))),
+                      .function(.substring, [column, .bind(.integer(1)), .bind(.integer(Int64(BrowsedValue.textLimit)))]))],
+                    else: column))
+                columns.append(.constant(.null))
+            default:
+                columns.append(column)
+                columns.append(.constant(.null))
+            }
+        }
+        for relationship in relationships(of: entity) {
+            if case .foreignKey(let name) = relationship.storage {
+                columns.append(.column(table: Self.alias, name: name))
+            }
+        }
+        return columns
+    }
+
+    /// Whether a byte value is kept apart from its row: OpenSwiftData's SQLite files keep a large
+    /// one's key (an integer) in the column.
+    private func separateBytes(_ column: SQLExpression) -> SQLExpression {
+        guard catalog.layout == .openSwiftData, file != nil else { return .constant(.null) }
+        return .binary(.function(.typeOf, [column]), .equal, .bind(.text("integer")))
+    }
+
+    private func browsedRow(_ entity: StoreCatalog.Entity, _ row: any StoredRow, wholeTexts: Bool = false) -> BrowsedRow {
+        let key = row.int64(at: 0)
+        var name = entity.name
+        if entity.entityValues != nil {
+            let value = row.value(at: 1)
+            name = catalog.entities.first { $0.entityValues?.first == value }?.name ?? entity.name
+        }
+        var values: [String: BrowsedValue] = [:]
+        var column: Int32 = 2
+        for attribute in attributes(of: entity) {
+            values[attribute.name] = Self.value(row.value(at: column), kind: attribute.kind, separate: row.value(at: column + 1), wholeTexts: wholeTexts)
+            column += 2
+        }
+        var references: [String: Int64] = [:]
+        for relationship in relationships(of: entity) {
+            guard case .foreignKey = relationship.storage else { continue }
+            if !row.isNull(at: column) { references[relationship.name] = row.int64(at: column) }
+            column += 1
+        }
+        return BrowsedRow(key: key, entity: name, values: values, references: references)
+    }
+
+    /// A stored value read by its attribute's kind.
+    static func value(_ stored: StoredValue, kind: StoreCatalog.ValueKind, separate: StoredValue = .null, wholeTexts: Bool = false) -> BrowsedValue {
+        func text(_ text: String) -> (String, Bool) {
+            wholeTexts || text.count <= BrowsedValue.textLimit ? (text, false) : (String(text.prefix(BrowsedValue.textLimit)), true)
+        }
+        switch (kind, stored) {
+        case (_, .null): return .null
+        case (.bool, .integer(let value)): return .bool(value != 0)
+        case (.integer, .integer(let value)): return .integer(value)
+        case (.double, .real(let value)): return .real(value)
+        case (.double, .integer(let value)): return .real(Double(value))
+        case (.date, .real(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        case (.date, .integer(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
+        case (.date, .date(let date)): return .date(date)
+        case (.uuid, .uuid(let uuid)): return .uuid(uuid)
+        case (.uuid, .blob(let bytes)) where bytes.count == 16:
+            let b = [UInt8](bytes)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case (.decimal, .decimal(let decimal)): return .decimal(decimal.description)
+        case (.decimal, .text(let text)): return .decimal(text)
+        case (.decimal, .real(let value)): return .decimal(String(value))
+        case (.decimal, .integer(let value)): return .decimal(String(value))
+        case (.data, .integer(let length)):
+            if case .integer(let apart) = separate, apart != 0 { return .bytes(length, external: true) }
+            return .bytes(length, external: false)
+        case (.codable, .text(let json)):
+            let (shown, truncated) = text(json)
+            return .json(shown, truncated: truncated)
+        case (.string, .text(let value)), (.url, .text(let value)), (.other, .text(let value)):
+            let (shown, truncated) = text(value)
+            return .text(shown, truncated: truncated)
+        case (.other, .integer(let value)): return .integer(value)
+        case (.other, .real(let value)): return .real(value)
+        case (_, .blob(let bytes)): return .bytes(Int64(bytes.count), external: false)
+        case (_, let other): return .unexpected("\(other)")
+        }
+    }
+}

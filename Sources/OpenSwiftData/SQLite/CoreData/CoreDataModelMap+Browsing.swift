@@ -1,0 +1,31 @@
+import Foundation
+
+extension CoreDataModelMap {
+    /// The map of a file looked at through its own model (``StoreBrowser``): entity numbers and
+    /// each entity's properties in history's bit order, enough to read history. Nothing is
+    /// checked against models: there are none. `numbers`: `Z_PRIMARYKEY`'s, Core Data's own
+    /// entities (history's) included.
+    init(browsing catalog: StoreCatalog, numbers: [String: Int64], storeIdentifier: String) {
+        var properties: [String: [String]] = [:]
+        for entity in catalog.entities {
+            var names: [String] = []
+            var current: StoreCatalog.Entity? = entity
+            var seen = Set<String>()
+            while let next = current, seen.insert(next.name).inserted {
+                names += next.attributes.map(\.name) + next.relationships.map(\.name)
+                current = next.superentity.flatMap { catalog.entity($0) }
+            }
+            properties[entity.name] = names.sorted()
+        }
+        renames = [:]
+        entityNumbers = numbers
+        entityNames = Dictionary(numbers.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        tableEntityNumbers = [:]
+        joinTables = [:]
+        composites = [:]
+        externalData = []
+        historyProperties = properties
+        self.storeIdentifier = storeIdentifier
+        hasHistory = true
+    }
+}
