@@ -11,11 +11,10 @@
 //
 //   node --experimental-websocket browser-check.mjs http://127.0.0.1:8080 screenshot.png [OTHER_URL]
 //
-// Talks to Chromium over its DevTools protocol; needs Debian's `chromium` and Node 20 or newer.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Talks to Chromium over its DevTools protocol (Scripts/headless-chromium.mjs); needs Debian's
+// `chromium` and Node 20 or newer.
+import { spawnSync } from 'node:child_process';
+import { openChromium } from '../../../Scripts/headless-chromium.mjs';
 
 const [base, screenshot, otherBase] = process.argv.slice(2);
 if (!base || !screenshot) {
@@ -23,76 +22,9 @@ if (!base || !screenshot) {
   process.exit(2);
 }
 const note = `Team coffee ${new Date().toISOString().slice(11, 19)}`;
-const profile = mkdtempSync(join(tmpdir(), 'expenses-chromium-'));
-const chromium = spawn(process.env.CHROMIUM ?? 'chromium', [
-  '--headless=new', '--no-sandbox', '--disable-gpu', '--no-first-run', '--hide-scrollbars',
-  '--remote-debugging-port=0', `--user-data-dir=${profile}`, '--window-size=1280,900', 'about:blank',
-], { stdio: ['ignore', 'ignore', 'pipe'] });
+const browser = await openChromium('expenses');
+const { page, evaluate, fail, waitFor, load } = browser;
 
-function fail(message) {
-  console.error(`browser check failed: ${message}`);
-  chromium.kill('SIGKILL');
-  rmSync(profile, { recursive: true, force: true });
-  process.exit(1);
-}
-setTimeout(() => fail('timed out after 60 s'), 60_000).unref();
-
-const endpoint = await new Promise((resolve, reject) => {
-  let seen = '';
-  chromium.stderr.on('data', (chunk) => {
-    seen += chunk;
-    const match = seen.match(/DevTools listening on (ws:\/\/\S+)/);
-    if (match) resolve(match[1]);
-  });
-  chromium.on('exit', (code) => reject(new Error(`chromium exited (${code}): ${seen}`)));
-}).catch((error) => fail(error.message));
-
-const socket = new WebSocket(endpoint);
-await new Promise((resolve) => socket.addEventListener('open', resolve, { once: true }));
-let nextId = 1;
-const pending = new Map();
-const waiters = [];
-socket.addEventListener('message', (event) => {
-  const message = JSON.parse(event.data);
-  if (message.id && pending.has(message.id)) {
-    const { resolve, reject } = pending.get(message.id);
-    pending.delete(message.id);
-    message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result);
-  } else if (message.method) {
-    for (const waiter of waiters.filter((w) => w.method === message.method)) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve(message.params);
-    }
-  }
-});
-function send(method, params = {}, sessionId) {
-  const id = nextId++;
-  socket.send(JSON.stringify({ id, method, params, sessionId }));
-  return new Promise((resolve, reject) => pending.set(id, { resolve, reject }));
-}
-const event = (method) => new Promise((resolve) => waiters.push({ method, resolve }));
-
-const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
-const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
-const page = (method, params) => send(method, params, sessionId);
-const evaluate = async (expression) => (await page('Runtime.evaluate', { expression, returnByValue: true })).result.value;
-await page('Page.enable');
-await page('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false });
-
-// Waits (up to 15 s, checking every 100 ms) for `expression` to hold in the page.
-async function waitFor(expression, failure) {
-  const deadline = Date.now() + 15_000;
-  while (!(await evaluate(expression))) {
-    if (Date.now() > deadline) fail(typeof failure === 'function' ? await failure() : failure);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function load(action) {
-  const loaded = event('Page.loadEventFired');
-  await action();
-  await loaded;
-}
 async function submit(amount, text = note) {
   await load(() => evaluate(`(() => {
     document.querySelector('#amount').value = ${JSON.stringify(amount)};
@@ -117,8 +49,7 @@ if (!row.includes('4.20') || !row.includes('Food')) fail(`the added expense is n
 const after = await evaluate(`document.querySelector('#total').textContent`);
 if (Math.abs(Number(after) - Number(before) - 4.2) > 0.001) fail(`the total went from ${before} to ${after}, not up by 4.20`);
 
-const { data } = await page('Page.captureScreenshot', { format: 'png', captureBeyondViewport: false });
-writeFileSync(screenshot, Buffer.from(data, 'base64'));
+await browser.screenshot(screenshot);
 // The chart: every bar segment is a month's spending in a category, as the API computes it.
 const months = await (await fetch(`${base}/api/spending/monthly`)).json();
 const bars = await evaluate(`[...document.querySelectorAll('#chart g[data-month]')].flatMap((g) =>
@@ -138,9 +69,8 @@ const scale = tallest.height / tallest.amount;
 const skewed = bars.filter((b) => Math.abs(b.height - b.amount * scale) > 0.01 * b.amount * scale + 0.01);
 if (bars.length === 0 || skewed.length > 0) fail(`the bars' heights are not proportional to their amounts (${skewed.map((b) => `${b.month} ${b.category}: ${b.amount} drawn ${b.height} px`).join(', ')})`);
 const box = await evaluate(`(() => { const r = document.querySelector('#chart').getBoundingClientRect(); return { x: r.x, y: r.y + scrollY, width: r.width, height: r.height }; })()`);
-const chart = await page('Page.captureScreenshot', { format: 'png', clip: { ...box, scale: 1 }, captureBeyondViewport: true });
 const chartShot = screenshot.replace(/(\.png)?$/, '-chart.png');
-writeFileSync(chartShot, Buffer.from(chart.data, 'base64'));
+await browser.screenshot(chartShot, box);
 
 const hostile = 'x"\u0301 autofocus onfocus=window.__xss=1 x="';
 await submit('0.01', hostile);
@@ -173,11 +103,5 @@ await waitFor(`document.querySelector('#expenses').innerText.includes(${JSON.str
 if (!(await evaluate(`window.__notReloaded === true`))) fail('the page was reloaded instead of updated');
 
 console.log(`browser check passed: refused -12 ("${complaint.trim()}"), added "${note}" (${row.replace(/\s+/g, ' ').trim()}), total ${before} → ${after}; the chart's ${bars.length} bars match the API; a crafted note stayed text; "${liveNote}" appeared live; screenshots ${screenshot}, ${chartShot}`);
-socket.close();
-const exited = new Promise((resolve) => chromium.once('exit', resolve));
-chromium.kill('SIGTERM');
-await exited;
-// Chromium's helper processes may still be writing the profile for a moment; a temporary folder
-// left behind is not a failure of the check.
-try { rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }); } catch { /* left for the system */ }
+await browser.close();
 process.exit(0);

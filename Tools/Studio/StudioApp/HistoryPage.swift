@@ -10,11 +10,12 @@ enum HistoryPage {
     static func render(browser: StoreBrowser, history: [BrowsedTransaction]) -> String {
         var body = "<h1>History</h1>"
         body += history.isEmpty ? "<p class=\"muted\">The store keeps no history transactions.</p>"
-            : "<p class=\"muted\">The newest \(history.count) transactions, newest first.</p>" + table(history, highlight: nil)
+            : "<p class=\"muted\">\(history.count == 1 ? "The one transaction kept" : "The newest \(history.count) transactions, newest first").</p>" + table(history, highlight: nil)
         return StudioLayout.page(title: "History", browser: browser, section: .history, body: body)
     }
 
-    static func table(_ history: [BrowsedTransaction], highlight: Int64?) -> String {
+    /// `highlight`: the row (entity and key) whose changes are marked.
+    static func table(_ history: [BrowsedTransaction], highlight: (entity: String, key: Int64)?) -> String {
         var rows = ""
         for transaction in history {
             let who = [transaction.author, transaction.bundleIdentifier.isEmpty ? nil : transaction.bundleIdentifier,
@@ -23,12 +24,12 @@ enum HistoryPage {
                 let keys = change.keys.prefix(20).map { key -> String in
                     let text = String(key)
                     let shown = change.kind == .delete ? HTML.escape(text) : HTML.link(HTML.url(["entity", change.entity, text]), text)
-                    return key == highlight ? "<mark>\(shown)</mark>" : shown
+                    return key == highlight?.key && change.entity == highlight?.entity ? "<mark>\(shown)</mark>" : shown
                 }.joined(separator: ", ") + (change.keys.count > 20 ? " … (\(change.keys.count) in all)" : "")
                 let properties = change.properties.isEmpty ? "" : " <span class=\"muted\">(\(HTML.escape(change.properties.joined(separator: ", "))))</span>"
                 return "<div class=\"change\" data-kind=\"\(change.kind.rawValue)\">\(change.kind.rawValue) \(HTML.escape(change.entity)) \(keys)\(properties)</div>"
             }.joined()
-            rows += "<tr data-transaction=\"\(transaction.number)\"><td class=\"number\">#\(transaction.number)</td><td>\(HTML.escape(transaction.timestamp.formatted(.iso8601)))</td><td>\(HTML.escape(who))</td><td>\(changes)</td></tr>"
+            rows += "<tr data-transaction=\"\(transaction.number)\"><td class=\"number\">#\(transaction.number)</td><td class=\"date\">\(HTML.escape(BrowsedValue.date(transaction.timestamp).display))</td><td>\(HTML.escape(who))</td><td>\(changes)</td></tr>"
         }
         return "<table id=\"history\"><thead><tr><th>#</th><th>when (UTC)</th><th>author</th><th>changes</th></tr></thead><tbody>\(rows)</tbody></table>"
     }

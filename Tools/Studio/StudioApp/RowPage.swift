@@ -36,7 +36,7 @@ enum RowPage {
             body += EditForms.render(entity: entity, row: row, attributes: browser.attributes(of: entity))
         }
         body += "<h2>History of this row</h2>"
-        body += history.isEmpty ? "<p class=\"muted\">No transaction among the newest \(StoreBrowser.historyWindow) changed it (or the store keeps no history).</p>" : HistoryPage.table(history, highlight: row.key)
+        body += history.isEmpty ? "<p class=\"muted\">No transaction among the newest \(StoreBrowser.historyWindow) changed it (or the store keeps no history).</p>" : HistoryPage.table(history, highlight: (row.entity, row.key))
         return StudioLayout.page(title: "\(row.entity) \(row.key)", browser: browser, section: .rows, entity: entity.name, body: body)
     }
 

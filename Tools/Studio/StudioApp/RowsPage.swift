@@ -6,6 +6,9 @@ import OpenSwiftData
 /// conditions in the form (run as SQL on the server), paged; to-one values link to the related
 /// row, to-many relationships to the rows they lead to.
 enum RowsPage {
+    /// Rows per page unless the address asks for another number (`limit`, 1 to 1000).
+    static let pageSize = 50
+
     static func render(browser: StoreBrowser, entity: StoreCatalog.Entity, query: BrowseQuery, page: BrowsePage?, error: String?) -> String {
         let attributes = browser.attributes(of: entity)
         let relationships = browser.relationships(of: entity)
@@ -61,6 +64,7 @@ enum RowsPage {
         case .integer, .real, .decimal: return "<td class=\"number\">\(HTML.escape(value.display))</td>"
         case .json(let text, let truncated): return "<td><code>\(HTML.escape(text))\(truncated ? "…" : "")</code></td>"
         case .bytes: return "<td class=\"muted\">\(HTML.escape(value.display))</td>"
+        case .date: return "<td class=\"date\">\(HTML.escape(value.display))</td>"
         default: return "<td>\(HTML.escape(value.display))</td>"
         }
     }
@@ -78,6 +82,7 @@ enum RowsPage {
         }
         let start = offset ?? query.offset
         if start > 0 { items.append(("offset", String(start))) }
+        if query.limit != pageSize { items.append(("limit", String(query.limit))) }
         return items
     }
 
@@ -115,6 +120,7 @@ enum RowsPage {
         var hidden = ""
         if let sort = query.sort { hidden += "<input type=\"hidden\" name=\"sort\" value=\"\(HTML.escape(sort))\">" }
         if !query.ascending { hidden += "<input type=\"hidden\" name=\"order\" value=\"desc\">" }
+        if query.limit != pageSize { hidden += "<input type=\"hidden\" name=\"limit\" value=\"\(query.limit)\">" }
         if let related = query.related {
             hidden += "<input type=\"hidden\" name=\"owner\" value=\"\(HTML.escape(related.owner))\"><input type=\"hidden\" name=\"ownerKey\" value=\"\(related.key)\"><input type=\"hidden\" name=\"via\" value=\"\(HTML.escape(related.relationship))\">"
         }

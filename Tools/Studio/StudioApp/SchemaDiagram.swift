@@ -7,7 +7,7 @@ import OpenSwiftData
 /// per relationship, a dashed line to each superentity. Each box links to its entity's rows.
 enum SchemaDiagram {
     private static let lineHeight = 17
-    private static let gap = 120
+    private static let gap = 140
 
     private struct Box {
         let entity: StoreCatalog.Entity
@@ -24,7 +24,7 @@ enum SchemaDiagram {
         let longest = catalog.entities.flatMap { [$0.name] + lines($0).map(\.text) }.map(\.count).max() ?? 20
         let boxWidth = min(560, max(200, longest * 13 / 2 + 24))
         var boxes = catalog.entities.map { entity in Box(entity: entity, boxWidth: boxWidth, lines: lines(entity)) }
-        let columns = max(1, min(4, Int(Double(boxes.count).squareRoot().rounded(.up))))
+        let columns = max(1, min(3, Int(Double(boxes.count).squareRoot().rounded(.up))))
         var y = gap / 2
         var width = 0
         for rowStart in stride(from: 0, to: boxes.count, by: columns) {
@@ -47,7 +47,7 @@ enum SchemaDiagram {
                 guard let destination = byName[relationship.destination], destination.entity.name != box.entity.name else { continue }
                 // One line per pair of inverses, drawn from the side that sorts first.
                 if let inverse = relationship.inverse, (relationship.destination, inverse) < (box.entity.name, relationship.name) { continue }
-                let label = relationship.name + (relationship.isToMany ? " (to-many)" : "") + (relationship.inverse.map { " ⇄ " + $0 } ?? "")
+                let label = relationship.name + (relationship.inverse.map { " ⇄ " + $0 } ?? "")
                 edges.append(line(from: box, to: destination, dashed: false, label: label, marker: "arrow", data: "\(box.entity.name).\(relationship.name)"))
             }
         }

@@ -67,7 +67,8 @@ enum StudioLayout {
     .type{color:#6e6e73;font-weight:normal;font-size:12px}.muted{color:#6e6e73}.error{background:#fdecea;border:1px solid #f5c2c0;padding:8px 12px;border-radius:6px}
     form.filters{display:flex;gap:6px;align-items:center;flex-wrap:wrap;margin:8px 0}input,select,button{font:inherit;padding:3px 6px}
     .pager{display:flex;gap:12px;align-items:center}.change{font-family:ui-monospace,monospace;font-size:12px}
-    svg text{font:12px -apple-system,system-ui,sans-serif}svg .title{font-weight:600;font-size:13px}
+    svg text{font:12px -apple-system,system-ui,sans-serif}svg .title{font-weight:600;font-size:13px}#diagram svg{max-width:100%;height:auto}
+    td.date{white-space:nowrap}
     """
 }
 #endif

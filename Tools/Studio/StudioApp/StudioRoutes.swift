@@ -114,6 +114,7 @@ struct StudioRoutes {
         query.sort = parameters.get("sort").flatMap { $0 == "key" || $0.isEmpty ? nil : $0 }
         query.ascending = parameters.get("order") != "desc"
         query.offset = max(0, parameters.get("offset", as: Int.self) ?? 0)
+        query.limit = min(max(parameters.get("limit", as: Int.self) ?? RowsPage.pageSize, 1), 1000)
         let properties = parameters.getAll("fp"), operators = parameters.getAll("fo"), values = parameters.getAll("fv")
         for index in properties.indices where index < operators.count {
             guard let op = BrowseCondition.Operator(rawValue: operators[index]) else { continue }

@@ -20,7 +20,7 @@ package enum BrowsedValue: Sendable, Equatable {
     /// How many characters of text a page shows; the rest is cut (the row's own page shows more).
     package static let textLimit = 200
 
-    /// The value as one line of text (dates in ISO 8601, UTC).
+    /// The value as one line of text (dates in ISO 8601, UTC, with a space before the time).
     package var display: String {
         switch self {
         case .null: return "nil"
@@ -28,7 +28,7 @@ package enum BrowsedValue: Sendable, Equatable {
         case .integer(let value): return String(value)
         case .real(let value): return String(value)
         case .bool(let value): return value ? "true" : "false"
-        case .date(let date): return date.formatted(.iso8601)
+        case .date(let date): return date.formatted(.iso8601.dateTimeSeparator(.space))
         case .uuid(let uuid): return uuid.uuidString
         case .decimal(let text): return text
         case .bytes(let count, let external): return "\(count) bytes\(external ? ", stored apart" : "")"
