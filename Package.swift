@@ -61,6 +61,7 @@ let package = Package(
         // Core Data file keeps compressed.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.19.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -160,6 +161,7 @@ let package = Package(
                 .target(name: "OpenSwiftDataPostgres", condition: studio),
                 .product(name: "Hummingbird", package: "hummingbird", condition: studio),
                 .product(name: "CompressNIO", package: "compress-nio", condition: studio),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: studio),
                 .product(name: "NIOCore", package: "swift-nio", condition: studio),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -11,14 +11,13 @@ import TestModels
 
 /// Where a studio test's store lives: an OpenSwiftData file, or a PostgreSQL namespace when a
 /// server is given (`OPENSWIFTDATA_POSTGRES_URL`, as `Scripts/postgres-server.sh start` prints;
-/// without one `.postgres` is left out and the PostgreSQL-only tests say how to run them).
+/// without one `.postgres` is left out, as the library's own PostgreSQL suites say when skipped).
 enum StudioStoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case file, postgres
 
     var testDescription: String { rawValue }
 
     static let postgresURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
-    static let postgresSkipReason: Comment = "no PostgreSQL server: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` and then `swift test --traits Studio`"
     static let appleSkipReason: Comment = "the SwiftData store fixture is not at ../shared/fixtures/swiftdata-apple-store/default.store beside the project; place the shared folder there (CI does) to run these tests"
 
     static var allCases: [StudioStoreKind] { postgresURL == nil ? [.file] : [.file, .postgres] }

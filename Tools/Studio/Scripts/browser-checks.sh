@@ -16,10 +16,13 @@ cd "$(dirname "$0")/../../.."
 bin=$1 work=$2 expenses_store=$3 postgres_url=$4 apple_fixture=$5
 mkdir -p "$work"
 pids=()
-stop_all() { for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+# Each studio stops on SIGINT (gracefully: its log says the server shut down).
+stop_all() { for pid in "${pids[@]}"; do kill -INT "$pid" 2>/dev/null || true; done; wait "${pids[@]}" 2>/dev/null || true; }
 trap stop_all EXIT
 
-# Starts a studio on PORT (the rest of the arguments are its own); prints its URL with the token.
+# Starts a studio on PORT (the rest of the arguments are its own) and sets `url` to the address
+# it printed, with the token. Runs in this shell (not in a command substitution) so that its
+# process is in `pids` and stopped at the end.
 start_studio() {
     local name=$1 port=$2
     shift 2
@@ -29,10 +32,8 @@ start_studio() {
         [ -s "$work/$name.out" ] && break
         sleep 0.1
     done
-    local url
     url=$(head -1 "$work/$name.out")
     [[ "$url" == http://127.0.0.1:$port/\?token=* ]] || { echo "the studio on port $port printed '$url' first" >&2; cat "$work/$name.log" >&2; exit 1; }
-    echo "$url"
 }
 
 # The number of expenses an `expenses list` run reports ("Total: 8.75 (1 expense)").
@@ -50,9 +51,10 @@ check() {
 # 1. The expenses file.
 file="$work/expenses.store"
 cp "$expenses_store" "$file"
-url=$(start_studio file 18110 "$file")
+start_studio file 18110 "$file"
 check file "$url" "{
-  \"entities\": [\"Category\", \"Expense\", \"Ledger\", \"Receipt\"], \"relationships\": 3,
+  \"entities\": [\"Category\", \"Expense\", \"Ledger\", \"Receipt\"],
+  \"relationships\": [\"Category.expenses\", \"Expense.category\", \"Expense.ledger\", \"Ledger.expenses\", \"Expense.receipt\", \"Receipt.expense\"],
   \"filter\": { \"entity\": \"Expense\", \"property\": \"note\", \"op\": \"contains\", \"value\": \"coffee\", \"total\": $(expenses_count --store "$file" --search coffee) },
   \"paging\": { \"entity\": \"Expense\", \"sort\": \"amount\", \"total\": $(expenses_count --store "$file") },
   \"follow\": { \"entity\": \"Category\", \"property\": \"name\", \"value\": \"Food\", \"relationship\": \"expenses\", \"total\": $(expenses_count --store "$file" --category Food) },
@@ -60,9 +62,10 @@ check file "$url" "{
   \"screenshots\": \"$work/file\" }"
 
 # 2. The PostgreSQL namespace.
-url=$(start_studio postgres 18111 "$postgres_url" --schema expenses)
+start_studio postgres 18111 "$postgres_url" --schema expenses
 check postgres "$url" "{
-  \"entities\": [\"Category\", \"Expense\", \"Ledger\", \"Receipt\"], \"relationships\": 3,
+  \"entities\": [\"Category\", \"Expense\", \"Ledger\", \"Receipt\"],
+  \"relationships\": [\"Category.expenses\", \"Expense.category\", \"Expense.ledger\", \"Ledger.expenses\", \"Expense.receipt\", \"Receipt.expense\"],
   \"filter\": { \"entity\": \"Expense\", \"property\": \"note\", \"op\": \"contains\", \"value\": \"café\", \"total\": $(expenses_count --store "$postgres_url" --search café) },
   \"paging\": { \"entity\": \"Expense\", \"sort\": \"date\", \"total\": $(expenses_count --store "$postgres_url") },
   \"follow\": { \"entity\": \"Category\", \"property\": \"name\", \"value\": \"Food\", \"relationship\": \"expenses\", \"total\": $(expenses_count --store "$postgres_url" --category Food) },
@@ -74,10 +77,12 @@ check postgres "$url" "{
 mkdir -p "$work/apple"
 cp "$apple_fixture" "$work/apple/default.store"
 items=$("$bin/inspect-store" "$work/apple/default.store" | sed -n 's/^ *Item *\([0-9]*\) rows.*/\1/p')
-url=$(start_studio apple 18112 "$work/apple/default.store")
-editor=$(start_studio apple-editor 18113 "$work/apple/default.store" --allow-edits)
+start_studio apple-editor 18113 "$work/apple/default.store" --allow-edits
+editor=$url
+start_studio apple 18112 "$work/apple/default.store"
 check apple "$url" "{
-  \"entities\": [\"Component\", \"CraftingRecipe\", \"Item\"], \"relationships\": 3,
+  \"entities\": [\"Component\", \"CraftingRecipe\", \"Item\"],
+  \"relationships\": [\"Component.craftingRecipe\", \"CraftingRecipe.requiredComponents\", \"Component.item\", \"CraftingRecipe.producedItem\", \"Item.craftingRecipe\"],
   \"filter\": { \"entity\": \"Item\", \"property\": \"name\", \"op\": \"contains\", \"value\": \"stone\", \"total\": 2 },
   \"paging\": { \"entity\": \"Item\", \"sort\": \"name\", \"total\": $items },
   \"follow\": { \"entity\": \"Item\", \"property\": \"name\", \"value\": \"Stone Axe\", \"relationship\": \"craftingRecipe\", \"total\": 1 },
@@ -85,4 +90,10 @@ check apple "$url" "{
   \"screenshots\": \"$work/apple-shots\" }"
 # The edit is in the file's history, by the studio.
 "$bin/inspect-store" "$work/apple/default.store" --history 1 | grep -q "studio" || { echo "the Apple file's newest transaction is not the studio's" >&2; exit 1; }
+# Every studio stops on SIGINT.
+stop_all
+for pid in "${pids[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then echo "a studio (process $pid) did not stop on SIGINT" >&2; exit 1; fi
+done
+pids=()
 echo "studio browser checks passed (screenshots in $work/file, $work/postgres, $work/apple-shots)"

@@ -2,12 +2,14 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// `GET /events`: server-sent events telling the open page that the store changed, so it
 /// refreshes what it shows. The store's change stamp (its newest history transaction and the
 /// keys it gave out, ``StoreBrowser/changeStamp()``) is read every ``interval``: a save by this
 /// studio, by another process on the same file or by another server on the same database all
-/// move it. A stream lasts at most ``lifetime``; the page's `EventSource` reconnects.
+/// move it. A stream lasts at most ``lifetime``; the page's `EventSource` reconnects. A graceful
+/// stop (SIGINT, SIGTERM) ends every stream at once, so an open page never holds the stop up.
 struct LiveChanges {
     let store: StudioStore
     static let interval = Duration.milliseconds(500)
@@ -19,14 +21,16 @@ struct LiveChanges {
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
         continuation.yield(ByteBuffer(string: "retry: 500\n: connected\n\n"))
         let poll = Task {
-            var last = start
-            let end = ContinuousClock.now + Self.lifetime
-            while !Task.isCancelled, ContinuousClock.now < end {
-                try? await Task.sleep(for: Self.interval)
-                guard let stamp = try? await store.run({ try $0.changeStamp() }) else { continue }
-                if stamp != last {
-                    last = stamp
-                    continuation.yield(ByteBuffer(string: "event: changed\ndata: changed\n\n"))
+            try? await cancelWhenGracefulShutdown {
+                var last = start
+                let end = ContinuousClock.now + Self.lifetime
+                while !Task.isCancelled, ContinuousClock.now < end {
+                    try await Task.sleep(for: Self.interval)
+                    guard let stamp = try? await store.run({ try $0.changeStamp() }) else { continue }
+                    if stamp != last {
+                        last = stamp
+                        continuation.yield(ByteBuffer(string: "event: changed\ndata: changed\n\n"))
+                    }
                 }
             }
             continuation.finish()

@@ -48,7 +48,9 @@ enum SchemaDiagram {
                 // One line per pair of inverses, drawn from the side that sorts first.
                 if let inverse = relationship.inverse, (relationship.destination, inverse) < (box.entity.name, relationship.name) { continue }
                 let label = relationship.name + (relationship.inverse.map { " ⇄ " + $0 } ?? "")
-                edges.append(line(from: box, to: destination, dashed: false, label: label, marker: "arrow", data: "\(box.entity.name).\(relationship.name)"))
+                edges.append(line(
+                    from: box, to: destination, dashed: false, label: label, marker: "arrow", data: "\(box.entity.name).\(relationship.name)",
+                    inverse: relationship.inverse.map { "\(destination.entity.name).\($0)" }))
             }
         }
         let drawn = boxes.map { box -> String in
@@ -100,12 +102,14 @@ enum SchemaDiagram {
         return (x + Int(dx * scale), y + Int(dy * scale))
     }
 
-    private static func line(from source: Box, to target: Box, dashed: Bool, label: String, marker: String, data: String) -> String {
+    /// `data` names the relationship (`Entity.name`, or `Sub:Super` for inheritance) and
+    /// `inverse` its inverse, which the same line draws.
+    private static func line(from source: Box, to target: Box, dashed: Bool, label: String, marker: String, data: String, inverse: String? = nil) -> String {
         let from = border(source, towards: target)
         let to = border(target, towards: source)
         let middle = ((from.0 + to.0) / 2, (from.1 + to.1) / 2)
         return """
-        <g data-relationship="\(HTML.escape(data))"><line x1="\(from.0)" y1="\(from.1)" x2="\(to.0)" y2="\(to.1)" stroke="\(dashed ? "#6e6e73" : "#0a64d8")" stroke-width="1.5"\(dashed ? " stroke-dasharray=\"6 4\"" : "") marker-end="url(#\(marker))"/>\
+        <g data-relationship="\(HTML.escape(data))"\(inverse.map { " data-inverse=\"\(HTML.escape($0))\"" } ?? "")><line x1="\(from.0)" y1="\(from.1)" x2="\(to.0)" y2="\(to.1)" stroke="\(dashed ? "#6e6e73" : "#0a64d8")" stroke-width="1.5"\(dashed ? " stroke-dasharray=\"6 4\"" : "") marker-end="url(#\(marker))"/>\
         <text x="\(middle.0)" y="\(middle.1 - 4)" text-anchor="middle" fill="#0a64d8" paint-order="stroke" stroke="#fff" stroke-width="4">\(HTML.escape(label))</text></g>
         """
     }

@@ -3,30 +3,33 @@ import Foundation
 /// The rows one studio delete removes and the references it clears, worked out inside the
 /// delete's transaction by following delete rules from the row (``StoreBrowser/delete(_:key:)``).
 struct DeletePlan {
-    /// Rows to delete, by entity, in the order found (related rows before the rows that led to them).
+    /// Rows to delete, in the order found: the row, then the rows it takes with it.
     private var deletes: [(entity: StoreCatalog.Entity, key: Int64)] = []
     private var seen = Set<String>()
 
     /// Adds the row and, by its relationships' rules, the rows it takes with it; throws for `deny`.
+    /// A worklist, not recursion: a cascade may run through thousands of rows (a long chain).
     mutating func add(_ entityName: String, key: Int64, browser: StoreBrowser, on connection: any SQLConnection) throws {
-        guard seen.insert("\(entityName)#\(key)").inserted else { return }
-        let entity = try browser.entity(entityName)
-        for relationship in browser.relationships(of: entity) {
-            let rule = relationship.deleteRule ?? "nullify"
-            guard rule == "cascade" || rule == "deny" else { continue }
-            let related = try relatedKeys(relationship, of: entity, key: key, browser: browser, on: connection)
-            if rule == "deny" {
-                if !related.isEmpty {
-                    throw SwiftDataError(.storeIO, "\(entity.name) \(key) cannot be deleted: its \(relationship.name) still has \(related.count) \(related.count == 1 ? "row" : "rows") and the rule is deny (delete those first); nothing was changed")
+        var pending = [(entityName, key)]
+        while let (name, key) = pending.popLast() {
+            guard seen.insert("\(name)#\(key)").inserted else { continue }
+            let entity = try browser.entity(name)
+            for relationship in browser.relationships(of: entity) {
+                let rule = relationship.deleteRule ?? "nullify"
+                guard rule == "cascade" || rule == "deny" else { continue }
+                let related = try relatedKeys(relationship, of: entity, key: key, browser: browser, on: connection)
+                if rule == "deny" {
+                    if !related.isEmpty {
+                        throw SwiftDataError(.storeIO, "\(entity.name) \(key) cannot be deleted: its \(relationship.name) still has \(related.count) \(related.count == 1 ? "row" : "rows") and the rule is deny (delete those first); nothing was changed")
+                    }
+                    continue
                 }
-                continue
+                for relatedKey in related {
+                    pending.append((try entityOfRow(relationship.destination, key: relatedKey, browser: browser, on: connection), relatedKey))
+                }
             }
-            for relatedKey in related {
-                let actual = try entityOfRow(relationship.destination, key: relatedKey, browser: browser, on: connection)
-                try add(actual, key: relatedKey, browser: browser, on: connection)
-            }
+            deletes.append((entity, key))
         }
-        deletes.append((entity, key))
     }
 
     /// Clears references to the deleted rows, removes their pairs, deletes them, and returns the

@@ -58,7 +58,8 @@ extension StoreBrowser {
     package func changeStamp() throws -> String {
         let latest = try latestTransaction()
         let p = "p"
-        let keys = SQLSelect(columns: [.function(.sum, [.column(table: p, name: "Z_MAX")])], from: SQLTableReference(table: SQLStore.primaryKeyTable, alias: p))
+        // Cast: PostgreSQL sums BIGINTs as numeric.
+        let keys = SQLSelect(columns: [.cast(.function(.sum, [.column(table: p, name: "Z_MAX")]), .integer)], from: SQLTableReference(table: SQLStore.primaryKeyTable, alias: p))
         let given = try read { connection in
             var total: Int64 = 0
             try run(keys, on: connection) { total = $0.isNull(at: 0) ? 0 : $0.int64(at: 0) }

@@ -37,15 +37,16 @@ extension StoreBrowser {
             columns: rowColumns(entity, wholeTexts: true), from: SQLTableReference(table: entity.table, alias: Self.alias),
             whereClause: entityCondition(entity).map { .binary($0, .and, keyCondition(key)) } ?? keyCondition(key))
         select.limit = 1
-        return try read { connection in
+        let found = try read { connection in
             var found: BrowsedRow?
             try run(select, on: connection) { found = self.browsedRow(entity, $0, wholeTexts: true) }
-            // A subentity's row read as its superentity's: read again with its own properties.
-            if let row = found, row.entity != entity.name, catalog.entity(row.entity) != nil {
-                return try self.row(row.entity, key: key)
-            }
             return found
         }
+        // A subentity's row read as its superentity's: read again with its own properties.
+        if let row = found, row.entity != entity.name, catalog.entity(row.entity) != nil {
+            return try self.row(row.entity, key: key)
+        }
+        return found
     }
 
     // MARK: Statements

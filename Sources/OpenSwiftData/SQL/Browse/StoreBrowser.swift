@@ -30,6 +30,10 @@ package final class StoreBrowser: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw SwiftDataError(.loadIssueModelContainer, "there is no store file at \(path)")
         }
+        // SQLite would open a write-protected file read-only without a word; say so before any edit.
+        if allowsEdits, !FileManager.default.isWritableFile(atPath: path) {
+            throw SwiftDataError(.storeIO, "\(path) is read-only (its permissions), so it cannot be edited; open it without --allow-edits to look at it")
+        }
         do {
             let connection = try SQLiteConnection(path: path, readOnly: !allowsEdits, create: false)
             let engine = SQLiteEngine(connection: connection, name: url.lastPathComponent, readers: nil)
@@ -81,9 +85,7 @@ package final class StoreBrowser: @unchecked Sendable {
             var keepsHistory = false
             var identifier = ""
             if let connection {
-                try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY", bindings: []) { row in
-                    if case .text(let name) = row.value(at: 1) { numbers[name] = row.int64(at: 0) }
-                }
+                numbers = try Self.entityNumbers(connection)
                 keepsHistory = try !CoreDataModelMap.columns(of: SQLStore.coreDataChangeTable, connection).isEmpty
                 identifier = try CoreDataModelMap.storeUUID(connection) ?? ""
             }
@@ -106,10 +108,7 @@ package final class StoreBrowser: @unchecked Sendable {
 
     /// The catalog of a Core Data file: its entity numbers, tables and the model it carries.
     private static func coreDataCatalog(_ connection: SQLiteConnection, place: String, inflate: (Data) throws -> Data) throws -> StoreCatalog {
-        var numbers: [String: Int64] = [:]
-        try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY", bindings: []) { row in
-            if case .text(let name) = row.value(at: 1) { numbers[name] = row.int64(at: 0) }
-        }
+        let numbers = try entityNumbers(connection)
         var tables = Set<String>()
         try connection.query("SELECT name FROM sqlite_master WHERE type = 'table'", bindings: []) { row in
             if case .text(let name) = row.value(at: 0) { tables.insert(name) }
@@ -128,6 +127,15 @@ package final class StoreBrowser: @unchecked Sendable {
             throw SwiftDataError(.loadIssueModelContainer, "\(place) keeps a model that does not decompress (\(error))")
         }
         return try CoreDataModelArchive.catalog(archive, numbers: numbers, tables: tables, place: place)
+    }
+
+    /// A Core Data file's entity numbers by name (`Z_PRIMARYKEY`), its own history entities included.
+    private static func entityNumbers(_ connection: SQLiteConnection) throws -> [String: Int64] {
+        var numbers: [String: Int64] = [:]
+        try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY", bindings: []) { row in
+            if case .text(let name) = row.value(at: 1) { numbers[name] = row.int64(at: 0) }
+        }
+        return numbers
     }
 
     /// The entity named `name`, or an error naming the entities there are.
