@@ -38,8 +38,8 @@ let package = Package(
     ],
     traits: [
         // Off by default, so an app on SQLite (and `swift run expenses`) never resolves or builds
-        // SwiftNIO, BoringSSL or postgres-nio. This repository's tests and CI turn it on
-        // (`swift test --traits PostgreSQL`); an app enables it where it depends on the package.
+        // SwiftNIO, BoringSSL or postgres-nio. This repository's tests and CI turn it on (through
+        // `Studio`: `swift test --traits Studio`); an app enables it where it depends on the package.
         .trait(name: "PostgreSQL", description: "The PostgreSQL store (the OpenSwiftDataPostgres product) and the examples' PostgreSQL support"),
         // Off by default for the same reason: only the studio needs Hummingbird (and zlib, through
         // compress-nio). It looks at PostgreSQL namespaces too, so it brings the PostgreSQL trait.
