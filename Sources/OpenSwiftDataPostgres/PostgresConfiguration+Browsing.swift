@@ -1,17 +1,12 @@
 #if PostgreSQL
 import Foundation
-import NIOCore
 import OpenSwiftData
 
 extension PostgresConfiguration {
     /// The namespace opened for looking inside without models (the studio): the store's engine,
     /// its values read in the types the store keeps them in. Read-only unless `allowsEdits`.
     package func browser(allowsEdits: Bool) throws -> StoreBrowser {
-        try validate()
-        let address = try PostgresURL(url, failoverHosts: failoverHosts)
-        let pool = try PostgresConnectionPool(
-            url: address, maximum: 2, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema,
-            readOnly: !allowsEdits, store: name)
+        let (pool, address) = try primaryPool(maximum: 2, readOnly: !allowsEdits)
         let engine = PostgresEngine(pool: pool)
         let place = "\(address.place), schema \(postgresSchema)"
         do {

@@ -150,13 +150,7 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
 
 extension PostgresConfiguration: BuiltInStoreConfiguration {
     package func openStore(_ request: StoreOpenRequest) throws -> OpenedStore {
-        try validate()
-        if let limit = PostgresDialect().maximumIdentifierBytes, postgresSchema.utf8.count > limit {
-            throw SwiftDataError(.loadIssueModelContainer, "the namespace (postgresSchema) \(postgresSchema) is \(postgresSchema.utf8.count) bytes; PostgreSQL keeps names of at most \(limit) bytes and would cut it short")
-        }
-        let address = try PostgresURL(url, failoverHosts: failoverHosts)
-        let pool = try PostgresConnectionPool(
-            url: address, maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema, store: name)
+        let (pool, address) = try primaryPool(maximum: maximumConnections, readOnly: false)
         var replicaPools: [PostgresConnectionPool] = []
         for replica in replicas {
             replicaPools.append(try PostgresConnectionPool(
@@ -171,6 +165,20 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
             engine.close()
             throw error
         }
+    }
+
+    /// The configuration checked (its URLs, its namespace's length), and a pool of connections to
+    /// the primary in the namespace: what a store opens, and what the studio's browser opens.
+    func primaryPool(maximum: Int, readOnly: Bool) throws -> (PostgresConnectionPool, PostgresURL) {
+        try validate()
+        if let limit = PostgresDialect().maximumIdentifierBytes, postgresSchema.utf8.count > limit {
+            throw SwiftDataError(.loadIssueModelContainer, "the namespace (postgresSchema) \(postgresSchema) is \(postgresSchema.utf8.count) bytes; PostgreSQL keeps names of at most \(limit) bytes and would cut it short")
+        }
+        let address = try PostgresURL(url, failoverHosts: failoverHosts)
+        let pool = try PostgresConnectionPool(
+            url: address, maximum: maximum, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema,
+            readOnly: readOnly, store: name)
+        return (pool, address)
     }
 
     /// Refuses a connection that lost the namespace its session was given when it opened: a

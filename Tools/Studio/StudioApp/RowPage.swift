@@ -10,11 +10,11 @@ enum RowPage {
         var body = "<h1>\(HTML.escape(row.entity)) \(row.key)</h1>"
         if row.entity != entity.name { body += "<p class=\"muted\">a row of \(HTML.escape(row.entity)), which inherits from \(HTML.escape(entity.name))</p>" }
         var rows = ""
-        for attribute in browser.attributes(of: entity) {
+        for attribute in entity.rowAttributes {
             rows += "<tr data-property=\"\(HTML.escape(attribute.name))\"><th>\(HTML.escape(attribute.name)) <span class=\"type\">\(HTML.escape(attribute.typeName))\(attribute.isOptional ? "?" : "")</span></th>"
                 + RowsPage.cell(row.values[attribute.name] ?? .null) + "</tr>"
         }
-        for relationship in browser.relationships(of: entity) {
+        for relationship in entity.rowRelationships {
             var detail = relationship.isToMany ? "to-many" : "to-one"
             if let inverse = relationship.inverse { detail += ", inverse \(inverse)" }
             if let rule = relationship.deleteRule { detail += ", \(rule)" }
@@ -33,7 +33,7 @@ enum RowPage {
         }
         body += "<table id=\"row\">\(rows)</table>"
         if browser.allowsEdits {
-            body += EditForms.render(entity: entity, row: row, attributes: browser.attributes(of: entity))
+            body += EditForms.render(entity: entity, row: row, attributes: entity.rowAttributes)
         }
         body += "<h2>History of this row</h2>"
         body += history.isEmpty ? "<p class=\"muted\">No transaction among the newest \(StoreBrowser.historyWindow) changed it (or the store keeps no history).</p>" : HistoryPage.table(history, highlight: (row.entity, row.key))

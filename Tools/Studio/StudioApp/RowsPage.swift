@@ -10,8 +10,8 @@ enum RowsPage {
     static let pageSize = 50
 
     static func render(browser: StoreBrowser, entity: StoreCatalog.Entity, query: BrowseQuery, page: BrowsePage?, error: String?) -> String {
-        let attributes = browser.attributes(of: entity)
-        let relationships = browser.relationships(of: entity)
+        let attributes = entity.rowAttributes
+        let relationships = entity.rowRelationships
         var body = "<h1>\(HTML.escape(entity.name))</h1>"
         if let related = query.related {
             body += "<p class=\"muted\">Rows that " + HTML.link(HTML.url(["entity", related.owner, String(related.key)]), "\(related.owner) \(related.key)")

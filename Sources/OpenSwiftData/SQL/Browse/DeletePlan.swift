@@ -14,7 +14,7 @@ struct DeletePlan {
         while let (name, key) = pending.popLast() {
             guard seen.insert("\(name)#\(key)").inserted else { continue }
             let entity = try browser.entity(name)
-            for relationship in browser.relationships(of: entity) {
+            for relationship in entity.rowRelationships {
                 let rule = relationship.deleteRule ?? "nullify"
                 guard rule == "cascade" || rule == "deny" else { continue }
                 let related = try relatedKeys(relationship, of: entity, key: key, browser: browser, on: connection)
@@ -40,7 +40,7 @@ struct DeletePlan {
         for (entity, key) in deletes {
             for owner in browser.catalog.entities {
                 for relationship in owner.relationships where pointsAt(relationship.destination, entity, browser) {
-                    if let inverse = relationship.inverse, browser.relationships(of: entity).first(where: { $0.name == inverse })?.deleteRule == "noAction" { continue }
+                    if let inverse = relationship.inverse, entity.rowRelationships.first(where: { $0.name == inverse })?.deleteRule == "noAction" { continue }
                     switch relationship.storage {
                     case .foreignKey(let column):
                         let holders = try keys(in: owner.table, where: column, equals: key, browser: browser, on: connection)
@@ -57,7 +57,7 @@ struct DeletePlan {
                     }
                 }
             }
-            for relationship in browser.relationships(of: entity) {
+            for relationship in entity.rowRelationships {
                 if case .joinTable(let table, let ownerColumn, _) = relationship.storage {
                     _ = try browser.store.run(.delete(table: table, whereClause: .binary(.column(table: "", name: ownerColumn), .equal, .bind(.integer(key)))), on: connection)
                 }

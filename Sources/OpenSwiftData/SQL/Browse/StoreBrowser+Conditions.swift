@@ -23,13 +23,13 @@ extension StoreBrowser {
 
     /// The column to order by: an attribute's, or a to-one relationship's key.
     func sortExpression(_ entity: StoreCatalog.Entity, _ name: String) throws -> SQLExpression {
-        if let attribute = attributes(of: entity).first(where: { $0.name == name }) {
+        if let attribute = entity.rowAttributes.first(where: { $0.name == name }) {
             guard attribute.kind != .data else {
                 throw SwiftDataError(.unsupportedPredicate, "\(entity.name).\(name) holds bytes, which have no order; sort by another property")
             }
             return comparable(attribute)
         }
-        if let relationship = relationships(of: entity).first(where: { $0.name == name }), case .foreignKey(let column) = relationship.storage {
+        if let relationship = entity.rowRelationships.first(where: { $0.name == name }), case .foreignKey(let column) = relationship.storage {
             return .column(table: Self.alias, name: column)
         }
         throw SwiftDataError(.unsupportedPredicate, "\(entity.name) has no attribute or to-one relationship \(name) to sort by")
@@ -45,7 +45,7 @@ extension StoreBrowser {
     private var keepsDecimalsAsText: Bool { file != nil }
 
     private func expression(_ entity: StoreCatalog.Entity, _ condition: BrowseCondition) throws -> SQLExpression {
-        if let attribute = attributes(of: entity).first(where: { $0.name == condition.property }) {
+        if let attribute = entity.rowAttributes.first(where: { $0.name == condition.property }) {
             let column = comparable(attribute)
             switch condition.op {
             case .isNil: return .isNull(column)
@@ -64,7 +64,7 @@ extension StoreBrowser {
                 return .binary(column, op, .bind(value))
             }
         }
-        if let relationship = relationships(of: entity).first(where: { $0.name == condition.property }), case .foreignKey(let name) = relationship.storage {
+        if let relationship = entity.rowRelationships.first(where: { $0.name == condition.property }), case .foreignKey(let name) = relationship.storage {
             let column = SQLExpression.column(table: Self.alias, name: name)
             switch condition.op {
             case .isNil: return .isNull(column)
@@ -137,7 +137,7 @@ extension StoreBrowser {
     /// The rows of `entity` that `related.relationship` of the `related.owner` row leads to.
     private func relatedCondition(_ entity: StoreCatalog.Entity, _ related: BrowseQuery.Related) throws -> SQLExpression {
         let owner = try self.entity(related.owner)
-        guard let relationship = relationships(of: owner).first(where: { $0.name == related.relationship }) else {
+        guard let relationship = owner.rowRelationships.first(where: { $0.name == related.relationship }) else {
             throw SwiftDataError(.unsupportedPredicate, "\(owner.name) has no relationship \(related.relationship)")
         }
         guard relationship.destination == entity.name || catalog.subentities(of: relationship.destination).contains(entity.name) else {

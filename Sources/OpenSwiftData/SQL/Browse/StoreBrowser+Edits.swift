@@ -15,7 +15,7 @@ extension StoreBrowser {
         try checkEditable()
         guard let row = try row(entityName, key: key) else { throw missing(entityName, key) }
         let entity = try entity(row.entity)
-        guard let attribute = attributes(of: entity).first(where: { $0.name == property }) else {
+        guard let attribute = entity.rowAttributes.first(where: { $0.name == property }) else {
             throw SwiftDataError(.unsupportedPredicate, "\(entity.name) has no attribute \(property) (the studio changes attributes; relationships are changed by deleting rows or in the app)")
         }
         let value: StoredValue

@@ -71,7 +71,7 @@ extension StoreBrowser {
     private func rowColumns(_ entity: StoreCatalog.Entity, wholeTexts: Bool = false) -> [SQLExpression] {
         var columns: [SQLExpression] = [.column(table: Self.alias, name: ModelLayout.primaryKeyColumn)]
         columns.append(entity.entityValues == nil ? .constant(.null) : .column(table: Self.alias, name: catalog.entityColumn))
-        for attribute in attributes(of: entity) {
+        for attribute in entity.rowAttributes {
             let column = SQLExpression.column(table: Self.alias, name: attribute.column)
             switch attribute.kind {
             case .data:
@@ -89,7 +89,7 @@ extension StoreBrowser {
                 columns.append(.constant(.null))
             }
         }
-        for relationship in relationships(of: entity) {
+        for relationship in entity.rowRelationships {
             if case .foreignKey(let name) = relationship.storage {
                 columns.append(.column(table: Self.alias, name: name))
             }
@@ -108,17 +108,16 @@ extension StoreBrowser {
         let key = row.int64(at: 0)
         var name = entity.name
         if entity.entityValues != nil {
-            let value = row.value(at: 1)
-            name = catalog.entities.first { $0.entityValues?.first == value }?.name ?? entity.name
+            name = catalog.entityNames[row.value(at: 1)] ?? entity.name
         }
         var values: [String: BrowsedValue] = [:]
         var column: Int32 = 2
-        for attribute in attributes(of: entity) {
+        for attribute in entity.rowAttributes {
             values[attribute.name] = Self.value(row.value(at: column), kind: attribute.kind, separate: row.value(at: column + 1), wholeTexts: wholeTexts)
             column += 2
         }
         var references: [String: Int64] = [:]
-        for relationship in relationships(of: entity) {
+        for relationship in entity.rowRelationships {
             guard case .foreignKey = relationship.storage else { continue }
             if !row.isNull(at: column) { references[relationship.name] = row.int64(at: column) }
             column += 1
@@ -137,17 +136,10 @@ extension StoreBrowser {
         case (.integer, .integer(let value)): return .integer(value)
         case (.double, .real(let value)): return .real(value)
         case (.double, .integer(let value)): return .real(Double(value))
-        case (.date, .real(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: seconds))
-        case (.date, .integer(let seconds)): return .date(Date(timeIntervalSinceReferenceDate: Double(seconds)))
-        case (.date, .date(let date)): return .date(date)
-        case (.uuid, .uuid(let uuid)): return .uuid(uuid)
-        case (.uuid, .blob(let bytes)) where bytes.count == 16:
-            let b = [UInt8](bytes)
-            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
-        case (.decimal, .decimal(let decimal)): return .decimal(decimal.description)
-        case (.decimal, .text(let text)): return .decimal(text)
-        case (.decimal, .real(let value)): return .decimal(String(value))
-        case (.decimal, .integer(let value)): return .decimal(String(value))
+        // Dates, UUIDs and decimals in every form a store keeps them, as the models' codecs read them.
+        case (.date, _): return (try? Date.decode(stored)).map { .date($0) } ?? .unexpected("\(stored)")
+        case (.uuid, _): return (try? UUID.decode(stored)).map { .uuid($0) } ?? .unexpected("\(stored)")
+        case (.decimal, _): return (try? Decimal.decode(stored)).map { .decimal($0.description) } ?? .unexpected("\(stored)")
         case (.data, .integer(let length)):
             if case .integer(let apart) = separate, apart != 0 { return .bytes(length, external: true) }
             return .bytes(length, external: false)

@@ -146,18 +146,6 @@ package final class StoreBrowser: @unchecked Sendable {
         return entity
     }
 
-    /// The attributes of `entity`'s rows: its ancestors' first, then its own.
-    package func attributes(of entity: StoreCatalog.Entity) -> [StoreCatalog.Attribute] {
-        let inherited = entity.superentity.flatMap { catalog.entity($0) }.map { attributes(of: $0) } ?? []
-        return inherited + entity.attributes.filter { own in !inherited.contains { $0.name == own.name } }
-    }
-
-    /// The relationships of `entity`'s rows: its ancestors' first, then its own.
-    package func relationships(of entity: StoreCatalog.Entity) -> [StoreCatalog.Relationship] {
-        let inherited = entity.superentity.flatMap { catalog.entity($0) }.map { relationships(of: $0) } ?? []
-        return inherited + entity.relationships.filter { own in !inherited.contains { $0.name == own.name } }
-    }
-
     /// Closes the store's connections.
     package func close() {
         engine.close()

@@ -64,13 +64,15 @@ package struct StoreCatalog: Sendable {
         /// The values of the table's entity column that are rows of this entity or of its
         /// subentities; `nil` where the whole table is this entity's.
         let entityValues: [StoredValue]?
+        /// The attributes and relationships of its rows: its superentities' first, then its own.
+        /// Worked out once, with the catalog: every row of a page is read by them.
+        package internal(set) var rowAttributes: [Attribute] = []
+        package internal(set) var rowRelationships: [Relationship] = []
 
         package func attribute(_ name: String) -> Attribute? { attributes.first { $0.name == name } }
         package func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
         /// Whether its table holds rows of other entities of its class hierarchy too.
         package var sharesTable: Bool { superentity != nil || (entityValues?.count ?? 0) > 1 }
-        /// The to-one relationships, which are columns of the row.
-        package var toOneRelationships: [Relationship] { relationships.filter { !$0.isToMany } }
     }
 
     package let layout: Layout
@@ -79,6 +81,9 @@ package struct StoreCatalog: Sendable {
     package let entities: [Entity]
     /// The column naming each row's entity in a table shared by a class hierarchy.
     let entityColumn: String
+    /// Which entity a value of that column names (each entity's own value, the first of its
+    /// ``Entity/entityValues``).
+    let entityNames: [StoredValue: String]
 
     package func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
 
@@ -123,7 +128,7 @@ package struct StoreCatalog: Sendable {
         // A damaged file may name a superentity that does not exist or inherit in a circle: such
         // an entity is shown on its own, so nothing that walks the hierarchy can loop.
         let parents = entities.reduce(into: [String: String?]()) { $0[$1.name] = $1.superentity }
-        self.entities = entities.map { entity in
+        let linked = entities.map { entity in
             // Each relationship's inverse: the destination's relationship stored in the same place.
             var relationships = entity.relationships
             for index in relationships.indices where relationships[index].inverse == nil {
@@ -138,7 +143,23 @@ package struct StoreCatalog: Sendable {
                 attributes: entity.attributes, relationships: relationships,
                 uniqueness: entity.uniqueness, indices: entity.indices, table: entity.table, entityValues: entity.entityValues)
         }
+        // Each entity's rows' properties, its superentities' first (the chain is sound by now).
+        var resolved = linked
+        for index in resolved.indices {
+            var chain: [Entity] = [resolved[index]]
+            while let parent = chain.last?.superentity, let next = linked.first(where: { $0.name == parent }) { chain.append(next) }
+            for entity in chain.reversed() {
+                resolved[index].rowAttributes += entity.attributes.filter { own in !resolved[index].rowAttributes.contains { $0.name == own.name } }
+                resolved[index].rowRelationships += entity.relationships.filter { own in !resolved[index].rowRelationships.contains { $0.name == own.name } }
+            }
+        }
+        self.entities = resolved
         self.entityColumn = entityColumn
+        var names: [StoredValue: String] = [:]
+        for entity in resolved {
+            if let own = entity.entityValues?.first, names[own] == nil { names[own] = entity.name }
+        }
+        entityNames = names
     }
 
     /// Whether `candidate` (a relationship of `destination`) keeps its links where `relationship` does.

@@ -8,14 +8,7 @@ extension CoreDataModelMap {
     init(browsing catalog: StoreCatalog, numbers: [String: Int64], storeIdentifier: String) {
         var properties: [String: [String]] = [:]
         for entity in catalog.entities {
-            var names: [String] = []
-            var current: StoreCatalog.Entity? = entity
-            var seen = Set<String>()
-            while let next = current, seen.insert(next.name).inserted {
-                names += next.attributes.map(\.name) + next.relationships.map(\.name)
-                current = next.superentity.flatMap { catalog.entity($0) }
-            }
-            properties[entity.name] = names.sorted()
+            properties[entity.name] = (entity.rowAttributes.map(\.name) + entity.rowRelationships.map(\.name)).sorted()
         }
         renames = [:]
         entityNumbers = numbers
