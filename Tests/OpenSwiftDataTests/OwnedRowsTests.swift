@@ -95,9 +95,9 @@ import Testing
     }
 
     @Test(arguments: StoreKind.keepingOwners)
-    func aContextAlsoReadingAnotherOwnersRowsWritesAsItsOwner(_ kind: StoreKind) throws {
+    func aContextAlsoWritingAnotherOwnersRowsInsertsAsItsOwner(_ kind: StoreKind) throws {
         let store = try seeded(kind)
-        let bob = ModelContext(store.container, owner: "bob", alsoReading: ["alice"])
+        let bob = ModelContext(store.container, owner: "bob", alsoWriting: ["alice"])
         // Fetches, counts, identifiers and relationships see both owners' rows; nobody's stays out.
         let expenses = try bob.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
         #expect(expenses.map(\.amount) == [1, 2, 30])
@@ -109,7 +109,7 @@ import Testing
         bob.insert(Expense(amount: 7, note: "bob", category: alicesFood))
         bob.insert(Category(name: "Travel"))
         // An edit of alice's row is saved as any edit (which owners' rows a user may change is
-        // the app's to decide).
+        // the app's to decide, here by alsoWriting).
         alicesFood.name = "Groceries"
         try bob.save()
         #expect(try ModelContext(store.container, owner: "bob").fetch(FetchDescriptor<Expense>()).map(\.amount).sorted() == [7, 30])
@@ -121,7 +121,7 @@ import Testing
         // her own row, not an upsert of alice's.
         alice.insert(Tag(name: "swift", uses: 1))
         try alice.save()
-        let carol = ModelContext(store.container, owner: "carol", alsoReading: ["alice"])
+        let carol = ModelContext(store.container, owner: "carol", alsoWriting: ["alice"])
         carol.insert(Tag(name: "swift", uses: 9))
         try carol.save()
         #expect(try ModelContext(store.container, owner: "carol").fetch(FetchDescriptor<Tag>()).map(\.uses) == [9])
@@ -130,6 +130,47 @@ import Testing
         try bob.delete(model: Expense.self, where: #Predicate { $0.amount < 10 })
         try bob.save()
         #expect(try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.amount) == [30, 500])
+    }
+
+    @Test(arguments: StoreKind.keepingOwners)
+    func aContextOnlyReadingAnotherOwnersRowsCannotChangeThem(_ kind: StoreKind) throws {
+        let store = try seeded(kind)
+        let bob = ModelContext(store.container, owner: "bob", alsoReading: ["alice"])
+        let expenses = try bob.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        #expect(expenses.map(\.amount) == [1, 2, 30])
+        let alicesFood = try #require(expenses.first?.category)
+        func refused(_ change: () throws -> Void) throws {
+            try change()
+            #expect {
+                try bob.save()
+            } throws: { error in
+                // Named: the model and whose it is.
+                guard let error = error as? SwiftDataError, error.code == .readOnlyOwner else { return false }
+                return error.message.contains("belongs to 'alice'") && error.message.contains("may only read")
+            }
+            bob.rollback()
+        }
+        // A change, a delete, and an expense of bob's filed in alice's category (which adds to
+        // her category's expenses) are each refused, and nothing of them is saved.
+        try refused { alicesFood.name = "Groceries" }
+        try refused { bob.delete(try #require(expenses.first)) }
+        try refused { bob.insert(Expense(amount: 7, note: "bob", category: alicesFood)) }
+        // A delete by predicate that would reach her rows too.
+        try refused { try bob.delete(model: Expense.self, where: #Predicate { $0.amount < 100 }) }
+        let alice = ModelContext(store.container, owner: "alice")
+        #expect(try alice.fetch(FetchDescriptor<Category>()).map(\.name) == ["Food"])
+        #expect(try alice.fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.amount) == [1, 2])
+        #expect(try ModelContext(store.container, owner: "bob").fetchCount(FetchDescriptor<Expense>()) == 1)
+
+        // Its own rows it changes as any context does, beside what it only reads.
+        let own = try #require(expenses.last)
+        own.amount = 31
+        bob.insert(Category(name: "Travel"))
+        try bob.save()
+        #expect(try ModelContext(store.container, owner: "bob").fetch(FetchDescriptor<Expense>()).map(\.amount) == [31])
+        try bob.delete(model: Expense.self, where: #Predicate { $0.note == "bob" })
+        try bob.save()
+        #expect(try ModelContext(store.container, owner: "bob").fetchCount(FetchDescriptor<Expense>()) == 0)
     }
 
     @Test(arguments: StoreKind.keepingOwners)

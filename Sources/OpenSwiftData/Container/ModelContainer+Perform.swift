@@ -40,16 +40,19 @@ extension ModelContainer {
 
     /// Runs `body` as ``perform(_:)`` does, with a context made for `owner`: in a store that
     /// keeps owners (``OwnedRows``) it reads and writes only that owner's rows — and reads the
-    /// rows of the owners in `alsoReading` too (``ModelContext/init(_:owner:alsoReading:)``).
+    /// rows of the owners in `alsoReading` too, writes those of `alsoWriting`, and with
+    /// `includingGrants` those the store's grants open to `owner`
+    /// (``ModelContext/init(_:owner:alsoReading:alsoWriting:includingGrants:)``).
     ///
     /// ```swift
     /// let mine = try await container.perform(owner: user.id) { context in
     ///     try context.fetch(FetchDescriptor<Expense>()).map(ExpenseJSON.init)
     /// }
     /// ```
-    public func perform<Result: Sendable>(owner: String?, alsoReading: [String] = [], _ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
+    public func perform<Result: Sendable>(owner: String?, alsoReading: [String] = [], alsoWriting: [String] = [], includingGrants: Bool = false,
+                                          _ body: @escaping @Sendable (ModelContext) throws -> Result) async throws -> Result {
         try await workThreads.run { [self] in
-            let context = owner.map { ModelContext(self, owner: $0, alsoReading: alsoReading) } ?? ModelContext(self)
+            let context = owner.map { ModelContext(self, owner: $0, alsoReading: alsoReading, alsoWriting: alsoWriting, includingGrants: includingGrants) } ?? ModelContext(self)
             // The job's models go with it, even those that reference each other.
             defer { context.releaseModels() }
             return try body(context)

@@ -3,7 +3,7 @@ import Foundation
 /// Which entities of a store keep an owner beside each row: one store holding many users' data,
 /// each user's rows apart — the way a sync server keeps every user's private data in one database.
 ///
-/// A context made for an owner (``ModelContext/init(_:owner:alsoReading:)``) reads and writes only that
+/// A context made for an owner (``ModelContext/init(_:owner:alsoReading:alsoWriting:includingGrants:)``) reads and writes only that
 /// owner's rows of these entities: its fetches, counts, faults and relationship loads never
 /// return another owner's row, what it inserts belongs to it, and a unique constraint holds per
 /// owner (alice's category "Food" and bob's are two rows; an upsert never joins them). A context

@@ -117,8 +117,7 @@ extension ModelContext {
         if store.distinguishesContexts { return editingState }
         guard let owner else { return .unused }
         var state = EditingState.unused
-        state.owner = owner
-        state.alsoReading = alsoReading
+        state.scope = ownerScope
         return state
     }
 

@@ -42,6 +42,7 @@ extension ModelContext {
         let summary = withUndoRegistrationDisabled { plan.apply() }
         if !pendingGlobalIdentities.isEmpty { pendingGlobalIdentities.removeAll() }
         if !pendingOwners.isEmpty { pendingOwners.removeAll() }
+        if !pendingGrants.isEmpty { pendingGrants.removeAll() }
         if !pendingFileValues.isEmpty { pendingFileValues.removeAll() }
         isSaving = false
         postDidSave(summary)

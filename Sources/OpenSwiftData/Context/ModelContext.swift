@@ -34,16 +34,27 @@ public final class ModelContext {
     /// Which context a custom ``DataStore``'s requests come from: the same for the context's
     /// life, with its current ``author``.
     public var editingState: EditingState {
-        if let editingID { return EditingState(id: editingID, author: author, owner: owner, alsoReading: alsoReading) }
+        if let editingID { return EditingState(id: editingID, author: author, scope: ownerScope) }
         let id = UUID()
         editingID = id
-        return EditingState(id: id, author: author, owner: owner, alsoReading: alsoReading)
+        return EditingState(id: id, author: author, scope: ownerScope)
     }
     /// The owner whose rows the context reads and writes, in a store that keeps owners
     /// (``OwnedRows``); `nil` for a context that reads every row.
-    public let owner: String?
-    /// Owners whose rows the context reads besides ``owner``'s (``init(_:owner:alsoReading:)``).
-    public let alsoReading: [String]
+    public var owner: String? { ownerScope?.owner }
+    /// Owners whose rows the context reads, and may not change, besides ``owner``'s
+    /// (``init(_:owner:alsoReading:alsoWriting:includingGrants:)``).
+    public var alsoReading: [String] { ownerScope?.alsoReading ?? [] }
+    /// Owners whose rows the context reads and may change besides ``owner``'s
+    /// (``init(_:owner:alsoReading:alsoWriting:includingGrants:)``).
+    public var alsoWriting: [String] { ownerScope?.alsoWriting ?? [] }
+    /// Whether the context reads — and, as each grant says, writes — the rows the store's
+    /// grants open to its ``owner`` (``OwnerGrant``).
+    public var includesGrants: Bool { ownerScope?.includesGrants ?? false }
+    /// Whose rows the context reads and writes; `nil` for every row.
+    let ownerScope: OwnerScope?
+    /// Grants made or revoked here, written by the next save (``grant(_:toRowsOf:to:)``).
+    var pendingGrants: [GrantChange] = []
     /// Made on first use: most contexts never meet a custom store.
     private var editingID: UUID?
     /// Whether a save is running (autosave and nested saves wait for it).
@@ -96,15 +107,14 @@ public final class ModelContext {
 
     /// Creates a context for a container.
     public convenience init(_ container: ModelContainer) {
-        self.init(container: container, owner: nil, alsoReading: [])
+        self.init(container: container, scope: nil)
     }
 
-    /// The initializer the others call (see ``init(_:owner:alsoReading:)``, in
-    /// ModelContext+Owners.swift): `owner` is `nil` for a context that reads every row.
-    init(container: ModelContainer, owner: String?, alsoReading: [String]) {
+    /// The initializer the others call (see ``init(_:owner:alsoReading:alsoWriting:includingGrants:)``,
+    /// in ModelContext+Owners.swift): `scope` is `nil` for a context that reads every row.
+    init(container: ModelContainer, scope: OwnerScope?) {
         self.container = container
-        self.owner = owner
-        self.alsoReading = alsoReading.filter { $0 != owner }
+        self.ownerScope = scope
     }
 
     deinit {
@@ -119,7 +129,7 @@ public final class ModelContext {
 
     /// Whether the context has unsaved inserts, changes or deletes.
     public var hasChanges: Bool {
-        !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty || !pendingBatchDeletes.isEmpty
+        !insertedSet.isEmpty || !changedSet.isEmpty || !deletedSet.isEmpty || !pendingBatchDeletes.isEmpty || !pendingGrants.isEmpty
     }
 
     /// Models inserted and not yet saved, in insertion order.
@@ -291,6 +301,7 @@ public final class ModelContext {
         changedSet.removeAll()
         deletedSet.removeAll()
         pendingBatchDeletes.removeAll()
+        pendingGrants.removeAll()
         changesOfUnreadValues.removeAll()
         pendingGlobalIdentities.removeAll()
         pendingOwners.removeAll()

@@ -155,6 +155,14 @@ struct SavePlan {
             storeOfLayout[ObjectIdentifier(layout)] = store
             if !stores.contains(where: { $0 === store }) { stores.append(store) }
         }
+        // Grants go to every store that keeps owners, whatever else the save touches.
+        if !context.pendingGrants.isEmpty {
+            let owning = context.container.stores.filter(\.keepsOwners)
+            guard !owning.isEmpty else {
+                throw SwiftDataError(.storeIO, "no store of this container keeps an owner per row, so none keeps grants; give a configuration ownedRows to grant one owner's rows to another. Nothing was saved.")
+            }
+            for store in owning where !stores.contains(where: { $0 === store }) { stores.append(store) }
+        }
         for store in stores where !store.allowsSave {
             throw SwiftDataError(.readOnlyStore, "the store '\(store.name)' was opened with allowsSave: false; nothing was saved")
         }
@@ -192,8 +200,8 @@ struct SavePlan {
                     inserted: part.inserted, changed: part.changed, deleted: part.deleted,
                     nullifications: part.nullifications, batchDeletes: part.batchDeletes, author: part.author)
                 values.editingState = part.editingState
-                values.editingState.owner = context.owner
-                values.editingState.alsoReading = context.alsoReading
+                values.editingState.scope = context.ownerScope
+                if store.keepsOwners { values.grants = context.pendingGrants }
                 if !prepared.isEmpty { values.knownKeys = keys }
                 let save = try store.prepareSave(values, schema: context.container.schema)
                 prepared.append((store, save))

@@ -14,24 +14,19 @@ public struct EditingState: Identifiable, Sendable {
     public let id: UUID
     /// The author the context records with its saves.
     public var author: String?
-    /// The owner the context reads and writes for (``ModelContext/owner``): the built-in stores
-    /// keep it to that owner's rows (``OwnedRows``).
-    var owner: String?
-    /// Owners whose rows the context reads besides its owner's (``ModelContext/alsoReading``).
-    var alsoReading: [String] = []
+    /// Whose rows the context reads and writes (``ModelContext/owner``, and the owners it also
+    /// reads or writes): the built-in stores keep it to them (``OwnedRows``); `nil` for a
+    /// context without an owner (it reads and writes every row).
+    var scope: OwnerScope?
 
-    init(id: UUID = UUID(), author: String? = nil, owner: String? = nil, alsoReading: [String] = []) {
+    init(id: UUID = UUID(), author: String? = nil, scope: OwnerScope? = nil) {
         self.id = id
         self.author = author
-        self.owner = owner
-        self.alsoReading = alsoReading
+        self.scope = scope
     }
 
-    /// The owners whose rows the context reads: its owner's and those it also reads; `nil` for
-    /// a context without an owner (it reads every row).
-    var readingOwners: [String]? {
-        owner.map { [$0] + alsoReading }
-    }
+    /// The owner the context inserts as; `nil` for a context without one.
+    var owner: String? { scope?.owner }
 
     /// Stands in where no custom store will see it (saves to the SQLite store only), so that
     /// contexts that never meet a custom store make no identifier.

@@ -12,7 +12,7 @@ protocol GlobalIdentityStore: AnyObject {
     func globalIdentities(_ layout: ModelLayout, keys: [Int64], assigning: Bool) throws -> [Int64: UUID]
     /// The keys of the rows the identities name (of the rows of `owners`, for a context with an
     /// owner: ``EditingState/readingOwners``); identities the store does not know are left out.
-    func keys(_ layout: ModelLayout, globalIdentities: [UUID], owners: [String]?) throws -> [UUID: Int64]
+    func keys(_ layout: ModelLayout, globalIdentities: [UUID], owners: OwnerScope?) throws -> [UUID: Int64]
     /// The key of the stored row that a new row with `values` (attributes by name, in stored
     /// form), inserted by a context with `owner`, would become by a unique constraint
     /// (SwiftData's upsert), if any.

@@ -39,6 +39,8 @@ struct ValueChangeSet {
     var globalAliases: [GlobalAlias] = []
     /// Stored rows that belong to another owner from now on (``OwnedRows``).
     var ownerMoves: [OwnerMove] = []
+    /// Grants of one owner's rows to another made or revoked (``OwnerGrant``).
+    var grants: [GrantChange] = []
     /// Byte values to be read from files, for stores that take them (``RowStore/takesFileValues``):
     /// the rows' values hold an empty placeholder in their place.
     var fileValues: [FileValue] = []

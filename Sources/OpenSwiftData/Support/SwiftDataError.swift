@@ -77,6 +77,8 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
         case busy
         /// The code of ``SwiftDataError/storeUnavailable``.
         case storeUnavailable
+        /// The code of ``SwiftDataError/readOnlyOwner``.
+        case readOnlyOwner
     }
 
     /// Creates an error of the given kind with a message for the user.
@@ -167,6 +169,18 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     /// }
     /// ```
     public static let storeUnavailable = SwiftDataError(.storeUnavailable, "no database server accepts writes now; nothing was written")
+    /// A save would change, delete or add to a row of an owner that the saving context may only
+    /// read (``ModelContext/init(_:owner:alsoReading:alsoWriting:includingGrants:)``, an
+    /// ``OwnerGrant`` to read); nothing was saved. The message names the model and its owner.
+    ///
+    /// ```swift
+    /// do {
+    ///     try context.save()
+    /// } catch SwiftDataError.readOnlyOwner {
+    ///     context.rollback()   // a web app answers 403
+    /// }
+    /// ```
+    public static let readOnlyOwner = SwiftDataError(.readOnlyOwner, "the context may only read that owner's rows")
     /// A computed value does not fit its type (an integer sum larger than `Int.max`): thrown
     /// instead of wrapping or trapping.
     public static let valueOutOfRange = SwiftDataError(.valueOutOfRange, "a computed value does not fit its type")

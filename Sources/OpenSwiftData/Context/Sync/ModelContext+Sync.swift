@@ -88,7 +88,7 @@ extension ModelContext {
     package func persistentIdentifiers(entity: String, globalIdentities ids: [UUID]) throws -> [UUID: PersistentIdentifier] {
         let (layout, store) = try identityStore(entity)
         let storeIdentifier = try container.store(for: layout).identifier
-        return try store.keys(layout, globalIdentities: ids, owners: owner.map { [$0] + alsoReading }).mapValues {
+        return try store.keys(layout, globalIdentities: ids, owners: ownerScope).mapValues {
             PersistentIdentifier(entityName: entity, storeIdentifier: storeIdentifier, storedKey: $0)
         }
     }

@@ -9,12 +9,13 @@ extension SQLSaveWriter {
         var deleted: [(layout: ModelLayout, keys: [Int64], store: String)] = []
         for batch in changes.batchDeletes {
             let layout = batch.layout
-            var keysSelect = try store.keysSelect(batch, owners: changes.editingState.readingOwners)
+            var keysSelect = try store.keysSelect(batch, owners: changes.editingState.scope)
             // The rows this save inserted, or upserted into, were written after the delete was
             // asked for: it never applies to them (`delete(model:)` then `insert` is a restore).
             if let fresh = freshRows(in: layout.tableName) {
                 keysSelect.whereClause = keysSelect.whereClause.map { .binary($0, .and, fresh) } ?? fresh
             }
+            try store.checkWriteAccess(keysSelect, of: layout, scope: changes.editingState.scope, operation: "delete(model:where:)", on: connection)
             let doomed = { (column: String) in SQLExpression.inSelect(.column(table: "", name: column), keysSelect) }
             // Every row of the entity: a DELETE without WHERE, which SQLite runs by truncation.
             let everyRow = keysSelect.whereClause == nil && keysSelect.joins.isEmpty && keysSelect.limit == nil && keysSelect.offset == nil

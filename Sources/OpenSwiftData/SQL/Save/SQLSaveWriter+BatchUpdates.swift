@@ -8,7 +8,8 @@ extension SQLSaveWriter {
         var updated: [(layout: ModelLayout, slot: Int, keys: [Int64])] = []
         for batch in changes.batchUpdates {
             let layout = batch.layout
-            let keysSelect = try store.keysSelect(batch, owners: changes.editingState.readingOwners)
+            let keysSelect = try store.keysSelect(batch, owners: changes.editingState.scope)
+            try store.checkWriteAccess(keysSelect, of: layout, scope: changes.editingState.scope, operation: "update(model:where:set:to:)", on: connection)
             let assignments = [(layout.properties[batch.slot].name, SQLExpression.bind(batch.value))] + store.format.versionBump
             // A predicate on the entity's own columns is the UPDATE's own condition; one that
             // joins, or a page, selects the rows by key.

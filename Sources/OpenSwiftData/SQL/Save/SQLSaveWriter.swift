@@ -32,6 +32,8 @@ struct SQLSaveWriter {
     /// rows, cleared references, batch deletes, deleted rows, and the history transaction.
     mutating func write() throws {
         let store = self.store, connection = self.connection
+        // Before anything is written: a context that may only read some owners changes none of theirs.
+        try store.checkWriteAccess(changes, on: connection)
         try assignPrimaryKeys()
         // The preserved values of every row this save deletes, read before any is deleted.
         try readTombstonesOfDeletedRows()
@@ -84,6 +86,7 @@ struct SQLSaveWriter {
             try store.writeFileValue(value.file, layout: value.layout, column: value.layout.properties[value.slot].name, key: key, on: connection)
         }
         try writeOwnerMoves(store: store, connection: connection)
+        try store.writeGrants(changes.grants, on: connection)
         try checkReferencedRowsExist(store: store, connection: connection)
         try writeJoinTables(store: store, connection: connection)
 
@@ -185,7 +188,7 @@ struct SQLSaveWriter {
                 columns: [.constant(.integer(1))],
                 from: SQLTableReference(table: entry.layout.tableName, alias: "t0"),
                 whereClause: store.limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(0))),
-                                            to: changes.editingState.readingOwners, of: entry.layout, alias: "t0"))
+                                            to: changes.editingState.scope, of: entry.layout, alias: "t0"))
             let rendered = SQLRenderer.render(.select(lookup), dialect: store.dialect)
             let others = rendered.bindings.dropFirst()
             for key in entry.keys {

@@ -8,6 +8,8 @@ enum DDL {
             "CREATE TABLE \(q(SQLStore.metadataTable)) (\(q("Z_KEY")) TEXT PRIMARY KEY, \(q("Z_VALUE")) TEXT)",
             "CREATE TABLE \(q(SQLStore.primaryKeyTable)) (\(q("Z_ENTITY")) TEXT PRIMARY KEY, \(q("Z_MAX")) \(dialect.storedType(.integer)) NOT NULL)",
         ]
+        // A store that keeps owners keeps the grants of one owner's rows to another.
+        if ownedRows != nil { statements.append(createGrantTable(dialect)) }
         var joinTables = Set<String>()
         let hierarchies = ModelHierarchies(layouts)
         for layout in layouts where layout.root === layout {
@@ -96,6 +98,15 @@ enum DDL {
         func statements(_ dialect: any SQLDialect) -> [String] {
             [sql] + (dialect.recordIndexDefinition(name, definition: sql).map { [$0] } ?? [])
         }
+    }
+
+    /// The table of the store's grants (``OwnerGrant``): one row per owner opened to a grantee,
+    /// found by grantee (the key's first column), as every statement of a grantee's context
+    /// looks them up.
+    static func createGrantTable(_ dialect: any SQLDialect) -> String {
+        let q = dialect.quote, text = dialect.storedType(.text), integer = dialect.storedType(.integer)
+        return "CREATE TABLE IF NOT EXISTS \(q(SQLStore.grantTable)) (\(q("Z_GRANTEE")) \(text) NOT NULL, \(q("Z_OWNER")) \(text) NOT NULL, "
+            + "\(q("Z_ACCESS")) \(integer) NOT NULL, \(q("Z_STAMP")) \(integer) NOT NULL, PRIMARY KEY (\(q("Z_GRANTEE")), \(q("Z_OWNER"))))"
     }
 
     /// The definition of `Z_OWNER`: every row has an owner, `''` for none, so a unique index

@@ -152,14 +152,14 @@ extension SQLStore {
     /// keys in the descriptor's order, so the aggregate covers exactly its rows.
     private func aggregateSelect<T>(_ request: StoreFetch<T>, reading paths: [[PropertyLayout]]) throws -> (SQLSelect, [SQLExpression]) {
         let descriptor = request.descriptor, layout = request.layout
-        var builder = queryBuilder(layout, owners: request.editingState.readingOwners)
+        var builder = queryBuilder(layout, owners: request.editingState.scope)
         let columns = paths.map { $0.isEmpty ? SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn) : builder.column($0) }
         guard descriptor.fetchLimit != nil || (descriptor.fetchOffset ?? 0) > 0 else {
             var select = try builder.select(descriptor, columns: [])
             select.orderBy = []
             return (select, columns)
         }
-        var pageBuilder = queryBuilder(layout, owners: request.editingState.readingOwners)
+        var pageBuilder = queryBuilder(layout, owners: request.editingState.scope)
         let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
         let page = try pageBuilder.select(descriptor, columns: [key])
         let select = SQLSelect(

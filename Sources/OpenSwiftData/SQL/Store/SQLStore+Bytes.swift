@@ -8,7 +8,7 @@ extension SQLStore {
         }
         let name = layout.properties[slot].name
         let column = SQLExpression.column(table: "t0", name: name)
-        let row = limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))), to: editingState.readingOwners, of: layout, alias: "t0")
+        let row = limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))), to: editingState.scope, of: layout, alias: "t0")
         // One read, so the size and the bytes come from the same state of the store.
         return try read { connection -> StoredBytes in
             // First whether the context reads the row, and the value's size: both engines'

@@ -10,14 +10,14 @@ extension SQLStore {
 
     /// The `SELECT` for a fetch, reading `columns` (by default whole rows of the slots asked for).
     func fetchSelect<T>(_ request: StoreFetch<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
-        var builder = queryBuilder(request.layout, owners: request.editingState.readingOwners)
+        var builder = queryBuilder(request.layout, owners: request.editingState.scope)
         var select = try builder.select(request.descriptor, columns: columns ?? rowColumns(request.layout, alias: "t0", slots: request.slots))
         if request.ignoresPaging {
             select.limit = nil
             select.offset = nil
         }
         for batch in request.excluded where batch.layout === request.layout {
-            let excluded = SQLExpression.not(.inSelect(.column(table: "t0", name: ModelLayout.primaryKeyColumn), try keysSelect(batch, owners: request.editingState.readingOwners)))
+            let excluded = SQLExpression.not(.inSelect(.column(table: "t0", name: ModelLayout.primaryKeyColumn), try keysSelect(batch, owners: request.editingState.scope)))
             select.whereClause = select.whereClause.map { .binary($0, .and, excluded) } ?? excluded
         }
         return select
@@ -26,7 +26,7 @@ extension SQLStore {
     /// The query builder for `layout`'s rows: in a class hierarchy's table, only the rows of the
     /// entity and its subclasses; for a context with an owner, only the rows of the `owners` it
     /// reads.
-    func queryBuilder(_ layout: ModelLayout, owners: [String]?) -> QueryBuilder {
+    func queryBuilder(_ layout: ModelLayout, owners: OwnerScope?) -> QueryBuilder {
         QueryBuilder(root: layout, hierarchies: hierarchies, format: format,
                      entityCondition: limiting(hierarchyRows(layout)?.entityCondition(alias: "t0"), to: owners, of: layout, alias: "t0"),
                      largeValueColumns: largeValueColumns, searchColumns: searchColumns)
@@ -94,15 +94,15 @@ extension SQLStore {
     }
 
     /// The query selecting the keys of the rows a batch delete by a context reading `owners`' rows removes.
-    func keysSelect(_ batch: BatchDelete, owners: [String]?) throws -> SQLSelect {
+    func keysSelect(_ batch: BatchDelete, owners: OwnerScope?) throws -> SQLSelect {
         try keysSelect(batch.descriptor, layout: batch.layout, owners: owners)
     }
 
-    func keysSelect(_ batch: BatchUpdate, owners: [String]?) throws -> SQLSelect {
+    func keysSelect(_ batch: BatchUpdate, owners: OwnerScope?) throws -> SQLSelect {
         try keysSelect(batch.descriptor, layout: batch.layout, owners: owners)
     }
 
-    private func keysSelect<D: TypedFetchDescriptor>(_ descriptor: D, layout: ModelLayout, owners: [String]?) throws -> SQLSelect {
+    private func keysSelect<D: TypedFetchDescriptor>(_ descriptor: D, layout: ModelLayout, owners: OwnerScope?) throws -> SQLSelect {
         var builder = queryBuilder(layout, owners: owners)
         var select = try builder.select(descriptor.typed, columns: [.column(table: "t0", name: ModelLayout.primaryKeyColumn)])
         select.orderBy = []
@@ -121,7 +121,7 @@ extension SQLStore {
             let select = SQLSelect(
                 columns: rowColumns(layout, alias: "t0", slots: slots),
                 from: SQLTableReference(table: layout.tableName, alias: "t0"),
-                whereClause: limiting(whereClause, to: editingState.readingOwners, of: layout, alias: "t0"))
+                whereClause: limiting(whereClause, to: editingState.scope, of: layout, alias: "t0"))
             try read { connection in
                 try query(select, on: connection, row: row)
             }
@@ -132,7 +132,7 @@ extension SQLStore {
         let select = SQLSelect(
             columns: readingLargeValues(layout.rowColumns(alias: "t0"), table: layout.tableName),
             from: SQLTableReference(table: layout.tableName, alias: "t0"),
-            whereClause: limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))), to: editingState.readingOwners, of: layout, alias: "t0"))
+            whereClause: limiting(.binary(.column(table: "t0", name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key))), to: editingState.scope, of: layout, alias: "t0"))
         var found = false
         try read { connection in
             try query(select, on: connection) { current in
@@ -169,7 +169,7 @@ extension SQLStore {
             if let entity = hierarchy?.entityCondition(alias: "t0"), let keys = select.whereClause {
                 select.whereClause = .binary(keys, .and, entity)
             }
-            select.whereClause = limiting(select.whereClause, to: editingState.readingOwners, of: destination, alias: "t0")
+            select.whereClause = limiting(select.whereClause, to: editingState.scope, of: destination, alias: "t0")
             select.orderBy = [SQLOrdering(expression: owner, ascending: true),
                               SQLOrdering(expression: .column(table: "t0", name: ModelLayout.primaryKeyColumn), ascending: true)]
             let ownerColumn = Int32(select.columns.count - 1)

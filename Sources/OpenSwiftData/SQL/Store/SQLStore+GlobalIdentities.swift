@@ -63,7 +63,7 @@ extension SQLStore: GlobalIdentityStore {
         return found
     }
 
-    func keys(_ layout: ModelLayout, globalIdentities ids: [UUID], owners: [String]?) throws -> [UUID: Int64] {
+    func keys(_ layout: ModelLayout, globalIdentities ids: [UUID], owners: OwnerScope?) throws -> [UUID: Int64] {
         guard !ids.isEmpty else { return [:] }
         var found: [UUID: Int64] = [:]
         try read { connection in
@@ -84,8 +84,8 @@ extension SQLStore: GlobalIdentityStore {
         // An owner's context finds only the rows of the owners it reads, checked by key apart
         // (joined to the identities, SQLite would read the owner's whole index).
         guard let owners, keepsOwner(layout), !found.isEmpty else { return found }
-        let owned = try self.owners(layout, keys: Array(Set(found.values)))
-        return found.filter { owned[$0.value].map(owners.contains) ?? false }
+        let readable = try readableKeys(layout, keys: Array(Set(found.values)), scope: owners)
+        return found.filter { readable.contains($0.value) }
     }
 
     func knownIdentities(_ ids: [UUID]) throws -> Set<UUID> {

@@ -15,18 +15,24 @@ extension SQLStore {
         ownedRows?.owns(layout) == true
     }
 
-    /// The condition keeping the rows of `owners` (``EditingState/readingOwners``) of
-    /// `layout`'s table under `alias`; `nil` for a context without an owner (it reads every
-    /// row) or a table that keeps none.
-    func ownerCondition(_ layout: ModelLayout, owners: [String]?, alias: String) -> SQLExpression? {
-        guard let owners, let first = owners.first, keepsOwner(layout) else { return nil }
+    /// The condition keeping the rows of `layout`'s table under `alias` to those a context of
+    /// `scope` reads — or, `writing`, may change: its listed owners', and those the store's
+    /// grants open to its owner (one lookup of `Z_GRANT` inside the statement, however many
+    /// there are); `nil` for a context without an owner (every row) or a table that keeps none.
+    func ownerCondition(_ layout: ModelLayout, owners scope: OwnerScope?, alias: String, writing: Bool = false) -> SQLExpression? {
+        guard let scope, keepsOwner(layout) else { return nil }
         let column = SQLExpression.column(table: alias, name: Self.ownerColumn)
-        return owners.count == 1 ? .binary(column, .equal, .bind(.text(first))) : .in(column, owners.map { .bind(.text($0)) })
+        let listed = writing ? scope.writingOwners : scope.readingOwners
+        var condition: SQLExpression = listed.count == 1 ? .binary(column, .equal, .bind(.text(listed[0]))) : .in(column, listed.map { .bind(.text($0)) })
+        if scope.includesGrants {
+            condition = .binary(condition, .or, .inSelect(column, grantedOwners(to: scope.owner, atLeast: writing ? .write : .read)))
+        }
+        return condition
     }
 
-    /// `condition`, further limited to the rows of `owners` of `layout` (see ``ownerCondition(_:owners:alias:)``).
-    func limiting(_ condition: SQLExpression?, to owners: [String]?, of layout: ModelLayout, alias: String) -> SQLExpression? {
-        guard let limit = ownerCondition(layout, owners: owners, alias: alias) else { return condition }
+    /// `condition`, further limited to the rows `scope` reads of `layout` (see ``ownerCondition(_:owners:alias:writing:)``).
+    func limiting(_ condition: SQLExpression?, to scope: OwnerScope?, of layout: ModelLayout, alias: String) -> SQLExpression? {
+        guard let limit = ownerCondition(layout, owners: scope, alias: alias) else { return condition }
         return condition.map { .binary($0, .and, limit) } ?? limit
     }
 
@@ -48,12 +54,29 @@ extension SQLStore {
         return found
     }
 
+    /// The keys among `keys` of rows of `layout` that a context of `scope` reads.
+    func readableKeys(_ layout: ModelLayout, keys: [Int64], scope: OwnerScope) throws -> Set<Int64> {
+        var found = Set<Int64>()
+        let key = SQLExpression.column(table: "t0", name: ModelLayout.primaryKeyColumn)
+        try read { connection in
+            for chunk in keys.chunked(Self.keyChunk) {
+                let select = SQLSelect(
+                    columns: [key],
+                    from: SQLTableReference(table: layout.tableName, alias: "t0"),
+                    whereClause: limiting(.in(key, chunk.map { .bind(.integer($0)) }), to: scope, of: layout, alias: "t0"))
+                try query(select, on: connection) { row in found.insert(row.int64(at: 0)) }
+            }
+        }
+        return found
+    }
+
     /// The stored owner of a row a context with `owner` inserts.
     static func ownerValue(_ owner: String?) -> StoredValue {
         .text(owner ?? "")
     }
 
-    /// When a store opens (inside its opening transaction, before any migration): gives the
+    /// When a store opens (inside its opening transaction, before any migration): makes the
+    /// table of grants (``OwnerGrant``) where it is missing, gives the
     /// existing tables that are to keep owners and did not their `Z_OWNER` column (their rows
     /// belong to no one) and records the list. Refuses, with the store unchanged, to stop keeping
     /// owners for a table that keeps them — its owners' rows would become one — and to add the
@@ -72,6 +95,9 @@ extension SQLStore {
         let dropped = stored.subtracting(wanted).intersection(oldTables.union(layouts.map(\.tableName)))
         guard dropped.isEmpty else {
             throw SwiftDataError(.schemaMismatch, "\(place) keeps an owner for each row of \(dropped.sorted().joined(separator: ", ")), but the configuration's ownedRows does not include \(dropped.count == 1 ? "it" : "them"); opening it so would put every owner's rows together. Open it with ownedRows covering \(dropped.count == 1 ? "that entity" : "those entities"); it was left unchanged.")
+        }
+        if ownedRows != nil, allowsSave {
+            _ = try connection.execute(DDL.createGrantTable(dialect), bindings: [])
         }
         guard wanted != stored else { return [] }
         let added = ownedOld.subtracting(stored)

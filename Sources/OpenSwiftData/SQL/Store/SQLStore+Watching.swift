@@ -39,7 +39,7 @@ extension SQLStore {
     }
 
     func entitiesRead<T>(by request: StoreFetch<T>) -> Set<String>? {
-        var builder = queryBuilder(request.layout, owners: request.editingState.readingOwners)
+        var builder = queryBuilder(request.layout, owners: request.editingState.scope)
         guard (try? builder.select(request.descriptor)) != nil else { return nil }
         return builder.translator.readEntities
     }
