@@ -73,6 +73,9 @@ public struct HTTPSyncTransport: SyncTransport {
         case 401, 403:
             throw SyncError.unauthorized("\(serverDescription) refused the sync token (HTTP \(response.statusCode))")
         case 409:
+            if let users = (try? JSONDecoder().decode(SyncErrorBody.self, from: data))?.userChanged, users.count == 2 {
+                throw SyncError.userChanged(synced: String(users[0].prefix(256)), now: String(users[1].prefix(256)))
+            }
             throw SyncError.server("\(serverDescription) has another schema: \(message)")
         case 413:
             throw SyncError.tooLarge("\(serverDescription) refused a request of \(body.count) bytes (HTTP 413)")

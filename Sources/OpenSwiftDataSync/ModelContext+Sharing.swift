@@ -24,6 +24,8 @@ extension ModelContext {
         }
         if let existing = try shares(ofRoot: root).first(where: { $0.grantee == user }) {
             existing.role = role.rawValue
+            // On a server, an accepted share's grant follows its role in the same save.
+            if keepsGrants, existing.accepted { try SyncGrants.follow(existing, in: self) }
             return existing
         }
         let share = SyncShare(root: root, rootEntity: model.persistentModelID.entityName, owner: me, grantee: user, role: role)
@@ -40,7 +42,11 @@ extension ModelContext {
     /// try context.save()
     /// ```
     public func unshare(_ model: some PersistentModel, with user: String) throws {
-        for share in try shares(of: model) where share.grantee == user { delete(share) }
+        for share in try shares(of: model) where share.grantee == user {
+            delete(share)
+            // On a server, the grantee stops reading the tree with this save.
+            if keepsGrants { SyncGrants.revoke(share, in: self) }
+        }
     }
 
     /// The shares of `model` this device knows: those its user made, or — for a tree shared with

@@ -67,23 +67,14 @@ struct SyncAccess: Sendable {
         }
     }
 
-    /// The shared trees `principal`'s user reads (none without sharing or a principal).
-    func spaces(for principal: SyncPrincipal?, replica: SyncReplica) throws -> SyncSpaces {
-        guard sharing, let principal else { return SyncSpaces() }
-        return try SyncSpaces.of(principal.user, in: replica.container)
-    }
-
     /// What a principal's pushes merge in and are checked against: its user's objects and the
-    /// shared trees it reads (what it makes belongs to that user), and those every user reads;
-    /// for no principal (one dataset), every row.
+    /// shared trees it reads (through the store's grants, ``SyncGrants``: what it makes belongs
+    /// to that user, and its saves change only the trees it may write), and those every user
+    /// reads; for no principal (one dataset), every row.
     func writingView(for principal: SyncPrincipal?, replica: SyncReplica) throws -> SyncView {
         guard let principal else { return SyncView(context: Self.context(replica, owner: nil), everyone: nil, shared: []) }
-        let spaces = try spaces(for: principal, replica: replica)
-        var view = view(Self.context(replica, owner: principal.user, alsoReading: spaces.all), replica: replica)
-        view.spaces = spaces
-        if !spaces.all.isEmpty {
-            view.streams = ([principal.user] + spaces.all).map { Self.context(replica, owner: $0) }
-        }
+        var view = view(Self.context(replica, owner: principal.user, includingGrants: sharing), replica: replica)
+        if sharing { view.spaces = try SyncSpaces(principal.user, in: view.context) }
         return view
     }
 
@@ -104,9 +95,10 @@ struct SyncAccess: Sendable {
         return writing
     }
 
-    /// A context of sync's own (no autosave) reading `owner`'s rows and `alsoReading`'s, or every row.
-    private static func context(_ replica: SyncReplica, owner: String?, alsoReading: [String] = []) -> ModelContext {
-        let context = owner.map { ModelContext(replica.container, owner: $0, alsoReading: alsoReading) } ?? ModelContext(replica.container)
+    /// A context of sync's own (no autosave) reading `owner`'s rows — and, `includingGrants`,
+    /// those the store's grants open to it — or every row.
+    private static func context(_ replica: SyncReplica, owner: String?, includingGrants: Bool = false) -> ModelContext {
+        let context = owner.map { ModelContext(replica.container, owner: $0, includingGrants: includingGrants) } ?? ModelContext(replica.container)
         context.autosaveEnabled = false
         return context
     }
@@ -153,17 +145,20 @@ struct SyncAccess: Sendable {
     /// to read only, or that changes a share the user did not make (only a share's sharer
     /// changes or ends it; a share's own checks come after its merge, ``SyncSharing``).
     private func authorizeShared(_ records: [SyncRecord], of principal: SyncPrincipal, own: [UUID: SyncedObject], in view: SyncView) throws {
-        let foreign = Set(view.spaces.writable + view.spaces.readable)
-        guard !foreign.isEmpty, !own.isEmpty else { return }
+        guard !view.spaces.isEmpty, !own.isEmpty else { return }
         let owners = try view.context.owners(of: own.values.map(\.persistentModelID))
-        let zoneOf = own.compactMapValues { owners[$0.persistentModelID] }
-        let readOnly = Set(view.spaces.readable)
+        // Each tree's access looked up once, for the trees these records name alone.
+        var accessOf: [String: OwnerGrant.Access] = [:]
+        for zone in Set(owners.values) where SyncSharing.isZone(zone) {
+            accessOf[zone] = try view.spaces.access(to: zone)
+        }
+        let zoneAccess = own.compactMapValues { owners[$0.persistentModelID].flatMap { accessOf[$0] } }
         for record in records {
             if record.entity == SyncShare.entityName || record.alias.flatMap({ own[$0]?.entity }) == SyncShare.entityName,
-               record.writtenIdentities.contains(where: { zoneOf[$0].map(foreign.contains) ?? false }) {
+               record.writtenIdentities.contains(where: { zoneAccess[$0].map { $0 < .full } ?? false }) {
                 throw SyncError.refused(SyncRefusal(entity: record.entity, id: record.id, reason: "only the user who shared an object changes or ends its shares"))
             }
-            if record.writtenIdentities.contains(where: { zoneOf[$0].map(readOnly.contains) ?? false }) {
+            if record.writtenIdentities.contains(where: { zoneAccess[$0] == .read }) {
                 throw SyncError.refused(SyncRefusal(entity: record.entity, id: record.id, reason: "it writes an object shared with \(principal.user) to read only"))
             }
         }

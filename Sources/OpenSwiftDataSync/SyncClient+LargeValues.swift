@@ -127,7 +127,7 @@ extension SyncClient {
     private func exchangeChunk(_ chunk: SyncChunk) async throws -> SyncChunk {
         var request = SyncRequest(schema: replica.schemaVersion, node: replica.node)
         request.chunk = chunk
-        let reply = try await exchange(try JSONEncoder().encode(request))
+        let reply = try await exchange(try encode(request))
         guard let answer = reply.chunk, answer.value == chunk.value else {
             throw SyncError.malformed("\(transport.serverDescription) answered a large value's chunk with something else")
         }

@@ -29,6 +29,9 @@ public actor SyncClient {
     private let resetMode: ResetMode
     /// The subsets this client may subscribe to, by name.
     let definitions: [String: SyncSubscription]
+    /// The user this device last synced as, sent with every request of a sync (so a server
+    /// serving another user refuses it before anything merges); `nil` before the first.
+    var syncedUser: String?
 
     /// What a client does with its unsynced changes when it must start again from a fresh copy
     /// of its server's objects (see ``Reset``).
@@ -155,6 +158,7 @@ public actor SyncClient {
         replica.largeValues.sweep()
         try replica.capture(in: context)
         let state = try replica.state(in: context)
+        syncedUser = state.user.isEmpty ? nil : state.user
         if state.resetFrom == 0, state.serverCursor > 0, !state.syncedSchema.isEmpty, state.syncedSchema != replica.schemaVersion {
             try beginReset("this app's schema changed since the last sync (\(state.syncedSchema) then, \(replica.schemaVersion) now)", droppingUnsent: false, in: context, result: &result)
         } else if state.resetFrom == 0, state.serverCursor > 0, state.subscriptions != state.syncedSubscriptions {
@@ -188,12 +192,16 @@ public actor SyncClient {
         var received = 0
         var stale = 0
         while true {
-            let body = try encode(SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor,
-                                              position: state.serverCursor > 0 ? state.serverCursor : nil, positionObject: state.serverCursorObject,
-                                              epoch: state.serverCursor > 0 ? state.serverEpoch : nil, view: sharedView(state),
-                                              subscriptions: try Self.decode(state.subscriptions), matching: Self.decodeMatching(state.matching),
-                                              matchedThrough: state.matchedThrough >= 0 ? state.matchedThrough : nil, pullLimit: pageSize, pullBytes: pageBytes))
-            let reply = try await exchange(body)
+            var request = SyncRequest(schema: replica.schemaVersion, node: replica.node, pullAfter: state.serverCursor,
+                                      position: state.serverCursor > 0 ? state.serverCursor : nil, positionObject: state.serverCursorObject,
+                                      epoch: state.serverCursor > 0 ? state.serverEpoch : nil, view: sharedView(state),
+                                      subscriptions: try Self.decode(state.subscriptions), matching: Self.decodeMatching(state.matching),
+                                      matchedThrough: state.matchedThrough >= 0 ? state.matchedThrough : nil, pullLimit: pageSize, pullBytes: pageBytes)
+            // The answers to offers go with the first page; the server applies them first.
+            let answers = received == 0 ? SyncOffers.answers(in: state) : []
+            request.answers = answers
+            request.offers = state.offersFingerprint.isEmpty ? nil : state.offersFingerprint
+            let reply = try await exchange(encode(request))
             // A value changed on the server since the page was read: the page is asked for again.
             guard try await download(reply.records, in: context, progress: progress) else {
                 stale += 1
@@ -202,7 +210,9 @@ public actor SyncClient {
             }
             received += reply.records.count
             result.refused += reply.refused
-            result.received += try merge(reply, state: state, in: context, refused: &result.refused)
+            result.received += try merge(reply, state: state, in: context, refused: &result.refused) { state in
+                SyncOffers.heard(reply, answered: answers, in: state)
+            }
             for value in reply.records.flatMap({ $0.fields.values.compactMap(\.large) }) { replica.largeValues.remove(value) }
             progress?(Progress(phase: "receiving", done: received, total: nil))
             guard reply.more else { break }
@@ -288,16 +298,25 @@ public actor SyncClient {
 
     /// Merges a pulled page (after capturing the edits saved here meanwhile, so that their
     /// clocks meet the page's); a record this store refuses is set aside, the rest merged.
-    private func merge(_ reply: SyncReply, state: SyncReplicaState, in context: ModelContext, refused: inout [SyncRefusal]) throws -> Int {
+    private func merge(_ reply: SyncReply, state: SyncReplicaState, in context: ModelContext, refused: inout [SyncRefusal],
+                       also: (SyncReplicaState) -> Void = { _ in }) throws -> Int {
         try capturingFirst(reply.records, in: context, refused: &refused) { records in
             try replica.preferServerVersions(of: records, in: context)
             try replica.dropLeft(reply.left, in: context)
+            // A server that did not check the user named (an older version): nothing more is merged.
+            if let user = reply.user, let synced = self.syncedUser, user != synced {
+                throw SyncError.userChanged(synced: synced, now: user)
+            }
             return try replica.apply(records, skew: SyncReplica.allowedServerSkew, in: context) { state in
+                also(state)
                 if reply.cursor > state.serverCursor, let object = reply.cursorObject { state.serverCursorObject = object }
                 state.serverCursor = max(state.serverCursor, reply.cursor)
                 state.syncedSchema = replica.schemaVersion
                 if let epoch = reply.epoch { state.serverEpoch = epoch }
-                if let user = reply.user { state.user = user }
+                if let user = reply.user {
+                    state.user = user
+                    self.syncedUser = user
+                }
                 if let view = reply.view { state.view = view }
                 state.syncedSubscriptions = state.subscriptions
                 state.matching = reply.matching.flatMap { try? String(decoding: JSONEncoder().encode($0), as: UTF8.self) } ?? ""
@@ -340,8 +359,11 @@ public actor SyncClient {
         state.serverCursor > 0 && !state.view.isEmpty ? state.view : nil
     }
 
-    private func encode(_ request: SyncRequest) throws -> Data {
-        try JSONEncoder().encode(request)
+    /// `request`, as every request of this device goes: naming the user it synced as.
+    func encode(_ request: SyncRequest) throws -> Data {
+        var request = request
+        request.user = syncedUser
+        return try JSONEncoder().encode(request)
     }
 
     func exchange(_ body: Data) async throws -> SyncReply {

@@ -3,7 +3,7 @@ import Foundation
 extension SyncError {
     /// The HTTP status a server's host answers this error with, which ``HTTPSyncTransport``
     /// reads back as the same error: 400 for ``malformed(_:)``, 409 for
-    /// ``schemaMismatch(local:remote:)``, 422 for ``refused(_:)``, 413 for ``tooLarge(_:)``,
+    /// ``schemaMismatch(local:remote:)`` and ``userChanged(synced:now:)``, 422 for ``refused(_:)``, 413 for ``tooLarge(_:)``,
     /// 429 for ``busy(_:)``, 410 for ``resetRequired(reason:serverLost:)``, 401 for
     /// ``unauthorized(_:)``, 500 otherwise.
     ///
@@ -15,7 +15,7 @@ extension SyncError {
     public var httpStatus: Int {
         switch self {
         case .malformed: 400
-        case .schemaMismatch: 409
+        case .schemaMismatch, .userChanged: 409
         case .refused: 422
         case .tooLarge: 413
         case .busy: 429
@@ -34,6 +34,7 @@ extension SyncError {
             body.reset = reason
             body.serverLost = serverLost
         }
+        if case .userChanged(let synced, let now) = self { body.userChanged = [synced, now] }
         return (try? JSONEncoder().encode(body)) ?? Data("{}".utf8)
     }
 }
@@ -46,4 +47,6 @@ struct SyncErrorBody: Codable {
     /// (``SyncError/resetRequired(reason:serverLost:)``).
     var reset: String?
     var serverLost: Bool?
+    /// The user the device synced as and the one the server serves, for ``SyncError/userChanged(synced:now:)``.
+    var userChanged: [String]?
 }

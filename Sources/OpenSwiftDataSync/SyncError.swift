@@ -28,6 +28,11 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
     /// schema lacks ``SyncSchema/sharingModels``, the device has not learned its user from its
     /// server yet, or the object is not this user's to share.
     case cannotShare(String)
+    /// The server serves another user than the one this device last synced as (another user
+    /// signed in on it): nothing was sent. The app decides what happens to the first user's
+    /// unsynced changes — keep them for that user (sign them back in), or discard them and sync
+    /// as the new user (``SyncClient/discardUnsyncedChanges()``). Over HTTP: 409, naming both.
+    case userChanged(synced: String, now: String)
 
     /// The error as a sentence for people.
     public var description: String {
@@ -42,6 +47,7 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case .busy(let reason): "the server is busy: \(reason)"
         case .resetRequired(let reason, _): "this device must start again from a fresh copy: \(reason)"
         case .cannotShare(let reason): "cannot share: \(reason)"
+        case .userChanged(let synced, let now): "this device synced as \(synced), and the server now serves \(now); nothing was sent. Sign \(synced) back in to send their unsynced changes, or discard them to sync as \(now)"
         }
     }
 }

@@ -21,6 +21,8 @@ struct SyncMerge {
     let state: SyncReplicaState
     /// Bookkeeping by identity (loaded for the batch, or made by it).
     var objects: [UUID: SyncedObject] = [:]
+    /// Where the bytes of the records' large values wait: the pushing user's space on a server.
+    var largeValues: SyncLargeValueFolder
     /// Models by identity: found in the store, or inserted by this batch.
     var models: [UUID: any PersistentModel] = [:]
     /// Models this batch inserted, by the values of each of their unique constraints.
@@ -39,6 +41,7 @@ struct SyncMerge {
         self.context = context
         self.state = state
         self.clock = clock
+        self.largeValues = replica.largeValues
     }
 
     // MARK: Identities
@@ -267,7 +270,7 @@ struct SyncMerge {
     /// an entity whose values this device fetches on demand: `nil` then, and `object` notes it
     /// awaits them.
     func incoming(_ large: SyncLargeValue, of record: SyncRecord, _ name: String, awaitedBy object: SyncedObject) throws -> URL? {
-        guard let file = replica.largeValues.file(large) else {
+        guard let file = largeValues.file(large) else {
             guard replica.largeValuesOnDemand.contains(record.entity) else {
                 throw SyncError.malformed("the value of \(record.entity).\(name) (\(large.size) bytes, \(large.sha256.prefix(12))…) was not sent whole before its record")
             }

@@ -10,14 +10,16 @@ extension SyncReplica {
     /// every object there is as edited now, and every synced object whose row is gone as deleted
     /// — unless `recoveringLostHistory` is false (a server instance, whose lost history is another
     /// instance's purge: it throws, and reads again). `arranging` sees the models it found
-    /// inserted or changed, before the save (a server keeps shared trees together there).
+    /// inserted or changed, and the bookkeeping of the shares (``SyncShare``) it found deleted,
+    /// before the save (a server keeps shared trees together, and their grants, there).
     /// Returns the number of objects it recorded.
     @discardableResult
-    func capture(in context: ModelContext, recoveringLostHistory: Bool = true, arranging: (([PersistentIdentifier]) throws -> Void)? = nil) throws -> Int {
+    func capture(in context: ModelContext, recoveringLostHistory: Bool = true, arranging: (([PersistentIdentifier], [SyncedObject]) throws -> Void)? = nil) throws -> Int {
         let state = try state(in: context)
         var clock = SyncClock(value: state.clock, node: node)
         var stamped = 0
         var edited: [PersistentIdentifier] = []
+        var deletedShares: [SyncedObject] = []
         let unsaved = UnsavedBookkeeping(context)
         if state.capturedTransaction < 0 {
             // Everything so far is this replica's. With the whole history kept, it is read from
@@ -55,14 +57,16 @@ extension SyncReplica {
                                 stamped += try stamp(change.models, entity: change.entity, properties: names, clock: clock, state: state, in: context, unsaved: unsaved)
                             }
                         default:
-                            stamped += try stampDeletes(change.models, entity: change.entity, clock: clock, state: state, in: context, unsaved: unsaved)
+                            let deleted = try stampDeletes(change.models, entity: change.entity, clock: clock, state: state, in: context, unsaved: unsaved)
+                            stamped += deleted.count
+                            if arranging != nil, change.entity == SyncShare.entityName { deletedShares += deleted }
                         }
                     }
                 }
                 state.capturedTransaction = lastEntry.transaction
             }
         }
-        if let arranging, !edited.isEmpty { try arranging(edited) }
+        if let arranging, !edited.isEmpty || !deletedShares.isEmpty { try arranging(edited, deletedShares) }
         state.clock = clock.value
         try save(context)
         return stamped
@@ -137,12 +141,13 @@ extension SyncReplica {
     }
 
     /// Records the deletes of the models `ids` at `clock` (models never synced have no identity,
-    /// and nothing to record).
+    /// and nothing to record); returns their bookkeeping.
     private func stampDeletes(_ ids: [PersistentIdentifier], entity: String, clock: SyncClock, state: SyncReplicaState,
-                              in context: ModelContext, unsaved: UnsavedBookkeeping) throws -> Int {
+                              in context: ModelContext, unsaved: UnsavedBookkeeping) throws -> [SyncedObject] {
         let identities = try context.globalIdentities(of: ids, assigning: false)
         let globals = ids.compactMap { identities[$0] }
         let known = try syncedObjects(globals, in: context, unsaved: unsaved)
+        var objects: [SyncedObject] = []
         for global in globals {
             let object = known[global] ?? {
                 let object = SyncedObject(globalID: global, entity: entity)
@@ -150,10 +155,11 @@ extension SyncReplica {
                 unsaved.add(object)
                 return object
             }()
+            objects.append(object)
             guard object.deletedClock == nil else { continue }
             object.deletedClock = clock
             try state.advance(object, local: true)
         }
-        return globals.count
+        return objects
     }
 }

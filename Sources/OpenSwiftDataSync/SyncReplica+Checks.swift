@@ -26,7 +26,7 @@ extension SyncReplica {
     /// ``SyncError/refused(_:)`` naming the record, or ``SyncError/malformed(_:)`` for a clock
     /// ahead by more than `skew` but less than ``impossibleSkew`` (a clock set wrong: the sync is
     /// to be run again later, not the record dropped).
-    func check(_ record: SyncRecord, skew: TimeInterval, in context: ModelContext) throws -> SyncClock? {
+    func check(_ record: SyncRecord, skew: TimeInterval, in context: ModelContext, largeValues: SyncLargeValueFolder) throws -> SyncClock? {
         func refused(_ reason: String) -> SyncError {
             // Reasons may quote what the record holds: shortened, as they travel back.
             .refused(SyncRefusal(entity: String(record.entity.prefix(100)), id: record.id, reason: String(reason.prefix(500))))
@@ -61,6 +61,7 @@ extension SyncReplica {
             return latest
         }
         var values: [String: Any] = [:]
+        var largeValueSizes: [String: Int64] = [:]
         for (name, field) in record.fields {
             guard let property = byName[name] else { throw refused("\(record.entity).\(name) is not synced by this schema") }
             try check(field.clock, of: name)
@@ -82,7 +83,8 @@ extension SyncReplica {
                 guard property.isBlob, field.value == nil, field.related == nil, field.members == nil else {
                     throw refused("\(name) travels as a value; only a Data attribute's value travels apart")
                 }
-                // A validator sees the bytes where they are here already (a push's are).
+                // A validator sees the size, and the bytes where they are here already (a push's are).
+                largeValueSizes[name] = large.size
                 if let data = largeValues.contents(large) { values[name] = data }
             } else {
                 guard field.related == nil, field.members == nil else { throw refused("\(name) is an attribute, which travels as a value") }
@@ -95,7 +97,9 @@ extension SyncReplica {
         }
         if let validator = validators[record.entity] {
             do {
-                try validator.validate(SyncValidator.Record(entity: record.entity, id: record.id, values: values))
+                var checked = SyncValidator.Record(entity: record.entity, id: record.id, values: values)
+                checked.largeValueSizes = largeValueSizes
+                try validator.validate(checked)
             } catch {
                 throw refused(String(describing: error))
             }

@@ -42,7 +42,7 @@ struct SyncReplica {
     let largeValuesOnDemand: Set<String>
 
     init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], largeValueFolder: URL? = nil,
-         largeValuesOnDemand: Set<String> = []) throws {
+         largeValueLimits: SyncLargeValueFolder.Limits = .device, largeValuesOnDemand: Set<String> = []) throws {
         self.container = container
         let context = ModelContext(container)
         guard let node = context.firstStoreIdentifier else {
@@ -54,7 +54,7 @@ struct SyncReplica {
         }
         try context.prepareGlobalIdentities()
         self.node = node
-        self.largeValues = SyncLargeValueFolder(url: largeValueFolder ?? SyncLargeValueFolder.temporary(for: node))
+        self.largeValues = try SyncLargeValueFolder(root: largeValueFolder ?? SyncLargeValueFolder.defaultRoot(for: container), limits: largeValueLimits)
         self.largeValuesOnDemand = largeValuesOnDemand
         var entities: [String: [SyncPropertyDescription]] = [:]
         var allProperties: [String: [SyncPropertyDescription]] = [:]
@@ -294,22 +294,29 @@ extension SyncReplica {
     /// there), and may refuse a record too.
     @discardableResult
     func apply(_ records: [SyncRecord], skew: TimeInterval, in context: ModelContext, requiring conditions: [SyncCondition] = [],
+               largeValues space: SyncLargeValueFolder? = nil, deadline: ContinuousClock.Instant? = nil,
                before save: (SyncReplicaState) -> Void = { _ in }, arranging: ((SyncMerge, SyncReplicaState) throws -> Void)? = nil) throws -> Int {
         let state = try state(in: context)
+        let space = space ?? largeValues
         var clock = SyncClock(value: state.clock, node: node)
         for record in records {
-            if let latest = try check(record, skew: skew, in: context) {
+            if let latest = try check(record, skew: skew, in: context, largeValues: space) {
                 clock = max(clock, SyncClock(value: latest.value, node: node))
             }
         }
         var merge = SyncMerge(replica: self, context: context, state: state, clock: clock)
+        merge.largeValues = space
         try merge.load(records.map(\.id) + records.compactMap(\.alias) + records.flatMap(\.memberIdentities))
         try merge.refuseIdentitiesOfOtherEntities(records)
         try merge.loadModels(records.flatMap { record in
             [(record.id, record.entity), (merge.canonical(record.id), record.entity)] + (record.alias.map { [($0, record.entity), (merge.canonical($0), record.entity)] } ?? [])
         })
-        for record in records {
+        for (position, record) in records.enumerated() {
             try merge.merge(record)
+            // A request gets a time of its own, so one user's large push cannot hold everyone's.
+            if let deadline, position % 64 == 63, ContinuousClock.now > deadline {
+                throw SyncError.tooLarge("merging \(records.count) records took longer than a request may; send fewer at a time")
+            }
         }
         try merge.resolveReferences()
         try merge.requireConditions(conditions, of: records)

@@ -58,6 +58,13 @@ public final class SyncReplicaState {
     /// Whether that fresh start drops the synced objects the server does not send (its user may
     /// no longer read them), rather than pushing them back (the server lost them).
     public var resetDropsUnsent: Bool = false
+    /// The offers waiting for this device's user, as its server last sent them (JSON of
+    /// ``SyncOffer``s; see ``ModelContext/shareOffers()``).
+    public var offers: String = ""
+    /// What the server called those offers, sent back so it sends them only when they change.
+    public var offersFingerprint: String = ""
+    /// This device's answers to offers not yet sent (JSON; see ``ModelContext/accept(_:)``).
+    public var offerAnswers: String = ""
 
     /// The name of the one state row.
     public static let replicaName = "replica"

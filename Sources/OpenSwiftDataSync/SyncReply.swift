@@ -37,4 +37,9 @@ struct SyncReply: Codable, Sendable {
     /// The answer to a request's chunk (``SyncRequest/chunk``): how many bytes of the value the
     /// server has, or the bytes asked for.
     var chunk: SyncChunk? = nil
+    /// The offers waiting for the user's answer (``SyncOffer``), sent where their fingerprint
+    /// differs from what the device said it last heard; `nil`: unchanged.
+    var offers: [SyncOffer]? = nil
+    /// The fingerprint of ``offers``, for the device to send back.
+    var offersFingerprint: String? = nil
 }

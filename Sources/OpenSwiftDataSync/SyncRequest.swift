@@ -35,6 +35,13 @@ struct SyncRequest: Codable, Sendable {
     var pullBytes: Int = SyncClient.defaultPageBytes
     /// Instead of pushing and pulling: a chunk of a large value sent, or asked for (``SyncChunk``).
     var chunk: SyncChunk? = nil
+    /// The user this device last synced as (``SyncReplicaState/user``): a server serving another
+    /// user refuses the request before it merges anything (``SyncError/userChanged(synced:now:)``).
+    var user: String? = nil
+    /// The fingerprint of the offers this device last heard (``SyncReply/offersFingerprint``).
+    var offers: String? = nil
+    /// The device's answers to offers, applied before anything else.
+    var answers: [SyncOfferAnswer] = []
 
     init(schema: String, node: String, push: [SyncRecord] = [], pullAfter: Int64? = nil, position: Int64? = nil, positionObject: UUID? = nil, epoch: String? = nil, view: String? = nil,
          subscriptions: [String: SyncSubscription.Values]? = nil, matching: SyncMatching? = nil, matchedThrough: Int64? = nil, pullLimit: Int = SyncClient.defaultPageSize, pullBytes: Int = SyncClient.defaultPageBytes) {
@@ -54,8 +61,11 @@ struct SyncRequest: Codable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schema, node, push, pullAfter, position, positionObject, epoch, view, subscriptions, matching, matchedThrough, pullLimit, pullBytes, chunk
+        case schema, node, push, pullAfter, position, positionObject, epoch, view, subscriptions, matching, matchedThrough, pullLimit, pullBytes, chunk, user, offers, answers
     }
+
+    /// The most answers to offers one request carries.
+    static let maximumAnswers = 1_000
 
     /// Refuses more than ``SyncServer/maximumPushRecords`` records before decoding any of them
     /// (a body of a million empty records costs its parse, not a million records).
@@ -74,6 +84,12 @@ struct SyncRequest: Codable, Sendable {
         pullLimit = try container.decodeIfPresent(Int.self, forKey: .pullLimit) ?? SyncClient.defaultPageSize
         pullBytes = try container.decodeIfPresent(Int.self, forKey: .pullBytes) ?? SyncClient.defaultPageBytes
         chunk = try container.decodeIfPresent(SyncChunk.self, forKey: .chunk)
+        user = try container.decodeIfPresent(String.self, forKey: .user)
+        offers = try container.decodeIfPresent(String.self, forKey: .offers)
+        answers = try container.decodeIfPresent([SyncOfferAnswer].self, forKey: .answers) ?? []
+        guard answers.count <= Self.maximumAnswers else {
+            throw SyncError.malformed("a request answers \(answers.count) offers; the most is \(Self.maximumAnswers)")
+        }
         push = []
         guard container.contains(.push) else { return }
         var records = try container.nestedUnkeyedContainer(forKey: .push)

@@ -5,15 +5,17 @@ extension SyncServer {
     // MARK: Large values
 
     /// Answers a request's chunk (the Sync article's *Large values*). An upload's bytes wait in
-    /// the server's folder until a push names their value; anyone who may push may upload, and
-    /// nothing is read from what was uploaded but by a merge of that value's record. A download
+    /// the uploading user's space of the server's folder, within its limits
+    /// (``SyncLargeValueLimits``), until a push of that user names their value; nothing is read
+    /// from what was uploaded but by a merge of that user's record. A download
     /// names the object and attribute whose value it wants: it is answered only where
     /// `principal` reads that object and the object holds that value now (otherwise the reply
     /// carries no bytes, and the device pulls again). The chunk is read from the folder where an
     /// upload left the value whole, and otherwise from the object's row, without the rest.
     func answer(_ chunk: SyncChunk, principal: SyncPrincipal?) throws -> Data {
         var reply = SyncReply(schema: replica.schemaVersion, accepted: 0, cursor: 0, more: false)
-        let folder = replica.largeValues
+        // Each user's uploads in a space of their own: nobody learns of, or uses, another's.
+        let folder = replica.largeValues.space(for: principal?.user)
         guard let object = chunk.object else {
             if let bytes = chunk.bytes {
                 guard bytes.count <= Self.maximumChunkBytes else {

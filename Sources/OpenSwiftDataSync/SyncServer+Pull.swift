@@ -12,9 +12,14 @@ extension SyncServer {
         var epoch: String
         var user: String?
         var shares: String?
+        /// The offers waiting for the user, and their fingerprint, where the device has not heard them.
+        var offers: (list: [SyncOffer], fingerprint: String)? = nil
 
         func reply(cursor: Int64, cursorObject: UUID? = nil, more: Bool, refused: [SyncRefusal] = []) -> SyncReply {
-            SyncReply(schema: schema, accepted: accepted, epoch: epoch, user: user, view: shares, cursor: cursor, cursorObject: cursorObject, more: more, refused: refused)
+            var reply = SyncReply(schema: schema, accepted: accepted, epoch: epoch, user: user, view: shares, cursor: cursor, cursorObject: cursorObject, more: more, refused: refused)
+            reply.offers = offers?.list
+            reply.offersFingerprint = offers?.fingerprint
+            return reply
         }
     }
 

@@ -37,7 +37,7 @@ import OpenSwiftData
 public final class SyncServer: @unchecked Sendable {
     // `@unchecked Sendable`: every use of the replica's contexts happens under `lock`.
     let replica: SyncReplica
-    private let lock = NSLock()
+    let lock = NSLock()
     let gate = SyncGate()
     let logger = Logger(label: "OpenSwiftDataSync.server")
     /// Seconds history stays after sync has read it; `nil`: kept.
@@ -48,6 +48,13 @@ public final class SyncServer: @unchecked Sendable {
     let access: SyncAccess
     /// The subsets devices may subscribe to, by name.
     let subscriptions: [String: SyncSubscription]
+    /// How users share: limits, and what offers are called.
+    let sharing: SyncSharingOptions
+    /// Sweeps expired uploads from the large-value folder; cancelled with the server.
+    private var sweeper: (any DispatchSourceTimer)?
+    /// The longest one request's merge may take before it is refused as too large (the device
+    /// sends fewer records at a time): one user's large push never holds the others for long.
+    public static let maximumMergeDuration: Duration = .seconds(10)
 
     /// The largest request body the server takes; hosts should stop reading beyond it.
     public static let maximumRequestBytes = 64 << 20
@@ -83,23 +90,50 @@ public final class SyncServer: @unchecked Sendable {
     /// ``SyncSubscription``).
     ///
     /// Large `Data` values travel apart from records (the Sync article's *Large values*) and
-    /// wait in `largeValueFolder` while their chunks arrive, and once served: by default a
-    /// folder in the temporary directory named after the store, which instances on one machine
-    /// share. Files there not used for a day are removed.
+    /// wait in `largeValueFolder` while their chunks arrive — each user's in a space of their
+    /// own, within `largeValueLimits` — until a push uses them: by default a folder beside the
+    /// store's file (`<store>.sync-values`), or for a store on a database server a new folder
+    /// with a random name in the temporary directory; `0700`, and refused where it is another
+    /// user's. Uploads that stopped arriving, and those no push used, expire as the limits say,
+    /// swept every ``SyncLargeValueLimits/sweepInterval``.
+    ///
+    /// Where the schema has ``SyncSchema/sharingModels`` and the store keeps owners, users
+    /// share trees of objects as `sharing` allows (``SyncSharingOptions``): a share is an offer
+    /// until its grantee accepts it, and the store's grants (``OwnerGrant``) say who reads what.
     public init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], rules: [SyncRule] = [],
-                subscriptions: [SyncSubscription] = [], historyRetention: Duration? = SyncServer.defaultHistoryRetention, largeValueFolder: URL? = nil) throws {
-        self.replica = try SyncReplica(container: container, resolvers: resolvers, validators: validators, largeValueFolder: largeValueFolder)
+                subscriptions: [SyncSubscription] = [], historyRetention: Duration? = SyncServer.defaultHistoryRetention, largeValueFolder: URL? = nil,
+                largeValueLimits: SyncLargeValueLimits = SyncLargeValueLimits(), sharing: SyncSharingOptions = SyncSharingOptions()) throws {
+        self.replica = try SyncReplica(container: container, resolvers: resolvers, validators: validators, largeValueFolder: largeValueFolder,
+                                       largeValueLimits: .server(largeValueLimits))
         self.access = try SyncAccess(rules, replica: replica)
         self.subscriptions = try SyncSubscriptions.definitions(subscriptions, synced: replica.entities)
+        self.sharing = sharing
         self.keepsOwners = try Self.checkOwners(of: replica, sharedWithEveryone: access.readableByEveryone)
+        if keepsOwners && access.sharing { try SyncGrants.backfill(in: container) }
+        sweeper = Self.sweeping(replica.largeValues, every: largeValueLimits.sweepInterval)
         self.historyRetention = historyRetention.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
         // Servers of earlier versions had none: they take one, which their clients learn.
         if try replica.state(in: ModelContext(replica.container)).epoch.isEmpty { try startNewEpoch() }
     }
 
+    deinit { sweeper?.cancel() }
+
+    /// A timer sweeping `folder` every `interval` seconds, on a queue of its own.
+    private static func sweeping(_ folder: SyncLargeValueFolder, every interval: TimeInterval) -> (any DispatchSourceTimer)? {
+        guard interval.isFinite, interval > 0 else { return nil }
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "OpenSwiftDataSync.large-values"))
+        timer.schedule(deadline: .now() + interval, repeating: interval)
+        timer.setEventHandler { [weak folder] in folder?.sweep() }
+        timer.resume()
+        return timer
+    }
+
     /// The most syncs ``serve(_:)`` keeps waiting for their turn; more are refused with
     /// ``SyncError/busy(_:)`` (answer 429).
     public static let maximumWaitingRequests = 64
+    /// The most syncs of one user ``serve(_:as:)`` keeps waiting; more of that user's are
+    /// refused with ``SyncError/busy(_:)`` (answer 429), while other users' still wait their turn.
+    public static let maximumWaitingRequestsPerUser = 8
 
     /// Answers one request body with a reply body, as ``respond(to:)`` does, from async server
     /// code: the request waits for its turn as a suspended task (at most
@@ -126,7 +160,8 @@ public final class SyncServer: @unchecked Sendable {
     /// let reply = try await server.serve(body, as: SyncPrincipal(user: claims.subject))
     /// ```
     public func serve(_ body: Data, as principal: SyncPrincipal) async throws -> Data {
-        try await gate.enter(limit: Self.maximumWaitingRequests)
+        // Users take turns: one user's requests never hold another's behind them.
+        try await gate.enter(user: principal.user, limit: Self.maximumWaitingRequests, perUser: Self.maximumWaitingRequestsPerUser)
         defer { gate.leave() }
         return try await replica.container.perform { [self] _ in try respond(to: body, as: principal) }
     }
@@ -179,7 +214,11 @@ public final class SyncServer: @unchecked Sendable {
         guard request.pullLimit > 0, request.pullBytes > 0 else { throw SyncError.malformed("a pull limit must be positive") }
         lock.lock()
         defer { lock.unlock() }
-        if let chunk = request.chunk { return try answer(chunk, principal: principal) }
+        if let chunk = request.chunk {
+            // A device that synced as another user sends none of that user's values either.
+            if let principal { try checkUser(of: request, principal) }
+            return try answer(chunk, principal: principal)
+        }
         let reply: Data
         do {
             reply = try exchange(request, principal: principal)
@@ -199,10 +238,14 @@ public final class SyncServer: @unchecked Sendable {
             capturing.autosaveEnabled = false
             // The server's own edits (its web page's) first, so they meet pushed ones by clock.
             // Read without an owner: they may be any user's, and each keeps its own.
-            try replica.capture(in: capturing, recoveringLostHistory: false, arranging: !access.sharing ? nil : { [replica] edited in
-                var sharing = SyncSharing(replica: replica, context: capturing, state: try replica.state(in: capturing), principal: nil, spaces: SyncSpaces())
-                try sharing.arrange(captured: edited)
+            try replica.capture(in: capturing, recoveringLostHistory: false, arranging: !access.sharing ? nil : { [replica, sharing] edited, deletedShares in
+                var arranging = SyncSharing(replica: replica, context: capturing, state: try replica.state(in: capturing), principal: nil, spaces: SyncSpaces(), options: sharing)
+                try arranging.arrange(captured: edited, deletedShares: deletedShares)
             })
+            if let principal {
+                try checkUser(of: request, principal)
+                if !request.answers.isEmpty, access.sharing, keepsOwners { try answer(request.answers, for: principal.user) }
+            }
             let writing = principal == nil ? SyncView(context: capturing, everyone: nil, shared: []) : try access.writingView(for: principal, replica: replica)
             if request.position != nil || request.epoch != nil || request.view != nil {
                 try checkPosition(of: request, in: principal == nil ? writing : try access.readingView(for: principal, replica: replica, reusing: writing), writing: writing)
@@ -210,9 +253,10 @@ public final class SyncServer: @unchecked Sendable {
             if !request.push.isEmpty {
                 if let principal { try access.authorize(request.push, of: principal, in: writing, replica: replica) }
                 try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: writing.context, requiring: access.conditions,
-                                  arranging: principal == nil || !access.sharing ? nil : { [replica] merge, state in
-                    var sharing = SyncSharing(replica: replica, context: writing.context, state: state, principal: principal, spaces: writing.spaces)
-                    try sharing.arrange(request.push, merge: merge)
+                                  largeValues: replica.largeValues.space(for: principal?.user), deadline: .now + Self.maximumMergeDuration,
+                                  arranging: principal == nil || !access.sharing ? nil : { [replica, sharing] merge, state in
+                    var arranging = SyncSharing(replica: replica, context: writing.context, state: state, principal: principal, spaces: writing.spaces, options: sharing)
+                    try arranging.arrange(request.push, merge: merge)
                 })
             }
             guard let after = request.pullAfter else {
@@ -224,9 +268,15 @@ public final class SyncServer: @unchecked Sendable {
                 : request.push.isEmpty ? try access.readingView(for: principal, replica: replica, reusing: writing)
                 : try access.readingView(for: principal, replica: replica)
             let subscribed = try request.subscriptions.flatMap { $0.isEmpty ? nil : try SyncSubscriptions($0, definitions: subscriptions) }
-            let page = Page(schema: replica.schemaVersion, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes), accepted: request.push.count,
+            var page = Page(schema: replica.schemaVersion, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes), accepted: request.push.count,
                             epoch: try replica.state(in: reading.context).epoch, user: principal?.user,
                             shares: principal != nil && access.sharing ? reading.spaces.fingerprint : nil)
+            if let principal, access.sharing, keepsOwners {
+                // The offers waiting for the user, where they changed since the device last heard.
+                let offers = try offers(for: principal.user, in: ModelContext(replica.container))
+                let fingerprint = Self.fingerprint(of: offers)
+                if request.offers != fingerprint { page.offers = (offers, fingerprint) }
+            }
             if let subscribed, after == 0, request.matchedThrough == nil {
                 return try match(from: request.matching, subscribed, page: page, in: reading)
             }
@@ -239,7 +289,7 @@ public final class SyncServer: @unchecked Sendable {
     /// position is past the server's last change; or the object it was sent there no longer has
     /// that change (an object's change number only grows, and its bookkeeping stays) — the
     /// store was replaced by an older copy — or is one the client's user may no longer read.
-    /// The answer says only which of the last two, about an object the client was sent itself.
+    /// The last three get one answer, which names no number of the server's.
     /// Nothing a client sends changes the epoch: a hostile one could make every device start
     /// again. A client whose user was given or lost a shared tree since its last pull
     /// (``SyncSpaces/fingerprint``) starts again too, as one whose user may no longer read
@@ -253,19 +303,19 @@ public final class SyncServer: @unchecked Sendable {
             throw SyncError.resetRequired(reason: "what is shared with this device's user changed since it last synced", serverLost: false)
         }
         guard let after = request.position, after > 0 else { return }
+        // The answers below are the same whatever other users hold, and name no counter of the
+        // server's: a device learns from them only that it must start again.
+        let lost = "the server no longer has the last change this device received (its store was replaced by an older copy, or this user may no longer read it)"
         guard after <= state.sequence else {
-            throw SyncError.resetRequired(reason: "the server's changes end at \(state.sequence), before this device's position \(after): its store was replaced by an older copy", serverLost: true)
+            throw SyncError.resetRequired(reason: lost, serverLost: true)
         }
         guard let object = request.positionObject else { return }
         guard let found = try view.syncedObjects([object], replica: replica)[object], found.sequence >= after else {
-            // Where the change is still here but not the principal's to read, its device's view
-            // changed (another user signed in, a role taken away): what it is not sent again is
-            // dropped there, not pushed back. The client saw the object before, so this tells it
-            // nothing new.
-            if let anywhere = try replica.syncedObjects([object], in: ModelContext(replica.container))[object], anywhere.sequence >= after {
-                throw SyncError.resetRequired(reason: "this device's user may no longer read what it was last sent", serverLost: false)
-            }
-            throw SyncError.resetRequired(reason: "the server no longer has the last change this device received: its store was replaced by an older copy", serverLost: true)
+            // Whether another user holds the object is not looked at: the answer would tell.
+            // The device pushes back what the server does not send it, and what is another
+            // user's is refused there and set aside (a device switching users stops before,
+            // ``SyncError/userChanged(synced:now:)``; a lost share is a change of view, above).
+            throw SyncError.resetRequired(reason: lost, serverLost: true)
         }
     }
 
@@ -290,19 +340,23 @@ public final class SyncServer: @unchecked Sendable {
         }
     }
 
-    /// The owners of the shared trees `user` reads besides its own objects (``SyncShare``): the
-    /// server's own code reads what that user's devices read through a context that reads
-    /// them too, and what it adds to a shared tree joins the tree when sync next runs.
+    /// The owners (``SyncZone`` names) of every shared tree `user` reads besides its own
+    /// objects: the trees `user` shared, and those shared with `user` and accepted, to write or
+    /// only to read — offers not yet accepted are not among them. For a list to show; to read
+    /// and write what `user`'s devices do, make the context with `includingGrants: true`: it
+    /// reads every tree here, and its saves refuse a change to a tree `user` may only read
+    /// (``OpenSwiftData/SwiftDataError/readOnlyOwner``). Passing these names to `alsoReading`
+    /// reads the same trees, all read-only.
     ///
     /// ```swift
-    /// let spaces = try server.sharedSpaces(for: user)
-    /// let ledgers = try await container.perform(owner: user, alsoReading: spaces) { context in
+    /// let ledgers = try await container.perform(owner: user, includingGrants: true) { context in
     ///     try context.fetch(FetchDescriptor<Ledger>()).map(\.name)
     /// }
+    /// let treeCount = try server.sharedSpaces(for: user).count
     /// ```
     public func sharedSpaces(for user: String) throws -> [String] {
         guard keepsOwners, access.sharing else { return [] }
-        return try SyncSpaces.of(user, in: replica.container).all
+        return try SyncSpaces.zones(of: user, in: replica.container)
     }
 
     /// The owners of the shared trees `user` reads in `container`, a sync server's store, as
@@ -310,12 +364,12 @@ public final class SyncServer: @unchecked Sendable {
     /// where the schema lacks ``SyncSchema/sharingModels``.
     ///
     /// ```swift
-    /// let context = ModelContext(container, owner: user, alsoReading: try SyncServer.sharedSpaces(for: user, in: container))
+    /// let trees = try SyncServer.sharedSpaces(for: user, in: container)
     /// ```
     public static func sharedSpaces(for user: String, in container: ModelContainer) throws -> [String] {
         let names = Set(container.schema.entities.map(\.name))
         guard names.contains(SyncShare.entityName), names.contains("SyncZone") else { return [] }
-        return try SyncSpaces.of(user, in: container).all
+        return try SyncSpaces.zones(of: user, in: container)
     }
 
     /// This server's version of the object a refused record names, for the device to go back to:
@@ -369,7 +423,7 @@ public final class SyncServer: @unchecked Sendable {
 
     /// Runs `body` again when its save lost a race with another server instance, or the store
     /// was edited while it merged.
-    private func retryingConflicts<R>(_ body: () throws -> R) throws -> R {
+    func retryingConflicts<R>(_ body: () throws -> R) throws -> R {
         var attempt = 0
         while true {
             do {

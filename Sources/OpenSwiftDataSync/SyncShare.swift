@@ -10,6 +10,11 @@ import OpenSwiftData
 /// objects theirs hold in turn, and the objects any of them holds by a to-one that deletes
 /// them with it (`.cascade`). Many-to-many links between objects of one tree are shared too.
 ///
+/// A share is an **offer** until its grantee accepts it (``ModelContext/accept(_:)`` on a
+/// device, ``SyncServer/accept(_:for:)`` on the server): until then nothing of the tree reaches
+/// the grantee's devices or contexts; the grantee's devices only list the offer
+/// (``ModelContext/shareOffers()``). Declining deletes the share.
+///
 /// ```swift
 /// try context.share(ledger, with: "bob", role: .reader)
 /// try context.save()
@@ -18,7 +23,7 @@ import OpenSwiftData
 @Model
 public final class SyncShare {
     #Unique<SyncShare>([\.root, \.grantee])
-    #Index<SyncShare>([\.grantee])
+    #Index<SyncShare>([\.grantee, \.accepted], [\.owner])
     /// The global identity of the object shared (sync's name for it on every replica).
     public var root: UUID
     /// The entity of the object shared.
@@ -30,14 +35,19 @@ public final class SyncShare {
     /// What the grantee may do: ``Role/reader`` or ``Role/writer`` (as text, so that a role this
     /// version does not know reads as none).
     public var role: String
+    /// Whether the grantee accepted the share; an offer until then. Only the server sets it
+    /// (a device's push that does is refused). Shares stored before offers existed read as
+    /// accepted: the column's default.
+    public var accepted: Bool = true
 
-    /// A share of `root` (of `rootEntity`) by `owner` with `grantee`.
+    /// A share of `root` (of `rootEntity`) by `owner` with `grantee`: an offer.
     public init(root: UUID, rootEntity: String, owner: String, grantee: String, role: Role) {
         self.root = root
         self.rootEntity = rootEntity
         self.owner = owner
         self.grantee = grantee
         self.role = role.rawValue
+        self.accepted = false
     }
 
     /// What a grantee may do with a shared tree.

@@ -24,13 +24,19 @@ struct SyncSharing {
     private var bookkeeping: [ObjectIdentifier: SyncedObject] = [:]
     /// The models of the merged batch, by the identities of their records.
     private var batch: [UUID: any PersistentModel] = [:]
+    /// The zones this arrangement made: its principal shared them, and writes them.
+    private var madeZones = Set<String>()
+    /// How many shares and offers this arrangement added, by sharer and by grantee.
+    private var added: (made: [String: Int], received: [String: Int], offered: [String: Int]) = ([:], [:], [:])
+    let options: SyncSharingOptions
 
-    init(replica: SyncReplica, context: ModelContext, state: SyncReplicaState, principal: SyncPrincipal?, spaces: SyncSpaces) {
+    init(replica: SyncReplica, context: ModelContext, state: SyncReplicaState, principal: SyncPrincipal?, spaces: SyncSpaces, options: SyncSharingOptions) {
         self.replica = replica
         self.context = context
         self.state = state
         self.principal = principal
         self.spaces = spaces
+        self.options = options
     }
 
     /// Whether `container`'s schema lets users share (``SyncSchema/sharingModels``).
@@ -44,8 +50,12 @@ struct SyncSharing {
     /// which make zones, then every other object that joined a tree.
     mutating func arrange(_ records: [SyncRecord], merge: SyncMerge) throws {
         // A user who reads no shared tree has none for an object to join: only a share makes one.
-        if principal != nil, spaces.all.isEmpty, !records.contains(where: { $0.entity == SyncShare.entityName }) { return }
+        if principal != nil, spaces.isEmpty, !records.contains(where: { $0.entity == SyncShare.entityName }) { return }
         var models: [(any PersistentModel, SyncRecord)] = []
+        // A share its sharer ended gives its grantee nothing from this save on.
+        for record in records where record.deleted != nil && record.entity == SyncShare.entityName {
+            if let share = merge.model(record.id) as? SyncShare { SyncGrants.revoke(share, in: context) }
+        }
         for record in records where record.deleted == nil && record.alias == nil {
             guard let model = merge.model(record.id), !model.isDeleted else { continue }
             if let object = merge.objects[merge.canonical(record.id)] { bookkeeping[ObjectIdentifier(model)] = object }
@@ -62,8 +72,14 @@ struct SyncSharing {
         }
     }
 
-    /// Places the models the server's own code saved (read from history by a capture).
-    mutating func arrange(captured ids: [PersistentIdentifier]) throws {
+    /// Places the models the server's own code saved (read from history by a capture); the
+    /// zones of the shares it deleted (`deletedShares`, their bookkeeping) keep grants only for
+    /// the shares left.
+    mutating func arrange(captured ids: [PersistentIdentifier], deletedShares: [SyncedObject] = []) throws {
+        if !deletedShares.isEmpty {
+            let zones = Set(try context.owners(of: deletedShares.map(\.persistentModelID)).values.filter(Self.isZone))
+            for zone in zones.sorted() { try SyncGrants.reconcile(zone: zone, in: context) }
+        }
         // Without a shared tree in the store, only a share has anywhere to go.
         let anyZone = try context.fetchCount(FetchDescriptor<SyncZone>()) > 0
         let candidates = anyZone ? ids : ids.filter { $0.entityName == SyncShare.entityName }
@@ -88,6 +104,17 @@ struct SyncSharing {
         }
         guard share.grantedRole != nil else { return try refuse("a share's role is reader or writer") }
         if let now = owner(share), Self.isZone(now), now != zone { return try refuse("a share's root does not change") }
+        let isNew = context.insertedModelsArray.contains { $0 === share }
+        if principal != nil {
+            // Only its grantee accepts a share (the server records it): a new share is an
+            // offer, and a device never changes whether one was accepted.
+            if isNew {
+                share.accepted = false
+            } else if let stored = try storedAcceptance(of: share), stored != share.accepted {
+                return try refuse("only its grantee accepts a share")
+            }
+            if isNew, let reason = try limitReached(by: share, sharer: sharer) { return try refuse(reason) }
+        }
         guard let root = try model(share.root, entity: share.rootEntity) else {
             return try refuse("it shares an object that is not \(sharer)'s")
         }
@@ -100,6 +127,8 @@ struct SyncSharing {
             guard zones.first?.sharer == sharer else { return try refuse("it shares an object that is not \(sharer)'s") }
         } else if rootOwner == sharer {
             context.insert(SyncZone(root: share.root, sharer: sharer))
+            SyncGrants.grantZone(zone, to: sharer, in: context)
+            madeZones.insert(zone)
             try moveTree(of: root, to: zone)
         } else if let rootOwner, Self.isZone(rootOwner) {
             return try refuse("it shares an object that is already shared as part of another tree")
@@ -107,6 +136,39 @@ struct SyncSharing {
             return try refuse("it shares an object that is not \(sharer)'s")
         }
         try move([share], to: zone)
+        // An accepted share's grant follows its role.
+        if share.accepted { try SyncGrants.follow(share, in: context) }
+    }
+
+    /// Whether the stored version of `share` was accepted; `nil` for one not stored yet.
+    private func storedAcceptance(of share: SyncShare) throws -> Bool? {
+        let id = share.persistentModelID
+        guard !id.isTemporary else { return nil }
+        return try ModelContext(context.container).fetch(FetchDescriptor<SyncShare>(predicate: #Predicate { $0.persistentModelID == id })).first?.accepted
+    }
+
+    /// Why a new share goes past the server's limits (``SyncSharingOptions``) — the shares its
+    /// sharer made, those its grantee was given, the offers its grantee has not answered — or
+    /// `nil` where it does not.
+    private mutating func limitReached(by share: SyncShare, sharer: String) throws -> String? {
+        let reader = ModelContext(context.container)
+        let grantee = share.grantee
+        added.made[sharer, default: 0] += 1
+        added.received[grantee, default: 0] += 1
+        added.offered[grantee, default: 0] += 1
+        let made = try reader.fetchCount(FetchDescriptor<SyncShare>(predicate: #Predicate { $0.owner == sharer })) + (added.made[sharer] ?? 0)
+        if made > options.maximumSharesMade {
+            return "\(sharer) has made \(options.maximumSharesMade) shares, the most one user may"
+        }
+        let received = try reader.fetchCount(FetchDescriptor<SyncShare>(predicate: #Predicate { $0.grantee == grantee })) + (added.received[grantee] ?? 0)
+        if received > options.maximumSharesReceived {
+            return "\(grantee) has been given \(options.maximumSharesReceived) shares, the most one user may"
+        }
+        let offered = try reader.fetchCount(FetchDescriptor<SyncShare>(predicate: #Predicate { $0.grantee == grantee && $0.accepted == false })) + (added.offered[grantee] ?? 0)
+        if offered > options.maximumOffersWaiting {
+            return "\(grantee) has \(options.maximumOffersWaiting) offers waiting for an answer, the most one user may"
+        }
+        return nil
     }
 
     /// Gives a model that joined a tree — by a to-one to an object of a zone — to that zone,
@@ -127,7 +189,7 @@ struct SyncSharing {
             let parents = try context.relatedModels(of: model, link).filter { !$0.isDeleted }
             try loadOwners(parents)
             guard let zone = parents.compactMap({ owners[ObjectIdentifier($0)] }).first(where: Self.isZone) else { continue }
-            if let principal, !spaces.shared.contains(zone), !spaces.writable.contains(zone) {
+            if let principal, !madeZones.contains(zone), try !spaces.writes(zone) {
                 return try refuse("it adds to an object shared with \(principal.user) to read only", entity, record?.id, model)
             }
             try moveTree(of: model, to: zone)

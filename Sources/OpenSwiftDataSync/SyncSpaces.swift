@@ -2,42 +2,59 @@ import Foundation
 import OpenSwiftData
 
 /// The shared trees one user reads on a server (``SyncShare``), each by the owner its rows have
-/// (``SyncZone``): those the user shared, and those shared with the user to edit or only to read.
-struct SyncSpaces: Sendable, Equatable {
-    /// Zones of trees the user shared.
-    var shared: [String] = []
-    /// Zones of trees shared with the user as a writer.
-    var writable: [String] = []
-    /// Zones of trees shared with the user as a reader.
-    var readable: [String] = []
+/// (``SyncZone``), as the store's grants keep them (``OwnerGrant``, ``SyncGrants``): the trees
+/// the user shared (``OwnerGrant/Access/full``), and those shared with the user and accepted, to
+/// edit (``OwnerGrant/Access/write``) or only to read (``OwnerGrant/Access/read``).
+///
+/// Nothing here lists the trees: a user's contexts read them through the grants inside each
+/// statement, and what a sync asks of one tree is looked up for that tree alone, so a user with
+/// a thousand trees syncs as one with one.
+final class SyncSpaces {
+    /// The user; `nil` where sync reads every row (no principal).
+    let user: String?
+    /// A text that changes when a tree is shared with the user (and accepted) or stops being
+    /// (``ModelContext/grantsFingerprint(to:)``): the user's devices then have objects to drop
+    /// or to receive that their position in the server's changes has passed, so they start
+    /// again. The trees the user shared are left out: their objects were the user's before.
+    let fingerprint: String
+    /// Whether the user reads any tree, shared or received.
+    let isEmpty: Bool
+    private let context: ModelContext?
+    private var accessByZone: [String: OwnerGrant.Access?] = [:]
 
-    /// Every zone the user reads besides its own objects.
-    var all: [String] { shared + writable + readable }
-
-    /// A fingerprint of the trees shared with the user: when it changes, the user's devices
-    /// have objects to drop or to receive that their position in the server's changes has
-    /// passed, so they start again. The trees the user shared are left out: their objects were
-    /// the user's before.
-    var fingerprint: String {
-        var hash = SyncFingerprint()
-        for zone in (writable + readable).sorted() { hash.add("\(zone);") }
-        return hash.text
+    /// No trees: where sync reads every row, or the schema has no sharing.
+    init() {
+        user = nil
+        fingerprint = ""
+        isEmpty = true
+        context = nil
     }
 
-    /// The zones `user` reads in `container`, whose schema has ``SyncSchema/sharingModels``:
-    /// two indexed lookups, of the trees the user shared and of the shares naming the user.
-    static func of(_ user: String, in container: ModelContainer) throws -> SyncSpaces {
-        let context = ModelContext(container)
-        var spaces = SyncSpaces()
-        spaces.shared = try context.fetch(FetchDescriptor<SyncZone>(predicate: #Predicate { $0.sharer == user }, sortBy: [SortDescriptor(\.name)])).map(\.name)
-        let shares = try context.fetch(FetchDescriptor<SyncShare>(predicate: #Predicate { $0.grantee == user }))
-        for share in shares.sorted(by: { $0.root.uuidString < $1.root.uuidString }) where share.owner != user {
-            switch share.grantedRole {
-            case .writer: spaces.writable.append(SyncZone.name(of: share.root))
-            case .reader: spaces.readable.append(SyncZone.name(of: share.root))
-            case nil: continue
-            }
-        }
-        return spaces
+    /// The trees `user` reads, as `context`'s store keeps their grants (two indexed lookups).
+    init(_ user: String, in context: ModelContext) throws {
+        self.user = user
+        self.context = context
+        fingerprint = try context.grantsFingerprint(to: user)
+        isEmpty = try context.grants(to: user, limit: 1).isEmpty
+    }
+
+    /// What the user may do with the objects of `zone`: `nil` where it reads none of them.
+    func access(to zone: String) throws -> OwnerGrant.Access? {
+        if let known = accessByZone[zone] { return known }
+        guard let user, let context, !isEmpty else { return nil }
+        let access = try context.grants(to: user, of: zone).map(\.access).max()
+        accessByZone[zone] = access
+        return access
+    }
+
+    /// Whether the user may add to and change the objects of `zone`.
+    func writes(_ zone: String) throws -> Bool {
+        try access(to: zone).map { $0 >= .write } ?? false
+    }
+
+    /// The zones `user` reads in `container`, whose schema has ``SyncSchema/sharingModels``, for
+    /// ``SyncServer/sharedSpaces(for:)``: one lookup of the user's grants.
+    static func zones(of user: String, in container: ModelContainer) throws -> [String] {
+        try ModelContext(container).grants(to: user).map(\.owner).filter(SyncSharing.isZone)
     }
 }

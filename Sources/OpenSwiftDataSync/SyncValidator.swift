@@ -46,6 +46,8 @@ public struct SyncValidator: Sendable {
         /// The object's global identity.
         public let id: UUID
         let values: [String: Any]
+        /// The declared sizes of the values that travel apart, by attribute.
+        var largeValueSizes: [String: Int64] = [:]
 
         /// The names of the attributes the record carries.
         public var attributes: [String] { values.keys.sorted() }
@@ -54,6 +56,18 @@ public struct SyncValidator: Sendable {
         /// record does not carry it, or it is `nil`, or not a `T`.
         public func value<T>(_ name: String, as type: T.Type) -> T? {
             values[name].flatMap { $0 as? T }
+        }
+
+        /// The size in bytes of the `Data` attribute `name`'s pushed value, whether it came in
+        /// the record or apart (a large value, whose bytes may not have arrived yet); `nil`
+        /// where the record does not set it.
+        ///
+        /// ```swift
+        /// guard (record.byteCount("image") ?? 0) <= 20 << 20 else { throw TooLarge() }
+        /// ```
+        public func byteCount(_ name: String) -> Int64? {
+            if let data = values[name] as? Data { return Int64(data.count) }
+            return largeValueSizes[name]
         }
     }
 }

@@ -8,11 +8,9 @@ import OpenSwiftData
 struct SyncView {
     /// The principal's context: its pushes merge and its pulls read there.
     let context: ModelContext
-    /// The shared trees the principal's user reads (none where `context` reads every row).
+    /// The shared trees the principal's user reads (none where `context` reads every row),
+    /// which `context` reads through the store's grants.
     var spaces = SyncSpaces()
-    /// Where the user reads shared trees: a context of each owner `context` reads (the user's,
-    /// each zone's), whose changes are paged apart — each along its own index — and merged.
-    var streams: [ModelContext] = []
     /// A context of the rows that belong to no one, for the bookkeeping of ``shared``; `nil`
     /// where `context` reads every row or no entity is read by everyone.
     let everyone: ModelContext?
@@ -39,16 +37,13 @@ struct SyncView {
         return own.merging(try sharedObjects(ids.filter { own[$0] == nil }, replica: replica)) { mine, _ in mine }
     }
 
-    /// The first `limit` objects changed after `after`, in the order they changed: the user's,
-    /// each shared tree's and everyone's, each read in its own index order and merged.
+    /// The first `limit` objects changed after `after`, in the order they changed: the user's
+    /// and the shared trees' it reads (one query, the grants looked up inside it), and
+    /// everyone's, each read in its own index order and merged.
     func changes(after: Int64, limit: Int) throws -> [SyncedObject] {
         var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.sequence > after }, sortBy: [SortDescriptor(\.sequence)])
         descriptor.fetchLimit = limit
-        var own: [SyncedObject] = []
-        for stream in streams.isEmpty ? [context] : streams {
-            own += try stream.fetch(descriptor)
-        }
-        if streams.count > 1 { own = Array(own.sorted { $0.sequence < $1.sequence }.prefix(limit)) }
+        let own = try context.fetch(descriptor)
         guard let everyone else { return own }
         let entities = shared.sorted()
         var sharedChanges = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.sequence > after && entities.contains($0.entity) }, sortBy: [SortDescriptor(\.sequence)])
@@ -57,12 +52,12 @@ struct SyncView {
     }
 
     /// The first `limit` objects of `entities` changed after `after` — for an entity with a
-    /// floor, after the floor — in the order they changed: each entity of each owner read
+    /// floor, after the floor — in the order they changed: each entity read
     /// apart along the (owner, entity, change) index, so entities a client's subscriptions
     /// matched already are not read again.
     func changes(after: Int64, limit: Int, entities: [String], floors: [String: Int64]) throws -> [SyncedObject] {
         var found: [SyncedObject] = []
-        let sources = streams.isEmpty ? [context] : streams
+        let sources = [context]
         for entity in entities {
             let from = max(after, floors[entity] ?? after)
             var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.entity == entity && $0.sequence > from }, sortBy: [SortDescriptor(\.sequence)])

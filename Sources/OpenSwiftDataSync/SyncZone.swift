@@ -27,6 +27,11 @@ public final class SyncZone {
     /// The owner name of the zone of `root`.
     public static func name(of root: UUID) -> String { prefix + root.uuidString }
 
+    /// The root whose zone `name` is; `nil` for a name that is no zone's.
+    public static func root(of name: String) -> UUID? {
+        name.hasPrefix(prefix) ? UUID(uuidString: String(name.dropFirst(prefix.count))) : nil
+    }
+
     /// What every zone's owner name begins with; no principal's user may begin so.
     public static let prefix = "share:"
 }

@@ -445,6 +445,52 @@ struct SyncLoadTests {
         server.gate.leave()
         for sync in syncs + crowd { #expect(try await sync.value.isEmpty == false) }
     }
+
+    @Test("users take turns: one user's waiting syncs never hold another's behind them, and each user may keep only so many waiting")
+    func usersTakeTurns() async throws {
+        let gate = SyncGate()
+        try await gate.enter(user: "holder", limit: 10)
+        let order = Locked<[String]>([])
+        func waiter(_ user: String, _ name: String) -> Task<Void, any Error> {
+            Task {
+                try await gate.enter(user: user, limit: 10, perUser: 3)
+                order.withLock { $0.append(name) }
+                gate.leave()
+            }
+        }
+        var tasks: [Task<Void, any Error>] = []
+        for name in ["a1", "a2", "a3"] {
+            tasks.append(waiter("alice", name))
+            while gate.waitingCount < tasks.count { await Task.yield() }
+        }
+        tasks.append(waiter("bob", "b1"))
+        while gate.waitingCount < 4 { await Task.yield() }
+        // A fourth of alice's is one too many; bob's still wait.
+        await #expect(throws: SyncError.self) { try await gate.enter(user: "alice", limit: 10, perUser: 3) }
+        gate.leave()
+        for task in tasks { try await task.value }
+        #expect(order.withLock { $0 } == ["a1", "b1", "a2", "a3"])
+    }
+
+    @Test("a merge that runs past its time is refused as too large and keeps nothing; the device sends fewer records")
+    func aMergeHasATimeOfItsOwn() throws {
+        let serverStore = try TestStore(.memory, SyncModels.types)
+        let server = try SyncServer(container: serverStore.container)
+        let records = (0..<100).map { index in
+            SyncRecord(id: UUID(), entity: "Entry", fields: [
+                "amount": HostileClient.field(.decimal(1), ahead: 0), "note": HostileClient.field(.text("late \(index)"), ahead: 0),
+                "date": HostileClient.field(.date(Date()), ahead: 0)])
+        }
+        let context = ModelContext(serverStore.container)
+        #expect {
+            try server.replica.apply(records, skew: SyncReplica.allowedSkew, in: context, deadline: .now - .seconds(1))
+        } throws: { error in
+            if case SyncError.tooLarge = error { return true }
+            return false
+        }
+        #expect(try ModelContext(serverStore.container).fetchCount(FetchDescriptor<Entry>()) == 0)
+        #expect(SyncError.tooLarge("").httpStatus == 413)
+    }
 }
 
 /// The test's own input rule for expenses.

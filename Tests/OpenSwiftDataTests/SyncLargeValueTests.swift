@@ -213,6 +213,101 @@ final class ChunkCountingTransport: SyncTransport, @unchecked Sendable {
         #expect(throws: SyncError.self) { try world.syncServer.respond(to: Data(body.utf8)) }
     }
 
+    /// A chunk of `value` at `offset` (`bytes` from `data`), sent as `user`; the offset the server says it has.
+    static func upload(_ data: Data, of value: SyncLargeValue, at offset: Int, count: Int, to server: SyncServer, as user: String) throws -> Int64? {
+        var request = SyncRequest(schema: server.replica.schemaVersion, node: "\(user)'s device")
+        request.chunk = SyncChunk(value: value, offset: Int64(offset), bytes: data.subdata(in: offset..<(offset + count)))
+        return try JSONDecoder().decode(SyncReply.self, from: server.respond(to: JSONEncoder().encode(request), as: SyncPrincipal(user: user))).chunk?.offset
+    }
+
+    @Test(arguments: StoreKind.keepingOwners)
+    func eachUsersUploadsAreTheirOwn(_ kind: StoreKind) async throws {
+        let users = try SyncUsersTests.Users(kind)
+        let server = users.server
+        let photo = Self.bytes(3000, seed: 11)
+        let value = SyncLargeValue(of: photo)
+        #expect(try Self.upload(photo, of: value, at: 0, count: 3000, to: server, as: "alice") == 3000)
+        // Bob learns nothing of alice's upload: his starts at 0, and a push naming the value
+        // without his own bytes is refused.
+        var ask = SyncRequest(schema: server.replica.schemaVersion, node: "bob's device")
+        ask.chunk = SyncChunk(value: value, offset: 0)
+        #expect(try JSONDecoder().decode(SyncReply.self, from: server.respond(to: JSONEncoder().encode(ask), as: SyncPrincipal(user: "bob"))).chunk?.offset == 0)
+        var field = HostileClient.field(.null)
+        field.value = nil
+        field.large = value
+        let record = SyncRecord(id: UUID(), entity: "Attachment", deleted: nil, fields: ["name": HostileClient.field(.text("borrowed")), "photo": field])
+        let push = try JSONEncoder().encode(SyncRequest(schema: server.replica.schemaVersion, node: "bob's device", push: [record]))
+        #expect { try server.respond(to: push, as: SyncPrincipal(user: "bob")) } throws: { "\($0)".contains("was not sent whole before its record") }
+        #expect(try ModelContext(users.serverStore.container).fetchCount(FetchDescriptor<Attachment>()) == 0)
+        // Alice's own push of it goes through.
+        let mine = try JSONEncoder().encode(SyncRequest(schema: server.replica.schemaVersion, node: "alice's device", push: [record]))
+        _ = try server.respond(to: mine, as: SyncPrincipal(user: "alice"))
+        #expect(try ModelContext(users.serverStore.container, owner: "alice").fetch(FetchDescriptor<Attachment>()).map(\.photo) == [photo])
+    }
+
+    @Test func uploadsHaveLimitsAndUnfinishedOnesExpire() throws {
+        let serverStore = try TestStore(.memory, SyncModels.types, ownedRows: .allEntities(except: SyncSchema.sharedModels))
+        var limits = SyncLargeValueLimits()
+        limits.bytesPerUser = 10_000
+        limits.bytesInAll = 15_000
+        limits.partialUploadRetention = 600
+        let server = try SyncServer(container: serverStore.container, largeValueLimits: limits)
+        // A value larger than a user may upload at once can never come: 413.
+        let huge = SyncLargeValue(sha256: String(repeating: "a", count: 64), size: 20_000)
+        #expect { try Self.upload(Data(count: 100), of: huge, at: 0, count: 100, to: server, as: "alice") } throws: { ($0 as? SyncError)?.httpStatus == 413 }
+        // Unfinished uploads fill a user's room: the next chunk waits (429), another user's goes on.
+        let first = Self.bytes(8000, seed: 1), second = Self.bytes(8000, seed: 2), third = Self.bytes(8000, seed: 3)
+        #expect(try Self.upload(first, of: SyncLargeValue(of: first), at: 0, count: 6000, to: server, as: "alice") == 6000)
+        #expect { try Self.upload(second, of: SyncLargeValue(of: second), at: 0, count: 6000, to: server, as: "alice") } throws: { ($0 as? SyncError)?.httpStatus == 429 }
+        #expect(try Self.upload(second, of: SyncLargeValue(of: second), at: 0, count: 6000, to: server, as: "bob") == 6000)
+        // The server's room for all users is full now too.
+        #expect { try Self.upload(third, of: SyncLargeValue(of: third), at: 0, count: 6000, to: server, as: "carol") } throws: { ($0 as? SyncError)?.httpStatus == 429 }
+        // Unfinished uploads expire: after the sweep, the room is there again.
+        server.replica.largeValues.sweep(now: Date().addingTimeInterval(601))
+        #expect(try Self.upload(third, of: SyncLargeValue(of: third), at: 0, count: 6000, to: server, as: "carol") == 6000)
+        #expect(try Self.upload(first, of: SyncLargeValue(of: first), at: 0, count: 8000, to: server, as: "alice") == 8000)
+    }
+
+    @Test func theFolderIsTheStoresOwnAndOnlyTrustedBytesAreUsed() throws {
+        // By default beside the store's file, and closed to other users.
+        let store = try TestStore(.file, SyncModels.types)
+        let server = try SyncServer(container: store.container)
+        let folder = server.replica.largeValues.url
+        #expect(folder.lastPathComponent.hasSuffix(".sync-values"))
+        #expect(folder.deletingLastPathComponent().standardizedFileURL == (try #require(store.url)).deletingLastPathComponent().standardizedFileURL)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? NSNumber)
+        #expect(mode.intValue & 0o077 == 0)
+        // On a database server (here: in memory), a new folder with a random name each time.
+        let memory = try TestStore(.memory, SyncModels.types)
+        let one = try SyncServer(container: memory.container).replica.largeValues.url, two = try SyncServer(container: memory.container).replica.largeValues.url
+        #expect(one != two)
+
+        // A folder another user owns, or a link, is refused.
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("sync-folders-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: base) }
+        let foreign = base.appendingPathComponent("foreign")
+        try FileManager.default.createDirectory(at: foreign, withIntermediateDirectories: true)
+        if geteuid() == 0 {
+            try FileManager.default.setAttributes([.ownerAccountID: 65534], ofItemAtPath: foreign.path)
+            #expect(throws: SyncError.self) { try SyncServer(container: memory.container, largeValueFolder: foreign) }
+        }
+        let link = base.appendingPathComponent("link")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: base)
+        #expect(throws: SyncError.self) { try SyncServer(container: memory.container, largeValueFolder: link) }
+
+        // A whole value put in the folder by another hand is hashed again before it is used:
+        // bytes that are not the value's are thrown away.
+        let photo = Self.bytes(2000, seed: 9)
+        let value = SyncLargeValue(of: photo)
+        let planted = try SyncServer(container: memory.container, largeValueFolder: base.appendingPathComponent("own"))
+        let space = planted.replica.largeValues.space(for: nil)
+        try FileManager.default.createDirectory(at: space.url, withIntermediateDirectories: true)
+        try Self.bytes(2000, seed: 10).write(to: space.url.appendingPathComponent(value.sha256))
+        #expect(space.file(value) == nil)
+        #expect(!FileManager.default.fileExists(atPath: space.url.appendingPathComponent(value.sha256).path))
+    }
+
     @Test(arguments: StoreKind.keepingOwners)
     func aDownloadIsAnsweredOnlyForAnObjectThePrincipalReads(_ kind: StoreKind) async throws {
         let users = try SyncUsersTests.Users(kind)

@@ -31,12 +31,15 @@ import Testing
         return (users, alice, alice2, bob)
     }
 
-    /// Shares `board` on `device` with `user` as `role`, and syncs.
+    /// Shares `board` on `device` with `user` as `role`, syncs, and has `user` accept the offer
+    /// on the server (its devices hear it at their next sync; ``SyncOfferTests`` answers offers
+    /// on devices).
     func share(_ board: String, on device: Int, of users: Users, with user: String, as role: SyncShare.Role) async throws {
         let context = users.context(device)
         try context.share(try self.board(board, on: device, of: users, in: context), with: user, role: role)
         try context.save()
         #expect(try await users.sync(device).refused.isEmpty)
+        for offer in try users.server.offers(for: user) { try users.server.accept(offer, for: user) }
     }
 
     func board(_ name: String, on device: Int, of users: Users, in context: ModelContext? = nil) throws -> Board {
@@ -95,9 +98,8 @@ import Testing
         mine.insert(Card(note: "Museum", board: try board("Trip", on: alice, of: users, in: mine)))
         try mine.save()
         try await users.sync(alice)
-        let spaces = try users.server.sharedSpaces(for: "alice")
-        #expect(spaces.count == 1)
-        let server = ModelContext(users.serverStore.container, owner: "alice", alsoReading: spaces)
+        #expect(try users.server.sharedSpaces(for: "alice").count == 1)
+        let server = ModelContext(users.serverStore.container, owner: "alice", includingGrants: true)
         let serverTrip = try #require(try server.fetch(FetchDescriptor<Board>(predicate: #Predicate { $0.name == "Trip" })).first)
         server.insert(Card(note: "Ferry", board: serverTrip))
         try server.save()
@@ -184,7 +186,7 @@ import Testing
             SyncRecord(id: UUID(), entity: "SyncShare", deleted: nil, fields: [
                 "root": .init(clock: clock, value: SyncValue(.uuid(root))), "rootEntity": .init(clock: clock, value: SyncValue(.text(entity))),
                 "owner": .init(clock: clock, value: SyncValue(.text(owner))), "grantee": .init(clock: clock, value: SyncValue(.text(grantee))),
-                "role": .init(clock: clock, value: SyncValue(.text(role))),
+                "role": .init(clock: clock, value: SyncValue(.text(role))), "accepted": .init(clock: clock, value: SyncValue(.integer(0))),
             ])
         }
         let existing = try #require(try context.shares(of: trip).first)
@@ -219,7 +221,7 @@ import Testing
 extension SyncUsersTests.Users {
     /// The notes of the cards `owner` reads on the server (its own and the trees it reads), sorted.
     func serverNotesOfCards(_ owner: String) throws -> [String] {
-        let context = ModelContext(serverStore.container, owner: owner, alsoReading: try server.sharedSpaces(for: owner))
+        let context = ModelContext(serverStore.container, owner: owner, includingGrants: true)
         return try context.fetch(FetchDescriptor<Card>(sortBy: [SortDescriptor(\.note)])).map(\.note)
     }
 
