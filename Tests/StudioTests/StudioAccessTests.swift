@@ -1,5 +1,6 @@
 #if Studio
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -30,6 +31,32 @@ import Testing
             let posted = try await client.post("/entity/Book/1/delete", form: [], authorised: false)
             #expect(posted.status == .unauthorized)
         }
+    }
+
+    /// Another page on the same machine — another port of 127.0.0.1 is the same site, so its
+    /// requests carry the cookie — gets nothing: a change from another origin, or naming none,
+    /// is refused, and so is any request its browser says came from another site.
+    @Test func pagesOfOtherOriginsAreRefusedWithTheCookie() async throws {
+        let fixture = try StudioFixture(.file, allowsEdits: true)
+        let key = try #require(try fixture.browser.page(BrowseQuery(entity: "Book")).rows.first?.key)
+        try await StudioClient.with(fixture.browser) { client in
+            for origin in ["http://127.0.0.1:9999", "http://localhost:8080", "null", "https://localhost"] {
+                let edit = try await client.post("/entity/Book/\(key)/edit", form: [("property", "title"), ("value", "Taken")], origin: origin)
+                #expect(edit.status == .forbidden, "\(origin)")
+            }
+            let unnamed = try await client.post("/entity/Book/\(key)/delete", form: [], origin: nil)
+            #expect(unnamed.status == .forbidden)
+            let sameSite = try await client.post("/entity/Book/\(key)/delete", form: [], site: "same-site")
+            #expect(sameSite.status == .forbidden)
+            var headers: HTTPFields = [.cookie: "\(client.token.cookie)=\(client.token.value)"]
+            headers[HTTPField.Name("Sec-Fetch-Site")!] = "cross-site"
+            let read = try await client.client.execute(uri: "/entity/Book", method: .get, headers: headers) { $0.status }
+            #expect(read == .forbidden)
+            // The studio's own page still works, and nothing above changed the row.
+            #expect(try await client.get("/entity/Book").status == .ok)
+        }
+        #expect(try fixture.browser.row("Book", key: key)?.values["title"] != .text("Taken", truncated: false))
+        #expect(try fixture.browser.row("Book", key: key) != nil)
     }
 
     @Test func valuesAndNamesFromTheStoreAreEscaped() async throws {

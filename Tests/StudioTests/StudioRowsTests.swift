@@ -136,6 +136,23 @@ private typealias Book = StudioModels.Book
         #expect(Set(small.rows.map(\.key)).isDisjoint(with: try fixture.browser.page(next).rows.map(\.key)))
     }
 
+    /// Offsets come from URLs: the largest number one holds is a page past the end, not a trap.
+    @Test func anyOffsetInAURLIsAPage() async throws {
+        let fixture = try StudioFixture(.file)
+        try await StudioClient.with(fixture.browser) { client in
+            for offset in ["9223372036854775807", "1000000000", "-5", "99999999999999999999"] {
+                let page = try await client.get("/entity/Book?offset=\(offset)&limit=1000")
+                #expect(page.status == .ok, "offset \(offset)")
+            }
+            #expect(rowKeys(try await client.get("/entity/Book?offset=-5").html).count == 31)
+        }
+        var far = BrowseQuery(entity: "Book")
+        far.offset = .max
+        #expect(throws: SwiftDataError.self) { try fixture.browser.page(far) }
+        far.offset = BrowseQuery.maximumOffset
+        #expect(try fixture.browser.page(far).rows.isEmpty)
+    }
+
     @Test func conditionsThatDoNotApplyAreRefusedWithTheReason() async throws {
         let fixture = try StudioFixture(.file)
         #expect { try fixture.browser.page(BrowseQuery(entity: "Book").filtered("pages", .atLeast, "many")) } throws: { "\($0)".contains("Book.pages is Int: expected a whole number") }

@@ -37,13 +37,20 @@ enum BinaryPropertyList {
 
     /// Reads the whole list; throws ``Unreadable`` for anything that is not a well-formed binary
     /// property list (or nests deeper than 64 containers, or expands past a million objects).
+    ///
+    /// Each object is read once, however many references name it: a value referenced again is
+    /// the same value (its bytes shared, not copied). What the references expand to is counted
+    /// all the same, and a list whose bytes, as its references spell them out, come to more
+    /// than ``expansionLimit`` times its own size is refused as unreadable — a small file that
+    /// names one large value a million times would otherwise make every reader of it walk
+    /// gigabytes.
     static func read(_ data: Data) throws -> Value {
         let bytes = [UInt8](data)
         guard bytes.count >= 40, bytes.starts(with: Array("bplist00".utf8)) else { throw Unreadable(description: "not a binary property list") }
         let trailer = bytes.count - 32
         let offsetSize = Int(bytes[trailer + 6])
         let referenceSize = Int(bytes[trailer + 7])
-        let reader = Reader(bytes: bytes, referenceSize: referenceSize)
+        let reader = Reader(bytes: bytes, referenceSize: referenceSize, budget: bytes.count.multipliedReportingOverflow(by: expansionLimit).partialValue)
         let count = try reader.unsigned(at: trailer + 8, size: 8)
         let top = try reader.unsigned(at: trailer + 16, size: 8)
         let table = try reader.unsigned(at: trailer + 24, size: 8)
@@ -55,16 +62,57 @@ enum BinaryPropertyList {
         return try reader.object(top, depth: 0)
     }
 
+    /// How many times its own size a list's contents may come to, spelled out reference by
+    /// reference (Core Data's model archives, which share their keys' strings, come to about
+    /// twice theirs).
+    static let expansionLimit = 16
+
     private final class Reader {
         let bytes: [UInt8]
         let referenceSize: Int
         var offsets: [Int] = []
-        /// Objects read so far: shared references could otherwise make a small file expand without end.
+        /// References followed so far: shared references could otherwise make a small file expand without end.
         private var visits = 0
+        /// Each object read, by reference, with the bytes it spells out: read once, shared after.
+        private var read: [Int: (value: Value, bytes: Int)] = [:]
+        /// The bytes the references may still spell out.
+        private var budget: Int
 
-        init(bytes: [UInt8], referenceSize: Int) {
+        init(bytes: [UInt8], referenceSize: Int, budget: Int) {
             self.bytes = bytes
             self.referenceSize = referenceSize
+            self.budget = budget
+        }
+
+        /// The object `reference` names, read the first time and shared after; its bytes count
+        /// against the budget every time.
+        func object(_ reference: Int, depth: Int) throws -> Value {
+            guard depth < 64 else { throw Unreadable(description: "the property list nests too deeply") }
+            visits += 1
+            guard visits <= 1_000_000 else { throw Unreadable(description: "the property list expands to too many objects") }
+            let (value, size): (Value, Int)
+            if let known = read[reference] {
+                (value, size) = known
+            } else {
+                let before = budget
+                value = try decode(reference, depth: depth)
+                // The bytes of its contents were counted as they were read; its own, here.
+                size = before - budget + Self.ownBytes(value)
+                budget += before - budget
+                read[reference] = (value, size)
+            }
+            budget -= size
+            guard budget >= 0 else { throw Unreadable(description: "the property list spells out far more than its own size (a value referenced over and over)") }
+            return value
+        }
+
+        /// The bytes a value holds itself (a string's, data's; a small fixed size otherwise).
+        private static func ownBytes(_ value: Value) -> Int {
+            switch value {
+            case .data(let data): return data.count + 8
+            case .string(let string): return string.utf8.count + 8
+            default: return 8
+            }
         }
 
         func unsigned(at position: Int, size: Int) throws -> Int {
@@ -84,10 +132,7 @@ enum BinaryPropertyList {
             return (try unsigned(at: position + 2, size: size), position + 2 + size)
         }
 
-        func object(_ reference: Int, depth: Int) throws -> Value {
-            guard depth < 64 else { throw Unreadable(description: "the property list nests too deeply") }
-            visits += 1
-            guard visits <= 1_000_000 else { throw Unreadable(description: "the property list expands to too many objects") }
+        private func decode(_ reference: Int, depth: Int) throws -> Value {
             guard reference >= 0, reference < offsets.count, offsets[reference] < bytes.count else { throw Unreadable(description: "a reference in the property list points nowhere") }
             let position = offsets[reference]
             let marker = bytes[position]

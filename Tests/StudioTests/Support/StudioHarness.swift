@@ -1,5 +1,6 @@
 #if Studio
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import PostgresNIO
@@ -115,11 +116,15 @@ struct StudioClient {
         }
     }
 
-    /// A form posted as a browser posts it.
-    func post(_ path: String, form: [(String, String)], authorised: Bool = true) async throws -> (status: HTTPResponse.Status, html: String, location: String?) {
+    /// A form posted as a browser posts it, from the studio's own page (the test client asks
+    /// for the host `localhost`), or from the page of `origin`.
+    func post(_ path: String, form: [(String, String)], authorised: Bool = true, origin: String? = "http://localhost",
+              site: String? = nil) async throws -> (status: HTTPResponse.Status, html: String, location: String?) {
         let body = form.map { "\(HTML.component($0.0))=\(HTML.component($0.1))" }.joined(separator: "&")
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
         if authorised { headers[.cookie] = "\(token.cookie)=\(token.value)" }
+        if let origin { headers[.origin] = origin }
+        if let site { headers[HTTPField.Name("Sec-Fetch-Site")!] = site }
         return try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body)) { response in
             (response.status, String(buffer: response.body), response.headers[.location])
         }

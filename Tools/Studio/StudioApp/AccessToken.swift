@@ -1,5 +1,6 @@
 #if Studio
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The studio's access token, as Jupyter has one: printed in the URL at start, exchanged on first
@@ -33,10 +34,21 @@ package struct AccessToken: Sendable {
 
 /// Lets through requests that carry the token's cookie; answers `?token=` with the cookie and a
 /// redirect to the same page without the token; refuses the rest with a page saying what to open.
+///
+/// The cookie alone is not enough: a page another program serves on another port of
+/// 127.0.0.1 is the same *site* as the studio, so its browser requests carry the cookie too.
+/// A request a browser says came from another origin (`Sec-Fetch-Site`) is refused with 403, and
+/// so is a changing request (`POST`) whose `Origin` is not the studio's own (the host it was
+/// asked for), or that names no origin at all.
 struct AccessTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: AccessToken
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if let refusal = Self.crossOrigin(request) {
+            return Response(
+                status: .forbidden, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "<!doctype html><meta charset=\"utf-8\"><title>Studio</title><p>\(HTML.escape(refusal))</p>")))
+        }
         if let given = request.uri.queryParameters.get("token") {
             guard token.matches(given) else { return refusal("This link's access token is not this studio's. Open the URL the studio printed when it started.") }
             var headers = HTTPFields()
@@ -49,6 +61,26 @@ struct AccessTokenMiddleware<Context: RequestContext>: RouterMiddleware {
             return refusal("Open the URL the studio printed when it started: it carries the access token.")
         }
         return try await next(request, context)
+    }
+
+    /// The header browsers send saying whose page a request comes from.
+    private static var secFetchSite: HTTPField.Name { HTTPField.Name("Sec-Fetch-Site")! }
+
+    /// Why `request` comes from another origin than the studio's own; `nil` where it does not.
+    static func crossOrigin(_ request: Request) -> String? {
+        // Browsers say where a request comes from: the studio's own pages, or the address bar.
+        if let site = request.headers[secFetchSite], site != "same-origin", site != "none" {
+            return "This request came from another site's page (\(site)); the studio answers only its own pages."
+        }
+        guard request.method != .get, request.method != .head else { return nil }
+        let host = request.head.authority ?? ""
+        guard let origin = request.headers[.origin] else {
+            return "A change must come from the studio's own page (the request names no origin); nothing was changed."
+        }
+        guard !host.isEmpty, origin.lowercased() == "http://\(host.lowercased())" else {
+            return "A change must come from the studio's own page, not from \(origin); nothing was changed."
+        }
+        return nil
     }
 
     private func refusal(_ message: String) -> Response {

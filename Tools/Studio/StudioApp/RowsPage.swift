@@ -51,7 +51,7 @@ enum RowsPage {
             }
             rows += "</tr>"
         }
-        body += "<p class=\"muted\" id=\"total\" data-total=\"\(page.total)\">\(page.total) row\(page.total == 1 ? "" : "s")\(page.total > 0 ? ", showing \(query.offset + 1)–\(query.offset + page.rows.count)" : "")</p>"
+        body += "<p class=\"muted\" id=\"total\" data-total=\"\(page.total)\">\(page.total) row\(page.total == 1 ? "" : "s")\(page.total > 0 ? ", showing \(Self.sum(query.offset, 1))–\(Self.sum(query.offset, page.rows.count))" : "")</p>"
         body += "<table id=\"rows\"><thead><tr>\(head)</tr></thead><tbody>\(rows)</tbody></table>"
         body += pager(query: query, total: page.total)
         return StudioLayout.page(title: entity.name, browser: browser, section: .rows, entity: entity.name, body: body)
@@ -98,8 +98,8 @@ enum RowsPage {
         if query.offset > 0 {
             links.append(HTML.link(HTML.url(["entity", query.entity], parameters(query, offset: max(0, query.offset - query.limit))), "← previous", attributes: "rel=\"prev\""))
         }
-        if query.offset + query.limit < total {
-            links.append(HTML.link(HTML.url(["entity", query.entity], parameters(query, offset: query.offset + query.limit)), "next →", attributes: "rel=\"next\""))
+        if Self.sum(query.offset, query.limit) < total {
+            links.append(HTML.link(HTML.url(["entity", query.entity], parameters(query, offset: Self.sum(query.offset, query.limit))), "next →", attributes: "rel=\"next\""))
         }
         return "<p class=\"pager\">\(links.joined(separator: " "))</p>"
     }
@@ -138,6 +138,12 @@ enum RowsPage {
         case .isNil: return "is nil"
         case .isNotNil: return "is not nil"
         }
+    }
+
+    /// `a + b`, or `Int.max` where that does not fit: offsets come from URLs.
+    static func sum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
     }
 }
 #endif

@@ -113,7 +113,8 @@ struct StudioRoutes {
         var query = BrowseQuery(entity: entity)
         query.sort = parameters.get("sort").flatMap { $0 == "key" || $0.isEmpty ? nil : $0 }
         query.ascending = parameters.get("order") != "desc"
-        query.offset = max(0, parameters.get("offset", as: Int.self) ?? 0)
+        // Any number a URL holds is taken, kept within what a page may ask for.
+        query.offset = min(max(0, parameters.get("offset", as: Int.self) ?? 0), BrowseQuery.maximumOffset)
         query.limit = min(max(parameters.get("limit", as: Int.self) ?? RowsPage.pageSize, 1), 1000)
         let properties = parameters.getAll("fp"), operators = parameters.getAll("fo"), values = parameters.getAll("fv")
         for index in properties.indices where index < operators.count {

@@ -9,8 +9,12 @@ package struct BrowseQuery: Sendable, Equatable {
     /// The property to order by (an attribute or a to-one relationship); `nil`: by primary key.
     package var sort: String?
     package var ascending = true
+    /// The rows skipped: 0 to ``maximumOffset``.
     package var offset = 0
     package var limit = 50
+    /// The furthest a page may start: a billion rows in. Offsets come from URLs; kept within
+    /// this, no sum of an offset and a page size can overflow.
+    package static let maximumOffset = 1_000_000_000
     /// Only the rows of `entity` that this relationship of another row leads to.
     package var related: Related?
 

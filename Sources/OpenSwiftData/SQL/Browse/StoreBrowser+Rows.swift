@@ -5,8 +5,8 @@ extension StoreBrowser {
     /// primary key, so pages never overlap), and how many rows match in all.
     package func page(_ query: BrowseQuery) throws -> BrowsePage {
         let entity = try entity(query.entity)
-        guard (1...1000).contains(query.limit), query.offset >= 0 else {
-            throw SwiftDataError(.unsupportedPredicate, "a page holds 1 to 1000 rows from an offset of 0 or more (asked: \(query.limit) from \(query.offset))")
+        guard (1...1000).contains(query.limit), (0...BrowseQuery.maximumOffset).contains(query.offset) else {
+            throw SwiftDataError(.unsupportedPredicate, "a page holds 1 to 1000 rows from an offset of 0 to \(BrowseQuery.maximumOffset) (asked: \(query.limit) from \(query.offset))")
         }
         let condition = try whereClause(entity, query)
         var ordering: [SQLOrdering] = []

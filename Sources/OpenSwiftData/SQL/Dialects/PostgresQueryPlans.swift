@@ -52,9 +52,13 @@ struct PostgresQueryPlans: SQLQueryPlans {
     }
 
     /// A condition with its constants as `?`: PostgreSQL writes the query's parameters into its
-    /// plan as literals (`'Lunch'::text`), and a plan may be logged.
-    private static func withoutValues(_ condition: String) -> String {
-        condition.replacingOccurrences(of: "'(?:[^']|'')*'", with: "?", options: .regularExpression)
+    /// plan as literals — quoted (`'Lunch'::text`) or bare numbers (`(amount > 12.5)`,
+    /// `(z_pk = 42)`) — and a plan may be logged. The digits of a name (`t0`, `"Z_Item_INDEX1"`)
+    /// stay.
+    static func withoutValues(_ condition: String) -> String {
+        condition
+            .replacingOccurrences(of: "'(?:[^']|'')*'", with: "?", options: .regularExpression)
+            .replacingOccurrences(of: #"(?<![A-Za-z0-9_$."])-?[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?(?![A-Za-z0-9_$"])"#, with: "?", options: .regularExpression)
     }
 
     /// A JSON number, which `JSONSerialization` hands back as an integer or a double.
