@@ -108,4 +108,13 @@ import Testing
             try store.context().explain(FetchDescriptor<Purchase>())
         }
     }
+
+    /// A plan is logged: PostgreSQL writes the values it ran with into it, quoted or as bare
+    /// numbers (a generic plan's constants, a literal); every one becomes `?`, and the digits
+    /// of names stay.
+    @Test func aPostgreSQLPlansValuesAreLeftOut() {
+        let condition = #"((t0.amount > 12) AND (t0.day = -42) AND (t0.note = 'it''s 7'::text) AND (t0.price > 1.5e3) AND (t0."Z_PK" = ANY ('{1,2}'::bigint[])))"#
+        #expect(PostgresQueryPlans.withoutValues(condition) == #"((t0.amount > ?) AND (t0.day = ?) AND (t0.note = ?::text) AND (t0.price > ?) AND (t0."Z_PK" = ANY (?::bigint[])))"#)
+        #expect(PostgresQueryPlans.withoutValues(#"Index Scan using "Z_Purchase_INDEX1" on t2"#) == #"Index Scan using "Z_Purchase_INDEX1" on t2"#)
+    }
 }

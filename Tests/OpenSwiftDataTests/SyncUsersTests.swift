@@ -163,6 +163,38 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
         #expect(try users.notes(bob).isEmpty)
     }
 
+    /// A device's position names a change and an object: the server's answer must not tell
+    /// whether another user holds that object, nor how far the server's changes go.
+    @Test(arguments: StoreKind.keepingOwners)
+    func thePositionCheckTellsNothingOfOtherUsers(_ kind: StoreKind) async throws {
+        let users = try Users(kind)
+        let alice = try users.device("alice")
+        try users.add("Lunch", in: "Food", on: alice)
+        try await users.sync(alice)
+        let server = users.server
+        let aliceObject = try #require(try ModelContext(users.serverStore.container, owner: "alice").fetch(FetchDescriptor<SyncedObject>()).first)
+        func answer(position: Int64, object: UUID) -> SyncError? {
+            var request = SyncRequest(schema: server.replica.schemaVersion, node: "bob's device", pullAfter: position, position: position, positionObject: object)
+            request.pullLimit = 10
+            do {
+                _ = try server.respond(to: JSONEncoder().encode(request), as: SyncPrincipal(user: "bob"))
+                return nil
+            } catch {
+                return error as? SyncError
+            }
+        }
+        let held = answer(position: aliceObject.sequence, object: aliceObject.globalID)
+        let unheld = answer(position: aliceObject.sequence, object: UUID())
+        #expect(held != nil)
+        #expect(held == unheld)
+        // Past the server's last change: the answer names no number of the server's.
+        let beyond = try #require(answer(position: 9_999_999, object: UUID()))
+        #expect(beyond == held)
+        let sequence = try server.replica.state(in: ModelContext(users.serverStore.container)).sequence
+        #expect(!beyond.description.contains("\(sequence)"))
+        #expect(!beyond.description.contains("9999999"))
+    }
+
     @Test(arguments: StoreKind.keepingOwners)
     func aDeviceSwitchingUsersSendsNothingOfTheFirstUser(_ kind: StoreKind) async throws {
         let users = try Users(kind)
