@@ -44,7 +44,8 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
                     return try body(PostgresSQLConnection(pool: self.pool, connection: connection, typedValues: self.typedValues))
                 }
             }
-            guard let replicas else { return try primary() }
+            // Reads pinned to the primary (ModelContainer.readingFromPrimary) never go to a replica.
+            guard let replicas, !PrimaryReads.isPinned else { return try primary() }
             return try replicas.read(primary: primary, replica: { try body($0) }, typedValues: typedValues)
         }
     }

@@ -42,10 +42,12 @@ final class PostgresReplicas: @unchecked Sendable {
         /// Its host and port, for telemetry.
         let server: PostgresURL.Host
         /// Behind `PostgresReplicas.lock`.
-        var replayed = Position(0)
-        var lag: TimeInterval = .infinity
-        var checked = Date.distantPast
+        var status = Status()
         var downUntil = Date.distantPast
+        var replayed: Position { status.replayed }
+        var lag: TimeInterval { status.lag }
+        var checked: Date { status.checked }
+        var promoted: Bool { status.promoted }
 
         init(pool: PostgresConnectionPool) {
             self.pool = pool
@@ -53,6 +55,37 @@ final class PostgresReplicas: @unchecked Sendable {
         }
 
         var name: String { "\(server.host):\(server.port)" }
+
+        func record(standby: Bool, replayed position: Position?, lag seconds: TimeInterval) -> TimeInterval {
+            status.record(standby: standby, replayed: position, lag: seconds)
+        }
+    }
+
+    /// What the last status read of a replica found.
+    struct Status: Sendable {
+        /// The last position it replayed as a standby.
+        var replayed = Position(0)
+        var lag: TimeInterval = .infinity
+        var checked = Date.distantPast
+        /// Whether it was out of recovery (promoted): it then has every write it took, but only
+        /// as long as it stays so, which each status read asks again.
+        var promoted = false
+
+        /// Notes what a status read found, and returns the lag: a server out of recovery has no
+        /// lag while it stays so, and its replayed position stays what it replayed as a standby —
+        /// never "everything" for good.
+        mutating func record(standby: Bool, replayed position: Position?, lag seconds: TimeInterval) -> TimeInterval {
+            checked = Date()
+            promoted = !standby
+            if standby, let position { replayed = position }
+            lag = standby ? seconds : 0
+            return lag
+        }
+
+        /// Whether a read needing `needed` may use the replica without asking it again.
+        func covers(_ needed: Position) -> Bool {
+            replayed >= needed
+        }
     }
 
     let replicas: [Replica]
@@ -189,15 +222,17 @@ final class PostgresReplicas: @unchecked Sendable {
             if fresh { return true }
             return try status(of: replica, on: connection) <= seconds
         case .readYourWrites(let wait):
-            let (needed, known) = lock.withLock { (required, replica.replayed) }
-            if known >= needed { return true }
+            // A position a standby replayed stays replayed; a promoted server's "everything" is
+            // asked again each time (it may be a standby again by now).
+            let (needed, known) = lock.withLock { (required, replica.status) }
+            if known.covers(needed) { return true }
             let started = DispatchTime.now().uptimeNanoseconds
             defer { Telemetry.replicaWait(store: store, replica: replica.name, since: started) }
             let deadline = Date().addingTimeInterval(wait)
             var nap = 0.001
             while true {
                 _ = try status(of: replica, on: connection)
-                if lock.withLock({ replica.replayed >= needed }) { return true }
+                if lock.withLock({ replica.promoted || replica.replayed >= needed }) { return true }
                 guard Date() < deadline else { return false }
                 // Polling the replica's own position: PostgreSQL has no wait for a replay point.
                 Thread.sleep(forTimeInterval: min(nap, max(0, deadline.timeIntervalSinceNow)))
@@ -207,7 +242,8 @@ final class PostgresReplicas: @unchecked Sendable {
     }
 
     /// Asks the replica how far it has replayed and how far behind it is (0 when it has replayed
-    /// everything it received); a server no longer in recovery (promoted) has everything.
+    /// everything it received); a server no longer in recovery (promoted) has everything while
+    /// it stays so (``Replica/record(standby:replayed:lag:)``).
     private func status(of replica: Replica, on connection: PostgresSQLConnection) throws -> TimeInterval {
         var standby = true, replayed: Position?, lag: TimeInterval = .infinity
         try connection.query("""
@@ -219,17 +255,7 @@ final class PostgresReplicas: @unchecked Sendable {
             if case .text(let text) = row.value(at: 1) { replayed = Position(text: text) }
             if case .real(let seconds) = row.value(at: 2) { lag = seconds }
         }
-        let seen = lock.withLock {
-            replica.checked = Date()
-            if !standby {
-                replica.replayed = Position(.max)
-                replica.lag = 0
-            } else {
-                if let replayed { replica.replayed = replayed }
-                replica.lag = lag
-            }
-            return replica.lag
-        }
+        let seen = lock.withLock { replica.record(standby: standby, replayed: replayed, lag: lag) }
         Telemetry.replicaLag(store: store, replica: replica.name, seconds: seen)
         return seen
     }

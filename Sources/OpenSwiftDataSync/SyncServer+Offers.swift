@@ -26,7 +26,7 @@ extension SyncServer {
     public func accept(_ offer: SyncOffer, for user: String) throws {
         lock.lock()
         defer { lock.unlock() }
-        guard try answer([SyncOfferAnswer(root: offer.root, owner: offer.owner, accept: true)], for: user) == 1 else {
+        guard try replica.container.readingFromPrimary({ try answer([SyncOfferAnswer(root: offer.root, owner: offer.owner, accept: true)], for: user) }) == 1 else {
             throw SyncError.cannotShare("\(offer.owner) no longer offers that \(offer.entity) to \(user)")
         }
     }
@@ -40,7 +40,7 @@ extension SyncServer {
     public func decline(_ offer: SyncOffer, for user: String) throws {
         lock.lock()
         defer { lock.unlock() }
-        try answer([SyncOfferAnswer(root: offer.root, owner: offer.owner, accept: false)], for: user)
+        try replica.container.readingFromPrimary { try answer([SyncOfferAnswer(root: offer.root, owner: offer.owner, accept: false)], for: user) }
     }
 
     /// Records `answers` of `user` in one save of the server's own (which sync captures, so the

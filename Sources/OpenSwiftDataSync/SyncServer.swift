@@ -203,7 +203,14 @@ public final class SyncServer: @unchecked Sendable {
         return try respond(to: request, principal: principal)
     }
 
+    /// Everything an exchange reads — who owns an object, what the store holds, sync's state —
+    /// is read from the primary: a read replica a moment behind could call another user's
+    /// new object unknown, and let a push write it.
     func respond(to request: SyncRequest, principal: SyncPrincipal? = nil) throws -> Data {
+        try replica.container.readingFromPrimary { try answering(request, principal: principal) }
+    }
+
+    private func answering(_ request: SyncRequest, principal: SyncPrincipal?) throws -> Data {
         guard request.schema == replica.schemaVersion else {
             // The client's text, shortened: it is echoed back, and may be anything.
             throw SyncError.schemaMismatch(local: replica.schemaVersion, remote: String(request.schema.prefix(200)))
