@@ -12,7 +12,7 @@ import Darwin
 /// whole and checked (`<sha256>`): a device keeps what it downloads until the merge that uses
 /// it is saved; a server keeps uploads until a push uses them.
 ///
-/// **Where.** Beside the store's file (`<store>.sync-values`), or — for a store kept in memory or
+/// **Where.** Beside the store's file (`default.sync-values` beside `default.store`), or — for a store kept in memory or
 /// on a database server — in a folder with a random name in the temporary directory; either
 /// way `0700`, and refused where it is not this process's user's. Only bytes this process wrote,
 /// or hashed again before their first use, are used.
@@ -69,10 +69,12 @@ final class SyncLargeValueFolder: @unchecked Sendable {
     /// The bytes read at a time while checking a value's hash.
     private static let readSize = 1 << 20
 
-    /// The folder at `root` (made `0700` where missing; refused where it is not a folder of this
-    /// process's user, or others may write it).
+    /// The folder at `root`: refused where it is there and not a folder of this process's user;
+    /// made (`0700`) when a value first needs it.
     init(root: URL, limits: Limits) throws {
-        try Self.prepare(root)
+        // Anything there already — a link included, even a dangling one — is checked now.
+        var info = stat()
+        if lstat(root.path, &info) == 0 { try Self.prepare(root) }
         shared = Shared(root: root, limits: limits)
         url = root
     }
@@ -90,12 +92,12 @@ final class SyncLargeValueFolder: @unchecked Sendable {
         return SyncLargeValueFolder(url: shared.root.appendingPathComponent("u-" + hash.finish().prefix(32), isDirectory: true), shared: shared)
     }
 
-    /// Where a store's large values wait by default: beside its file, or in a new folder with a
-    /// random name in the temporary directory.
+    /// Where a store's large values wait by default: beside its file (named after it, its
+    /// extension `sync-values`), or in a new folder with a random name in the temporary directory.
     static func defaultRoot(for container: ModelContainer) -> URL {
         if let configuration = container.configurations.first(where: { !$0.isStoredInMemoryOnly }), container.configurations.count == 1 {
             let file = configuration.url.standardizedFileURL
-            return file.deletingLastPathComponent().appendingPathComponent(file.lastPathComponent + ".sync-values", isDirectory: true)
+            return file.deletingPathExtension().appendingPathExtension("sync-values")
         }
         return FileManager.default.temporaryDirectory.appendingPathComponent("openswiftdata-sync-values-\(UUID().uuidString)", isDirectory: true)
     }
@@ -124,8 +126,9 @@ final class SyncLargeValueFolder: @unchecked Sendable {
         }
     }
 
-    /// Makes this space's folder on first use (most stores never sync a large value).
+    /// Makes this space's folder (and the root) on first use (most stores never sync a large value).
     private func prepareSpace() throws {
+        try Self.prepare(shared.root)
         guard url != shared.root else { return }
         try Self.prepare(url)
     }

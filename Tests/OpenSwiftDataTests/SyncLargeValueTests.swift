@@ -270,10 +270,14 @@ final class ChunkCountingTransport: SyncTransport, @unchecked Sendable {
 
     @Test func theFolderIsTheStoresOwnAndOnlyTrustedBytesAreUsed() throws {
         // By default beside the store's file, and closed to other users.
-        let store = try TestStore(.file, SyncModels.types)
+        let store = try TestStore(.file, SyncModels.types, ownedRows: .allEntities(except: SyncSchema.sharedModels))
         let server = try SyncServer(container: store.container)
         let folder = server.replica.largeValues.url
-        #expect(folder.lastPathComponent.hasSuffix(".sync-values"))
+        #expect(folder.pathExtension == "sync-values")
+        // Made when a value first needs it.
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+        let upload = Self.bytes(500, seed: 12)
+        #expect(try Self.upload(upload, of: SyncLargeValue(of: upload), at: 0, count: 100, to: server, as: "alice") == 100)
         #expect(folder.deletingLastPathComponent().standardizedFileURL == (try #require(store.url)).deletingLastPathComponent().standardizedFileURL)
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? NSNumber)
         #expect(mode.intValue & 0o077 == 0)
