@@ -336,16 +336,26 @@ scenario() {
     stop_servers
 }
 
-# Sharing, within `accounts`: alice shares a ledger with bob as a reader (his edit is set aside,
-# the server keeps hers), then as a writer (his expense reaches her devices, and the page shows
-# him the ledger as alice's), then stops (his devices drop it, and nothing is deleted for her).
+# Sharing, within `accounts`: alice offers a ledger to bob as a reader (nothing of it reaches
+# him until he accepts; then his edit is set aside, the server keeps hers), then as a writer (his
+# expense reaches her devices, and the page shows him the ledger as alice's), then stops (his
+# devices drop it, and nothing is deleted for her).
 sharing() {
     user_device alice1 alice ledger add Trip > /dev/null
     user_device alice1 alice add 120 --note "Trip hotel" --ledger Trip > /dev/null
     user_device alice1 alice sync > /dev/null
     user_device alice1 alice share Trip --with bob --role reader | shows "Shared Trip with bob as reader" || fail "alice could not share her ledger"
     user_device alice1 alice sync > /dev/null
-    user_device bob1 bob sync | shows "Started again" || fail "bob's device did not start again when a ledger was shared with him"
+    # An offer: listed, and nothing of it on bob's device, page or totals until he accepts.
+    user_device bob1 bob sync > "$work/offered.txt"
+    shows "offered to you" < "$work/offered.txt" || fail "bob's sync did not say a ledger is offered: $(cat "$work/offered.txt")"
+    if shows "Started again" < "$work/offered.txt"; then fail "an offer made bob's device start again"; fi
+    user_device bob1 bob ledgers | grep -cE "^Trip +alice +reader +- +offered" > /dev/null || fail "bob's device does not list alice's offer: $(user_device bob1 bob ledgers)"
+    if user_device bob1 bob list | shows "Trip hotel"; then fail "an offer's expense reached bob's device before he accepted"; fi
+    curl -fs -H "Authorization: Bearer $bob" "${servers_of_accounts[1]}/" | shows "Offered to you" || fail "bob's page does not show the offer"
+    if curl -fs -H "Authorization: Bearer $bob" "${servers_of_accounts[1]}/api/expenses" | shows "Trip hotel"; then fail "an offer's expense is in bob's list before he accepted"; fi
+    user_device bob1 bob ledger accept Trip --from alice | shows "Accepted Trip from alice" || fail "bob could not accept the offer"
+    user_device bob1 bob sync | shows "Started again" || fail "bob's device did not start again when he accepted a ledger"
     user_device bob1 bob ledgers | grep -cE "^Trip +alice +reader +1 " > /dev/null || fail "bob's device does not list alice's ledger: $(user_device bob1 bob ledgers)"
     user_device bob1 bob list --ledger Trip | shows "Trip hotel" || fail "bob's device lacks the shared expense"
     if cat "$work/accounts-$backend-bob1.store"* | grep -caF "Alice private note" > /dev/null; then fail "sharing a ledger sent alice's other expenses to bob"; fi
@@ -383,7 +393,7 @@ sharing() {
 
 # Account mode: the server with a signing secret, two users with two devices each. Each user's
 # data reaches only that user's devices (checked in the other user's store files' bytes), a
-# device switching users is refused the first user's objects, the API answers 401 to a bad
+# device switching users sends nothing until told what to do, the API answers 401 to a bad
 # token and 404 to another user's expense, and the cost of a user's sync is measured with and
 # without another user's ROWS rows on the server (printed, not asserted: see Benchmarks/).
 accounts() {
@@ -443,13 +453,23 @@ accounts() {
     [ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $bob" "${servers_of_accounts[1]}/api/expenses/$id")" = 404 ] || fail "bob read alice's expense"
     [ "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE -H "Authorization: Bearer $bob" "${servers_of_accounts[1]}/api/expenses/$id")" = 404 ] || fail "bob deleted alice's expense"
     sharing
-    # A device switching users: alice's first device edits her note and syncs with bob's token.
-    # The edit is refused, set aside, named; the server keeps alice's note as it was.
+    # A device switching users: offline, alice's first device edits her note and files a new
+    # expense, then syncs with bob's token. Nothing is sent — neither becomes bob's — until the
+    # device is told: with alice's token again her changes go to her account; with
+    # `--on-user-change discard` the device drops her data and syncs as bob.
     user_device alice1 alice edit "$(user_device alice1 alice list | awk 'index($0, "Alice private note") { print $1; exit }')" --note "Taken by bob" > /dev/null
-    user_device alice1 bob sync > "$work/switched.txt" 2>&1 || true
-    shows "Set aside, not synced" < "$work/switched.txt" || fail "the switched device's edit was not refused: $(cat "$work/switched.txt")"
+    user_device alice1 alice add 7 --note "Alice offline" > /dev/null
+    if user_device alice1 bob sync > "$work/switched.txt" 2>&1; then fail "a device that synced as alice synced as bob without being told"; fi
+    shows "now serves bob" < "$work/switched.txt" || fail "the switched device's sync did not say why it stopped: $(cat "$work/switched.txt")"
+    for what in "Taken by bob" "Alice offline"; do
+        if curl -fs -H "Authorization: Bearer $bob" "${servers_of_accounts[0]}/api/expenses" | shows "$what"; then fail "alice's '$what' became bob's"; fi
+    done
     curl -fs -H "Authorization: Bearer $alice" "${servers_of_accounts[0]}/api/expenses" | shows "Alice private note" || fail "alice's note changed on the server"
-    if curl -fs -H "Authorization: Bearer $bob" "${servers_of_accounts[0]}/api/expenses" | shows "Taken by bob"; then fail "bob's server data has alice's edit"; fi
+    user_device alice1 alice sync > /dev/null
+    curl -fs -H "Authorization: Bearer $alice" "${servers_of_accounts[0]}/api/expenses" | shows "Alice offline" || fail "alice's offline expense did not reach her account"
+    user_device alice1 bob sync --on-user-change discard | shows "Dropped alice's data" || fail "the device did not discard alice's data when told"
+    if user_device alice1 bob list | shows "Alice offline"; then fail "alice's expense stayed on the device given to bob"; fi
+    user_device alice1 bob list | shows "Bob private note" || fail "the device given to bob lacks his data"
     # Per-user cost: alice syncs 10 changes with bob's data small, then with ROWS more rows of his.
     cost() {
         for n in $(seq 1 10); do user_device alice2 alice add "$n" --note "cost $1 $n" > /dev/null; done

@@ -12,7 +12,13 @@ import OpenSwiftDataSync
 
 extension ExpensesCommand {
     struct LedgerCommand: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "ledger", abstract: "Manage ledgers.", subcommands: [Add.self])
+        static let configuration = CommandConfiguration(commandName: "ledger", abstract: "Manage ledgers.", subcommands: answers)
+
+        #if canImport(Darwin)
+        static let answers: [any ParsableCommand.Type] = [Add.self]
+        #else
+        static let answers: [any ParsableCommand.Type] = [Add.self, Accept.self, Decline.self]
+        #endif
 
         struct Add: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Add a ledger (a trip, a household) to file expenses in with `add --ledger NAME`.")
@@ -47,6 +53,12 @@ extension ExpensesCommand {
                 let sharing = try Self.sharing(of: ledger, in: container.mainContext)
                 print("\(ExpenseRow.pad(ledger.name, 15)) \(ExpenseRow.pad(sharing.owner, 10)) \(ExpenseRow.pad(sharing.role, 7)) \(ExpenseRow.pad("\(ledger.expenses.count)", 8, left: true))  \(sharing.with)")
             }
+            #if !canImport(Darwin)
+            // Offers: nothing of them is here until accepted.
+            for offer in try container.mainContext.shareOffers() {
+                print("\(ExpenseRow.pad(offer.title ?? "(a ledger)", 15)) \(ExpenseRow.pad(offer.owner, 10)) \(ExpenseRow.pad(offer.role.rawValue, 7)) \(ExpenseRow.pad("-", 8, left: true))  offered: `expenses ledger accept \(offer.title ?? "NAME") --from \(offer.owner)`")
+            }
+            #endif
         }
 
         /// Whose `ledger` is, this user's role in it, and whom it is shared with (as sync's
@@ -66,3 +78,54 @@ extension ExpensesCommand {
         }
     }
 }
+
+#if !canImport(Darwin)
+extension ExpensesCommand.LedgerCommand {
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Accept a ledger another user offers you: at the next `expenses sync` it arrives, with its expenses.")
+
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The ledger's name, as `expenses ledgers` lists the offer.")
+        var name: String
+        @Option(help: "The user who offers it.")
+        var from: String
+
+        @MainActor
+        func run() async throws {
+            try answerOffer(name, from: from, accept: true, options: options)
+            print("Accepted \(name) from \(from); it arrives at the next `expenses sync`.")
+        }
+    }
+
+    struct Decline: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Decline a ledger another user offers you: at the next `expenses sync` the offer is gone, for them too. Nothing of it was ever here.")
+
+        @OptionGroup var options: StoreOptions
+        @Argument(help: "The ledger's name, as `expenses ledgers` lists the offer.")
+        var name: String
+        @Option(help: "The user who offers it.")
+        var from: String
+
+        @MainActor
+        func run() async throws {
+            try answerOffer(name, from: from, accept: false, options: options)
+            print("Declined \(name) from \(from); the answer travels at the next `expenses sync`.")
+        }
+    }
+}
+
+/// Answers the offer of the ledger `name` by `user`, saved to travel with the next sync.
+@MainActor
+private func answerOffer(_ name: String, from user: String, accept: Bool, options: StoreOptions) throws {
+    let context = try options.openContainer().mainContext
+    let offers = try context.shareOffers()
+    guard let offer = offers.first(where: { $0.owner == user && $0.title == name }) else {
+        let listed = offers.map { "\($0.title ?? "(a ledger)") from \($0.owner)" }
+        throw ValidationError("No ledger '\(name)' is offered by \(user). \(listed.isEmpty ? "Nothing is offered to you (sync first)." : "Offered: \(listed.joined(separator: ", ")).")")
+    }
+    if accept { try context.accept(offer) } else { try context.decline(offer) }
+    try context.save()
+}
+#endif

@@ -26,6 +26,13 @@ extension ExpensesCommand {
         @Option(help: "Keep only expenses from this day on (yyyy-MM-dd) on this device, from this sync on, until given again; `all` keeps every expense again. Older ones stay on the server and on other devices.")
         var since: String?
 
+        @Option(help: "When the server now serves another user than the one this store synced as (another token): stop and send nothing (stop: sync as the first user again to send their unsynced changes), or drop the first user's data and unsynced changes here and sync as the new user (discard).")
+        var onUserChange: UserChangeChoice = .stop
+
+        enum UserChangeChoice: String, ExpressibleByArgument {
+            case stop, discard
+        }
+
         @MainActor
         func run() async throws {
             guard let base = try connection.base() else {
@@ -46,7 +53,15 @@ extension ExpensesCommand {
             let progress: @Sendable (SyncClient.Progress) -> Void = { step in bar.show(step.done, of: step.total) }
             let isNew = try await client.hasNeverSynced()
             do {
-                var result = try await client.sync(progress: progress)
+                var result: SyncClient.Result
+                do {
+                    result = try await client.sync(progress: progress)
+                } catch SyncError.userChanged(let synced, let now) where onUserChange == .discard {
+                    // The first user's data goes from this store, never to the new user.
+                    try await client.discardUnsyncedChanges()
+                    print("This store synced as \(synced); the server now serves \(now). Dropped \(synced)'s data and unsynced changes here (--on-user-change discard).")
+                    result = try await client.sync(progress: progress)
+                }
                 // A new store seeds only if the server had nothing (a subset it keeps may just be
                 // empty), then sends the samples.
                 if isNew, try await client.subscriptions().isEmpty {
@@ -71,9 +86,16 @@ extension ExpensesCommand {
                 for refusal in result.refused {
                     FileHandle.standardError.write(Data("Set aside, not synced: \(refusal). It syncs again once it is edited.\n".utf8))
                 }
+            } catch SyncError.userChanged(let synced, let now) {
+                bar.finish()
+                throw SyncFailure(message: "This store synced as \(synced), and the server now serves \(now): nothing was sent, so none of \(synced)'s data or unsynced changes went to \(now). Sync with \(synced)'s token to send them, or run `expenses sync --on-user-change discard` to drop them here and sync as \(now).")
             } catch let error as SyncError {
                 bar.finish()
                 throw SyncFailure(message: "Could not sync with \(HTTPSyncTransport(url: base).serverDescription): \(error). This store is unchanged by the failed part and keeps working offline; the next sync goes on from there.")
+            }
+            let offers = try container.mainContext.shareOffers()
+            if !offers.isEmpty {
+                print("\(offers.count) ledger(s) offered to you: see `expenses ledgers`; answer with `expenses ledger accept NAME --from USER` (or decline).")
             }
         }
     }

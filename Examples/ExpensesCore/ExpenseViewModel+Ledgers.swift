@@ -9,9 +9,12 @@ extension ExpenseViewModel {
     /// What the personal ledger — expenses filed in no ledger — is called.
     public static let personalLedger = "Personal"
 
-    /// Every ledger this store holds (the user's own, and those other users share with them), by name.
-    public func ledgers() throws -> [Ledger] {
-        try context.fetch(FetchDescriptor<Ledger>(sortBy: [SortDescriptor(\.name)]))
+    /// The ledgers this store holds (the user's own, and those other users share with them), by
+    /// name: the first `limit`, or all.
+    public func ledgers(limit: Int? = nil) throws -> [Ledger] {
+        var descriptor = FetchDescriptor<Ledger>(sortBy: [SortDescriptor(\.name)])
+        descriptor.fetchLimit = limit
+        return try context.fetch(descriptor)
     }
 
     /// The ledger named `name` (``personalLedger``: `nil`, the personal one), or an error that

@@ -16,6 +16,9 @@ public final class ExpenseViewModel {
     public var isSaving = false
     /// The last error, for the UI to show.
     public var errorMessage: String?
+    /// Whether the last failed save changed something this user may only read (a ledger shared
+    /// with them to read): a web app answers 403 rather than 500.
+    public private(set) var lastSaveWasReadOnly = false
 
     let context: ModelContext
 
@@ -287,11 +290,22 @@ public final class ExpenseViewModel {
         do {
             try context.save()
             errorMessage = nil
+            lastSaveWasReadOnly = false
             return true
         } catch {
             errorMessage = "Could not save: \(error)"
+            lastSaveWasReadOnly = Self.isReadOnlyRefusal(error)
             context.rollback()
             return false
         }
+    }
+
+    /// Whether `error` is the store's refusal to change a row the context may only read.
+    static func isReadOnlyRefusal(_ error: any Error) -> Bool {
+        #if canImport(Darwin)
+        return false
+        #else
+        return (error as? SwiftDataError)?.code == .readOnlyOwner
+        #endif
     }
 }

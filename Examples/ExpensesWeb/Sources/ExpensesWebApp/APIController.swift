@@ -45,8 +45,9 @@ struct APIController {
         let valid = try Self.checked { try input.validated() }
         let created = try await run { viewModel, _ in
             let category = try input.category.map { try viewModel.category(named: $0) }
-            guard let expense = viewModel.addExpense(amount: valid.amount, note: valid.note, tags: valid.tags, category: category, date: valid.date ?? .now) else {
-                throw InternalFailure(description: viewModel.errorMessage ?? "The expense could not be saved.")
+            let ledger = try input.ledger.flatMap { try viewModel.ledger(named: $0) }
+            guard let expense = viewModel.addExpense(amount: valid.amount, note: valid.note, tags: valid.tags, category: category, date: valid.date ?? .now, ledger: ledger) else {
+                throw InternalFailure.saving(viewModel, "The expense could not be saved.")
             }
             return try ExpenseJSON(expense)
         }
@@ -72,7 +73,7 @@ struct APIController {
             guard let expense = try viewModel.expense(id) else { throw Self.notFound }
             let category = try input.category.map { try viewModel.category(named: $0) }
             guard viewModel.update(expense, amount: valid.amount, note: valid.note, tags: valid.tags, category: category, date: valid.date ?? expense.date) else {
-                throw InternalFailure(description: viewModel.errorMessage ?? "The expense could not be saved.")
+                throw InternalFailure.saving(viewModel, "The expense could not be saved.")
             }
             return try ExpenseJSON(expense)
         }
@@ -84,7 +85,7 @@ struct APIController {
         try await run { viewModel, _ in
             guard let expense = try viewModel.expense(id) else { throw Self.notFound }
             guard viewModel.deleteExpense(expense) else {
-                throw InternalFailure(description: viewModel.errorMessage ?? "The expense could not be deleted.")
+                throw InternalFailure.saving(viewModel, "The expense could not be deleted.")
             }
         }
         return Response(status: .noContent)

@@ -30,5 +30,25 @@ extension ExpenseInput {
                 throw ExpenseInputError(field: "colour", message: "A colour name has at most 40 characters.")
             }
         },
+        // A ledger's name shows on every page of its owner and of those it is shared with.
+        SyncValidator(for: Ledger.self) { record in
+            if record.attributes.contains("name") {
+                let name = record.value("name", as: String.self) ?? ""
+                guard !name.isEmpty, name.count <= 40 else {
+                    throw ExpenseInputError(field: "name", message: "A ledger name has 1 to 40 characters.")
+                }
+            }
+        },
+        SyncValidator(for: Receipt.self) { record in
+            if record.attributes.contains("fileName") {
+                let name = record.value("fileName", as: String.self) ?? ""
+                guard !name.isEmpty, name.count <= 200 else {
+                    throw ExpenseInputError(field: "receipt", message: "A receipt's file name has 1 to 200 characters.")
+                }
+            }
+            if let size = record.byteCount("image"), size < 1 || size > Int64(ExpenseViewModel.maximumReceiptBytes) {
+                throw ExpenseInputError(field: "receipt", message: "A receipt has 1 byte to \(ExpenseViewModel.maximumReceiptBytes >> 20) MB; this one has \(size) bytes.")
+            }
+        },
     ]
 }

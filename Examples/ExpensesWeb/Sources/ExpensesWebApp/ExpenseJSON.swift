@@ -12,6 +12,8 @@ public struct ExpenseJSON: Codable, Sendable, Equatable {
     public var note: String?
     public var category: String?
     public var tags: [String]
+    /// The ledger it is filed in; `nil` for the personal one.
+    public var ledger: String?
 
     init(_ expense: Expense) throws {
         id = try ExpenseIdentifier.string(expense.persistentModelID)
@@ -20,6 +22,7 @@ public struct ExpenseJSON: Codable, Sendable, Equatable {
         note = expense.note
         category = expense.category?.name
         tags = expense.tags ?? []
+        ledger = expense.ledger?.name
     }
 
     /// `yyyy-MM-dd` in the server's time zone (a value, shared by every request).
@@ -34,13 +37,17 @@ public struct ExpenseInputJSON: Codable, Sendable {
     /// `yyyy-MM-dd`; today when absent.
     public var date: String?
     public var tags: [String]?
+    /// The ledger to file it in, by name (one of the user's, or one shared with them to write);
+    /// `nil`: the personal one. Only on create.
+    public var ledger: String?
 
-    public init(amount: Double, note: String? = nil, category: String? = nil, date: String? = nil, tags: [String]? = nil) {
+    public init(amount: Double, note: String? = nil, category: String? = nil, date: String? = nil, tags: [String]? = nil, ledger: String? = nil) {
         self.amount = amount
         self.note = note
         self.category = category
         self.date = date
         self.tags = tags
+        self.ledger = ledger
     }
 
     /// Everything checked before the store is touched (the category's existence is checked

@@ -66,10 +66,12 @@ public enum ExpensesApplication {
             _ = try await service.perform { _, context in try context.fetchCount(FetchDescriptor<Category>()) }
             return try APIController.json(["status": "ok"])
         }
+        let sync = try SyncController(service: service, token: accounts == nil ? syncToken : nil, accounts: accounts != nil)
         APIController(service: service).addRoutes(to: router)
-        WebController(service: service, templates: try templates()).addRoutes(to: router)
+        // In account mode the page lists the ledgers other users offer, and answers them.
+        WebController(service: service, templates: try templates(), sharing: accounts == nil ? nil : sync.server).addRoutes(to: router)
         LiveEvents(service: service, maximumStreams: limits.maximumEventStreams).addRoutes(to: router)
-        try SyncController(service: service, token: accounts == nil ? syncToken : nil, accounts: accounts != nil).addRoutes(to: router)
+        sync.addRoutes(to: router)
         return router
     }
 

@@ -36,16 +36,13 @@ public final class ExpensesService: Service, Sendable {
 
     /// Runs `body` on one of the container's threads with a new context and view model — in
     /// account mode, a context of the request's user (``RequestUser``), which reads and writes
-    /// only that user's rows and the ledgers other users share with them (what it adds to a
-    /// shared ledger joins the ledger's share at the next sync).
+    /// only that user's rows and the ledgers shared with them and accepted: those shared to
+    /// read it only reads, and its saves refuse to change them (the library holds the rule,
+    /// through the store's grants; the routes answer 403). What it adds to a ledger shared with
+    /// it to write joins the ledger's share at the next sync.
     public func perform<Result: Sendable>(_ body: @escaping @Sendable (ExpenseViewModel, ModelContext) throws -> Result) async throws -> Result {
-        let user = RequestUser.current
-        return try await container.perform(owner: user) { context in
-            guard let user, case let spaces = try SyncServer.sharedSpaces(for: user, in: context.container), !spaces.isEmpty else {
-                return try body(ExpenseViewModel(context: context), context)
-            }
-            let shared = ModelContext(context.container, owner: user, alsoReading: spaces)
-            return try body(ExpenseViewModel(context: shared), shared)
+        try await container.perform(owner: RequestUser.current, includingGrants: true) { context in
+            try body(ExpenseViewModel(context: context), context)
         }
     }
 

@@ -1,5 +1,18 @@
+import ExpensesCore
+
 /// A failure inside the app whose details go to the log only; ``ErrorMiddleware`` answers it
 /// with a generic 500 and the request's id.
 struct InternalFailure: Error, CustomStringConvertible {
     let description: String
+}
+
+extension InternalFailure {
+    /// What a view model's failed save answers: 403 where it changed a ledger shared with the
+    /// user to read only (the store refused it), a logged 500 otherwise.
+    static func saving(_ viewModel: ExpenseViewModel, _ fallback: String) -> any Error {
+        if viewModel.lastSaveWasReadOnly {
+            return APIError(.forbidden, "That is in a ledger shared with you to read only; nothing was changed.")
+        }
+        return InternalFailure(description: viewModel.errorMessage ?? fallback)
+    }
 }

@@ -26,8 +26,11 @@ struct SyncController {
         self.service = service
         self.token = token.flatMap { $0.isEmpty ? nil : $0 }
         self.accounts = accounts
+        var sharing = SyncSharingOptions()
+        // An offer shows the ledger's name (at most 40 characters: the validators keep names so).
+        sharing.offerTitle = { ($0 as? Ledger)?.name }
         self.server = self.token == nil && !accounts ? nil : try SyncServer(container: service.container, validators: ExpenseInput.syncValidators,
-                                                                                       subscriptions: ExpenseSubscriptions.all)
+                                                                                       subscriptions: ExpenseSubscriptions.all, sharing: sharing)
     }
 
     func addRoutes(to router: Router<ExpensesRequestContext>) {

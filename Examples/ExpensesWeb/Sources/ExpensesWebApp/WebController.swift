@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Mustache
 import OpenSwiftData
+import OpenSwiftDataSync
 
 /// The HTML page: the expenses (filtered by category, text and days) with their total, totals
 /// by category, a chart of spending per month (``SpendingChart``), a form to add an expense and
@@ -12,14 +13,44 @@ import OpenSwiftData
 struct WebController {
     let service: ExpensesService
     let templates: MustacheLibrary
+    /// The sync server whose offers the page lists and answers (account mode); `nil` otherwise.
+    var sharing: SyncServer? = nil
 
     /// The most expenses the page lists.
     static let pageSize = 200
+    /// The most ledgers the page lists (by name; it says how many more there are), so a user
+    /// given many ledgers gets a page of the same size.
+    static let ledgerLines = 20
 
     func addRoutes(to router: Router<ExpensesRequestContext>) {
         router.get("/", use: page)
         router.post("expenses", use: add)
         router.post("expenses/:id/delete", use: delete)
+        router.post("offers/answer", use: answerOffer)
+    }
+
+    /// What an offer's accept or decline button sends.
+    struct OfferForm: Decodable {
+        var root: String
+        var owner: String
+        var answer: String
+    }
+
+    /// Accepts or declines an offer of the signed-in user (account mode), then back to the page.
+    @Sendable func answerOffer(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
+        guard let server = sharing, let user = RequestUser.current else { throw APIError(.notFound, "There are no offers on this server.") }
+        let buffer = try await request.body.collect(upTo: 4096)
+        guard let form = try? URLEncodedFormDecoder().decode(OfferForm.self, from: String(buffer: buffer)), let root = UUID(uuidString: form.root),
+              ["accept", "decline"].contains(form.answer) else {
+            throw APIError(.badRequest, "The offer's form could not be read; send it again.")
+        }
+        try await service.container.perform { _ in
+            guard let offer = try server.offers(for: user).first(where: { $0.root == root && $0.owner == form.owner }) else {
+                throw APIError(.notFound, "There is no such offer (its sharer may have ended it).")
+            }
+            if form.answer == "accept" { try server.accept(offer, for: user) } else { try server.decline(offer, for: user) }
+        }
+        return .redirect(to: "/", type: .normal)
     }
 
     /// What the add form sends: every field as typed.
@@ -74,7 +105,7 @@ struct WebController {
                 return error.message
             }
             guard viewModel.addExpense(amount: checkedAmount, note: checkedNote, category: category, date: checkedDate ?? .now) != nil else {
-                throw InternalFailure(description: viewModel.errorMessage ?? "The expense could not be saved.")
+                throw InternalFailure.saving(viewModel, "The expense could not be saved.")
             }
             return nil
         }
@@ -87,7 +118,8 @@ struct WebController {
     @Sendable func delete(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
         let id = try APIController.identifier(context)
         try await service.perform { viewModel, _ in
-            if let expense = try viewModel.expense(id) { viewModel.deleteExpense(expense) }
+            guard let expense = try viewModel.expense(id) else { return }
+            guard viewModel.deleteExpense(expense) else { throw InternalFailure.saving(viewModel, "The expense could not be deleted.") }
         }
         return .redirect(to: "/", type: .normal)
     }
@@ -105,6 +137,10 @@ struct WebController {
         var totals: [CategoryTotal]
         var months: [MonthSpending]
         var ledgers: [LedgerLine]
+        /// Ledgers beyond those listed.
+        var moreLedgers = 0
+        /// The offers waiting for the user's answer (account mode).
+        var offers: [SyncOffer] = []
     }
 
     /// One ledger as the page lists it: whose it is, the user's role in it, its expenses.
@@ -116,30 +152,41 @@ struct WebController {
         var total: Double
     }
 
-    /// The user's ledgers and those shared with them (in account mode), each with its owner and
-    /// the user's role as the ledger's shares say.
-    static func ledgers(_ viewModel: ExpenseViewModel, in context: ModelContext) throws -> [LedgerLine] {
-        try viewModel.ledgers().map { ledger in
+    /// The first ``ledgerLines`` of the user's ledgers and those shared with them and accepted
+    /// (in account mode), by name, each with its owner and the user's role as the ledger's
+    /// shares say; and how many more there are.
+    static func ledgers(_ viewModel: ExpenseViewModel, in context: ModelContext) throws -> (lines: [LedgerLine], more: Int) {
+        let ledgers = try viewModel.ledgers(limit: ledgerLines)
+        let lines = try ledgers.map { ledger in
             let shared = try context.shares(of: ledger).first { $0.grantee == context.owner }
             return LedgerLine(name: ledger.name, owner: shared?.owner ?? "you", role: shared?.role ?? "owner",
                               count: ledger.expenses.count, total: ledger.expenses.reduce(0) { $0 + $1.amount })
         }
+        let all = ledgers.count < ledgerLines ? ledgers.count : try context.fetchCount(FetchDescriptor<Ledger>())
+        return (lines, all - lines.count)
     }
 
     private func render(
         filter: ExpenseFilter = ExpenseFilter(), best: Bool = false, from: String? = nil, to: String? = nil, filterError: String? = nil,
         form: AddForm = AddForm(), errors: [String: String] = [:], status: HTTPResponse.Status = .ok
     ) async throws -> Response {
+        let user = RequestUser.current, sharing = self.sharing
         let data = try await service.perform { viewModel, context in
-            let others = (totals: try viewModel.categoryTotals(), months: try viewModel.monthlySpending(), ledgers: try Self.ledgers(viewModel, in: context))
+            let ledgers = try Self.ledgers(viewModel, in: context)
+            let others = (totals: try viewModel.categoryTotals(), months: try viewModel.monthlySpending(), ledgers: ledgers.lines)
+            var data: PageData
             if best {
                 let matches = try viewModel.bestMatches(filter, limit: Self.pageSize)
-                return PageData(expenses: try matches.map { try ExpenseJSON($0.expense) }, passages: matches.map { ($0.note, $0.startsWithinNote, $0.endsWithinNote) },
+                data = PageData(expenses: try matches.map { try ExpenseJSON($0.expense) }, passages: matches.map { ($0.note, $0.startsWithinNote, $0.endsWithinNote) },
                                 count: matches.count, total: matches.reduce(0) { $0 + $1.expense.amount }, totals: others.totals, months: others.months, ledgers: others.ledgers)
+            } else {
+                let (count, total) = try viewModel.total(filter)
+                let expenses = try viewModel.expenses(filter, limit: Self.pageSize).map(ExpenseJSON.init)
+                data = PageData(expenses: expenses, count: count, total: total, totals: others.totals, months: others.months, ledgers: others.ledgers)
             }
-            let (count, total) = try viewModel.total(filter)
-            let expenses = try viewModel.expenses(filter, limit: Self.pageSize).map(ExpenseJSON.init)
-            return PageData(expenses: expenses, count: count, total: total, totals: others.totals, months: others.months, ledgers: others.ledgers)
+            data.moreLedgers = ledgers.more
+            if let sharing, let user { data.offers = try sharing.offers(for: user) }
+            return data
         }
         let names = data.totals.compactMap { $0.colour == nil ? nil : $0.name }
         let today = ExpenseJSON.day.format(.now)
@@ -170,6 +217,10 @@ struct WebController {
             "chart": SpendingChart(months: data.months).values,
             "hasLedgers": !data.ledgers.isEmpty,
             "ledgers": data.ledgers.map { ["name": $0.name, "owner": $0.owner, "role": $0.role, "count": $0.count, "total": Self.money($0.total)] as [String: Any] },
+            "moreLedgers": data.moreLedgers,
+            "hasMoreLedgers": data.moreLedgers > 0,
+            "hasOffers": !data.offers.isEmpty,
+            "offers": data.offers.map { ["root": $0.root.uuidString, "owner": $0.owner, "role": $0.role.rawValue, "title": $0.title ?? $0.entity] as [String: Any] },
         ]
         guard let html = templates.render(values, withTemplate: "page") else {
             throw APIError(.internalServerError, "The page template is missing.")
