@@ -11,7 +11,10 @@ import OpenSwiftDataSync
 /// tokens an app would verify with the provider's keys instead.
 ///
 /// Signatures are made and checked by jwt-kit with HMAC-SHA256 only: a token signed another way,
-/// with another key, or not at all (`alg: none`) is refused, as is an expired one.
+/// with another key, or not at all (`alg: none`) is refused, as is an expired one, and — with
+/// ``revocations`` — one given before its user was signed out everywhere (`iat` before the
+/// user's "not before"). The page's session cookie is `HttpOnly`, `SameSite=Strict`, and
+/// `Secure` where ``secureCookies`` says the page is served over https.
 ///
 /// ```swift
 /// let accounts = try await Accounts(secret: secret)
@@ -20,6 +23,11 @@ import OpenSwiftDataSync
 /// ```
 public struct Accounts: Sendable {
     private let keys: JWTKeyCollection
+    /// Where sign-outs everywhere are kept; `nil`: tokens count until they expire.
+    public let revocations: AccountRevocations?
+    /// Whether the session cookie is `Secure`: the page is served over https (by the server
+    /// itself, or by a proxy in front of it, which the operator says with `--secure-cookies`).
+    public let secureCookies: Bool
 
     /// The fewest bytes a secret may have: an HMAC-SHA256 key shorter than its hash is weaker.
     public static let minimumSecretBytes = 32
@@ -27,7 +35,9 @@ public struct Accounts: Sendable {
     static let maximumUserBytes = 200
 
     /// Accounts signed with `secret`; throws for a secret shorter than ``minimumSecretBytes``.
-    public init(secret: String) async throws {
+    public init(secret: String, revocations: AccountRevocations? = nil, secureCookies: Bool = false) async throws {
+        self.revocations = revocations
+        self.secureCookies = secureCookies
         guard secret.utf8.count >= Self.minimumSecretBytes else {
             throw AccountsError("EXPENSES_AUTH_SECRET must have at least \(Self.minimumSecretBytes) bytes (it has \(secret.utf8.count)); use a random one, such as the output of `openssl rand -hex 32`")
         }
@@ -62,8 +72,8 @@ public struct Accounts: Sendable {
     }
 
     /// A token for `user` that expires at `date` (an expired one, for tests).
-    func token(for user: String, expiringAt date: Date) async throws -> String {
-        try await keys.sign(AccountToken(sub: SubjectClaim(value: user), exp: ExpirationClaim(value: date)))
+    func token(for user: String, expiringAt date: Date, issuedAt: Date = Date()) async throws -> String {
+        try await keys.sign(AccountToken(sub: SubjectClaim(value: user), exp: ExpirationClaim(value: date), iat: IssuedAtClaim(value: issuedAt)))
     }
 
     /// The user a token names, if it is one this server signed and it has not expired; `nil`
@@ -71,6 +81,13 @@ public struct Accounts: Sendable {
     public func user(of token: String) async -> String? {
         guard token.utf8.count <= 4096, let payload = try? await keys.verify(token, as: AccountToken.self),
               Self.isValidUser(payload.sub.value) else { return nil }
+        // A token given before its user was signed out everywhere counts no more (one without
+        // `iat` predates them all). Where the revocations cannot be read, no token counts.
+        if let revocations {
+            let notBefore: Date?
+            do { notBefore = try await revocations.notBefore(payload.sub.value) } catch { return nil }
+            if let notBefore, (payload.iat?.value ?? .distantPast) < notBefore { return nil }
+        }
         return payload.sub.value
     }
 
@@ -86,6 +103,8 @@ public struct Accounts: Sendable {
 struct AccountToken: JWTPayload {
     var sub: SubjectClaim
     var exp: ExpirationClaim
+    /// When it was given, against a sign-out everywhere.
+    var iat: IssuedAtClaim?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()

@@ -14,7 +14,7 @@ struct AccountsMiddleware: RouterMiddleware {
     /// The session cookie's name.
     static let cookie = "expenses_session"
     /// Paths open without a user.
-    static let open: Set<String> = ["health", "metrics", "login"]
+    static let open: Set<String> = ["health", "metrics", "login", "logout"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let first = request.uri.path.split(separator: "/").first.map(String.init) ?? ""

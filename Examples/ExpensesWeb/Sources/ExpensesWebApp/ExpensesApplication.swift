@@ -27,10 +27,10 @@ import Prometheus
 /// The service runs in the application's service group, after the HTTP server, so a graceful
 /// shutdown stops the server (its requests in flight finish) before the service closes the store.
 public enum ExpensesApplication {
-    public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, accounts: Accounts? = nil,
+    public static func build(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, metricsToken: String? = nil, syncToken: String? = nil, accounts: Accounts? = nil,
                              host: String = "127.0.0.1", port: Int = 8080,
                              allowedHosts: [String] = [], limits: ServerLimits = ServerLimits(), logger: Logger = Logger(label: "expenses-web")) async throws -> some ApplicationProtocol {
-        let router = try router(service: service, metrics: metrics, syncToken: syncToken, accounts: accounts, allowedHosts: allowedHosts, limits: limits)
+        let router = try router(service: service, metrics: metrics, metricsToken: metricsToken, syncToken: syncToken, accounts: accounts, allowedHosts: allowedHosts, limits: limits)
         return Application(
             router: router, server: .http1(configuration: .init(idleTimeout: limits.idleTimeout)),
             configuration: .init(address: .hostname(host, port: port), serverName: "expenses-web", availableConnectionsDelegate: MaximumAvailableConnections(limits.maximumConnections)),
@@ -42,17 +42,24 @@ public enum ExpensesApplication {
     /// on a store that keeps owners: ``Accounts/storeConfiguration(_:)``), every route but
     /// `/health`, `/metrics` and `/login` needs a user's token, and answers for that user only
     /// (``AccountsMiddleware``).
-    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, syncToken: String? = nil, accounts: Accounts? = nil,
+    public static func router(service: ExpensesService, metrics: PrometheusCollectorRegistry? = nil, metricsToken: String? = nil, syncToken: String? = nil, accounts: Accounts? = nil,
                               allowedHosts: [String] = [], limits: ServerLimits = ServerLimits()) throws -> Router<ExpensesRequestContext> {
         let router = Router(context: ExpensesRequestContext.self)
         router.add(middleware: LogRequestsMiddleware(.info))
         router.add(middleware: HostAllowListMiddleware(names: allowedHosts))
         if let metrics {
             router.add(middleware: MetricsMiddleware())
-            // The example has no authentication: /metrics answers only to the allowed host names
-            // (loopback by default); behind a proxy, keep it to the scraper.
-            router.get("metrics") { _, _ in
-                Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
+            // With a metrics token (EXPENSES_METRICS_TOKEN), /metrics answers only to it; without
+            // one it answers only to the allowed host names (loopback by default) — and in account
+            // mode, where users reach this server, not at all: its counts are every user's.
+            let token = metricsToken.flatMap { $0.isEmpty ? nil : $0 }
+            if token != nil || accounts == nil {
+                router.get("metrics") { request, _ in
+                    if let token, !BearerToken.matches(request, token) {
+                        throw APIError(.unauthorized, "The metrics need the metrics token: Authorization: Bearer TOKEN.")
+                    }
+                    return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
+                }
             }
         }
         router.add(middleware: ErrorMiddleware())
@@ -69,8 +76,8 @@ public enum ExpensesApplication {
         let sync = try SyncController(service: service, token: accounts == nil ? syncToken : nil, accounts: accounts != nil)
         APIController(service: service).addRoutes(to: router)
         // In account mode the page lists the ledgers other users offer, and answers them.
-        WebController(service: service, templates: try templates(), sharing: accounts == nil ? nil : sync.server).addRoutes(to: router)
-        LiveEvents(service: service, maximumStreams: limits.maximumEventStreams).addRoutes(to: router)
+        WebController(service: service, templates: try templates(), sharing: accounts == nil ? nil : sync.server, signsOut: accounts != nil).addRoutes(to: router)
+        LiveEvents(service: service, maximumStreams: limits.maximumEventStreams, perUser: accounts != nil).addRoutes(to: router)
         sync.addRoutes(to: router)
         return router
     }

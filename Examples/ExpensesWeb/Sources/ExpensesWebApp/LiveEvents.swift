@@ -10,8 +10,10 @@ import ServiceLifecycle
 /// command-line app on the same file, another server on the same database) one `changed` event
 /// goes out.
 ///
-/// In account mode the event still goes out when any user saves (the page then reloads only
-/// its own user's data): the timing of other users' saves is what it tells, not what they saved.
+/// In account mode (``perUser``) a page hears only of changes to what its user reads: at each
+/// save the stream reads the page's data again through the user's context (``PageStamp``) and
+/// sends `changed` only where it moved — another user's save, which the user cannot read, sends
+/// nothing, so a page learns neither what others save nor when.
 ///
 /// A stream lasts at most ``lifetime`` (the browser connects again after `retry`), and ends at
 /// once when the server shuts down gracefully, so a page left open never holds up a stop.
@@ -26,6 +28,8 @@ struct LiveEvents {
     let maximumStreams: Int
     /// The streams open now.
     let open = StreamCount()
+    /// Account mode: each page is told only of changes its user reads.
+    var perUser = false
 
     func addRoutes(to router: Router<ExpensesRequestContext>) {
         router.get("events", use: events)
@@ -39,9 +43,21 @@ struct LiveEvents {
         let start = observer.eventCounter
         let (stream, continuation) = AsyncStream<ByteBuffer>.makeStream()
         continuation.yield(ByteBuffer(string: "retry: 500\n: connected\n\n"))
+        let service = self.service
+        // The user's page as it is now, to compare each save with (account mode).
+        let stamp: (@Sendable () async -> Int?)? = perUser && RequestUser.current != nil
+            ? { @Sendable in try? await service.perform { viewModel, context in try PageStamp.of(viewModel, in: context) } }
+            : nil
+        let first = await stamp?()
         let forward = Task {
+            var last = first
             for await count in Observations({ observer.eventCounter }) where count > start {
-                // No count: in account mode it would tell a page how much other users save.
+                if let stamp {
+                    let now = await stamp()
+                    guard now != last else { continue }
+                    last = now
+                }
+                // No count: it would tell a page how much is saved.
                 continuation.yield(ByteBuffer(string: "event: changed\ndata: changed\n\n"))
             }
         }

@@ -11,6 +11,15 @@ struct LoginController {
     func addRoutes(to router: Router<ExpensesRequestContext>) {
         router.get("login") { _, _ in Self.form(status: .ok, error: nil) }
         router.post("login", use: signIn)
+        router.post("logout", use: signOut)
+    }
+
+    /// Signs the browser out: its session cookie is cleared (the token itself counts until it
+    /// expires, or until `expenses-web revoke USER` ends every token of its user).
+    @Sendable func signOut(_ request: Request, context: ExpensesRequestContext) async throws -> Response {
+        var response = Response.redirect(to: "/login", type: .normal)
+        response.setCookie(Cookie(name: AccountsMiddleware.cookie, value: "", maxAge: 0, path: "/", secure: accounts.secureCookies, httpOnly: true, sameSite: .strict))
+        return response
     }
 
     struct Form: Decodable {
@@ -25,7 +34,7 @@ struct LoginController {
         }
         var response = Response.redirect(to: "/", type: .normal)
         // A token is base64url and dots, always a valid cookie value; one that is not was refused above.
-        response.setCookie(try Cookie.validated(name: AccountsMiddleware.cookie, value: token, path: "/", httpOnly: true, sameSite: .strict))
+        response.setCookie(try Cookie.validated(name: AccountsMiddleware.cookie, value: token, path: "/", secure: accounts.secureCookies, httpOnly: true, sameSite: .strict))
         return response
     }
 

@@ -77,13 +77,8 @@ struct SyncController {
     /// Refuses a request without the server's one token (single-token mode).
     private func checkToken(_ request: Request) throws {
         let token = token ?? ""
-        // Compared in full whatever the first difference, so the time taken says nothing of the token.
-        let given = Array((request.headers[.authorization] ?? "").utf8)
-        let expected = Array("Bearer \(token)".utf8)
-        var difference = given.count ^ expected.count
-        for index in 0..<max(given.count, expected.count) {
-            difference |= Int((index < given.count ? given[index] : 0) ^ (index < expected.count ? expected[index] : 0))
+        guard !token.isEmpty, BearerToken.matches(request, token) else {
+            throw APIError(.unauthorized, "A sync needs the server's token: Authorization: Bearer TOKEN.")
         }
-        guard difference == 0, !token.isEmpty else { throw APIError(.unauthorized, "A sync needs the server's token: Authorization: Bearer TOKEN.") }
     }
 }

@@ -15,6 +15,8 @@ struct WebController {
     let templates: MustacheLibrary
     /// The sync server whose offers the page lists and answers (account mode); `nil` otherwise.
     var sharing: SyncServer? = nil
+    /// Whether the page has a sign-out button (account mode).
+    var signsOut = false
 
     /// The most expenses the page lists.
     static let pageSize = 200
@@ -219,6 +221,7 @@ struct WebController {
             "ledgers": data.ledgers.map { ["name": $0.name, "owner": $0.owner, "role": $0.role, "count": $0.count, "total": Self.money($0.total)] as [String: Any] },
             "moreLedgers": data.moreLedgers,
             "hasMoreLedgers": data.moreLedgers > 0,
+            "signsOut": signsOut,
             "hasOffers": !data.offers.isEmpty,
             "offers": data.offers.map { ["root": $0.root.uuidString, "owner": $0.owner, "role": $0.role.rawValue, "title": $0.title ?? $0.entity] as [String: Any] },
         ]

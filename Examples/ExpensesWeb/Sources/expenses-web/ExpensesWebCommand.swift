@@ -17,7 +17,7 @@ struct ExpensesWebCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "expenses-web",
         abstract: "Serve the expense tracker: a JSON API under /api and a page at /.",
-        subcommands: [Serve.self, Token.self, NewSyncEpoch.self],
+        subcommands: [Serve.self, Token.self, Revoke.self, NewSyncEpoch.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -30,8 +30,8 @@ struct Token: AsyncParsableCommand {
     @Argument(help: "The user's name: letters, digits, '.', '_', '-', '@'.")
     var user: String
 
-    @Option(help: "How long the token is valid: a number of seconds, or with s, m, h or d (default 1d).")
-    var expires = "1d"
+    @Option(help: "How long the token is valid: a number of seconds, or with s, m, h or d (default 1h; a device that syncs for weeks needs a longer one, or a new one each time).")
+    var expires = "1h"
 
     func run() async throws {
         guard let secret = ProcessInfo.processInfo.environment["EXPENSES_AUTH_SECRET"] else {
@@ -48,6 +48,33 @@ struct Token: AsyncParsableCommand {
         } catch let error as AccountsError {
             throw ValidationError(error.description)
         }
+    }
+}
+
+/// `expenses-web revoke USER`: signs a user out everywhere — every token given to them before
+/// now counts no more, on every instance serving the store.
+struct Revoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sign USER out everywhere: every token given to them until now stops working (a lost device, a leaked token). Run with the options the server serves with.")
+
+    @Argument(help: "The user's name.")
+    var user: String
+
+    @Option(help: "The store: a file, or a postgres://… URL (default: DATABASE_URL if set, else the server's default file).")
+    var store: String?
+
+    @Option(help: "On PostgreSQL, the namespace (schema) the tables live in.")
+    var schema = "expenses"
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            let configuration = try ExpensesStore.configuration(store, schema: schema, environment: environment)
+            try await AccountRevocations(beside: configuration).revoke(user)
+        } catch let error as ExpenseInputError {
+            throw ValidationError(error.message)
+        }
+        print("Signed \(user) out everywhere: their tokens given until now no longer work; give them a new one (expenses-web token \(user)).")
     }
 }
 
@@ -101,6 +128,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("allowed-host"), help: "A host name the server answers to besides loopback ones (repeatable; also EXPENSES_ALLOWED_HOSTS, comma-separated). Requests for any other Host get 421.")
     var allowedHosts: [String] = []
 
+    @Flag(help: "In account mode, mark the session cookie Secure: the page is served over https, by this server's proxy (also EXPENSES_SECURE_COOKIES=1).")
+    var secureCookies = false
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let port = try port ?? environment["PORT"].map { text in
@@ -111,32 +141,36 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
 
         // Account mode: many users, each with their own data, signed in with tokens.
-        var accounts: Accounts?
-        if let secret = environment["EXPENSES_AUTH_SECRET"] {
-            guard environment["EXPENSES_SYNC_TOKEN"] == nil else {
-                throw ValidationError("Set EXPENSES_AUTH_SECRET (many users) or EXPENSES_SYNC_TOKEN (one user), not both.")
-            }
-            do {
-                accounts = try await Accounts(secret: secret)
-            } catch let error as AccountsError {
-                throw ValidationError(error.description)
-            }
+        let secret = environment["EXPENSES_AUTH_SECRET"]
+        if secret != nil, environment["EXPENSES_SYNC_TOKEN"] != nil {
+            throw ValidationError("Set EXPENSES_AUTH_SECRET (many users) or EXPENSES_SYNC_TOKEN (one user), not both.")
         }
+        var accounts: Accounts?
         let service: ExpensesService
         do {
             var configuration = try ExpensesStore.configuration(store, schema: schema, replicas: replicas, environment: environment)
-            if accounts != nil { configuration = try Accounts.storeConfiguration(configuration) }
+            if let secret {
+                configuration = try Accounts.storeConfiguration(configuration)
+                accounts = try await Accounts(secret: secret, revocations: try AccountRevocations(beside: configuration),
+                                              secureCookies: secureCookies || environment["EXPENSES_SECURE_COOKIES"] == "1")
+            }
             service = try ExpensesService(container: try ExpensesStore.container(configuration), seeds: accounts == nil)
         } catch let error as ExpenseInputError {
             throw ValidationError(error.message)
+        } catch let error as AccountsError {
+            throw ValidationError(error.description)
         }
         // Metrics for Prometheus at /metrics: Hummingbird's per route, OpenSwiftData's per fetch and save.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         // Sync for `expenses sync --server URL` at /sync, when a token is set.
         let hosts = allowedHosts + (environment["EXPENSES_ALLOWED_HOSTS"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let app = try await ExpensesApplication.build(service: service, metrics: registry, syncToken: environment["EXPENSES_SYNC_TOKEN"], accounts: accounts, host: host, port: port,
-                                                      allowedHosts: hosts, logger: logger)
+        let metricsToken = environment["EXPENSES_METRICS_TOKEN"]
+        if accounts != nil, metricsToken == nil {
+            logger.notice("/metrics is off in account mode without EXPENSES_METRICS_TOKEN (its counts are every user's); set one to serve it behind that token")
+        }
+        let app = try await ExpensesApplication.build(service: service, metrics: registry, metricsToken: metricsToken, syncToken: environment["EXPENSES_SYNC_TOKEN"], accounts: accounts,
+                                                      host: host, port: port, allowedHosts: hosts, logger: logger)
         // Runs until SIGINT or SIGTERM: the server finishes its requests in flight, then the
         // service closes the store. Every request saved its own changes: nothing is left to save.
         try await app.runService()

@@ -119,4 +119,75 @@ import Testing
             #expect(try await client.send(.get, "/api/expenses", headers: Self.bearer(bobToken)).json(ExpenseListJSON.self).count == 0)
         }
     }
+
+    @Test func signingOutClearsTheSessionAndRevokingEndsEveryTokenGivenBefore() async throws {
+        let app = try TestApp(accounts: .sqlite)
+        let revocations = try AccountRevocations(beside: app.configuration)
+        let accounts = try await Accounts(secret: Self.secret, revocations: revocations, secureCookies: true)
+        let token = try await accounts.token(for: "alice", expiresIn: .seconds(3600))
+        try await app.test(accounts: accounts) { client in
+            // Served over https (a proxy in front), the session cookie is Secure.
+            let signedIn = try await client.send(.post, "/login", body: "token=\(token)", contentType: "application/x-www-form-urlencoded")
+            let cookie = try #require(signedIn.headers[.setCookie])
+            #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+            let session = try #require(cookie.split(separator: ";").first.map(String.init))
+            #expect(try await client.send(.get, "/", headers: [.cookie: session]).text.contains("action=\"/logout\""))
+            // Signing out clears the cookie.
+            let out = try await client.send(.post, "/logout", contentType: "application/x-www-form-urlencoded", headers: [.cookie: session])
+            #expect(out.status == .seeOther && out.headers[.location] == "/login")
+            let cleared = try #require(out.headers[.setCookie])
+            #expect(cleared.hasPrefix("\(AccountsMiddleware.cookie)=;") && cleared.contains("Max-Age=0"))
+
+            // Signed out everywhere: every token given before no longer counts; a new one does.
+            #expect(try await client.send(.get, "/api/expenses", headers: Self.bearer(token)).status == .ok)
+            try await revocations.revoke("alice", at: Date().addingTimeInterval(1))
+            #expect(try await client.send(.get, "/api/expenses", headers: Self.bearer(token)).status == .unauthorized)
+            #expect(try await client.send(.get, "/", headers: [.cookie: session]).status == .seeOther)
+            let later = try await accounts.token(for: "alice", expiringAt: Date().addingTimeInterval(3600), issuedAt: Date().addingTimeInterval(2))
+            #expect(try await client.send(.get, "/api/expenses", headers: Self.bearer(later)).status == .ok)
+        }
+    }
+
+    @Test func metricsNeedTheirOwnTokenInAccountMode() async throws {
+        let accounts = try await Accounts(secret: Self.secret)
+        // Without a metrics token there are none to read: every user's counts are in them.
+        let alice = Self.bearer(try await accounts.token(for: "alice", expiresIn: .seconds(60)))
+        let closed = try TestApp(accounts: .sqlite)
+        try await closed.test(metrics: MetricsEndpointTests.registry, accounts: accounts) { (client: any TestClientProtocol) async throws in
+            let status = try await client.send(.get, "/metrics").status
+            #expect(status == .notFound)
+        }
+        let open = try TestApp(accounts: .sqlite)
+        try await open.test(metrics: MetricsEndpointTests.registry, metricsToken: "scraper-secret", accounts: accounts) { (client: any TestClientProtocol) async throws in
+            let statuses = [
+                try await client.send(.get, "/metrics").status,
+                try await client.send(.get, "/metrics", headers: alice).status,
+                try await client.send(.get, "/metrics", headers: Self.bearer("scraper-secret")).status,
+            ]
+            #expect(statuses == [.unauthorized, .unauthorized, .ok])
+        }
+    }
+
+    /// A page's live updates come only when what its user reads changed: another user's save
+    /// leaves its stamp as it was.
+    @Test(arguments: WebStore.available)
+    func aPagesStampMovesOnlyWithItsUsersData(_ store: WebStore) async throws {
+        let app = try TestApp(accounts: store)
+        func stamp(_ user: String) async throws -> Int {
+            try await RequestUser.$current.withValue(user) {
+                try await app.service.perform { viewModel, context in try PageStamp.of(viewModel, in: context) }
+            }
+        }
+        func save(_ note: String, as user: String) async throws {
+            try await RequestUser.$current.withValue(user) {
+                try await app.service.perform { viewModel, _ in _ = viewModel.addExpense(amount: 3, note: note, category: nil) }
+            }
+        }
+        let bobs = try await stamp("bob")
+        try await save("Alice's tea", as: "alice")
+        #expect(try await stamp("bob") == bobs)
+        try await save("Bob's tea", as: "bob")
+        #expect(try await stamp("bob") != bobs)
+        app.service.container.close()
+    }
 }

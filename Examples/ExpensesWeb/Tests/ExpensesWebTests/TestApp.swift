@@ -79,8 +79,8 @@ struct TestApp {
     }
 
     /// Runs `body` with a client of the app's router (serving `/metrics` from `metrics`, if given).
-    func test(metrics: PrometheusCollectorRegistry? = nil, accounts: Accounts? = nil, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: try ExpensesApplication.router(service: service, metrics: metrics, accounts: accounts))
+    func test(metrics: PrometheusCollectorRegistry? = nil, metricsToken: String? = nil, accounts: Accounts? = nil, _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: try ExpensesApplication.router(service: service, metrics: metrics, metricsToken: metricsToken, accounts: accounts))
         try await app.test(.router, body)
         service.container.close()
     }
