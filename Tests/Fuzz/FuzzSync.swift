@@ -64,6 +64,94 @@ enum FuzzSync {
         return Base(server: serverURL, device: deviceURL, requests: requests)
     }
 
+    // MARK: Users, shares and large values
+
+    /// The models of the users' server: the fuzz models, sync's, and sharing's.
+    static let sharingTypes: [any PersistentModel.Type] = types + SyncSchema.sharingModels
+
+    /// A server keeping each user's objects apart, whose users share and answer offers, and the
+    /// requests its users' devices sent — each with its user.
+    struct UsersBase {
+        let server: URL
+        let requests: [(user: String, body: Data)]
+    }
+
+    /// A users' server on `url` (a copy of the base's).
+    static func usersServer(_ url: URL) throws -> (SyncServer, ModelContainer) {
+        var configuration = ModelConfiguration(url: url)
+        configuration.ownedRows = .allEntities(except: SyncSchema.sharedModels)
+        let container = try ModelContainer(for: Schema(sharingTypes), configurations: configuration)
+        return (try SyncServer(container: container, largeValueFolder: url.deletingPathExtension().appendingPathExtension("values")), container)
+    }
+
+    /// Answers as `principal`'s device, keeping every request body with its user.
+    final class UserRecorder: SyncTransport, @unchecked Sendable {
+        let server: SyncServer
+        let user: String
+        private let lock = NSLock()
+        private(set) var recorded: [(user: String, body: Data)] = []
+
+        init(server: SyncServer, user: String) {
+            self.server = server
+            self.user = user
+        }
+
+        var serverDescription: String { "the fuzzed users' server" }
+
+        func send(_ body: Data) async throws -> Data {
+            lock.withLock { recorded.append((user, body)) }
+            return try server.respond(to: body, as: SyncPrincipal(user: user))
+        }
+    }
+
+    /// Alice's device syncs its objects — a photo of 1.5 MB among them, which travels apart in
+    /// chunks — and shares an item with bob, whose device hears the offer and accepts it.
+    static func prepareUsers(in work: URL) async throws -> UsersBase {
+        let serverURL = work.appendingPathComponent("sync-users-server.store")
+        let (server, container) = try usersServer(serverURL)
+        var requests: [(user: String, body: Data)] = []
+        for user in ["alice", "bob"] {
+            let device = try ModelContainer(for: Schema(sharingTypes), configurations: ModelConfiguration(isStoredInMemoryOnly: true))
+            let recorder = UserRecorder(server: server, user: user)
+            let client = try SyncClient(container: device, transport: recorder, pageSize: 7, chunkBytes: 512 << 10)
+            let context = ModelContext(device)
+            if user == "alice" {
+                try FuzzModels.fill(device)
+                try context.fetch(FetchDescriptor<FuzzOwner>()).first?.photo = Data(repeating: 7, count: 1_500_000)
+                try context.save()
+                _ = try await client.sync()
+                if let item = try context.fetch(FetchDescriptor<FuzzItem>()).first {
+                    try context.share(item, with: "bob", role: .writer)
+                    try context.save()
+                }
+                _ = try await client.sync()
+            } else {
+                _ = try await client.sync()
+                for offer in try context.shareOffers() { try context.accept(offer) }
+                try context.save()
+                _ = try await client.sync()
+            }
+            requests += recorder.recorded
+        }
+        container.close()
+        try FuzzStoreFile.checkpoint(serverURL)
+        return UsersBase(server: serverURL, requests: requests)
+    }
+
+    /// A users' server on `server` (a copy of the base's) answers `body` as `user`'s device:
+    /// `true` if it replied.
+    static func request(_ body: Data, as user: String, server: URL) -> Bool {
+        do {
+            let (syncServer, container) = try usersServer(server)
+            defer { container.close() }
+            _ = try syncServer.respond(to: body, as: SyncPrincipal(user: user))
+            return true
+        } catch {
+            if ProcessInfo.processInfo.environment["OPENSWIFTDATA_FUZZ_VERBOSE"] != nil { print("refused: \(error)") }
+            return false
+        }
+    }
+
     /// A server on `server` (a copy of the base's) answers `body`: `true` if it replied.
     static func request(_ body: Data, server: URL) -> Bool {
         do {

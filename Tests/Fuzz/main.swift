@@ -6,8 +6,11 @@ import OpenSwiftData
 
 // openswiftdata-fuzz: opens mutated store files — OpenSwiftData's SQLite layout, the JSON example
 // store, and (given one) a Core Data file — and fetches, sorts, reads, follows relationships,
-// reads history and saves through them; and sends a sync server mutated requests, and syncs
-// devices with a server whose sync bookkeeping was mutated. Every input must end in success or a thrown error: a
+// reads history and saves through them; sends a sync server mutated requests (of one dataset,
+// and of users who share, answer offers and send large values), and syncs devices with a server
+// whose sync bookkeeping was mutated; opens the Apple file with mutated and crafted model
+// archives without its models, and asks the studio's reader for pages with anything a URL can
+// hold. Every input must end in success or a thrown error: a
 // crash or a hang is a failure (the process dies, or the watchdog stops it with status 3), and the
 // input that caused it is in `<work>/current`, described in `<work>/current.txt`.
 //
@@ -52,6 +55,9 @@ try FuzzModels.fill(try ModelContainer(for: Schema(FuzzModels.types), configurat
 try FuzzModels.fill(try ModelContainer(for: Schema(FuzzModels.types), configurations: JSONStoreConfiguration(fileURL: baseJSON)))
 try FuzzStoreFile.checkpoint(baseStore)
 let syncBase = try await FuzzSync.prepare(in: work)
+let usersBase = try await FuzzSync.prepareUsers(in: work)
+// The Apple file's model archive, uncompressed, which model-archive inputs mutate.
+let modelArchive = corpus.flatMap { try? Data(contentsOf: $0.appendingPathComponent("apple-model-archive.bplist")) }
 
 var runs = 0
 var refusals = 0
@@ -89,6 +95,21 @@ for (kind, base, pristine) in pristineInputs {
     watchdog.stop()
 }
 
+/// Runs one model archive in a copy of the Apple file, opened without its models.
+@MainActor func runArchive(_ description: String, _ archive: Data) {
+    guard let coreDataSeed else { return }
+    runs += 1
+    let input = work.appendingPathComponent("archive-input.sqlite")
+    FuzzStoreFile.copy(coreDataSeed, to: input)
+    FuzzBrowse.setArchive(archive, in: input)
+    let current = work.appendingPathComponent("current")
+    try? FileManager.default.removeItem(at: current)
+    try? FileManager.default.copyItem(at: input, to: current)
+    watchdog.start(description)
+    if !FuzzBrowse.open(coreData: input) { refusals += 1 }
+    watchdog.stop()
+}
+
 // Inputs that found bugs first.
 if let corpus, let recipes = try? FileManager.default.contentsOfDirectory(at: corpus, includingPropertiesForKeys: nil) {
     for recipe in recipes.filter({ $0.pathExtension == "sql" }).sorted(by: { $0.path < $1.path }) {
@@ -97,6 +118,10 @@ if let corpus, let recipes = try? FileManager.default.contentsOfDirectory(at: co
         FuzzStoreFile.apply(sql: (try? String(contentsOf: recipe, encoding: .utf8)) ?? "", to: input)
         run("corpus \(recipe.lastPathComponent)", .sqlite, input)
     }
+    // Model archives (the Apple file's own, and crafted ones) in the Apple file.
+    for archive in recipes.filter({ $0.pathExtension == "bplist" }).sorted(by: { $0.path < $1.path }) {
+        runArchive("corpus \(archive.lastPathComponent) as the Apple file's model archive", (try? Data(contentsOf: archive)) ?? Data())
+    }
 }
 
 let deadline = Date().addingTimeInterval(seconds)
@@ -104,7 +129,7 @@ while Date() < deadline {
     let input: URL
     let description: String
     let kind: FuzzStoreFile.Kind
-    switch generator.below(12) {
+    switch generator.below(16) {
     case 0..<4:
         kind = .sqlite
         input = work.appendingPathComponent("input.store")
@@ -149,6 +174,48 @@ while Date() < deadline {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: newDevice.path + suffix) }
         let statements = FuzzStoreFile.mutateCells(server, &generator, tables: ["SYNCEDOBJECT", "SYNCREPLICASTATE", "Z_GLOBALID"])
         await runSync("sync bookkeeping: \(statements)", server: server) { await FuzzSync.sync(server: server, device: device, newDevice: newDevice) }
+        continue
+    case 12:
+        // The Apple file's model archive, its bytes mutated.
+        guard let modelArchive else { continue }
+        let file = work.appendingPathComponent("archive.bplist")
+        try? modelArchive.write(to: file)
+        let mutation = FuzzStoreFile.mutateBytes(file, &generator)
+        runArchive("model archive bytes: \(mutation)", (try? Data(contentsOf: file)) ?? Data())
+        continue
+    case 13:
+        // Pages asked for with anything a URL holds, of our store or the Apple file.
+        let coreData = coreDataSeed != nil && generator.below(2) == 0
+        let input = work.appendingPathComponent(coreData ? "browse-input.sqlite" : "browse-input.store")
+        FuzzStoreFile.copy(coreData ? (coreDataSeed ?? baseStore) : baseStore, to: input)
+        runs += 1
+        watchdog.start("browse queries (see current.txt's next line)")
+        let (asked, answered) = FuzzBrowse.query(input, coreData: coreData, &generator)
+        watchdog.stop()
+        try? "browse queries: \(asked)\n".write(to: work.appendingPathComponent("current.txt"), atomically: true, encoding: .utf8)
+        if !answered { refusals += 1 }
+        continue
+    case 14:
+        // A user's request — a share, an answer to an offer, a large value's chunk — mutated,
+        // sent as its user or as another.
+        let server = work.appendingPathComponent("sync-users-input-server.store")
+        FuzzStoreFile.copy(usersBase.server, to: server)
+        try? FileManager.default.removeItem(at: server.deletingPathExtension().appendingPathExtension("values"))
+        let original = usersBase.requests[generator.below(usersBase.requests.count)]
+        let user = generator.below(4) == 0 ? ["alice", "bob", "mallory"][generator.below(3)] : original.user
+        var body = original.body
+        let mutation: String
+        if generator.below(3) > 0, let (mutated, done) = FuzzSync.mutateJSON(original.body, &generator) {
+            body = mutated
+            mutation = "values: " + done
+        } else {
+            let file = work.appendingPathComponent("sync-request.json")
+            try? original.body.write(to: file)
+            mutation = "bytes: " + FuzzStoreFile.mutateBytes(file, &generator)
+            body = (try? Data(contentsOf: file)) ?? Data()
+        }
+        try? body.write(to: work.appendingPathComponent("current-request.json"))
+        await runSync("users' request as \(user) \(mutation) (the body is current-request.json)", server: server) { FuzzSync.request(body, as: user, server: server) }
         continue
     default:
         guard let coreDataSeed else { continue }

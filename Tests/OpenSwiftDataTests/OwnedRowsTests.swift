@@ -173,6 +173,20 @@ import Testing
         #expect(try ModelContext(store.container, owner: "bob").fetchCount(FetchDescriptor<Expense>()) == 0)
     }
 
+    /// A relationship named `owner` has an index of its own, as the owner column has: the two
+    /// names must not meet (SQLite's ignore case).
+    @Test(arguments: StoreKind.keepingOwners)
+    func aRelationshipNamedOwnerSitsBesideTheOwnerColumn(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Collar.self, Owner.self, Pet.self], ownedRows: .allEntities())
+        let alice = ModelContext(store.container, owner: "alice")
+        let rex = Owner(name: "Rex's")
+        alice.insert(rex)
+        alice.insert(Collar(size: 3, owner: rex))
+        try alice.save()
+        #expect(try ModelContext(store.container, owner: "alice").fetch(FetchDescriptor<Collar>()).map { $0.owner?.name } == ["Rex's"])
+        #expect(try ModelContext(store.container, owner: "bob").fetchCount(FetchDescriptor<Collar>()) == 0)
+    }
+
     @Test(arguments: StoreKind.keepingOwners)
     func aStoredRowCanBeGivenToAnotherOwner(_ kind: StoreKind) throws {
         let store = try seeded(kind)

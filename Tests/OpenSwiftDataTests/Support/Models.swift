@@ -409,3 +409,15 @@ final class LongNamedShipment {
     var destinationWarehouseForTheFinalLegOfTheJourneyAcrossTheSeaAndLand: String = ""
     init() {}
 }
+
+// A relationship named `owner`, beside the owner column of a store that keeps owners.
+
+@Model
+final class Collar {
+    var size: Int
+    var owner: Owner?
+    init(size: Int, owner: Owner? = nil) {
+        self.size = size
+        self.owner = owner
+    }
+}

@@ -115,6 +115,14 @@ enum DDL {
         "\(dialect.storedType(.text)) NOT NULL DEFAULT ''"
     }
 
+    /// The name of a table's index on `Z_OWNER`: `Z_Entity_OWNER`, but `Z_Entity_Z_OWNER` where a
+    /// relationship named `owner` (in any case) would give its own index the first name — index
+    /// names are one namespace, and SQLite's ignore case.
+    static func ownerIndexName(_ layout: ModelLayout) -> String {
+        let clashes = layout.properties.contains { $0.relationship != nil && $0.name.uppercased() == "OWNER" }
+        return clashes ? "Z_\(layout.entityName)_Z_OWNER" : "Z_\(layout.entityName)_OWNER"
+    }
+
     /// The indexes of an entity's table: foreign keys, unique constraints, `#Index`es. Where rows
     /// are `owned`, unique constraints and `#Index`es start with `Z_OWNER` (uniqueness holds per
     /// owner, and an owner's fetches use them), each unique constraint's columns also have an
@@ -125,7 +133,7 @@ enum DDL {
         var result: [Index] = []
         let ownerPrefix = owned ? "\(q(SQLStore.ownerColumn)), " : ""
         if owned && layout.root === layout {
-            let name = "Z_\(layout.entityName)_OWNER"
+            let name = ownerIndexName(layout)
             result.append(Index(name: name, sql: "CREATE INDEX \(q(name)) ON \(q(layout.tableName)) (\(q(SQLStore.ownerColumn)))", uniqueConstraint: nil))
         }
         // A subclass's inherited columns are indexed by its superclass.
