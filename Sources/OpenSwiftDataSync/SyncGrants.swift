@@ -1,8 +1,8 @@
 import Foundation
 import OpenSwiftData
 
-/// A server's grants (``OwnerGrant``) kept as its shares say: the user who shared a tree has
-/// ``OwnerGrant/Access/full`` access to its zone (``SyncZone``); a grantee who accepted a share
+/// A server's grants (`OwnerGrant`) kept as its shares say: the user who shared a tree has
+/// `OwnerGrant.Access.full` access to its zone (``SyncZone``); a grantee who accepted a share
 /// (``SyncShare``, an offer until then) reads the zone, or writes it as a writer. Every user
 /// context sync and the server's own code make reads the trees through these grants
 /// (`includingGrants: true`), so no rule about who reads what is written twice.

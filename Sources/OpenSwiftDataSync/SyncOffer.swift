@@ -1,8 +1,8 @@
 import Foundation
 
 /// A share another user offers this user (``SyncShare``, not yet accepted): what its grantee's
-/// devices and the server's own code list, and answer with ``ModelContext/accept(_:)`` and
-/// ``ModelContext/decline(_:)`` (or ``SyncServer/accept(_:for:)`` and
+/// devices and the server's own code list, and answer with ``OpenSwiftData/ModelContext/accept(_:)`` and
+/// ``OpenSwiftData/ModelContext/decline(_:)`` (or ``SyncServer/accept(_:for:)`` and
 /// ``SyncServer/decline(_:for:)``). Until it is accepted, nothing of the tree it shares reaches
 /// the grantee.
 ///

@@ -59,11 +59,11 @@ public final class SyncReplicaState {
     /// no longer read them), rather than pushing them back (the server lost them).
     public var resetDropsUnsent: Bool = false
     /// The offers waiting for this device's user, as its server last sent them (JSON of
-    /// ``SyncOffer``s; see ``ModelContext/shareOffers()``).
+    /// ``SyncOffer``s; see ``OpenSwiftData/ModelContext/shareOffers()``).
     public var offers: String = ""
     /// What the server called those offers, sent back so it sends them only when they change.
     public var offersFingerprint: String = ""
-    /// This device's answers to offers not yet sent (JSON; see ``ModelContext/accept(_:)``).
+    /// This device's answers to offers not yet sent (JSON; see ``OpenSwiftData/ModelContext/accept(_:)``).
     public var offerAnswers: String = ""
 
     /// The name of the one state row.

@@ -99,7 +99,7 @@ public final class SyncServer: @unchecked Sendable {
     ///
     /// Where the schema has ``SyncSchema/sharingModels`` and the store keeps owners, users
     /// share trees of objects as `sharing` allows (``SyncSharingOptions``): a share is an offer
-    /// until its grantee accepts it, and the store's grants (``OwnerGrant``) say who reads what.
+    /// until its grantee accepts it, and the store's grants (`OwnerGrant`) say who reads what.
     public init(container: ModelContainer, resolvers: [SyncResolver] = [], validators: [SyncValidator] = [], rules: [SyncRule] = [],
                 subscriptions: [SyncSubscription] = [], historyRetention: Duration? = SyncServer.defaultHistoryRetention, largeValueFolder: URL? = nil,
                 largeValueLimits: SyncLargeValueLimits = SyncLargeValueLimits(), sharing: SyncSharingOptions = SyncSharingOptions()) throws {
@@ -352,7 +352,7 @@ public final class SyncServer: @unchecked Sendable {
     /// only to read — offers not yet accepted are not among them. For a list to show; to read
     /// and write what `user`'s devices do, make the context with `includingGrants: true`: it
     /// reads every tree here, and its saves refuse a change to a tree `user` may only read
-    /// (``OpenSwiftData/SwiftDataError/readOnlyOwner``). Passing these names to `alsoReading`
+    /// (`SwiftDataError.readOnlyOwner`). Passing these names to `alsoReading`
     /// reads the same trees, all read-only.
     ///
     /// ```swift

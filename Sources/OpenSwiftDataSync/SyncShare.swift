@@ -10,10 +10,10 @@ import OpenSwiftData
 /// objects theirs hold in turn, and the objects any of them holds by a to-one that deletes
 /// them with it (`.cascade`). Many-to-many links between objects of one tree are shared too.
 ///
-/// A share is an **offer** until its grantee accepts it (``ModelContext/accept(_:)`` on a
+/// A share is an **offer** until its grantee accepts it (``OpenSwiftData/ModelContext/accept(_:)`` on a
 /// device, ``SyncServer/accept(_:for:)`` on the server): until then nothing of the tree reaches
 /// the grantee's devices or contexts; the grantee's devices only list the offer
-/// (``ModelContext/shareOffers()``). Declining deletes the share.
+/// (``OpenSwiftData/ModelContext/shareOffers()``). Declining deletes the share.
 ///
 /// ```swift
 /// try context.share(ledger, with: "bob", role: .reader)

@@ -2,9 +2,9 @@ import Foundation
 import OpenSwiftData
 
 /// The shared trees one user reads on a server (``SyncShare``), each by the owner its rows have
-/// (``SyncZone``), as the store's grants keep them (``OwnerGrant``, ``SyncGrants``): the trees
-/// the user shared (``OwnerGrant/Access/full``), and those shared with the user and accepted, to
-/// edit (``OwnerGrant/Access/write``) or only to read (``OwnerGrant/Access/read``).
+/// (``SyncZone``), as the store's grants keep them (`OwnerGrant`, ``SyncGrants``): the trees
+/// the user shared (`OwnerGrant.Access.full`), and those shared with the user and accepted, to
+/// edit (`OwnerGrant.Access.write`) or only to read (`OwnerGrant.Access.read`).
 ///
 /// Nothing here lists the trees: a user's contexts read them through the grants inside each
 /// statement, and what a sync asks of one tree is looked up for that tree alone, so a user with
@@ -13,7 +13,7 @@ final class SyncSpaces {
     /// The user; `nil` where sync reads every row (no principal).
     let user: String?
     /// A text that changes when a tree is shared with the user (and accepted) or stops being
-    /// (``ModelContext/grantsFingerprint(to:)``): the user's devices then have objects to drop
+    /// (`ModelContext.grantsFingerprint(to:)`): the user's devices then have objects to drop
     /// or to receive that their position in the server's changes has passed, so they start
     /// again. The trees the user shared are left out: their objects were the user's before.
     let fingerprint: String

@@ -43,8 +43,8 @@ public struct OwnerGrant: Sendable, Hashable {
         /// Read, change, delete and add to the rows (what the grantee inserts stays its own).
         case write = 2
         /// As ``write``, for a grantee whose rows these were: sync gives the user who shares a
-        /// tree of objects this grant to the tree's owner. ``ModelContext/grantsFingerprint(to:)``
-        /// leaves it out, since it opens nothing the grantee did not have.
+        /// tree of objects this grant to the tree's owner. Sync's fingerprint of what others
+        /// granted a user leaves it out, since it opens nothing the grantee did not have.
         case full = 3
 
         /// Orders accesses by what they allow.
