@@ -11,6 +11,13 @@ let studio: TargetDependencyCondition? = .when(traits: ["Studio"])
 /// Where Apple's SwiftData does not exist, so the `SwiftData` compatibility module may stand in.
 let nonApplePlatforms: [Platform] = [.linux, .windows, .android, .openbsd, .wasi]
 
+/// `OPENSWIFTDATA_SANITIZE=thread` (CI's ThreadSanitizer stage): this package's own Swift
+/// targets are built with the sanitizer, its dependencies as they are (the end of this file) —
+/// so the stage builds in the main build's folder and reuses every dependency it built, instead
+/// of building them all again with `--sanitize`. Unset (always, for an app depending on the
+/// package), nothing changes.
+let sanitizer = Context.environment["OPENSWIFTDATA_SANITIZE"].flatMap { $0.isEmpty ? nil : $0 }
+
 let package = Package(
     name: "OpenSwiftData",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -237,3 +244,10 @@ let package = Package(
         ),
     ]
 )
+
+if let sanitizer {
+    for target in package.targets where target.type != .macro && target.type != .system {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
+        target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=\(sanitizer)"])]
+    }
+}
