@@ -35,6 +35,28 @@ import Testing
         #expect(statements[1].bindings.suffix(2) == [.text("PersonalJourney"), .integer(2)])
     }
 
+    /// A grantee's context looks its grants up inside each statement (`OwnerGrant`): the
+    /// statement is the same, with the same values bound, whether the store grants it no owner or
+    /// a thousand — no list of owners grows with them.
+    @Test func grantsAreLookedUpInsideTheStatement() throws {
+        let store = try TestStore(.memory, [Expense.self, Category.self], ownedRows: .allEntities())
+        func fetched() throws -> RenderedSQL {
+            let statements = try store.sql {
+                _ = try ModelContext(store.container, owner: "bob", includingGrants: true).fetch(FetchDescriptor<Expense>())
+            }
+            return try #require(statements.first)
+        }
+        let none = try fetched()
+        let admin = store.context()
+        for owner in 0..<1_000 { admin.grant(.read, toRowsOf: "owner\(owner)", to: "bob") }
+        try admin.save()
+        let many = try fetched()
+        #expect(many.text == none.text)
+        #expect(many.bindings == none.bindings)
+        #expect(many.text.contains("IN (SELECT \"zg\".\"Z_OWNER\" FROM \"Z_GRANT\" AS \"zg\" WHERE (\"zg\".\"Z_GRANTEE\" = ?"))
+        #expect(many.bindings == [.text("bob"), .text("bob")])
+    }
+
     @Test func toOnePathsJoin() throws {
         let statement = try sql(#Predicate<QPerson> { $0.mentor?.team?.name == "Lions" })
         #expect(statement.text.contains("LEFT JOIN \"QPerson\" AS \"t1\" ON (\"t1\".\"Z_PK\" = \"t0\".\"mentor\")"))
