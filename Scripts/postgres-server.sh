@@ -72,7 +72,7 @@ start)
     port=$(free_port)
     printf '%s\n' "$port" > "$folder/port"
     as_server_user "$bin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $folder -c max_connections=200 -c fsync=off -c log_lock_waits=on -c deadlock_timeout=5ms -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $folder -c max_connections=500 -c fsync=off -c log_lock_waits=on -c deadlock_timeout=5ms -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
     echo "export OPENSWIFTDATA_POSTGRES_URL=postgres://openswiftdata:$password@127.0.0.1:$port/postgres"
     echo "export OPENSWIFTDATA_POSTGRES_CA=$folder/ca.pem"
     ;;
@@ -93,7 +93,7 @@ standby)
     standby_port=$(free_port)
     printf '%s\n' "$standby_port" > "$standby/port"
     as_server_user "$bin/pg_ctl" -D "$standby/data" -l "$standby/server.log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $standby_port -k $standby -c max_connections=200 -c fsync=off -c hot_standby=on -c recovery_min_apply_delay=${delay}ms -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
+        -o "-c listen_addresses=127.0.0.1 -p $standby_port -k $standby -c max_connections=500 -c fsync=off -c hot_standby=on -c recovery_min_apply_delay=${delay}ms -c ssl=on -c ssl_cert_file=$folder/server.pem -c ssl_key_file=$folder/server.key" start >&2
     echo "export OPENSWIFTDATA_POSTGRES_STANDBY_URL=postgres://openswiftdata:$password@127.0.0.1:$standby_port/postgres"
     ;;
 pgbouncer)
