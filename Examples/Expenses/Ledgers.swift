@@ -85,16 +85,12 @@ extension ExpensesCommand.LedgerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Accept a ledger another user offers you: at the next `expenses sync` it arrives, with its expenses.")
 
-        @OptionGroup var options: StoreOptions
-        @Argument(help: "The ledger's name, as `expenses ledgers` lists the offer.")
-        var name: String
-        @Option(help: "The user who offers it.")
-        var from: String
+        @OptionGroup var offer: OfferChoice
 
         @MainActor
         func run() async throws {
-            try answerOffer(name, from: from, accept: true, options: options)
-            print("Accepted \(name) from \(from); it arrives at the next `expenses sync`.")
+            try answerOffer(offer, accept: true)
+            print("Accepted \(offer.name) from \(offer.from); it arrives at the next `expenses sync`.")
         }
     }
 
@@ -102,24 +98,30 @@ extension ExpensesCommand.LedgerCommand {
         static let configuration = CommandConfiguration(
             abstract: "Decline a ledger another user offers you: at the next `expenses sync` the offer is gone, for them too. Nothing of it was ever here.")
 
-        @OptionGroup var options: StoreOptions
-        @Argument(help: "The ledger's name, as `expenses ledgers` lists the offer.")
-        var name: String
-        @Option(help: "The user who offers it.")
-        var from: String
+        @OptionGroup var offer: OfferChoice
 
         @MainActor
         func run() async throws {
-            try answerOffer(name, from: from, accept: false, options: options)
-            print("Declined \(name) from \(from); the answer travels at the next `expenses sync`.")
+            try answerOffer(offer, accept: false)
+            print("Declined \(offer.name) from \(offer.from); the answer travels at the next `expenses sync`.")
         }
     }
 }
 
-/// Answers the offer of the ledger `name` by `user`, saved to travel with the next sync.
+/// Which offer a command answers: the ledger's name and who offers it, in a store.
+struct OfferChoice: ParsableArguments {
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The ledger's name, as `expenses ledgers` lists the offer.")
+    var name: String
+    @Option(help: "The user who offers it.")
+    var from: String
+}
+
+/// Answers the offer `choice` names, saved to travel with the next sync.
 @MainActor
-private func answerOffer(_ name: String, from user: String, accept: Bool, options: StoreOptions) throws {
-    let context = try options.openContainer().mainContext
+private func answerOffer(_ choice: OfferChoice, accept: Bool) throws {
+    let name = choice.name, user = choice.from
+    let context = try choice.options.openContainer().mainContext
     let offers = try context.shareOffers()
     guard let offer = offers.first(where: { $0.owner == user && $0.title == name }) else {
         let listed = offers.map { "\($0.title ?? "(a ledger)") from \($0.owner)" }

@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import OpenSwiftData
 import OpenSwiftDataSync
 import Prometheus
 
@@ -60,17 +61,11 @@ struct Revoke: AsyncParsableCommand {
     @Argument(help: "The user's name.")
     var user: String
 
-    @Option(help: "The store: a file, or a postgres://… URL (default: DATABASE_URL if set, else the server's default file).")
-    var store: String?
-
-    @Option(help: "On PostgreSQL, the namespace (schema) the tables live in.")
-    var schema = "expenses"
+    @OptionGroup var location: StoreLocation
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
         do {
-            let configuration = try ExpensesStore.configuration(store, schema: schema, environment: environment)
-            try await AccountRevocations(beside: configuration).revoke(user)
+            try await AccountRevocations(beside: try location.configuration()).revoke(user)
         } catch let error as ExpenseInputError {
             throw ValidationError(error.message)
         }
@@ -84,16 +79,12 @@ struct NewSyncEpoch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "After restoring the store from a backup: make every syncing device start again from a fresh copy of it (run with the server stopped, with the options it serves with).")
 
-    @Option(help: "The store: a file, or a postgres://… URL (default: DATABASE_URL if set, else the server's default file).")
-    var store: String?
-
-    @Option(help: "On PostgreSQL, the namespace (schema) the tables live in.")
-    var schema = "expenses"
+    @OptionGroup var location: StoreLocation
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         do {
-            var configuration = try ExpensesStore.configuration(store, schema: schema, environment: environment)
+            var configuration = try location.configuration()
             // Account mode's store keeps an owner per row; it opens only as such.
             if environment["EXPENSES_AUTH_SECRET"] != nil { configuration = try Accounts.storeConfiguration(configuration) }
             let container = try ExpensesStore.container(configuration)
@@ -175,5 +166,19 @@ struct Serve: AsyncParsableCommand {
         // service closes the store. Every request saved its own changes: nothing is left to save.
         try await app.runService()
         logger.info("stopped; the store is closed")
+    }
+}
+
+/// Where the store the server serves is, for the commands run beside it.
+struct StoreLocation: ParsableArguments {
+    @Option(help: "The store: a file, or a postgres://… URL (default: DATABASE_URL if set, else the server's default file).")
+    var store: String?
+
+    @Option(help: "On PostgreSQL, the namespace (schema) the tables live in.")
+    var schema = "expenses"
+
+    /// The store's configuration, as the server opens it.
+    func configuration() throws -> any DataStoreConfiguration {
+        try ExpensesStore.configuration(store, schema: schema, environment: ProcessInfo.processInfo.environment)
     }
 }
