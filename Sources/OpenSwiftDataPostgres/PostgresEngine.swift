@@ -21,6 +21,8 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
     var writersRunConcurrently: Bool { true }
     /// Each statement is a round trip: a save's new rows go up to 1,000 at a time.
     var rowsPerInsert: Int { 1_000 }
+    var parametersPerStatement: Int { 60_000 }
+    var statementsAreRoundTrips: Bool { true }
 
     init(pool: PostgresConnectionPool, replicas: PostgresReplicas? = nil) {
         self.pool = pool

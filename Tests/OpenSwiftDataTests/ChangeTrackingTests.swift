@@ -39,6 +39,27 @@ import Testing
         #expect(fresh.map(\.amount) == [11])
     }
 
+    /// However many new models one save holds — fewer than a statement carries, exactly as many,
+    /// one more, many statements' worth — each row holds its own model's values and key.
+    @Test(arguments: StoreKind.allCases, [1, 63, 64, 65, 1_000])
+    func everyNewModelOfABigSaveIsStoredWithItsOwnValues(_ kind: StoreKind, count: Int) throws {
+        let store = try TestStore(kind, [Expense.self])
+        let context = store.context()
+        let day = Date(timeIntervalSinceReferenceDate: 86_400)
+        let inserted = (0..<count).map { Expense(amount: Double($0), date: day.addingTimeInterval(Double($0)), note: $0.isMultiple(of: 3) ? nil : "note \($0)") }
+        for expense in inserted { context.insert(expense) }
+        try context.save()
+        let identifiers = Dictionary(uniqueKeysWithValues: inserted.map { ($0.persistentModelID, $0.amount) })
+        let stored = try store.context().fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)]))
+        #expect(stored.count == count)
+        for (index, expense) in stored.enumerated() {
+            #expect(expense.amount == Double(index))
+            #expect(expense.date == day.addingTimeInterval(Double(index)))
+            #expect(expense.note == (index.isMultiple(of: 3) ? nil : "note \(index)"))
+            #expect(identifiers[expense.persistentModelID] == expense.amount)
+        }
+    }
+
     @Test func modelsAreObservable() throws {
         let store = try TestStore(.memory, [Expense.self])
         let context = store.context()

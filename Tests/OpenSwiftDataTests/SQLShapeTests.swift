@@ -193,8 +193,26 @@ import Testing
         let statements = try store.sql { try context.save() }
         #expect(statements.texts.filter { $0 == "BEGIN IMMEDIATE" }.count == 1)
         #expect(statements.texts.filter { $0 == "COMMIT" }.count == 1)
-        #expect(statements.starting(with: "INSERT INTO \"Expense\"").count == 50)
+        // 50 rows as statements of 32, 16 and 2 rows: powers of two, so their texts stay prepared.
+        #expect(statements.starting(with: "INSERT INTO \"Expense\"").map { $0.bindings.count / 5 } == [32, 16, 2])
         #expect(try store.context().fetchCount(FetchDescriptor<Expense>()) == 50)
+    }
+
+    /// A save's new rows of one entity go up 64 to an `INSERT … VALUES (…), (…)` on SQLite, the
+    /// last ones in powers of two; a second save of the same size runs the same few texts.
+    @Test func newRowsGoUpManyToAStatement() throws {
+        let store = try TestStore(.file, [Expense.self])
+        let context = store.context()
+        for amount in 0..<200 { context.insert(Expense(amount: Double(amount))) }
+        let first = try store.sql { try context.save() }.starting(with: "INSERT INTO \"Expense\"")
+        #expect(first.map { $0.bindings.count / 5 } == [64, 64, 64, 8])
+        let full = try #require(first.first)
+        #expect(full.text.hasPrefix("INSERT INTO \"Expense\" (\"Z_PK\", \"amount\", \"date\", \"note\", \"category\") VALUES (?1, ?2, ?3, ?4, ?5), (?6, ?7, ?8, ?9, ?10), "))
+        #expect(full.bindings.prefix(2) == [.integer(1), .real(0)])
+        for amount in 200..<400 { context.insert(Expense(amount: Double(amount))) }
+        let second = try store.sql { try context.save() }.starting(with: "INSERT INTO \"Expense\"")
+        #expect(second.map(\.text) == first.map(\.text))
+        #expect(second.first?.bindings.prefix(2) == [.integer(201), .real(200)])
     }
 
     // MARK: From FetchDescriptorTests

@@ -86,6 +86,10 @@ final class SQLiteConnection {
         return wrapped
     }
 
+    /// The most parameters a statement may bind: the library's compiled-in limit (32,766 by
+    /// default since SQLite 3.32; 999 before), asked rather than assumed.
+    var parameterLimit: Int { max(1, Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))) }
+
     /// How many prepared statements the cache holds.
     var cachedStatementCount: Int { cache.count }
 

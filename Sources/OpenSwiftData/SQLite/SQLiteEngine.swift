@@ -18,7 +18,11 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
     private let readers: ReaderPool?
     let transactionStatements: SQLTransactionStatements
     var writersRunConcurrently: Bool { false }
-    var rowsPerInsert: Int { 1 }
+    /// Many rows to a statement: a 64-row `INSERT … VALUES (…), (…)` runs the statement's setup
+    /// once for 64 rows (Benchmarks/NOTES.md, "Performance, round 4").
+    var rowsPerInsert: Int { 64 }
+    let parametersPerStatement: Int
+    var statementsAreRoundTrips: Bool { false }
     /// How long a connection waits for another writer before giving up, in milliseconds.
     static let busyTimeout: Int32 = 30_000
     /// The same bound for waits inside this process (the writer connection, a reader), in seconds.
@@ -30,6 +34,7 @@ final class SQLiteEngine: SQLEngine, @unchecked Sendable {
         self.dialect = dialect
         writer = ExclusiveConnection(connection, name: "the store '\(name)'", timeout: Self.waitTimeout)
         self.readers = readers
+        parametersPerStatement = connection.parameterLimit
         transactionStatements = SQLTransactionStatements(begin: "BEGIN IMMEDIATE", commit: "COMMIT", rollback: "ROLLBACK")
     }
 

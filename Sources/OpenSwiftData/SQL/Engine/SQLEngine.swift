@@ -16,9 +16,17 @@ package protocol SQLEngine: AnyObject, Sendable {
     func endWrite(_ connection: any SQLConnection)
     /// The statements that start, commit and roll back a write transaction.
     var transactionStatements: SQLTransactionStatements { get }
-    /// How many rows one `INSERT` should carry: 1 where a prepared statement runs per row cheaply
-    /// (SQLite, in process), more where each statement is a round trip to a server.
+    /// How many rows one `INSERT` carries at most (within ``parametersPerStatement``): many, so a
+    /// save's new rows are a few statements — on a server fewer round trips, in process (SQLite)
+    /// fewer runs of a statement, each with its setup; 1 runs a statement per row.
     var rowsPerInsert: Int { get }
+    /// The most parameters one statement may bind (SQLite's compiled-in variable limit; the
+    /// PostgreSQL protocol's 65,535, less a margin).
+    var parametersPerStatement: Int { get }
+    /// Whether each statement is a round trip to a server (PostgreSQL): a save's last rows then go
+    /// up as one statement of whatever count. In process (SQLite) they go up in statements of
+    /// powers of two rows, whose few texts stay prepared, rather than a new text for each count.
+    var statementsAreRoundTrips: Bool { get }
     /// Whether write transactions of several connections run at once (PostgreSQL), so a row may
     /// appear between a save's lookup and its insert; SQLite has one writer at a time.
     var writersRunConcurrently: Bool { get }

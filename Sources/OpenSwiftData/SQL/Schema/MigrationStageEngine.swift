@@ -14,6 +14,8 @@ final class MigrationStageEngine: SQLEngine, Sendable {
     /// Nothing else writes during a migration: it holds the store's write lock.
     var writersRunConcurrently: Bool { false }
     var rowsPerInsert: Int { 1 }
+    var parametersPerStatement: Int { 999 }
+    var statementsAreRoundTrips: Bool { false }
 
     init(connection: any SQLConnection, dialect: any SQLDialect, translate: @escaping @Sendable (any Error) -> any Error) {
         // One thread runs the migration; the bound only turns a mistake into an error.

@@ -203,16 +203,17 @@ package final class SQLStore: Sendable {
         }
     }
 
-    /// Inserts one row per item into `table`: one prepared statement run per row where the engine
-    /// prefers that (SQLite); where each statement is a round trip, many rows per statement —
-    /// ``arrayRows`` from arrays where the dialect binds them (``SQLDialect/arrayType(of:)``),
-    /// else ``SQLEngine/rowsPerInsert`` rows of parameters (at most 60,000 values). `bind` appends
-    /// one row's values.
+    /// Inserts one row per item into `table`, many rows per statement: ``arrayRows`` from arrays
+    /// where the dialect binds them (``SQLDialect/arrayType(of:)``), else ``SQLEngine/rowsPerInsert``
+    /// rows of parameters (within ``SQLEngine/parametersPerStatement``); the last rows as one
+    /// statement where each is a round trip, else in statements of powers of two rows (so one
+    /// table's inserts have a few texts, all staying prepared). `bind` appends one row's values.
     func insertEach<S: Sequence>(
         into table: String, columns: [String], _ items: S, on connection: any SQLConnection, bind: (S.Element, inout [StoredValue]) throws -> Void
     ) throws {
         let width = max(columns.count, 1)
-        let perStatement = max(1, min(engine.rowsPerInsert, 60_000 / width))
+        let perStatement = max(1, min(engine.rowsPerInsert, engine.parametersPerStatement / width))
+        let lastRowsTogether = engine.statementsAreRoundTrips
         guard perStatement > 1 else {
             try executeEach(render(.insert(table: table, columns: columns, orIgnore: false)), items, on: connection, bind: bind)
             return
@@ -222,7 +223,7 @@ package final class SQLStore: Sendable {
         var values: [StoredValue] = []
         var rows = 0
         var bytes = 0
-        var fullText: String?
+        var texts: [Int: String] = [:]
         func flush() throws {
             guard rows > 0 else { return }
             defer {
@@ -241,16 +242,20 @@ package final class SQLStore: Sendable {
                 try query(render(.insertArrays(table: table, columns: columns, types: types)), arrays: arrayColumns(values, width: width, types: types), on: connection) { _ in }
                 return
             }
-            for start in stride(from: 0, to: rows, by: perStatement) {
-                let count = min(perStatement, rows - start)
+            var start = 0
+            while start < rows {
+                let remaining = rows - start
+                // The largest power of two rows not above what remains (`remaining` ≥ 1).
+                let count = remaining >= perStatement ? perStatement : lastRowsTogether ? remaining : 1 << (Int.bitWidth - 1 - remaining.leadingZeroBitCount)
                 let text: String
-                if count == perStatement, let fullText {
-                    text = fullText
+                if let known = texts[count] {
+                    text = known
                 } else {
                     text = render(.insert(table: table, columns: columns, orIgnore: false, rows: count))
-                    if count == perStatement { fullText = text }
+                    texts[count] = text
                 }
-                _ = try execute(text, bindings: Array(values[start * width..<(start + count) * width]), on: connection)
+                _ = try execute(text, bindings: count == rows ? values : Array(values[start * width..<(start + count) * width]), on: connection)
+                start += count
             }
         }
         for item in items {
