@@ -5,7 +5,7 @@ import PackageDescription
 /// Dependencies only the `PostgreSQL` trait brings in.
 let postgreSQL: TargetDependencyCondition? = .when(traits: ["PostgreSQL"])
 
-/// Dependencies only the `Studio` trait brings in.
+/// Dependencies only the `Studio` trait brings in (the studio, and the web app example).
 let studio: TargetDependencyCondition? = .when(traits: ["Studio"])
 
 /// Where Apple's SwiftData does not exist, so the `SwiftData` compatibility module may stand in.
@@ -33,7 +33,7 @@ let package = Package(
         // Migration fixtures replayed in an app's tests (the Shipping migrations safely article).
         .library(name: "OpenSwiftDataTesting", targets: ["OpenSwiftDataTesting"]),
         // The expense tracker's models and view model, shared by `expenses` and the web app
-        // (Examples/ExpensesWeb, a package of its own). An example, not part of the library.
+        // (`expenses-web`). An example, not part of the library.
         .library(name: "ExpensesCore", targets: ["ExpensesCore"]),
         .executable(name: "expenses", targets: ["expenses"]),
         .executable(name: "school", targets: ["school"]),
@@ -42,15 +42,19 @@ let package = Package(
         .executable(name: "inspect-store", targets: ["inspect-store"]),
         // The data studio: a store looked at in the browser (`swift run --traits Studio studio PATH`).
         .executable(name: "studio", targets: ["studio"]),
+        // The expense tracker as a web app (`swift run --traits Studio expenses-web`), on the same
+        // Hummingbird as the studio: one build of SwiftNIO and Hummingbird serves both.
+        .executable(name: "expenses-web", targets: ["expenses-web"]),
     ],
     traits: [
         // Off by default, so an app on SQLite (and `swift run expenses`) never resolves or builds
         // SwiftNIO, BoringSSL or postgres-nio. This repository's tests and CI turn it on (through
         // `Studio`: `swift test --traits Studio`); an app enables it where it depends on the package.
         .trait(name: "PostgreSQL", description: "The PostgreSQL store (the OpenSwiftDataPostgres product) and the examples' PostgreSQL support"),
-        // Off by default for the same reason: only the studio needs Hummingbird (and zlib, through
-        // compress-nio). It looks at PostgreSQL namespaces too, so it brings the PostgreSQL trait.
-        .trait(name: "Studio", description: "The data studio (the studio executable): any store looked at in the browser", enabledTraits: ["PostgreSQL"]),
+        // Off by default for the same reason: only the studio and the web app example need
+        // Hummingbird (and zlib, through compress-nio; the web app's templates, metrics and
+        // tokens). They serve PostgreSQL too, so it brings the PostgreSQL trait.
+        .trait(name: "Studio", description: "The browser tools: the data studio (the studio executable) and the expense tracker's web app (expenses-web)", enabledTraits: ["PostgreSQL"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.0"..<"700.0.0"),
@@ -69,6 +73,11 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.19.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        // The web app example only (the `Studio` trait): its page templates, Prometheus metrics
+        // and account tokens.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.0"),
     ],
     targets: [
         .systemLibrary(
@@ -185,10 +194,47 @@ let package = Package(
             ],
             path: "Tools/Studio/studio"
         ),
+        // The expense tracker as a web app: routes, validation, pages. A library, so the tests
+        // drive it in memory; empty without the `Studio` trait.
+        .target(
+            name: "ExpensesWebApp",
+            dependencies: [
+                "ExpensesCore",
+                "OpenSwiftData",
+                "OpenSwiftDataSync",
+                .target(name: "OpenSwiftDataPostgres", condition: studio),
+                .product(name: "Hummingbird", package: "hummingbird", condition: studio),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: studio),
+                .product(name: "Mustache", package: "swift-mustache", condition: studio),
+                .product(name: "NIOCore", package: "swift-nio", condition: studio),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: studio),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: studio),
+                .product(name: "JWTKit", package: "jwt-kit", condition: studio),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Examples/ExpensesWeb/Sources/ExpensesWebApp",
+            resources: [.copy("Resources")]
+        ),
+        .executableTarget(
+            name: "expenses-web",
+            dependencies: [
+                "ExpensesWebApp",
+                "ExpensesCore",
+                "OpenSwiftData",
+                "OpenSwiftDataSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: studio),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: studio),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Examples/ExpensesWeb/Sources/expenses-web"
+        ),
         // Test support: a model shared with a second process, and that process.
         .target(
             name: "TestModels",
-            dependencies: ["OpenSwiftData"],
+            dependencies: ["OpenSwiftData", .product(name: "CoreMetrics", package: "swift-metrics")],
             path: "Tests/TestModels"
         ),
         .executableTarget(
@@ -229,6 +275,18 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: studio),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: studio),
             ]
+        ),
+        .testTarget(
+            name: "ExpensesWebTests",
+            dependencies: [
+                "ExpensesWebApp", "ExpensesCore", "OpenSwiftData", "OpenSwiftDataSync", "TestModels",
+                .target(name: "OpenSwiftDataPostgres", condition: studio),
+                .product(name: "Hummingbird", package: "hummingbird", condition: studio),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: studio),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: studio),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            path: "Examples/ExpensesWeb/Tests/ExpensesWebTests"
         ),
         // SwiftData code, unchanged but for where it runs: `import SwiftData`, Swift 6 mode.
         .testTarget(

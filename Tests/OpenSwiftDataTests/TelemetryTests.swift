@@ -3,17 +3,19 @@ import Foundation
 import InMemoryTracing
 import MetricsTestKit
 import Testing
+import TestModels
 import Tracing
 @testable import OpenSwiftData
 
 /// In-memory tracing and metrics backends, bootstrapped once for the test process (each system
-/// takes one bootstrap). Other suites' fetches and saves are recorded too; these tests read only
-/// what happened on stores with names of their own.
+/// takes one bootstrap; metrics through ``TestMetricsHub``, which the web app's tests share).
+/// Other suites' fetches and saves are recorded too; these tests read only what happened on
+/// stores with names of their own.
 enum TestTelemetry {
     static let metrics = TestMetrics()
     static let tracer = InMemoryTracer()
     static let bootstrapped: Bool = {
-        MetricsSystem.bootstrap(metrics)
+        TestMetricsHub.shared.add(metrics)
         InstrumentationSystem.bootstrap(tracer)
         return true
     }()

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import Foundation
 import Hummingbird
@@ -212,3 +213,4 @@ struct APIController {
         return number
     }
 }
+#endif

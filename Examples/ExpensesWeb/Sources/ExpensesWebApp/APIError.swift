@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import Foundation
 import Hummingbird
@@ -33,3 +34,4 @@ struct APIErrorBody: Encodable {
     let error: String
     let field: String?
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import Foundation
 import OpenSwiftData
 import OpenSwiftDataPostgres
@@ -53,3 +54,4 @@ final class Revocation {
         self.notBefore = notBefore
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import Foundation
 import JWTKit
 import OpenSwiftData
@@ -116,3 +117,4 @@ public struct AccountsError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -38,3 +39,4 @@ struct AccountsMiddleware: RouterMiddleware {
         return request.cookies[cookie]?.value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import Hummingbird
 
 /// A route's own bearer token (the sync token of one-dataset mode, the metrics token), compared in
@@ -13,3 +14,4 @@ enum BearerToken {
         return difference == 0
     }
 }
+#endif

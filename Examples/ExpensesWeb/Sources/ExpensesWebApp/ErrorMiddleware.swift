@@ -1,3 +1,4 @@
+#if Studio
 import Hummingbird
 import OpenSwiftData
 
@@ -30,3 +31,4 @@ struct ErrorMiddleware: RouterMiddleware {
         APIError(.internalServerError, "Something went wrong on the server; it was logged as request \(context.id).")
     }
 }
+#endif

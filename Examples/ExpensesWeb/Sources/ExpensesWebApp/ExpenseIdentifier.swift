@@ -1,3 +1,4 @@
+#if Studio
 import Foundation
 import OpenSwiftData
 
@@ -22,3 +23,4 @@ public enum ExpenseIdentifier {
         return try? JSONDecoder().decode(PersistentIdentifier.self, from: data)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import Foundation
 import OpenSwiftData
@@ -52,3 +53,4 @@ extension ExpenseInput {
         },
     ]
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import Foundation
 import OpenSwiftData
@@ -85,3 +86,4 @@ public struct SummaryJSON: Codable, Sendable {
     public var count: Int
     public var total: Double
 }
+#endif

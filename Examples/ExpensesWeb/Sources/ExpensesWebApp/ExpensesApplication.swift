@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import Foundation
 import Hummingbird
@@ -95,3 +96,4 @@ public enum ExpensesApplication {
         return library
     }
 }
+#endif

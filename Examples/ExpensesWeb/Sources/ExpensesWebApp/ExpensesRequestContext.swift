@@ -1,3 +1,4 @@
+#if Studio
 import Hummingbird
 
 /// The request context: Hummingbird's basic one with a small upload limit, since no request of
@@ -12,3 +13,4 @@ public struct ExpensesRequestContext: RequestContext {
     /// Larger bodies get 413 before anything is decoded.
     public var maxUploadSize: Int { 16 * 1024 }
 }
+#endif

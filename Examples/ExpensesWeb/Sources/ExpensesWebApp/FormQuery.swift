@@ -1,3 +1,4 @@
+#if Studio
 import Foundation
 import Hummingbird
 
@@ -24,3 +25,4 @@ struct FormQuery {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import Hummingbird
 
 /// Answers 421 to a request whose `Host` is not a name this server was told it answers to
@@ -40,3 +41,4 @@ struct HostAllowListMiddleware: RouterMiddleware {
         return String(lowered[..<colon])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 
 /// A failure inside the app whose details go to the log only; ``ErrorMiddleware`` answers it
@@ -16,3 +17,4 @@ extension InternalFailure {
         return InternalFailure(description: viewModel.errorMessage ?? fallback)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import Foundation
 import Hummingbird
 import NIOCore
@@ -77,3 +78,4 @@ struct LiveEvents {
             body: ResponseBody(asyncSequence: stream))
     }
 }
+#endif

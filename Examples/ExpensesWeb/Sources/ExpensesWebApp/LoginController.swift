@@ -1,3 +1,4 @@
+#if Studio
 import Foundation
 import Hummingbird
 
@@ -50,3 +51,4 @@ struct LoginController {
         return Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import Foundation
 import OpenSwiftData
@@ -31,3 +32,4 @@ enum PageStamp {
         return hasher.finalize()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import HTTPTypes
 import Hummingbird
 
@@ -41,3 +42,4 @@ struct SameOriginMiddleware: RouterMiddleware {
         return origin[range.upperBound...].lowercased()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import Mustache
 
 /// HTML escaping one Unicode scalar at a time. swift-mustache's own HTML escaping works on
@@ -25,3 +26,4 @@ struct ScalarHTMLContentType: MustacheContentType {
         return String(escaped)
     }
 }
+#endif

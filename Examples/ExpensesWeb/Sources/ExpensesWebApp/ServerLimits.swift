@@ -1,3 +1,4 @@
+#if Studio
 import NIOCore
 
 /// How much of the machine the server lets clients hold: connections (each a file descriptor,
@@ -21,3 +22,4 @@ public struct ServerLimits: Sendable {
         self.maximumEventStreams = maximumEventStreams
     }
 }
+#endif

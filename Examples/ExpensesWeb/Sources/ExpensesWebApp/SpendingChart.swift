@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import Foundation
 
@@ -65,3 +66,4 @@ struct SpendingChart {
         String(format: "%.2f", value)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import Foundation
 
 /// How many event streams are open (``LiveEvents``), shared by every request.
@@ -24,3 +25,4 @@ final class StreamCount: @unchecked Sendable {
     /// The streams open now.
     var current: Int { lock.withLock { count } }
 }
+#endif

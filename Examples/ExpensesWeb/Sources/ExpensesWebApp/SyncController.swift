@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import Foundation
 import Hummingbird
@@ -82,3 +83,4 @@ struct SyncController {
         }
     }
 }
+#endif

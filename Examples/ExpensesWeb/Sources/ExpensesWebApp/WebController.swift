@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import Foundation
 import Hummingbird
@@ -237,3 +238,4 @@ struct WebController {
         String(format: "%.2f", value)
     }
 }
+#endif

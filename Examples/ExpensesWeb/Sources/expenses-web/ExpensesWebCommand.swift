@@ -1,3 +1,4 @@
+#if Studio
 import ArgumentParser
 import ExpensesCore
 import ExpensesWebApp
@@ -182,3 +183,15 @@ struct StoreLocation: ParsableArguments {
         try ExpensesStore.configuration(store, schema: schema, environment: ProcessInfo.processInfo.environment)
     }
 }
+#else
+import Foundation
+
+/// Without the `Studio` trait there is no web server to run: say how to build one.
+@main
+enum ExpensesWebCommand {
+    static func main() {
+        FileHandle.standardError.write(Data("this build has no web app: run it with the Studio trait, swift run --traits Studio expenses-web\n".utf8))
+        exit(64)
+    }
+}
+#endif

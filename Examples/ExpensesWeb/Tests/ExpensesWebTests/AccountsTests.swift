@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 @testable import ExpensesWebApp
 import Foundation
@@ -191,3 +192,4 @@ import Testing
         app.service.container.close()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -56,3 +57,4 @@ import Testing
         #expect(try fresh.categoryTotals().count == 5)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -140,3 +141,4 @@ enum ExpenseDay {
         return formatter.string(from: date)
     }
 }
+#endif

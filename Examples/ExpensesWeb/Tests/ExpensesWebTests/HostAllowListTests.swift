@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -43,3 +44,4 @@ import Testing
         #expect(try app.freshViewModel().expenses().allSatisfy { $0.note != "form" })
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesWebApp
 import Foundation
 import Hummingbird
@@ -5,14 +6,16 @@ import HummingbirdTesting
 import Metrics
 import Prometheus
 import Testing
+import TestModels
 
 /// `/metrics`: what a Prometheus scraper reads after requests — Hummingbird's request counters
 /// and OpenSwiftData's fetch and save metrics, per store and entity.
 @Suite struct MetricsEndpointTests {
-    /// Bootstrapped once for the test process (swift-metrics takes one bootstrap).
+    /// Added once to the test process's one metrics backend (swift-metrics takes one bootstrap,
+    /// and the library's telemetry tests run in the same process).
     static let registry: PrometheusCollectorRegistry = {
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        TestMetricsHub.shared.add(PrometheusMetricsFactory(registry: registry))
         return registry
     }()
 
@@ -34,3 +37,4 @@ import Testing
         }
     }
 }
+#endif

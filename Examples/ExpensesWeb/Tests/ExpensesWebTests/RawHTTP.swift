@@ -1,3 +1,4 @@
+#if Studio
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -84,3 +85,4 @@ enum RawHTTP {
         }
     }
 }
+#endif

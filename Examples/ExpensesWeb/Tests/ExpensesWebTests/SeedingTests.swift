@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -37,3 +38,4 @@ import Testing
         #expect(try fresh.expenses().count == 6)
     }
 }
+#endif

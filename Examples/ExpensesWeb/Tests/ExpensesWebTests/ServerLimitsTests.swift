@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -43,3 +44,4 @@ import Glibc
         }
     }
 }
+#endif

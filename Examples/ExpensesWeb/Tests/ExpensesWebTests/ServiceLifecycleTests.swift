@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -30,3 +31,4 @@ import Testing
         #expect(try reopened.expenses().contains { $0.note == "before the stop" })
     }
 }
+#endif

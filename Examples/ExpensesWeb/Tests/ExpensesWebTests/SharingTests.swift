@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 @testable import ExpensesWebApp
 import Foundation
@@ -101,3 +102,4 @@ import Testing
         #expect(try ModelContext(try ExpensesStore.container(app.configuration)).fetchCount(FetchDescriptor<SyncShare>()) == 0)
     }
 }
+#endif

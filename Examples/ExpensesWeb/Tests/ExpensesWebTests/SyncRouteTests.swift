@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -91,3 +92,4 @@ import Testing
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -124,3 +125,4 @@ extension TestResponse {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -129,3 +130,4 @@ import Testing
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Studio
 import ExpensesCore
 import ExpensesWebApp
 import Foundation
@@ -67,3 +68,4 @@ import Testing
         }
     }
 }
+#endif
