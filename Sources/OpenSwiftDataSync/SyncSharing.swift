@@ -22,6 +22,11 @@ struct SyncSharing {
     private var owners: [ObjectIdentifier: String] = [:]
     /// The bookkeeping of the models of the batch, by model.
     private var bookkeeping: [ObjectIdentifier: SyncedObject] = [:]
+    /// Every model `owners` and `bookkeeping` name, held while this arrangement lasts: the
+    /// context's identity map keeps no model alive, and a model made after one was freed can
+    /// take its address, and with it the freed one's owner (a share refused as "already shared"
+    /// once a save touched a few hundred trees).
+    private var held: [ObjectIdentifier: any PersistentModel] = [:]
     /// The models of the merged batch, by the identities of their records.
     private var batch: [UUID: any PersistentModel] = [:]
     /// The zones this arrangement made: its principal shared them, and writes them.
@@ -58,7 +63,7 @@ struct SyncSharing {
         }
         for record in records where record.deleted == nil && record.alias == nil {
             guard let model = merge.model(record.id), !model.isDeleted else { continue }
-            if let object = merge.objects[merge.canonical(record.id)] { bookkeeping[ObjectIdentifier(model)] = object }
+            if let object = merge.objects[merge.canonical(record.id)] { bookkeeping[hold(model)] = object }
             batch[record.id] = model
             models.append((model, record))
         }
@@ -204,6 +209,7 @@ struct SyncSharing {
         var seen = Set<ObjectIdentifier>()
         while !level.isEmpty {
             try loadOwners(level)
+            for model in level { _ = hold(model) }
             // Objects of another zone stay there; those of entities without owners have none to move.
             let moving = level.filter { model in seen.insert(ObjectIdentifier(model)).inserted && (owner(model).map { !Self.isZone($0) } ?? false) }
             try move(moving, to: zone)
@@ -224,14 +230,14 @@ struct SyncSharing {
         var missing: [PersistentIdentifier] = []
         for model in models {
             context.setOwner(zone, of: model)
-            owners[ObjectIdentifier(model)] = zone
+            owners[hold(model)] = zone
             if bookkeeping[ObjectIdentifier(model)] == nil { missing.append(model.persistentModelID) }
         }
         if !missing.isEmpty {
             let identities = try context.globalIdentities(of: missing, assigning: false)
             let found = try replica.syncedObjects(Array(Set(identities.values)), in: context)
             for model in models {
-                if let global = identities[model.persistentModelID], let object = found[global] { bookkeeping[ObjectIdentifier(model)] = object }
+                if let global = identities[model.persistentModelID], let object = found[global] { bookkeeping[hold(model)] = object }
             }
         }
         for model in models {
@@ -251,8 +257,15 @@ struct SyncSharing {
         let found = try context.owners(of: unknown.map(\.persistentModelID))
         let inserted = Set(context.insertedModelsArray.map(ObjectIdentifier.init))
         for model in unknown {
-            owners[ObjectIdentifier(model)] = found[model.persistentModelID] ?? (inserted.contains(ObjectIdentifier(model)) ? context.owner : nil)
+            owners[hold(model)] = found[model.persistentModelID] ?? (inserted.contains(ObjectIdentifier(model)) ? context.owner : nil)
         }
+    }
+
+    /// `model`'s key in `owners` and `bookkeeping`, the model held for as long as the key is used.
+    private mutating func hold(_ model: any PersistentModel) -> ObjectIdentifier {
+        let key = ObjectIdentifier(model)
+        held[key] = model
+        return key
     }
 
     private func owner(_ model: any PersistentModel) -> String? { owners[ObjectIdentifier(model)] }

@@ -51,6 +51,58 @@ import Testing
         try users.context(device).fetch(FetchDescriptor<Card>(sortBy: [SortDescriptor(\.note)])).map(\.note)
     }
 
+    /// However many trees one save reaches, each is arranged as its own: the server's own code
+    /// makes 300 boards shared with bob to read shared to write, in one save, and bob can then
+    /// write every one of them; his cards, one on each board in one sync, are each their
+    /// board's, on the server and on the sharer's device. (Arranging knew models by address: a
+    /// board freed while it went on lent its address, and its tree, to the next one loaded, and
+    /// some shares were left as they were, still read-only.)
+    @Test func eachObjectOfASaveAcrossManyTreesJoinsItsOwnTree() async throws {
+        var options = SyncSharingOptions()
+        options.maximumOffersWaiting = 1_000
+        let users = try Users(.memory, sharing: options)
+        let alice = try users.device("alice"), bob = try users.device("bob")
+        for device in [alice, bob] { try await users.sync(device) }
+        let count = 300
+        let shared = users.context(alice)
+        let made = (0..<count).map { Board(name: "B\($0)") }
+        for board in made { shared.insert(board) }
+        try shared.save()
+        for board in made { try shared.share(board, with: "bob", role: .reader) }
+        try shared.save()
+        #expect(try await users.sync(alice).refused.isEmpty)
+        for offer in try users.server.offers(for: "bob") { try users.server.accept(offer, for: "bob") }
+        let promoting = ModelContext(users.serverStore.container)
+        let shares = try promoting.fetch(FetchDescriptor<SyncShare>(predicate: #Predicate { $0.grantee == "bob" }))
+        #expect(shares.count == count)
+        for share in shares { share.role = SyncShare.Role.writer.rawValue }
+        try promoting.save()
+        try await users.sync(bob)
+        #expect(try ModelContext(users.serverStore.container).grants(to: "bob").filter { $0.access == .write }.count == count)
+        #expect(try users.context(bob).fetch(FetchDescriptor<SyncShare>()).filter { $0.role == SyncShare.Role.writer.rawValue }.count == count)
+        let writing = users.context(bob)
+        let boards = try writing.fetch(FetchDescriptor<Board>())
+        #expect(boards.count == count)
+        for board in boards { writing.insert(Card(note: "card \(board.name)", board: board)) }
+        try writing.save()
+        #expect(try await users.sync(bob).refused.isEmpty)
+
+        let server = ModelContext(users.serverStore.container)
+        let cards = try server.fetch(FetchDescriptor<Card>())
+        #expect(cards.count == count)
+        let owners = try server.owners(of: cards.map(\.persistentModelID) + cards.compactMap { $0.board?.persistentModelID })
+        for card in cards {
+            let board = try #require(card.board)
+            #expect(card.note == "card \(board.name)")
+            #expect(owners[card.persistentModelID] == owners[board.persistentModelID])
+            #expect(owners[board.persistentModelID]?.hasPrefix(SyncZone.prefix) == true)
+        }
+        try await users.sync(alice)
+        let received = try users.context(alice).fetch(FetchDescriptor<Card>())
+        #expect(received.count == count)
+        #expect(received.allSatisfy { $0.note == "card \($0.board?.name ?? "")" })
+    }
+
     @Test(arguments: StoreKind.keepingOwners)
     func aReaderReceivesTheTreeAndCannotWriteIt(_ kind: StoreKind) async throws {
         let (users, alice, _, bob) = try await trip(kind)
