@@ -9,6 +9,7 @@ import Foundation
 // swift run -c release --package-path Benchmarks bench --scale [--members N] [--repeats N] [--postgres URL]  (see ScaleBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-users [--others N] [--repeats N] [--postgres URL]  (see SyncUsersBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-subscription [--rows N] [--repeats N] [--postgres URL]  (see SyncSubscriptionBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --sync-shares [--shares N] [--repeats N] [--postgres URL]  (see SyncSharesBenchmark.swift)
 //
 // Measures OpenSwiftData against the SQLite C API (the floor), GRDB records and Fluent, in one
 // process and one run, on files with the same settings (WAL, synchronous=NORMAL). The 1M-row
@@ -98,6 +99,11 @@ func run() async throws {
         exit(0)
     }
 
+    // Sync-shares mode: a user's page and sync with and without many accepted shares (Results/sync-shares.md).
+    if arguments.contains("--sync-shares") {
+        try await runSyncSharesBenchmark()
+        exit(0)
+    }
     // Sync-subscription mode: a subscribed first pull against pulling only what it keeps (Results/sync-subscription.md).
     if arguments.contains("--sync-subscription") {
         try await runSyncSubscriptionBenchmark()
