@@ -208,8 +208,8 @@ struct SyncSharing {
         var level = [root]
         var seen = Set<ObjectIdentifier>()
         while !level.isEmpty {
+            // Holds every model of the level too (see `held`), so `seen` names no freed one.
             try loadOwners(level)
-            for model in level { _ = hold(model) }
             // Objects of another zone stay there; those of entities without owners have none to move.
             let moving = level.filter { model in seen.insert(ObjectIdentifier(model)).inserted && (owner(model).map { !Self.isZone($0) } ?? false) }
             try move(moving, to: zone)
