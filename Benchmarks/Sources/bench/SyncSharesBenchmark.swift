@@ -9,11 +9,12 @@ import OpenSwiftDataSync
 // the same: carol holds 200 + `--shares` expenses of her own and nothing shared (the last ones
 // written one at a time between the other users' writes, so her rows are spread over the table
 // as bob's shared ones are); bob holds 200 and reads `--shares` ledgers of as many other users,
-// one expense in each, shared with him and accepted. Each one's page (the newest 50 expenses they read, their count and total, through a
-// context with the store's grants) and a sync of 10 new expenses from their device. Grants are
-// looked up inside each statement (no owner list, no stream per tree), so the ratio is what the
-// plan pays per tree (NOTES.md); the goal is at most 2. Also bob's page before anything was shared with him (200 rows),
-// for what the extra rows themselves cost. Median of `--repeats` each. Writes Results/sync-shares.md.
+// one expense in each, shared with him and accepted. Each one's page (the newest 50 expenses
+// they read, their count and total, through a context with the store's grants) and a sync of
+// 10 new expenses from their device. Grants are looked up inside each statement (no owner
+// list, no stream per tree), so the ratio is what the plan pays per tree (NOTES.md); the goal
+// is at most 2. Also bob's page before anything was shared with him (200 rows), for what the
+// extra rows themselves cost. Median of `--repeats` each. Writes Results/sync-shares.md.
 
 @Model final class SharedLedger {
     var name: String
