@@ -14,11 +14,10 @@ enum FillMode {
         switch self {
         case .unchanged:
             if data.originals.contains(slot) { return false }
-            if data.layout.properties[slot].relationship != nil, case .value = data.slots[slot] { return false }
+            if data.layout.properties[slot].relationship != nil, data.holdsValue(slot) { return false }
             return true
         case .unloaded:
-            if case .unloaded = data.slots[slot] { return true }
-            return false
+            return !data.isLoaded(slot)
         }
     }
 }

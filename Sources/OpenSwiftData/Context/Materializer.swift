@@ -34,10 +34,11 @@ struct Materializer {
             }
             return existing
         }
-        // The values are read before the model is made, then put in place in one assignment;
-        // to-many relationships load on first access.
-        let values = try Self.readSlots(layout, from: row, offset: offset, slots: slots)
-        return StoredModel.make(layout, slots: values, primaryKey: primaryKey, storeIdentifier: storeIdentifier, in: context, registry: registry)
+        // The values go into the backing data before the model is made; to-many relationships
+        // load on first access.
+        let data = BackingData(layout: layout)
+        try Self.readSlots(layout, into: data, from: row, offset: offset, slots: slots)
+        return StoredModel.make(layout, data: data, primaryKey: primaryKey, storeIdentifier: storeIdentifier, in: context, registry: registry)
     }
 
     /// A row of a class hierarchy's table: a model of the class the row names, with the fetched
@@ -61,58 +62,45 @@ struct Materializer {
             }
             return existing
         }
-        var values = try Self.readSlots(layout, from: row, offset: offset, slots: slots, capacity: kind.layout.properties.count)
-        if kind.layout !== layout {
-            // Appended one by one: `append(contentsOf:)` a slice is unspecialised library code.
-            for _ in values.count..<kind.layout.properties.count { values.append(.unloaded) }
-            for (slot, column) in extras {
-                values[slot] = try Self.read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
-            }
+        // The class's own layout from the start: its first slots are the fetched entity's.
+        let data = BackingData(layout: kind.layout)
+        try Self.readSlots(layout, into: data, from: row, offset: offset, slots: slots)
+        for (slot, column) in extras {
+            data.slots[slot] = try Self.read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
         }
-        return StoredModel.make(kind.layout, slots: values, primaryKey: primaryKey, storeIdentifier: storeIdentifier, in: context, registry: registry)
+        return StoredModel.make(kind.layout, data: data, primaryKey: primaryKey, storeIdentifier: storeIdentifier, in: context, registry: registry)
     }
 
-    /// A new model's slots: `slots` (by default every stored slot) read from the row, the others
-    /// not loaded.
-    /// `capacity`: room for a subclass's slots, added after these.
-    private static func readSlots(_ layout: ModelLayout, from row: any StoredRow, offset: Int32, slots: [Int]?, capacity: Int = 0) throws -> ContiguousArray<BackingData.Slot> {
-        guard slots == nil else {
-            var values = layout.unloadedSlots
-            var column = offset + 1
-            for slot in slots ?? [] {
-                values[slot] = try read(layout.slotReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
+    /// Reads a new model's slots from the row into `data` (not loaded so far): `slots` (by default
+    /// every stored slot of `layout`, ascending as the columns are), the others left not loaded.
+    private static func readSlots(_ layout: ModelLayout, into data: BackingData, from row: any StoredRow, offset: Int32, slots: [Int]?) throws {
+        var column = offset + 1
+        if let slots {
+            for slot in slots {
+                try readStored(layout.slotReaders[slot].fast, slot: slot, layout: layout, into: data, from: row, column: column, offset: offset)
                 column += 1
             }
-            return values
+            return
         }
-        // Every stored slot, in ascending slot order as the columns are: each written once.
-        // (Appending after reserving capacity stays in code specialised for `Slot`; the
-        // uninitialised-capacity initialiser is generic library code that looks up metadata.)
         let fastReads = layout.slotFastReads
-        var values = ContiguousArray<BackingData.Slot>()
-        values.reserveCapacity(max(fastReads.count, capacity))
-        var column = offset + 1
         for slot in 0..<fastReads.count {
             let fast = fastReads[slot]
-            if fast == .notStored {
-                values.append(.unloaded)
-                continue
-            }
-            values.append(try readStored(fast, slot: slot, layout: layout, from: row, column: column, offset: offset))
+            if fast == .notStored { continue }
+            try readStored(fast, slot: slot, layout: layout, into: data, from: row, column: column, offset: offset)
             column += 1
         }
-        return values
     }
 
-    /// One column's value as a slot, the reader looked up only if the fast way cannot read it.
-    /// (Returned, not appended by the caller after an `if let`: that copied and destroyed each
-    /// slot, which cost more than the reader's retain it saves.)
+    /// One column's value into a slot not loaded yet: unboxed by the property's type for the common
+    /// attribute types, the reader looked up only if the fast way cannot read it.
     @inline(__always)
     private static func readStored(
-        _ fast: ModelLayout.SlotReader.Fast, slot: Int, layout: ModelLayout, from row: any StoredRow, column: Int32, offset: Int32
-    ) throws -> BackingData.Slot {
-        if fast != .none, let value = readFast(fast, from: row, column: column) { return value }
-        return try read(layout.slotReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
+        _ fast: ModelLayout.SlotReader.Fast, slot: Int, layout: ModelLayout, into data: BackingData, from row: any StoredRow, column: Int32, offset: Int32
+    ) throws {
+        if fast != .none, readFast(fast, into: data, slot: slot, from: row, column: column) { return }
+        let value = try read(layout.slotReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
+        if case .unloaded = value { return }
+        data.slots[slot] = value
     }
 
     /// One column's value as a slot.
@@ -168,6 +156,23 @@ struct Materializer {
         case (.date, .real): return .value(Date(timeIntervalSinceReferenceDate: row.double(at: column)))
         case (.bool, .integer): return .value(row.int64(at: column) != 0)
         default: return nil
+        }
+    }
+
+    /// As ``readFast(_:from:column:)``, written straight into `data`'s slot (not loaded) by the
+    /// property's type; `false`, and nothing written, when the fast way cannot read it.
+    @inline(__always)
+    private static func readFast(_ fast: ModelLayout.SlotReader.Fast, into data: BackingData, slot: Int, from row: any StoredRow, column: Int32) -> Bool {
+        switch (fast, row.storageClass(at: column)) {
+        case (.int, .integer):
+            guard let value = Int(exactly: row.int64(at: column)) else { return false }
+            return data.initializeRead(value, at: slot)
+        case (.int64, .integer): return data.initializeRead(row.int64(at: column), at: slot)
+        case (.double, .real): return data.initializeRead(row.double(at: column), at: slot)
+        case (.string, .text): return data.initializeRead(row.text(at: column), at: slot)
+        case (.date, .real): return data.initializeRead(Date(timeIntervalSinceReferenceDate: row.double(at: column)), at: slot)
+        case (.bool, .integer): return data.initializeRead(row.int64(at: column) != 0, at: slot)
+        default: return false
         }
     }
 

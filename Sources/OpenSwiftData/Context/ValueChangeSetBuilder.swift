@@ -164,13 +164,15 @@ struct ValueChangeSetBuilder {
     /// key — or its token, for a row new in this save, and then returns `true`.
     @inline(__always)
     private func append(_ data: BackingData, slot: Int, property: PropertyLayout, layout: ModelLayout, propertyList: Bool, to values: inout [StoredValue]) throws -> Bool {
+        // A common attribute type in its plain codec: read unboxed, by the slot's static type,
+        // without the codec's encode (generic at run time: about 280 instructions a value).
+        if !propertyList, layout.slotFastReads[slot] != .none, property.codec != nil, let stored = data.storedScalar(slot) {
+            values.append(stored)
+            return false
+        }
         switch data.slots[slot] {
         case .value(let value):
             if let codec = property.codec {
-                if !propertyList, let fast = Self.encodeFast(value, layout.slotFastReads[slot]) {
-                    values.append(fast)
-                    return false
-                }
                 do {
                     values.append(try encode(value, codec, propertyList: propertyList))
                 } catch {
@@ -209,37 +211,6 @@ struct ValueChangeSetBuilder {
               case .blob(let data)? = values.last, pending.isValue(data) else { return }
         values[values.count - 1] = .blob(Data())
         files.append(ValueChangeSet.FileValue(layout: model.persistentBackingData.layout, row: row, slot: slot, file: pending.file))
-    }
-
-    /// A common attribute type's value as its codec encodes it, read from the `Any`'s inline
-    /// buffer when it holds exactly that type; `nil` otherwise (the codec then encodes it). The
-    /// codec's generic encode cost about 280 instructions a value; this is the fetch's fast read
-    /// (`ModelLayout.slotFastReads`) the other way. Each case is spelled out: one generic helper
-    /// returning an optional to `map` cost inserts 1.2% more (callgrind).
-    @inline(__always)
-    private static func encodeFast(_ value: Any, _ fast: ModelLayout.SlotReader.Fast) -> StoredValue? {
-        switch fast {
-        case .int:
-            guard Swift.type(of: value) == Int.self else { return nil }
-            return .integer(Int64(withUnsafeBytes(of: value) { $0.load(as: Int.self) }))
-        case .int64:
-            guard Swift.type(of: value) == Int64.self else { return nil }
-            return .integer(withUnsafeBytes(of: value) { $0.load(as: Int64.self) })
-        case .double:
-            guard Swift.type(of: value) == Double.self else { return nil }
-            return .real(withUnsafeBytes(of: value) { $0.load(as: Double.self) })
-        case .string:
-            guard Swift.type(of: value) == String.self else { return nil }
-            return .text(withUnsafeBytes(of: value) { $0.load(as: String.self) })
-        case .date:
-            guard Swift.type(of: value) == Date.self else { return nil }
-            return .date(withUnsafeBytes(of: value) { $0.load(as: Date.self) })
-        case .bool:
-            guard Swift.type(of: value) == Bool.self else { return nil }
-            return .integer(withUnsafeBytes(of: value) { $0.load(as: Bool.self) } ? 1 : 0)
-        case .none, .notStored:
-            return nil
-        }
     }
 
     private func encode(_ value: Any, _ codec: any AttributeCodec, propertyList: Bool) throws -> StoredValue {

@@ -11,9 +11,15 @@ public final class BackingData {
     /// The model's layout. Replaced once, by a subclass's (``adoptSubclassLayout(_:pending:)``),
     /// when a subclass instance's initialisers ran with the superclass's.
     @exclusivity(unchecked) private(set) var layout: ModelLayout
-    /// Exclusivity of this and the other hot fields is not checked dynamically: a model is used on
-    /// its context's thread only, and these are read or written for every property access and load.
-    @exclusivity(unchecked) @usableFromInline var slots: ContiguousArray<Slot>
+    /// The values, one block laid out by `storageLayout` (see ``BackingData/Slots``). Exclusivity
+    /// of this and the other hot fields is not checked dynamically: a model is used on its
+    /// context's thread only, and these are read or written for every property access and load.
+    @exclusivity(unchecked) @usableFromInline var storage: UnsafeMutableRawPointer
+    /// `layout.storage`, at hand for the generated accessors. Unowned: layouts live as long as
+    /// the process (``ModelLayout/of(_:)``).
+    @exclusivity(unchecked) @usableFromInline unowned(unsafe) var storageLayout: SlotStorageLayout
+    /// `storageLayout.slots`: the offsets and types the hot paths read, with no reference count.
+    @exclusivity(unchecked) @usableFromInline var slotInfo: UnsafeMutablePointer<SlotStorageLayout.SlotInfo>
     /// The values slots had before their first change since the last save, for rollback and for
     /// writing only changed columns.
     @exclusivity(unchecked) var originals = SlotOriginals()
@@ -80,10 +86,22 @@ public final class BackingData {
         case pendingMembers(PendingMembers)
     }
 
-    /// `slots`: the values of a stored row, which then need not replace the unloaded ones.
-    init(layout: ModelLayout, slots: ContiguousArray<Slot>? = nil) {
+    /// A backing data with every slot not loaded.
+    init(layout: ModelLayout) {
         self.layout = layout
-        self.slots = slots ?? layout.unloadedSlots
+        let storage = layout.storage
+        self.storageLayout = storage
+        self.slotInfo = storage.slots
+        self.storage = BackingData.allocateStorage(storage)
+    }
+
+    /// A backing data holding `slots`.
+    convenience init(layout: ModelLayout, slots: ContiguousArray<Slot>) {
+        self.init(layout: layout)
+        for (index, slot) in slots.enumerated() where index < layout.storage.count {
+            if case .unloaded = slot { continue }
+            replaceSlot(index, with: slot)
+        }
     }
 
     /// The model is going away: its entry in the context's identity map goes with it.
@@ -92,9 +110,7 @@ public final class BackingData {
         if let registeredIn, let primaryKey {
             registeredIn.remove(primaryKey, owner: self)
         }
-        if !layout.relationshipSlots.isEmpty {
-            DeferredRelease.release(&slots)
-        }
+        freeStorage(relationshipSlots: layout.relationshipSlots)
     }
 
     /// Creates the backing data a new model instance starts with. Called by `@Model`'s generated code.
@@ -104,13 +120,7 @@ public final class BackingData {
     /// discarded one.
     public static func _make(for type: any PersistentModel.Type) -> BackingData {
         if let prepared = BackingDataHandOff.take(for: type) { return prepared }
-        let layout = ModelLayout.of(type)
-        // Slots of its own from the start: the initialiser writes them at once, and a write to
-        // the layout's shared unloaded slots would copy them element by element first.
-        var slots = ContiguousArray<Slot>()
-        slots.reserveCapacity(layout.properties.count)
-        for _ in 0..<layout.properties.count { slots.append(.unloaded) }
-        let data = BackingData(layout: layout, slots: slots)
+        let data = BackingData(layout: ModelLayout.of(type))
         data.madeByInitializer = true
         return data
     }
@@ -121,7 +131,7 @@ public final class BackingData {
     /// pending values are only property defaults then, which the row's values replace.
     func adoptSubclassLayout(_ subclass: ModelLayout, pending: [(Int, Any)]) {
         if subclass !== layout, subclass.isKind(of: layout) {
-            slots.append(contentsOf: subclass.unloadedSlots.dropFirst(slots.count))
+            moveStorage(to: subclass.storage)
             layout = subclass
         }
         guard madeByInitializer else { return }
@@ -160,7 +170,7 @@ public final class BackingData {
         // A model being made for a stored row: the row's values replace whatever the
         // initialiser's property defaults would write.
         if isMaterializing { return }
-        slots[index] = .value(value)
+        _store(value, at: index)
         if _isRelationshipSlot(index) { _notedInitialRelationship(index) }
     }
 
@@ -184,25 +194,22 @@ public final class BackingData {
     /// instead of looking up generic metadata on every read.
     @inlinable
     public func _value<T, Owner: PersistentModel>(_ index: Int, of owner: Owner) -> T {
-        if case .value(let stored) = slots[index] {
-            if BackingData._isInlineValue(T.self), Swift.type(of: stored) == T.self {
-                // The value sits in the `Any`'s inline buffer: read it there instead of asking the
-                // runtime's cast, which costs several times more on every property read.
-                return withUnsafeBytes(of: stored) { $0.load(as: T.self) }
-            }
-            if let typed = stored as? T { return typed }
+        // The slot holds a value of the property's type, unboxed: read its bytes as `T`.
+        if storage.load(fromByteOffset: index, as: UInt8.self) == SlotStorageLayout.Kind.value.rawValue, slotInfo[index].type == T.self {
+            return (storage + slotInfo[index].offset).assumingMemoryBound(to: T.self).pointee
         }
-        return slowValue(index)
+        return _relationshipOrSlowValue(index)
     }
 
-    /// Whether an `Any` holding a `T` stores it in its three-word inline buffer (Swift's existential
-    /// layout: values that fit and can be moved bit for bit). Decided for plain-data types and
-    /// strings, the common attribute types; constant in the specialised getter.
+    /// A relationship's value (kept as an `Any`: see ``AnySlotWitness``) cast to `T`, or the
+    /// value loaded from the store.
     @inlinable
-    static func _isInlineValue<T>(_ type: T.Type) -> Bool {
-        MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.size
-            && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
-            && (_isPOD(T.self) || T.self == String.self || T.self == String?.self)
+    func _relationshipOrSlowValue<T>(_ index: Int) -> T {
+        if storage.load(fromByteOffset: index, as: UInt8.self) == SlotStorageLayout.Kind.value.rawValue, slotInfo[index].type == Any.self,
+           let typed = (storage + slotInfo[index].offset).assumingMemoryBound(to: Any.self).pointee as? T {
+            return typed
+        }
+        return slowValue(index)
     }
 
     /// Writes a property's value with change tracking and, for relationships, inverse maintenance.
@@ -212,7 +219,7 @@ public final class BackingData {
             RelationshipMaintenance.set(owner: owner, index: index, to: newValue)
         } else {
             willChange(index, of: owner)
-            slots[index] = .value(newValue)
+            _store(newValue, at: index)
         }
     }
 
@@ -303,8 +310,9 @@ public final class BackingData {
         switch state {
         case .managed, .deleted:
             if !originals.contains(index) {
-                originals[index] = slots[index]
-                if case .unreadable(let unreadable) = slots[index], unreadable.wasRead {
+                let current = slots[index]
+                originals[index] = current
+                if case .unreadable(let unreadable) = current, unreadable.wasRead {
                     context?.changesOfUnreadValues.append((owner, index))
                 }
             }

@@ -36,8 +36,10 @@ final class ModelLayout: @unchecked Sendable {
     private(set) var preservedSlots: [Int] = []
     /// The relationship slots.
     private(set) var relationshipSlots: [Int] = []
-    /// Every slot not loaded: what a new backing data starts from (shared until first written).
+    /// Every slot not loaded: what code that builds a model's slots before the model starts from.
     let unloadedSlots: ContiguousArray<BackingData.Slot>
+    /// Where a backing data keeps each slot's value, unboxed by the property's type.
+    let storage: SlotStorageLayout
     /// Whether some to-many relationship has a minimum or maximum model count to validate on save.
     private(set) var hasCountLimits = false
     /// Whether some relationship is kept as pairs of keys (written separately on save).
@@ -128,6 +130,10 @@ final class ModelLayout: @unchecked Sendable {
         self.slotByKeyPath = byKeyPath
         self.slotByName = byName
         self.unloadedSlots = ContiguousArray(repeating: .unloaded, count: properties.count)
+        self.storage = SlotStorageLayout(properties.map { property in
+            guard let typed = property.typed, property.relationshipAccess == nil else { return AnySlotWitness() }
+            return typed.slotWitness
+        })
         if let superLayout {
             let inherited = superLayout.properties
             if properties.count < inherited.count || zip(inherited, properties).contains(where: { $0.name != $1.name }) {

@@ -10,6 +10,8 @@ protocol TypedPropertyInfo: Sendable {
     func withMutation(of object: any PersistentModel, _ body: () -> Void)
     /// How to read and build the property's value if it is a relationship; `nil` for attributes.
     var relationshipAccess: RelationshipValueAccess? { get }
+    /// How a backing data keeps the property's value unboxed.
+    var slotWitness: any SlotWitness { get }
 }
 
 /// Makes the codec storing a property through a value transformer, where `Value` is known.
@@ -37,6 +39,8 @@ struct TypedProperty<Root: PersistentModel, Value>: TypedPropertyInfo, @unchecke
     }
 
     @usableFromInline var valueType: Any.Type { Value.self }
+
+    @usableFromInline var slotWitness: any SlotWitness { TypedSlotWitness<Value>() }
 
     @usableFromInline func withMutation(of object: any PersistentModel, _ body: () -> Void) {
         // An exact type test and an unchecked cast: a conditional cast here, in code generic at

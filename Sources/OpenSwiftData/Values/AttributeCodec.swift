@@ -122,8 +122,8 @@ final class ScalarCodec<T: StoredScalar>: AttributeCodec {
         // The exact-type test first: a conditional cast (`as? T`) in code that is generic at run
         // time looks up `Optional<T>`'s metadata, a hash-table lookup, on every call.
         if Swift.type(of: value) == T.self {
-            if BackingData._isInlineValue(T.self) {
-                // Read from the `Any`'s inline buffer, as the generated getters do.
+            if isInlineInAny(T.self) {
+                // Read from the `Any`'s inline buffer instead of asking the runtime's cast.
                 return withUnsafeBytes(of: value) { $0.load(as: T.self) }.storedValue
             }
             return (value as! T).storedValue
@@ -283,4 +283,14 @@ extension String: _CollectionKeyPaths {
     static var _isEmptyKeyPath: AnyKeyPath { \Self.isEmpty }
     static var _firstKeyPath: AnyKeyPath? { nil }
     static var _lastKeyPath: AnyKeyPath? { nil }
+}
+
+/// Whether an `Any` holding a `T` stores it in its three-word inline buffer (Swift's existential
+/// layout: values that fit and can be moved bit for bit). Decided for plain-data types and
+/// strings, the common attribute types; constant in specialised code.
+@inline(__always)
+private func isInlineInAny<T>(_ type: T.Type) -> Bool {
+    MemoryLayout<T>.size <= 3 * MemoryLayout<Int>.size
+        && MemoryLayout<T>.alignment <= MemoryLayout<Int>.alignment
+        && (_isPOD(T.self) || T.self == String.self || T.self == String?.self)
 }
