@@ -140,6 +140,32 @@ extension BackingData {
         storage.storeBytes(of: SlotStorageLayout.Kind.value.rawValue, toByteOffset: index, as: UInt8.self)
     }
 
+    /// Changes a relationship's loaded value where it lies in the block (an append to a to-many
+    /// stays in place: the array is not copied out and back); `false`, and `body` not run, when the
+    /// slot holds no loaded relationship value.
+    func mutateRelationshipValue(_ index: Int, _ body: (inout Any) -> Void) -> Bool {
+        guard holdsRelationshipValue(index) else { return false }
+        body(&(storage + slotInfo[index].offset).assumingMemoryBound(to: Any.self).pointee)
+        return true
+    }
+
+    /// Whether slot `index` holds a loaded relationship value (kept as an `Any`).
+    func holdsRelationshipValue(_ index: Int) -> Bool {
+        kind(index) == .value && slotInfo[index].type == Any.self
+    }
+
+    /// Replaces a relationship's value (kept as an `Any`) without going through a ``Slot``.
+    func setRelationshipValue(_ value: Any, at index: Int) {
+        let info = slotInfo[index]
+        guard info.type == Any.self else {
+            replaceSlot(index, with: .value(value))
+            return
+        }
+        destroySlot(index)
+        (storage + info.offset).initializeMemory(as: Any.self, repeating: value, count: 1)
+        setKind(index, .value)
+    }
+
     /// Stores a value of another type than the property's (the general path).
     @usableFromInline
     func _storeBoxed(_ value: Any, at index: Int) {

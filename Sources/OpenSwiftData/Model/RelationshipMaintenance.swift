@@ -19,7 +19,7 @@ enum RelationshipMaintenance {
             let old = data.relatedModel(index)
             let new = relationship.access.first(newValue)
             data.willChange(index, of: owner)
-            data.slots[index] = .value(newValue)
+            data.setRelationshipValue(newValue, at: index)
             if let new { adopt(owner, related: new) }
             guard let inverse = relationship.inverse, old !== new else { return }
             if let old { unlink(old, inverse: inverse, from: owner) }
@@ -29,7 +29,7 @@ enum RelationshipMaintenance {
         let oldModels = data.relatedModels(index)
         let newModels = relationship.access.models(newValue)
         data.willChange(index, of: owner)
-        data.slots[index] = .value(newValue)
+        data.setRelationshipValue(newValue, at: index)
         adopt(owner, related: newModels)
         guard let inverse = relationship.inverse else { return }
 
@@ -121,13 +121,19 @@ enum RelationshipMaintenance {
         let data = model.persistentBackingData
         let property = data.layout.properties[index]
         guard let access = property.relationshipAccess else { return }
-        guard var value = try? data.loadedValue(index) else { return }
+        // Loaded first (a fault reads its members), without copying a value already loaded.
+        if !data.holdsRelationshipValue(index) {
+            guard (try? data.loadedValue(index)) != nil else { return }
+        }
         // A local function passed as a non-escaping closure: no context is allocated per change.
         func apply() {
             data.willChange(index, of: model)
+            // Changed where it lies, so an append does not copy the value out and back.
+            if data.mutateRelationshipValue(index, { _ = body(&$0, access) }) { return }
+            guard var current = try? data.loadedValue(index) else { return }
             data.slots[index] = .unloaded  // release the slot's reference so the value is uniquely held
-            _ = body(&value, access)
-            data.slots[index] = .value(value)
+            _ = body(&current, access)
+            data.slots[index] = .value(current)
         }
         if let typed = property.typed {
             typed.withMutation(of: model, apply)
