@@ -161,17 +161,20 @@ struct Materializer {
 
     /// As ``readFast(_:from:column:)``, written straight into `data`'s slot (not loaded) by the
     /// property's type; `false`, and nothing written, when the fast way cannot read it.
+    /// `replacing`: the slot may hold a value, which the row's replaces (a registered model).
     @inline(__always)
-    private static func readFast(_ fast: ModelLayout.SlotReader.Fast, into data: BackingData, slot: Int, from row: any StoredRow, column: Int32) -> Bool {
+    private static func readFast(
+        _ fast: ModelLayout.SlotReader.Fast, into data: BackingData, slot: Int, from row: any StoredRow, column: Int32, replacing: Bool = false
+    ) -> Bool {
         switch (fast, row.storageClass(at: column)) {
         case (.int, .integer):
             guard let value = Int(exactly: row.int64(at: column)) else { return false }
-            return data.initializeRead(value, at: slot)
-        case (.int64, .integer): return data.initializeRead(row.int64(at: column), at: slot)
-        case (.double, .real): return data.initializeRead(row.double(at: column), at: slot)
-        case (.string, .text): return data.initializeRead(row.text(at: column), at: slot)
-        case (.date, .real): return data.initializeRead(Date(timeIntervalSinceReferenceDate: row.double(at: column)), at: slot)
-        case (.bool, .integer): return data.initializeRead(row.int64(at: column) != 0, at: slot)
+            return data.initializeRead(value, at: slot, replacing: replacing)
+        case (.int64, .integer): return data.initializeRead(row.int64(at: column), at: slot, replacing: replacing)
+        case (.double, .real): return data.initializeRead(row.double(at: column), at: slot, replacing: replacing)
+        case (.string, .text): return data.initializeRead(row.text(at: column), at: slot, replacing: replacing)
+        case (.date, .real): return data.initializeRead(Date(timeIntervalSinceReferenceDate: row.double(at: column)), at: slot, replacing: replacing)
+        case (.bool, .integer): return data.initializeRead(row.int64(at: column) != 0, at: slot, replacing: replacing)
         default: return false
         }
     }
@@ -183,7 +186,9 @@ struct Materializer {
         for slot in slots {
             defer { column += 1 }
             guard mode.takes(slot, of: data) else { continue }
-            data.slots[slot] = try read(layout.slotReaders[slot], slot: slot, layout: layout, from: row, column: column, offset: offset)
+            let reader = layout.slotReaders[slot]
+            if reader.fast != .none, readFast(reader.fast, into: data, slot: slot, from: row, column: column, replacing: true) { continue }
+            data.slots[slot] = try read(reader, slot: slot, layout: layout, from: row, column: column, offset: offset)
         }
     }
 }

@@ -172,18 +172,19 @@ extension BackingData {
         slots[index] = .value(value)
     }
 
-    /// Puts a value read from a row into slot `index`, which must not be loaded, when the
-    /// property's type is `T` or `T?`; `false`, and nothing written, for another type.
+    /// Puts a value read from a row into slot `index` when the property's type is `T` or `T?`;
+    /// `false`, and nothing written, for another type. `replacing`: the slot may hold something,
+    /// which goes first (a registered model read again); otherwise it must not be loaded.
     @inline(__always)
-    func initializeRead<T>(_ value: T, at index: Int) -> Bool {
+    func initializeRead<T>(_ value: T, at index: Int, replacing: Bool = false) -> Bool {
         let info = slotInfo[index]
         let type = info.type, pointer = storage + info.offset
+        guard type == T.self || type == T?.self else { return false }
+        if replacing { destroySlot(index) }
         if type == T.self {
             pointer.initializeMemory(as: T.self, repeating: value, count: 1)
-        } else if type == T?.self {
-            pointer.initializeMemory(as: T?.self, repeating: value, count: 1)
         } else {
-            return false
+            pointer.initializeMemory(as: T?.self, repeating: value, count: 1)
         }
         setKind(index, .value)
         return true
