@@ -4,7 +4,7 @@ import Foundation
 /// per model class from the properties' static types.
 ///
 /// The block starts with a byte per slot saying what the slot holds (``Kind``); each slot's value
-/// follows at `offsets[slot]`, unboxed in the bytes its type needs (an `Int` in 8 where a slot of
+/// follows at `slots[slot].offset`, unboxed in the bytes its type needs (an `Int` in 8 where a slot of
 /// `Any` took 40), with at least 8 so the same room holds a to-one's key or a box. Values are
 /// read and written by their static type: the common attribute types through ``Scalar`` with no
 /// call, every other type through its ``SlotWitness``.
