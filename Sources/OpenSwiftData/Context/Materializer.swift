@@ -57,7 +57,7 @@ struct Materializer {
             if data.state == .managed || data.state == .deleted {
                 try Self.fill(data, from: row, offset: offset, slots: slots ?? layout.storedSlots, mode: .unchanged)
                 for (slot, column) in extras where FillMode.unchanged.takes(slot, of: data) {
-                    data.slots[slot] = try Self.read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
+                    try Self.readInto(data, slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
                 }
             }
             return existing
@@ -66,7 +66,7 @@ struct Materializer {
         let data = BackingData(layout: kind.layout)
         try Self.readSlots(layout, into: data, from: row, offset: offset, slots: slots)
         for (slot, column) in extras {
-            data.slots[slot] = try Self.read(kind.layout.slotReaders[slot], slot: slot, layout: kind.layout, from: row, column: firstExtra + Int32(column), offset: offset)
+            try Self.readStored(kind.layout.slotReaders[slot].fast, slot: slot, layout: kind.layout, into: data, from: row, column: firstExtra + Int32(column), offset: offset)
         }
         return StoredModel.make(kind.layout, data: data, primaryKey: primaryKey, storeIdentifier: storeIdentifier, in: context, registry: registry)
     }
@@ -109,7 +109,6 @@ struct Materializer {
         _ reader: ModelLayout.SlotReader, slot: Int, layout: ModelLayout, from row: any StoredRow, column: Int32, offset: Int32
     ) throws -> BackingData.Slot {
         if reader.fast != .none {
-            if let slot = readFast(reader.fast, from: row, column: column) { return slot }
             // NULL in an optional attribute read the fast way.
             if let nullValue = reader.nullValue, row.storageClass(at: column) == .null { return .value(nullValue) }
         }
@@ -143,24 +142,10 @@ struct Materializer {
         return .unreadable(UnreadableValue(placeholder: placeholder, problem: message))
     }
 
-    /// A common attribute type read straight from the row; `nil` when the column's storage class
-    /// is not the one the type is stored as (NULL: the reader's null value; another class: the
-    /// codec converts it, or reports it).
-    @inline(__always)
-    private static func readFast(_ fast: ModelLayout.SlotReader.Fast, from row: any StoredRow, column: Int32) -> BackingData.Slot? {
-        switch (fast, row.storageClass(at: column)) {
-        case (.int, .integer): return Int(exactly: row.int64(at: column)).map { .value($0) }
-        case (.int64, .integer): return .value(row.int64(at: column))
-        case (.double, .real): return .value(row.double(at: column))
-        case (.string, .text): return .value(row.text(at: column))
-        case (.date, .real): return .value(Date(timeIntervalSinceReferenceDate: row.double(at: column)))
-        case (.bool, .integer): return .value(row.int64(at: column) != 0)
-        default: return nil
-        }
-    }
-
-    /// As ``readFast(_:from:column:)``, written straight into `data`'s slot (not loaded) by the
-    /// property's type; `false`, and nothing written, when the fast way cannot read it.
+    /// A common attribute type read straight from the row into `data`'s slot (not loaded) by the
+    /// property's type; `false`, and nothing written, when the column's storage class is not the
+    /// one the type is stored as (NULL: the reader's null value; another class: the codec
+    /// converts it, or reports it), and ``read(_:slot:layout:from:column:offset:)`` reads it.
     /// `replacing`: the slot may hold a value, which the row's replaces (a registered model).
     @inline(__always)
     private static func readFast(
@@ -186,9 +171,14 @@ struct Materializer {
         for slot in slots {
             defer { column += 1 }
             guard mode.takes(slot, of: data) else { continue }
-            let reader = layout.slotReaders[slot]
-            if reader.fast != .none, readFast(reader.fast, into: data, slot: slot, from: row, column: column, replacing: true) { continue }
-            data.slots[slot] = try read(reader, slot: slot, layout: layout, from: row, column: column, offset: offset)
+            try readInto(data, slot: slot, layout: layout, from: row, column: column, offset: offset)
         }
+    }
+
+    /// One column's value into slot `slot` of a registered model, replacing what it holds.
+    private static func readInto(_ data: BackingData, slot: Int, layout: ModelLayout, from row: any StoredRow, column: Int32, offset: Int32) throws {
+        let reader = layout.slotReaders[slot]
+        if reader.fast != .none, readFast(reader.fast, into: data, slot: slot, from: row, column: column, replacing: true) { return }
+        data.slots[slot] = try read(reader, slot: slot, layout: layout, from: row, column: column, offset: offset)
     }
 }
