@@ -156,4 +156,34 @@ import Testing
         expected[15] = "\(span)"
         #expect(Self.describe(fresh) == expected)
     }
+
+    /// A model whose values fit (`Shelf`: a string and a to-many) keeps them in its backing
+    /// data's own allocation, where its first stored property lies — not in a copy of it elsewhere,
+    /// which a change in how Swift lays out or addresses a class's stored properties would make
+    /// (and a value written there would be lost). One whose values do not fit (`Holder`) has a
+    /// block of its own. Both read back after a save.
+    @Test(arguments: StoreKind.allCases)
+    func smallModelsKeepTheirValuesInTheirBackingDatasOwnAllocation(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Shelf.self, Holder.self])
+        let context = store.context()
+        let shelf = Shelf(label: "inline")
+        let holder = Holder(9, shelf: shelf)
+        context.insert(shelf)
+        try context.save()
+
+        func offset(_ data: BackingData) -> Int {
+            data.storage - UnsafeMutableRawPointer(Unmanaged.passUnretained(data).toOpaque())
+        }
+        let header = 2 * MemoryLayout<Int>.size
+        #expect(shelf.persistentBackingData.storageLayout.fitsInline)
+        #expect(offset(shelf.persistentBackingData) == header)
+        #expect(!holder.persistentBackingData.storageLayout.fitsInline)
+        #expect(offset(holder.persistentBackingData) != header)
+
+        let fresh = store.context()
+        let loaded = try #require(try fresh.fetch(FetchDescriptor<Shelf>()).first)
+        #expect(offset(loaded.persistentBackingData) == header)
+        #expect(loaded.label == "inline")
+        #expect(loaded.holders.map(Self.describe) == [Self.expected(9, shelf: "inline")])
+    }
 }

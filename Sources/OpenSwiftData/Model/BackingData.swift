@@ -8,9 +8,24 @@ import Observation
 /// value, a not-yet-loaded marker (a fault), or, for a to-one relationship read from the store, the
 /// primary key of the related row until the relationship is first read.
 public final class BackingData {
+    /// Room for the values of a model whose block fits (``SlotStorageLayout/fitsInline``): then
+    /// `storage` points here, and the backing data and its values are one allocation, which
+    /// saves each loaded or new model a `malloc` and a `free` and keeps its values beside its
+    /// other fields. First of the stored properties, and never copied: `storage` is its address
+    /// inside this object (a class's stored property has a stable address while the object lives).
+    @exclusivity(unchecked) private var inlineStorage: InlineStorage = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// 64 bytes: four to six common values, or two with a relationship.
+    typealias InlineStorage = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+
+    /// Where `inlineStorage` lies in this object.
+    var inlineStorageAddress: UnsafeMutableRawPointer {
+        withUnsafeMutablePointer(to: &inlineStorage) { UnsafeMutableRawPointer($0) }
+    }
     /// The model's layout. Replaced once, by a subclass's (``adoptSubclassLayout(_:pending:)``),
-    /// when a subclass instance's initialisers ran with the superclass's.
-    @exclusivity(unchecked) private(set) var layout: ModelLayout
+    /// when a subclass instance's initialisers ran with the superclass's. Unowned: layouts live
+    /// as long as the process (``ModelLayout/of(_:)``), and a strong reference cost every model
+    /// made and freed a retain and a release.
+    @exclusivity(unchecked) private(set) unowned(unsafe) var layout: ModelLayout
     /// The values, one block laid out by `storageLayout` (see ``BackingData/Slots``). Exclusivity
     /// of this and the other hot fields is not checked dynamically: a model is used on its
     /// context's thread only, and these are read or written for every property access and load.
@@ -92,7 +107,13 @@ public final class BackingData {
         let storage = layout.storage
         self.storageLayout = storage
         self.slotInfo = storage.slots
-        self.storage = BackingData.allocateStorage(storage)
+        guard storage.fitsInline else {
+            self.storage = BackingData.allocateStorage(storage)
+            return
+        }
+        // A stand-in until `self` may be used to take the address of its own room.
+        self.storage = UnsafeMutableRawPointer(storage.slots)
+        self.storage = BackingData.initializeStorage(inlineStorageAddress, storage)
     }
 
     /// A backing data holding `slots`.

@@ -73,6 +73,9 @@ final class SlotStorageLayout: @unchecked Sendable {
     /// The size of the block, and its alignment.
     let byteCount: Int
     let alignment: Int
+    /// Whether the block fits in the room a backing data has for it in its own allocation
+    /// (``BackingData/InlineStorage``), so a model of this layout costs no second allocation.
+    let fitsInline: Bool
     /// One ``SlotInfo`` per slot, freed with the layout (layouts live as long as the process).
     @usableFromInline let slots: UnsafeMutablePointer<SlotInfo>
     let witnesses: [any SlotWitness]
@@ -93,6 +96,7 @@ final class SlotStorageLayout: @unchecked Sendable {
         }
         byteCount = max(cursor, 1)
         self.alignment = alignment
+        fitsInline = byteCount <= MemoryLayout<BackingData.InlineStorage>.size && alignment <= MemoryLayout<BackingData.InlineStorage>.alignment
         self.witnesses = witnesses
     }
 
