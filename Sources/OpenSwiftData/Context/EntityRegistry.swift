@@ -68,6 +68,16 @@ final class EntityRegistry {
         index < pages.count ? pages[index] : nil
     }
 
+    /// The page at `index`, made (or the spare taken) if there is none.
+    private func page(forInserting index: Int) -> Page {
+        if index < pages.count, let existing = pages[index] { return existing }
+        while pages.count <= index { pages.append(nil) }
+        let made = spare ?? Page()
+        spare = nil
+        pages[index] = made
+        return made
+    }
+
     func model(_ primaryKey: Int64) -> (any PersistentModel)? {
         if let (index, slot) = locate(primaryKey) {
             guard let page = page(index), page.owners[slot] != 0 else { return nil }
@@ -76,23 +86,22 @@ final class EntityRegistry {
         return overflow[primaryKey]?.model
     }
 
-    func insert(_ model: any PersistentModel, primaryKey: Int64, data: BackingData? = nil) {
-        let data = data ?? model.persistentBackingData
+    func insert(_ model: any PersistentModel, primaryKey: Int64) {
+        insert(model, primaryKey: primaryKey, data: model.persistentBackingData)
+    }
+
+    func insert(_ model: any PersistentModel, primaryKey: Int64, data: BackingData) {
         data.registeredIn = self
         let owner = ObjectIdentifier(data)
         if let (index, slot) = locate(primaryKey) {
-            while pages.count <= index { pages.append(nil) }
-            let target: Page
-            if let existing = pages[index] {
-                target = existing
-            } else {
-                target = spare ?? Page()
-                spare = nil
-                pages[index] = target
-            }
+            let target = page(forInserting: index)
             if target.owners[slot] == 0 {
                 count += 1
                 target.live += 1
+                target.owners[slot] = UInt(bitPattern: owner)
+                // The slot held nothing: initialised, with no old value to destroy.
+                (target.models + slot).initialize(to: UnownedModel(model: model))
+                return
             }
             target.owners[slot] = UInt(bitPattern: owner)
             target.models[slot] = UnownedModel(model: model)
