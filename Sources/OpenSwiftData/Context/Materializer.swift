@@ -151,15 +151,26 @@ struct Materializer {
     private static func readFast(
         _ fast: ModelLayout.SlotReader.Fast, into data: BackingData, slot: Int, from row: any StoredRow, column: Int32, replacing: Bool = false
     ) -> Bool {
-        switch (fast, row.storageClass(at: column)) {
-        case (.int, .integer):
-            guard let value = Int(exactly: row.int64(at: column)) else { return false }
+        // One call of the row's a column: its storage class and value together.
+        switch fast {
+        case .int:
+            guard let stored = row.integerValue(at: column), let value = Int(exactly: stored) else { return false }
             return data.initializeRead(value, at: slot, replacing: replacing)
-        case (.int64, .integer): return data.initializeRead(row.int64(at: column), at: slot, replacing: replacing)
-        case (.double, .real): return data.initializeRead(row.double(at: column), at: slot, replacing: replacing)
-        case (.string, .text): return data.initializeRead(row.text(at: column), at: slot, replacing: replacing)
-        case (.date, .real): return data.initializeRead(Date(timeIntervalSinceReferenceDate: row.double(at: column)), at: slot, replacing: replacing)
-        case (.bool, .integer): return data.initializeRead(row.int64(at: column) != 0, at: slot, replacing: replacing)
+        case .int64:
+            guard let value = row.integerValue(at: column) else { return false }
+            return data.initializeRead(value, at: slot, replacing: replacing)
+        case .double:
+            guard let value = row.realValue(at: column) else { return false }
+            return data.initializeRead(value, at: slot, replacing: replacing)
+        case .string:
+            guard let value = row.textValue(at: column) else { return false }
+            return data.initializeRead(value, at: slot, replacing: replacing)
+        case .date:
+            guard let seconds = row.realValue(at: column) else { return false }
+            return data.initializeRead(Date(timeIntervalSinceReferenceDate: seconds), at: slot, replacing: replacing)
+        case .bool:
+            guard let value = row.integerValue(at: column) else { return false }
+            return data.initializeRead(value != 0, at: slot, replacing: replacing)
         default: return false
         }
     }

@@ -241,5 +241,16 @@ final class SQLiteStatement: StoredRow {
     }
     func isNull(at column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    // The typed reads ask SQLite for the column's type and value in one call of ours.
+    func integerValue(at column: Int32) -> Int64? {
+        sqlite3_column_type(handle, column) == SQLITE_INTEGER ? sqlite3_column_int64(handle, column) : nil
+    }
+    func realValue(at column: Int32) -> Double? {
+        sqlite3_column_type(handle, column) == SQLITE_FLOAT ? sqlite3_column_double(handle, column) : nil
+    }
+    func textValue(at column: Int32) -> String? {
+        sqlite3_column_type(handle, column) == SQLITE_TEXT ? text(at: column) : nil
+    }
+
     static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }

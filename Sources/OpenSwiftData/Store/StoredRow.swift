@@ -12,6 +12,17 @@ package protocol StoredRow {
     func double(at column: Int32) -> Double
     /// The column's text (call only when its storage class is `.text`).
     func text(at column: Int32) -> String
+    /// The column's value when it is stored as an integer, a real or text, else `nil`: the storage
+    /// class and the value in one call, as the Materializer's typed reads take them.
+    func integerValue(at column: Int32) -> Int64?
+    func realValue(at column: Int32) -> Double?
+    func textValue(at column: Int32) -> String?
+}
+
+extension StoredRow {
+    package func integerValue(at column: Int32) -> Int64? { storageClass(at: column) == .integer ? int64(at: column) : nil }
+    package func realValue(at column: Int32) -> Double? { storageClass(at: column) == .real ? double(at: column) : nil }
+    package func textValue(at column: Int32) -> String? { storageClass(at: column) == .text ? text(at: column) : nil }
 }
 
 /// The storage class of a column value in a row.
