@@ -45,7 +45,6 @@ public final class BackingData {
     /// an import) never pays for one, nor frees one. Swift's `Observation` offers no way to learn
     /// whether anything is tracking, so a model that is read gets its registrar then.
     @exclusivity(unchecked) @usableFromInline var ownRegistrar = BackingData.unobservedRegistrar
-    @exclusivity(unchecked) @usableFromInline var hasRegistrar = false
     /// Stands in for every model's registrar until its first read; nothing ever reads through it,
     /// so nothing observes it. (A non-optional field: an optional of the resilient registrar type
     /// is read through value witnesses on every access, which cost fetches 6%.)
@@ -54,29 +53,35 @@ public final class BackingData {
     /// that is not otherwise kept can still load their relationships; the context holds clean
     /// models only weakly, so there is no cycle once changes are saved or rolled back.
     @exclusivity(unchecked) var context: ModelContext?
-    @exclusivity(unchecked) var state: State = .detached
-    @exclusivity(unchecked) var primaryKey: Int64?
+    /// The identity map holding this model, which forgets it when this backing data goes away.
+    @exclusivity(unchecked) var registeredIn: EntityRegistry?
     @exclusivity(unchecked) var storeIdentifier: String?
-    private var temporaryKey: PersistentIdentifier.Key?
+    /// Where the model sits in its context's inserted, changed and deleted sets (-1: not there).
+    @exclusivity(unchecked) var setPositions = (inserted: -1, changed: -1, deleted: -1)
+    /// The context whose `reset()` unregistered this model: a change made afterwards is reported
+    /// by that context's next save instead of being silently dropped.
+    weak var unregisteredBy: ModelContext?
+    // The optionals of 9 bytes and the flags of 1 follow each other: each flag takes a byte of
+    // an optional's padding, where declared apart each took 8.
+    @exclusivity(unchecked) var primaryKey: Int64?
+    @exclusivity(unchecked) var state: State = .detached
+    @exclusivity(unchecked) @usableFromInline var hasRegistrar = false
     /// Relationships were assigned by an initialiser (no inverse maintenance was possible then);
     /// inverses are fixed up when the model is inserted.
     var needsInverseFixup = false
-    /// The identity map holding this model, which forgets it when this backing data goes away.
-    @exclusivity(unchecked) var registeredIn: EntityRegistry?
     /// Set while a context makes the model for a stored row (``BackingDataHandOff``).
     @exclusivity(unchecked) @usableFromInline var isMaterializing = false
-    /// Where the model sits in its context's inserted, changed and deleted sets (-1: not there).
-    @exclusivity(unchecked) var setPositions = (inserted: -1, changed: -1, deleted: -1)
-    /// This inserted model's place among the new models of the save in progress (``ValueChangeSet``).
-    @exclusivity(unchecked) var saveToken: Int?
     /// The model's row is known not to exist (deleted elsewhere, or never there).
     var isGone = false
     /// Made by a new instance's initialiser (not handed over for a stored row): the values a
     /// subclass's initialisers assigned belong in it.
     var madeByInitializer = false
-    /// The context whose `reset()` unregistered this model: a change made afterwards is reported
-    /// by that context's next save instead of being silently dropped.
-    weak var unregisteredBy: ModelContext?
+    /// The number of the temporary identifier the model was given before its first save, if it
+    /// was asked for one. Kept as the number (temporary keys are `.temporary(n)`): a `Key?` takes
+    /// 89 bytes, for its custom-key case, in every backing data.
+    private var temporaryNumber: UInt64?
+    /// This inserted model's place among the new models of the save in progress (``ValueChangeSet``).
+    @exclusivity(unchecked) var saveToken: Int?
 
     enum State {
         /// Not in any context.
@@ -164,14 +169,18 @@ public final class BackingData {
     }
 
     /// Whether `key` is the temporary key the model had before it was saved.
-    func hadTemporaryKey(_ key: PersistentIdentifier.Key) -> Bool { temporaryKey == key }
+    func hadTemporaryKey(_ key: PersistentIdentifier.Key) -> Bool {
+        guard case .temporary(let number) = key else { return false }
+        return temporaryNumber == number
+    }
 
     var persistentModelID: PersistentIdentifier {
         if let primaryKey {
             return PersistentIdentifier(entityName: layout.entityName, storeIdentifier: storeIdentifier, storedKey: primaryKey)
         }
-        if temporaryKey == nil { temporaryKey = PersistentIdentifier.makeTemporaryKey() }
-        return PersistentIdentifier(entityName: layout.entityName, storeIdentifier: nil, key: temporaryKey ?? .temporary(0))
+        let number = temporaryNumber ?? PersistentIdentifier.makeTemporaryNumber()
+        temporaryNumber = number
+        return PersistentIdentifier(entityName: layout.entityName, storeIdentifier: nil, key: .temporary(number))
     }
 
     var hasChanges: Bool {

@@ -181,9 +181,14 @@ public struct PersistentIdentifier: Hashable, Identifiable, Comparable, Codable,
     private static let nextTemporary = Locked<UInt64>(0)
 
     static func makeTemporaryKey() -> Key {
-        .temporary(nextTemporary.withLock { value in
+        .temporary(makeTemporaryNumber())
+    }
+
+    /// The next temporary key's number, unique in the process.
+    static func makeTemporaryNumber() -> UInt64 {
+        nextTemporary.withLock { value in
             value += 1
             return value
-        })
+        }
     }
 }
