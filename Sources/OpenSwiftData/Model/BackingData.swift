@@ -65,6 +65,7 @@ public final class BackingData {
     // an optional's padding, where declared apart each took 8.
     @exclusivity(unchecked) var primaryKey: Int64?
     @exclusivity(unchecked) var state: State = .detached
+    /// Whether `ownRegistrar` is the model's own, not the shared stand-in.
     @exclusivity(unchecked) @usableFromInline var hasRegistrar = false
     /// Relationships were assigned by an initialiser (no inverse maintenance was possible then);
     /// inverses are fixed up when the model is inserted.
@@ -78,7 +79,7 @@ public final class BackingData {
     var madeByInitializer = false
     /// The number of the temporary identifier the model was given before its first save, if it
     /// was asked for one. Kept as the number (temporary keys are `.temporary(n)`): a `Key?` takes
-    /// 89 bytes, for its custom-key case, in every backing data.
+    /// 81 bytes, for its custom-key case, in every backing data.
     private var temporaryNumber: UInt64?
     /// This inserted model's place among the new models of the save in progress (``ValueChangeSet``).
     @exclusivity(unchecked) var saveToken: Int?
