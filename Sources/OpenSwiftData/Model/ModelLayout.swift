@@ -35,7 +35,7 @@ final class ModelLayout: @unchecked Sendable {
     /// The attributes marked `.preserveValueOnDeletion`, whose values a delete keeps in history.
     private(set) var preservedSlots: [Int] = []
     /// The relationship slots.
-    private(set) var relationshipSlots: [Int] = []
+    @exclusivity(unchecked) private(set) var relationshipSlots: [Int] = []
     /// Every slot not loaded: what code that builds a model's slots before the model starts from.
     let unloadedSlots: ContiguousArray<BackingData.Slot>
     /// Where a backing data keeps each slot's value, unboxed by the property's type.
