@@ -99,6 +99,23 @@ import Testing
         held.reset()
     }
 
+    /// The cache hashes a statement by its length and its first and last 64 bytes; texts that
+    /// share those and differ only in the middle are still different statements.
+    @Test func statementsThatDifferOnlyInTheMiddleAreCachedApart() throws {
+        let connection = try SQLiteConnection(path: ":memory:", readOnly: false, create: true)
+        let padding = String(repeating: " ", count: 100)
+        let texts = (1...3).map { "SELECT\(padding)\($0)\(padding)" }
+        for round in 0..<2 {
+            for (index, text) in texts.enumerated() {
+                let statement = try connection.prepare(text)
+                #expect(try statement.step())
+                #expect(statement.value(at: 0) == .integer(Int64(index + 1)), "round \(round)")
+                statement.reset()
+            }
+            #expect(connection.cachedStatementCount == 3)
+        }
+    }
+
     @Test func aKeyCounterAtItsEndIsAnErrorNotATrap() throws {
         let store = try TestStore(.file, [Expense.self, Category.self])
         let url = try #require(store.url)
