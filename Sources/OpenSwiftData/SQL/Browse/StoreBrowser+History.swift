@@ -9,10 +9,9 @@ extension StoreBrowser {
     /// The newest `limit` transactions, newest first; with `entity` and `key`, only those that
     /// changed that row (among the newest ``historyWindow``). Empty where the store keeps none.
     package func history(limit: Int, entity: String? = nil, key: Int64? = nil) throws -> [BrowsedTransaction] {
-        guard store.keepsHistory, let latest = try latestTransaction() else { return [] }
-        let window = Int64(key == nil ? max(limit, 0) : Self.historyWindow)
-        let (start, overflow) = latest.subtractingReportingOverflow(window)
-        let records = try store.fetchHistory(HistoryQuery(condition: .transaction(.greater, overflow ? 0 : start), limit: nil))
+        let window = key == nil ? limit : Self.historyWindow
+        guard store.keepsHistory, window > 0, try latestTransaction() != nil else { return [] }
+        let records = try store.fetchHistory(HistoryQuery(condition: .transaction(.greater, try numberBefore(newest: window)), limit: nil))
         var transactions: [BrowsedTransaction] = []
         for record in records.reversed() {
             let changes = record.groups.map { group in
@@ -39,8 +38,28 @@ extension StoreBrowser {
 
     /// The history table's newest transaction number; `nil` where it has none (or no table).
     private func latestTransaction() throws -> Int64? {
-        let table = catalog.layout == .coreData ? SQLStore.coreDataTransactionTable : SQLStore.historyTransactionTable
-        return try? newest(table)
+        return try? newest(historyTable)
+    }
+
+    private var historyTable: String {
+        catalog.layout == .coreData ? SQLStore.coreDataTransactionTable : SQLStore.historyTransactionTable
+    }
+
+    /// The number just below the `count` newest transactions (0 when there are no more than
+    /// those): where reading them starts. Found by position, not by subtracting `count` from the
+    /// newest number: on PostgreSQL the numbers are the server's transaction ids, in which every
+    /// other schema's and database's writes leave gaps.
+    private func numberBefore(newest count: Int) throws -> Int64 {
+        let h = "h", key = SQLExpression.column(table: h, name: ModelLayout.primaryKeyColumn)
+        var select = SQLSelect(columns: [key], from: SQLTableReference(table: historyTable, alias: h))
+        select.orderBy = [SQLOrdering(expression: key, ascending: false)]
+        select.limit = 1
+        select.offset = count - 1
+        return try read { connection in
+            var number: Int64 = 0
+            try run(select, on: connection) { number = $0.int64(at: 0) - 1 }
+            return number
+        }
     }
 
     private func newest(_ table: String) throws -> Int64? {
