@@ -57,7 +57,11 @@ extension StoreBrowser {
         select.offset = count - 1
         return try read { connection in
             var number: Int64 = 0
-            try run(select, on: connection) { number = $0.int64(at: 0) - 1 }
+            // Not below the lowest number there is (a file another program wrote may hold any).
+            try run(select, on: connection) { row in
+                let (before, overflow) = row.int64(at: 0).subtractingReportingOverflow(1)
+                number = overflow ? .min : before
+            }
             return number
         }
     }
