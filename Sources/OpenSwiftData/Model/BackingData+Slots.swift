@@ -21,12 +21,9 @@ extension BackingData {
     var slots: Slots { Slots(data: self) }
 
     /// Allocates a block for `layout` (one that does not fit in the backing data, or a subclass's
-    /// adopted later) with every slot not loaded. `malloc` where its 16-byte alignment is
-    /// enough: Swift's `allocate` always takes the runtime's aligned path (`posix_memalign`),
-    /// which cost a fetched model about 200 instructions more.
+    /// adopted later) with every slot not loaded.
     static func allocateStorage(_ layout: SlotStorageLayout) -> UnsafeMutableRawPointer {
-        let block = layout.alignment <= 16 ? malloc(layout.byteCount) : nil
-        return initializeStorage(block ?? UnsafeMutableRawPointer.allocate(byteCount: layout.byteCount, alignment: layout.alignment), layout)
+        initializeStorage(UnsafeMutableRawPointer.allocate(byteCount: layout.byteCount, alignment: layout.alignment), layout)
     }
 
     /// Marks every slot of `layout` in `block` not loaded.
@@ -36,11 +33,9 @@ extension BackingData {
         return block
     }
 
-    /// Frees `block`, allocated by ``allocateStorage(_:)`` for `layout`, unless it is this backing
-    /// data's own room.
-    private func releaseStorage(_ block: UnsafeMutableRawPointer, of layout: SlotStorageLayout) {
-        if block == inlineStorageAddress { return }
-        if layout.alignment <= 16 { free(block) } else { block.deallocate() }
+    /// Frees `block`, allocated by ``allocateStorage(_:)``, unless it is this backing data's own room.
+    private func releaseStorage(_ block: UnsafeMutableRawPointer) {
+        if block != inlineStorageAddress { block.deallocate() }
     }
 
     @inline(__always)
@@ -241,11 +236,10 @@ extension BackingData {
             // Swift values move bit for bit: the bytes are the value, and the old copy is not destroyed.
             (new + layout.slots[index].offset).copyMemory(from: old + oldInfo[index].offset, byteCount: oldInfo[index].byteCount)
         }
-        let oldLayout = storageLayout
         storage = new
         storageLayout = layout
         slotInfo = layout.slots
-        releaseStorage(old, of: oldLayout)
+        releaseStorage(old)
     }
 
     /// Destroys every slot and frees the storage; the relationships' models are released after
@@ -272,6 +266,6 @@ extension BackingData {
             }
             destroySlot(index)
         }
-        releaseStorage(storage, of: storageLayout)
+        releaseStorage(storage)
     }
 }
