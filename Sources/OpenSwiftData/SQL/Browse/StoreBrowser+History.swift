@@ -10,8 +10,9 @@ extension StoreBrowser {
     /// changed that row (among the newest ``historyWindow``). Empty where the store keeps none.
     package func history(limit: Int, entity: String? = nil, key: Int64? = nil) throws -> [BrowsedTransaction] {
         let window = key == nil ? limit : Self.historyWindow
-        guard store.keepsHistory, window > 0, try latestTransaction() != nil else { return [] }
-        let records = try store.fetchHistory(HistoryQuery(condition: .transaction(.greater, try numberBefore(newest: window)), limit: nil))
+        // No history table (a Core Data file saved without history) reads as no history.
+        guard store.keepsHistory, window > 0, let start = try? numberBefore(newest: window) else { return [] }
+        let records = try store.fetchHistory(HistoryQuery(condition: .transaction(.greater, start), limit: nil))
         var transactions: [BrowsedTransaction] = []
         for record in records.reversed() {
             let changes = record.groups.map { group in
