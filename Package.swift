@@ -242,6 +242,12 @@ let package = Package(
             dependencies: ["OpenSwiftData", "TestModels"],
             path: "Tests/TestWriter"
         ),
+        // Storage code generic over a protocol, in a module of its own; the tests' models conform.
+        .target(
+            name: "DocumentCollections",
+            dependencies: ["OpenSwiftData"],
+            path: "Tests/DocumentCollections"
+        ),
         // The fuzzer: mutated store files opened and used; a crash or a hang fails (`.ci/run`).
         .executableTarget(
             name: "openswiftdata-fuzz",
@@ -251,7 +257,7 @@ let package = Package(
         .testTarget(
             name: "OpenSwiftDataTests",
             dependencies: [
-                "OpenSwiftData", "OpenSwiftDataSync", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL), "TestModels", "openswiftdata-test-writer", "JSONStore",
+                "OpenSwiftData", "OpenSwiftDataSync", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL), "TestModels", "openswiftdata-test-writer", "JSONStore", "DocumentCollections",
                 "OpenSwiftDataTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: postgreSQL),

@@ -29,7 +29,7 @@ extension ModelContext {
     @discardableResult
     public func update<T: PersistentModel, V>(model: T.Type, where predicate: Predicate<T>? = nil, set keyPath: ReferenceWritableKeyPath<T, V>, to value: V) throws -> Int {
         let layout = try layout(for: T.self)
-        guard let property = layout.property(for: keyPath) else {
+        guard let property = KeyPathResolver.property(keyPath, of: layout) else {
             throw SwiftDataError(.unsupportedKeyPath, "update(model:where:set:to:) of \(keyPath): not a persisted attribute of \(layout.entityName) itself")
         }
         guard let codec = property.codec else {

@@ -28,7 +28,7 @@ extension ModelContext {
 
     private func writeSavedBytes<M: PersistentModel>(of model: M, property keyPath: AnyKeyPath, to url: URL) throws -> Int64 {
         let layout = model.persistentBackingData.layout
-        guard let property = layout.property(for: keyPath) else {
+        guard let property = KeyPathResolver.property(keyPath, of: layout) else {
             throw SwiftDataError(.unsupportedKeyPath, "the key path does not name a persisted attribute of \(layout.entityName)")
         }
         let id = model.persistentModelID

@@ -93,6 +93,9 @@ struct KeyPathProbe {
         guard chain.count == components else { return nil }
         if let last = chain.last, last.relationship == nil, let sentinel = Self.sentinel(for: last.valueType, alternate: alternate), let result {
             guard Self.same(result, sentinel), let leaf, Self.same(leaf, sentinel) else { return nil }
+        } else if let last = chain.last, last.relationship?.isToMany == false, let stand = leaf as? any PersistentModel {
+            // A to-one: the getter must hand back the destination's stand-in itself.
+            guard let returned = result as? any PersistentModel, returned === stand else { return nil }
         } else if components == 1 {
             // One component and no sentinel to tell a copy from a transformation: refused.
             return nil
@@ -100,26 +103,38 @@ struct KeyPathProbe {
         return chain
     }
 
-    /// A value a getter that transforms its property would hardly return, for common types;
-    /// `alternate`: a second one, at the edge a getter that decides on its value would test
-    /// (empty, zero, negative).
+    /// A value a getter that transforms its property would hardly return, for the attribute
+    /// types a protocol requirement commonly names; `alternate`: a second one, at the edge a
+    /// getter that decides on its value would test (empty, zero, negative, `false`).
     private static func sentinel(for type: Any.Type, alternate: Bool = false) -> AnyHashable? {
         switch type {
         case is String.Type, is String?.Type: return alternate ? "" : "\u{10FFFD}probe\u{10FFFD}"
+        case is UUID.Type, is UUID?.Type:
+            return UUID(uuid: alternate ? (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1) : (0x5E, 0xED, 0xF0, 0x0D, 0x5E, 0xED, 0x4F, 0x0D, 0x85, 0xED, 0xF0, 0x0D, 0x5E, 0xED, 0xF0, 0x0D))
+        case is Bool.Type, is Bool?.Type: return !alternate
         case is Int.Type, is Int?.Type: return alternate ? Int(-1) : Int(0x5EED_F00D)
+        case is Int64.Type, is Int64?.Type: return alternate ? Int64(-1) : Int64(0x5EED_F00D)
+        case is Int32.Type, is Int32?.Type: return alternate ? Int32(-1) : Int32(0x5EED_F00D)
+        case is Int16.Type, is Int16?.Type: return alternate ? Int16(-1) : Int16(0x5EED)
+        case is Int8.Type, is Int8?.Type: return alternate ? Int8(-1) : Int8(0x5E)
+        case is UInt.Type, is UInt?.Type: return alternate ? UInt(0) : UInt(0x5EED_F00D)
+        case is UInt64.Type, is UInt64?.Type: return alternate ? UInt64(0) : UInt64(0x5EED_F00D)
+        case is UInt32.Type, is UInt32?.Type: return alternate ? UInt32(0) : UInt32(0x5EED_F00D)
+        case is UInt16.Type, is UInt16?.Type: return alternate ? UInt16(0) : UInt16(0x5EED)
+        case is UInt8.Type, is UInt8?.Type: return alternate ? UInt8(0) : UInt8(0x5E)
         case is Double.Type, is Double?.Type: return alternate ? -0.5 : 0x5EED_F00D as Double
+        case is Float.Type, is Float?.Type: return alternate ? Float(-0.5) : Float(0x5EED)
+        case is Decimal.Type, is Decimal?.Type: return alternate ? Decimal(-0.5) : Decimal(0x5EED_F00D)
         case is Date.Type, is Date?.Type: return Date(timeIntervalSinceReferenceDate: alternate ? -1 : 0x5EED_F00D)
+        case is Data.Type, is Data?.Type: return alternate ? Data() : Data([0x5E, 0xED, 0xF0, 0x0D])
+        case is URL.Type, is URL?.Type: return URL(string: alternate ? "file:///" : "https://probe.invalid/5eedf00d")
         default: return nil
         }
     }
 
+    /// Whether a read returned the sentinel itself (an optional holding it counts: the cast
+    /// looks through it). Both sides are of the property's type, so no numeric bridging applies.
     private static func same(_ value: Any, _ sentinel: AnyHashable) -> Bool {
-        switch sentinel.base {
-        case let expected as String: return (value as? String) == expected
-        case let expected as Int: return (value as? Int) == expected
-        case let expected as Double: return (value as? Double) == expected
-        case let expected as Date: return (value as? Date) == expected
-        default: return false
-        }
+        (value as? AnyHashable) == sentinel
     }
 }

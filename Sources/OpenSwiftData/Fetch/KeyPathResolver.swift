@@ -23,6 +23,15 @@ enum KeyPathResolver {
         return chain
     }
 
+    /// The one persisted property `keyPath` reaches: the model's own key path, or one that reaches
+    /// the property another way (a protocol requirement's witness, in code generic over the
+    /// protocol, from whichever module wrote it).
+    static func property(_ keyPath: AnyKeyPath, of layout: ModelLayout) -> PropertyLayout? {
+        if let property = layout.property(for: keyPath) { return property }
+        guard let chain = chain(keyPath, from: layout), chain.count == 1 else { return nil }
+        return chain[0]
+    }
+
     /// Compound key paths resolved so far (a key path names its root type, so one root each).
     private static let resolved = Locked<[AnyKeyPath: [PropertyLayout]]>([:])
 

@@ -50,7 +50,7 @@ extension ModelContext {
         guard !keyPaths.isEmpty else { return nil }
         var wanted = Set<Int>()
         for keyPath in keyPaths {
-            guard let property = layout.property(for: keyPath) else {
+            guard let property = KeyPathResolver.property(keyPath, of: layout) else {
                 throw SwiftDataError(.unsupportedKeyPath, "propertiesToFetch names \(keyPath), which is not a persisted property of \(layout.entityName)")
             }
             wanted.insert(property.index)

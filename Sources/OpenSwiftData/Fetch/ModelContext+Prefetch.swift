@@ -6,7 +6,7 @@ extension ModelContext {
     func prefetch<T>(_ keyPaths: [PartialKeyPath<T>], of models: [any PersistentModel], layout: ModelLayout) throws {
         guard !keyPaths.isEmpty, !models.isEmpty else { return }
         for keyPath in keyPaths {
-            guard let property = layout.property(for: keyPath), let relationship = property.relationship else {
+            guard let property = KeyPathResolver.property(keyPath, of: layout), let relationship = property.relationship else {
                 throw SwiftDataError(.unsupportedKeyPath, "relationshipKeyPathsForPrefetching names \(keyPath), which is not a relationship of \(layout.entityName)")
             }
             if relationship.isToMany {

@@ -56,7 +56,7 @@ extension ModelContext {
         let layout = try layout(for: T.self)
         guard !hasPendingChanges(of: layout) else { return nil }
         let store = try container.store(for: layout)
-        let wanted = ranking.attributes.compactMap { layout.property(for: $0.keyPath)?.index }
+        let wanted = ranking.attributes.compactMap { KeyPathResolver.property($0.keyPath, of: layout)?.index }
         let slots = layout.storedSlots.filter(wanted.contains)
         let columns = wanted.compactMap { slot in slots.firstIndex(of: slot).map { Int32($0 + 1) } }
         guard columns.count == ranking.attributes.count, store.rowShape(layout, slots: slots).kinds == nil else { return nil }

@@ -61,7 +61,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicate {
     private func member(of alias: String, layout: ModelLayout, _ translator: inout PredicateTranslator) throws -> PredicateOperand {
         // The model's own key path, or one reaching a persisted property another way (a
         // protocol requirement's witness, in code generic over the protocol).
-        if let property = layout.property(for: keyPath) ?? KeyPathResolver.chain(keyPath, from: layout).flatMap({ $0.count == 1 ? $0[0] : nil }) {
+        if let property = KeyPathResolver.property(keyPath, of: layout) {
             translator.currentKeyPath = "\(layout.entityName).\(property.name)"
             if let codec = property.codec {
                 if codec.isOpaque {
