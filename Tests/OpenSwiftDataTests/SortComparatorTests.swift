@@ -69,6 +69,35 @@ import Testing
         #expect(try fresh.fetch(FetchDescriptor(sortBy: [byName])).map(\.name) == categories.sorted(using: byName).map(\.name))
     }
 
+    /// `.localizedStandard` and `.localized` named as values of Foundation's own type (as a query
+    /// library's type-erased sort keeps them), which Linux Foundation does not declare.
+    @Test(arguments: StoreKind.allCases)
+    func foundationsComparatorValuesOrderAsTheirNamesSay(_ kind: StoreKind) throws {
+        let (store, fresh, all) = try Self.seeded(kind)
+        defer { withExtendedLifetime(store) {} }
+        let kept: [(String.StandardComparator, (String, String) -> ComparisonResult)] = [
+            (.localizedStandard, { $0.localizedStandardCompare($1) }),
+            (String.StandardComparator.localized, { $0.localizedCompare($1) }),
+        ]
+        for (comparator, compare) in kept {
+            #expect(comparator != .lexical)
+            for order in [SortOrder.forward, .reverse] {
+                let sort = SortDescriptor(\Expense.note, comparator: String.StandardComparator(comparator, order: order))
+                var expected = all.map(\.note).sorted { left, right in
+                    guard let left else { return right != nil }
+                    guard let right else { return false }
+                    return compare(left, right) == .orderedAscending
+                }
+                if order == .reverse { expected.reverse() }
+                #expect(try fresh.fetch(FetchDescriptor(sortBy: [sort])).map(\.note) == expected, "\(comparator) \(order)")
+            }
+        }
+        // An unsaved model sorts among the saved ones as the store orders them.
+        fresh.insert(Expense(amount: 99, note: "Item3"))
+        let fetched = try fresh.fetch(FetchDescriptor(sortBy: [SortDescriptor(\Expense.note, comparator: String.StandardComparator.localizedStandard)])).compactMap(\.note)
+        #expect(fetched.firstIndex(of: "Item3") == fetched.firstIndex(of: "Item2").map { $0 + 1 })
+    }
+
     @Test func unsavedModelsSortWithSavedOnes() throws {
         let store = try TestStore(.memory, [Expense.self, Category.self])
         let context = store.context()

@@ -61,7 +61,7 @@ extension ModelContext {
             evaluated = evaluated.filter { (try? predicate.evaluate($0)) ?? false }
         }
         if leftovers.contains(.sort) {
-            evaluated.sort(using: descriptor.sortBy)
+            evaluated.sort(using: descriptor.sortBy.inStoreOrder())
         }
         if !request.ignoresPaging, descriptor.fetchLimit != nil || descriptor.fetchOffset != nil {
             let offset = min(max(descriptor.fetchOffset ?? 0, 0), evaluated.count)

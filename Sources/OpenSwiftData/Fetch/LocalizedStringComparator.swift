@@ -11,6 +11,8 @@ import Foundation
 ///
 /// `.localizedStandard` orders as `localizedStandardCompare(_:)` and `.localized` as
 /// `localizedCompare(_:)`, in the stores and in memory alike. (`.lexical` is Foundation's own.)
+/// Foundation's `String.StandardComparator` gets the two values too, for code that keeps them
+/// as values of that type; written right in this initialiser, `.localizedStandard` is this type's.
 /// On Apple platforms Foundation's `String.StandardComparator` values are used instead, with the
 /// same meaning.
 ///
@@ -49,5 +51,37 @@ extension SortDescriptor {
         LocalizedSortKey.register(appended, for: keyPath, order: comparator.order)
         self.init(AssumedSendable.cast(appended, to: (KeyPath<Compared, LocalizedSortKey?> & Sendable).self), order: order)
     }
+
+    /// This descriptor as it sorts in memory the way the stores order a fetch: a string sort by
+    /// Foundation's own `.localized` or `.localizedStandard` value, whose `compare` does not
+    /// consult the locale on Linux, becomes OpenSwiftData's localized descriptor; others stay.
+    var inStoreOrder: SortDescriptor<Compared> {
+        guard let comparator = stringComparator, let keyPath else { return self }
+        var order: StringSortOrder?
+        for (candidate, kind) in [(String.StandardComparator.localized, StringSortOrder.localized), (.localizedStandard, .localizedStandard)] where candidate != .lexical {
+            if comparator == String.StandardComparator(candidate, order: comparator.order) { order = kind }
+        }
+        guard let order else { return self }
+        let localized = LocalizedStringComparator(order: order)
+        if let path = keyPath as? KeyPath<Compared, String> {
+            return SortDescriptor(AssumedSendable.cast(path, to: (KeyPath<Compared, String> & Sendable).self), comparator: localized, order: self.order)
+        }
+        if let path = keyPath as? KeyPath<Compared, String?> {
+            return SortDescriptor(AssumedSendable.cast(path, to: (KeyPath<Compared, String?> & Sendable).self), comparator: localized, order: self.order)
+        }
+        return self
+    }
 }
 #endif
+
+extension Array {
+    /// The sort descriptors as they sort in memory the way the stores order (on Linux, see
+    /// `SortDescriptor.inStoreOrder`; Apple's Foundation compares with the locale itself).
+    func inStoreOrder<T>() -> [SortDescriptor<T>] where Element == SortDescriptor<T> {
+        #if canImport(Darwin)
+        self
+        #else
+        map(\.inStoreOrder)
+        #endif
+    }
+}

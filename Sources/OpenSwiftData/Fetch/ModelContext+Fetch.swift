@@ -100,7 +100,7 @@ extension ModelContext {
             }
         }
         if !descriptor.sortBy.isEmpty && (added || pending.contains { !$0.persistentBackingData.originals.isEmpty }) {
-            results.sort(using: descriptor.sortBy)
+            results.sort(using: descriptor.sortBy.inStoreOrder())
         }
         let offset = min(descriptor.fetchOffset ?? 0, results.count)
         var page = Array(results[offset...])

@@ -26,13 +26,11 @@ enum StringSortOrder: Hashable, Sendable {
         var standard = String.StandardComparator.lexical
         standard.order = comparator.order
         if comparator == standard { return (keyPath, .lexical) }
-        #if canImport(Darwin)
         for (candidate, order) in [(String.StandardComparator.localized, StringSortOrder.localized), (.localizedStandard, .localizedStandard)] {
             standard = candidate
             standard.order = comparator.order
             if comparator == standard { return (keyPath, order) }
         }
-        #endif
         throw SwiftDataError(.unsupportedSortDescriptor, "the sort by \(keyPath) uses a string comparator the store cannot order by; use .lexical, .localized or .localizedStandard")
     }
 }
