@@ -2,8 +2,8 @@ import Foundation
 
 // Type checks and casts (`is`, `as?`, `as!`) where the schema answers them.
 //
-// (Evaluating a nested `Predicate` or `Expression` inside a predicate is not offered: Linux
-// Foundation's `#Predicate` macro rejects `evaluate(_:)`, and its expression types do not exist there.)
+// (A nested `Predicate` is `PredicateExpressions+Evaluate.swift`; a nested `Expression` is not
+// offered: Linux Foundation's `ExpressionEvaluate` is not a standard predicate expression.)
 
 /// The answer to "is the operand a `Desired`?" from the schema and static types: for a model row
 /// in a class hierarchy, a test of its `Z_ENT` column.
