@@ -435,6 +435,24 @@ import TestModels
         #expect(try ModelContext(one).fetch(FetchDescriptor<PetsBackToOne.Owner>()).first?.pets.count == 2)
     }
 
+    @Test(arguments: MigrationPlaceKind.allCases) func aSecondListNamingTheSameInverseStartsEmpty(_ kind: MigrationPlaceKind) throws {
+        let place = try store(kind, [YardOneList.Yard.self]) { context in
+            let front = YardOneList.Yard(name: "front")
+            context.insert(front)
+            for name in ["a", "b"] { context.insert(YardOneList.Plant(name: name, yard: front)) }
+            context.insert(YardOneList.Plant(name: "loose"))
+        }
+        // The first list's links move from the plants' column to its own pairs; the new list,
+        // which the column cannot tell apart, starts with none; the to-ones stay.
+        let (two, _) = try open(place, Schema([YardTwoLists.Yard.self]))
+        let context = ModelContext(two)
+        let yard = try #require(try context.fetch(FetchDescriptor<YardTwoLists.Yard>()).first)
+        #expect(yard.leadingPlants.map(\.name).sorted() == ["a", "b"])
+        #expect(yard.trailingPlants.isEmpty)
+        let plants = try context.fetch(FetchDescriptor<YardTwoLists.Plant>(sortBy: [SortDescriptor(\.name)]))
+        #expect(plants.map { $0.yard?.name } == ["front", "front", nil])
+    }
+
     @Test(arguments: MigrationPlaceKind.allCases) func toManyWithSeveralLinksDoesNotBecomeToOne(_ kind: MigrationPlaceKind) throws {
         let place = try store(kind, [PetsManyOwners.Pet.self]) { context in
             let rex = PetsManyOwners.Pet(name: "Rex")

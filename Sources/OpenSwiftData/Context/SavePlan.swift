@@ -67,7 +67,14 @@ struct SavePlan {
                     // own foreign key and join rows go away with its row.
                     guard let inverse = relationship.inverse else { continue }
                     for related in data.relatedModels(slot) {
-                        nullifications.append(ChangeSet.Nullification(model: related, inverse: inverse, owner: owner))
+                        if relationship.sharedBy.isEmpty {
+                            nullifications.append(ChangeSet.Nullification(model: related, inverse: inverse, owner: owner))
+                        } else {
+                            // Whichever of the to-manys sharing this to-one holds it.
+                            for side in relationship.inverses(in: related.persistentBackingData.layout) {
+                                nullifications.append(ChangeSet.Nullification(model: related, inverse: side, owner: owner))
+                            }
+                        }
                     }
                 case .cascade:
                     for related in data.relatedModels(slot) where related.persistentBackingData.context === context {

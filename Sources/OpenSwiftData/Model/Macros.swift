@@ -61,6 +61,33 @@ public macro Attribute(
 /// @Relationship(deleteRule: .cascade, inverse: \Student.room)
 /// var studentList: [Student] = []
 /// ```
+///
+/// How the store keeps a relationship follows from its shape: a to-one is a column of its own
+/// model's row holding the related row's key; a to-many whose inverse is a to-one is that
+/// to-one's column (no storage of its own); a many-to-many, or a to-many without an inverse, is
+/// a table of key pairs.
+///
+/// Two or more to-manys may name the same to-one as their inverse, as Apple's Backyard Birds
+/// sample does:
+///
+/// ```swift
+/// @Model class Backyard {
+///     @Relationship(inverse: \Plant.backyard) var leadingPlants = [Plant]()
+///     @Relationship(inverse: \Plant.backyard) var trailingPlants = [Plant]()
+/// }
+/// ```
+///
+/// The to-one's column alone cannot say which list holds a plant, so each of those to-manys
+/// keeps its members in a table of pairs of its own, and the to-one keeps its column: what is
+/// read back is what was saved, list by list. A member is in one of the lists at a time, and the
+/// to-one names the model whose list holds it: appending a plant to `trailingPlants` takes it
+/// out of `leadingPlants` (and out of another backyard's lists) and sets `plant.backyard`;
+/// removing it from its list sets `plant.backyard` to `nil`; setting `plant.backyard` directly
+/// puts the plant in the first of the lists in declaration order (`leadingPlants`). Deleting a
+/// plant takes it out of its list; the delete rules apply to each list as declared. A store
+/// written before this was supported kept such lists in the to-one's column only (so each list
+/// read every plant of its backyard); opened now, it migrates automatically and each list starts
+/// with what it read before, until the lists are assigned again. A list added later starts empty.
 @attached(peer)
 public macro Relationship(
     _ options: Schema.Relationship.Option...,

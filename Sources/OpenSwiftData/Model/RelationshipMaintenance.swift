@@ -22,7 +22,13 @@ enum RelationshipMaintenance {
             data.setRelationshipValue(newValue, at: index)
             if let new { adopt(owner, related: new) }
             guard let inverse = relationship.inverse, old !== new else { return }
-            if let old { unlink(old, inverse: inverse, from: owner) }
+            if let old {
+                if relationship.sharedBy.isEmpty {
+                    unlink(old, inverse: inverse, from: owner)
+                } else {
+                    unlinkShared(old, slots: relationship.sharedBy, from: owner)
+                }
+            }
             if let new { link(new, inverse: inverse, to: owner, ownerProperty: property) }
             return
         }
@@ -99,16 +105,34 @@ enum RelationshipMaintenance {
             }
         } else {
             let previous = data.relatedModel(inverse.index)
-            if previous === owner { return }
-            if let previous {
+            let shared = inverseRelationship.sharedBy
+            if previous === owner {
+                // Several to-manys of the owner share the to-one: a member moves between them.
+                unlinkShared(owner, slots: shared, from: model, except: ownerProperty.index)
+                return
+            }
+            if let previous, shared.isEmpty {
                 mutate(previous, index: ownerProperty.index) { value, access in
                     access.remove(&value, ObjectIdentifier(model))
                 }
+            } else if let previous {
+                unlinkShared(previous, slots: shared, from: model)
             }
             mutate(model, index: inverse.index) { value, access in
                 access.append(&value, owner)
                 return true
             }
+        }
+    }
+
+    /// Takes `member` out of whichever of `model`'s to-manys in `slots` holds it (to-manys that
+    /// share one inverse to-one, so it is in one of them at a time): a loaded to-many that does
+    /// not hold it is left as it is, not marked changed.
+    private static func unlinkShared(_ model: any PersistentModel, slots: [Int], from member: any PersistentModel, except: Int? = nil) {
+        let data = model.persistentBackingData
+        for slot in slots where slot != except {
+            if data.holdsRelationshipValue(slot), !data.relatedModels(slot).contains(where: { $0 === member }) { continue }
+            unlink(model, inverse: data.layout.properties[slot], from: member)
         }
     }
 

@@ -302,14 +302,17 @@ public protocol SchemaProperty: AnyObject, Sendable, CustomStringConvertible {
 }
 
 extension Schema {
-    /// Relationships of any entity that point at `layout` and have no inverse: when a model of
+    /// Relationships of any entity that point at `layout` and whose links `layout`'s own
+    /// relationships do not keep: those without an inverse, and to-manys kept as pairs of their
+    /// own while their inverse is a to-one (several to-manys sharing one). When a model of
     /// `layout` is deleted, their references to it are cleared.
-    func incomingWithoutInverse(to layout: ModelLayout) -> [(source: ModelLayout, property: PropertyLayout)] {
+    func incomingKeptAtTheirSource(to layout: ModelLayout) -> [(source: ModelLayout, property: PropertyLayout)] {
         var result: [(source: ModelLayout, property: PropertyLayout)] = []
         for source in layouts {
             for slot in source.relationshipSlots {
                 let property = source.properties[slot]
-                if let relationship = property.relationship, relationship.inverse == nil, relationship.destination === layout {
+                guard let relationship = property.relationship, relationship.destination === layout else { continue }
+                if relationship.inverse == nil || relationship.keepsPairsAgainstAToOne {
                     result.append((source, property))
                 }
             }

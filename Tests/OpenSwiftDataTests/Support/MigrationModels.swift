@@ -286,6 +286,39 @@ enum PetsOneOwner {
     }
 }
 
+/// A yard with one list of plants, then (`YardTwoLists`) with a second naming the same inverse.
+enum YardOneList {
+    @Model final class Yard {
+        var name: String
+        @Relationship(inverse: \Plant.yard) var leadingPlants: [Plant] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Plant {
+        var name: String
+        var yard: Yard?
+        init(name: String, yard: Yard? = nil) {
+            self.name = name
+            self.yard = yard
+        }
+    }
+}
+
+enum YardTwoLists {
+    @Model final class Yard {
+        var name: String
+        @Relationship(inverse: \Plant.yard) var leadingPlants: [Plant] = []
+        @Relationship(inverse: \Plant.yard) var trailingPlants: [Plant] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Plant {
+        var name: String
+        var yard: Yard?
+        init(name: String) { self.name = name }
+    }
+}
+
 enum PetsManyOwners {
     @Model final class Pet {
         var name: String

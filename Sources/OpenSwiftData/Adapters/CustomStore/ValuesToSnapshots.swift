@@ -320,7 +320,9 @@ struct ValuesToSnapshots<S: DataStore> {
         let before = stored[id.inHierarchy]
         for slot in layout.relationshipSlots {
             let property = layout.properties[slot]
-            guard let relationship = property.relationship, !relationship.isToMany, let inverse = relationship.inverse else { continue }
+            // A to-one several to-manys share: the context sends each list's own changes.
+            guard let relationship = property.relationship, !relationship.isToMany, relationship.sharedBy.isEmpty,
+                  let inverse = relationship.inverse else { continue }
             let now = snapshot.relatedIdentifiers(property).first
             let was = before?.relatedIdentifiers(property).first
             guard now?.inHierarchy != was?.inHierarchy else { continue }
@@ -344,7 +346,7 @@ struct ValuesToSnapshots<S: DataStore> {
             }
         }
         // A one-to-one partner taken from another model: that model no longer names it.
-        if let displaced, let back = inverse.relationship?.inverse, current(displaced) != nil {
+        if let displaced, let back = inverse.relationship?.inverse, back.relationship?.isToMany == false, current(displaced) != nil {
             try change(displaced) { snapshot in
                 if snapshot.relatedIdentifiers(back).first?.inHierarchy == member.inHierarchy { snapshot.values[back.name] = .null }
             }

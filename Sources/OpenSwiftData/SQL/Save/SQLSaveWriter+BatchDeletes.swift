@@ -32,6 +32,11 @@ extension SQLSaveWriter {
                 switch store.format.storage(relationship) {
                 case .joinTable(let table, let ownerColumn, _):
                     try store.run(.delete(table: table, whereClause: doomed(ownerColumn)), on: connection)
+                    // One of several to-manys sharing a to-one: the members' own column points here too.
+                    if relationship.keepsPairsAgainstAToOne, relationship.deleteRule == .nullify, let inverse = relationship.inverse,
+                       inverse.relationship?.isOptional == true, case .foreignKey(let column)? = inverse.relationship.map(store.format.storage) {
+                        try store.run(.update(table: relationship.destination.tableName, assignments: [(column, .constant(.null))] + store.format.versionBump, whereClause: doomed(column)), on: connection)
+                    }
                 case .inverseForeignKey(let table, let column) where relationship.deleteRule == .nullify:
                     try store.run(.update(table: table, assignments: [(column, .constant(.null))] + store.format.versionBump, whereClause: doomed(column)), on: connection)
                 case .foreignKey where relationship.deleteRule == .nullify:
@@ -43,7 +48,7 @@ extension SQLSaveWriter {
                     break
                 }
             }
-            for incoming in schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
+            for incoming in schema.incomingKeptAtTheirSource(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
                 switch incoming.property.relationship.map(store.format.storage) {
                 case .joinTable(let table, _, let otherColumn)?:
                     try store.run(.delete(table: table, whereClause: doomed(otherColumn)), on: connection)

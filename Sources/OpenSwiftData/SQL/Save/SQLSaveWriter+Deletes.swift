@@ -22,7 +22,7 @@ extension SQLSaveWriter {
                 try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: ownerColumn), .equal, key)), on: connection)
             }
         }
-        for incoming in schema.incomingWithoutInverse(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
+        for incoming in schema.incomingKeptAtTheirSource(to: layout) where store.layouts.contains(where: { $0 === incoming.source }) {
             switch incoming.property.relationship.map(store.format.storage) {
             case .joinTable(let table, _, let otherColumn)?:
                 try store.run(.delete(table: table, whereClause: .binary(.column(table: table, name: otherColumn), .equal, key)), on: connection)

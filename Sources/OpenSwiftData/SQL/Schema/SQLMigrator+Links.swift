@@ -13,7 +13,10 @@ extension SQLMigrator {
            let found = entity.relationship(name) {
             return (layout.entityName, found, false)
         }
-        if let inverse = relationship.inverse, let entity = old.entities[destination], old.entities[layout.entityName] != nil,
+        // A to-many sharing its inverse to-one with others cannot tell its links from theirs in
+        // the to-one's column: only its own former self gives it links.
+        if let inverse = relationship.inverse, !relationship.keepsPairsAgainstAToOne,
+           let entity = old.entities[destination], old.entities[layout.entityName] != nil,
            let name = oldName(of: inverse, among: { entity.relationship($0)?.destination == layout.entityName }),
            let found = entity.relationship(name) {
             return (destination, found, true)
