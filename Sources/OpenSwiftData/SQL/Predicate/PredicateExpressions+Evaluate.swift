@@ -30,14 +30,18 @@ extension PredicateExpressions {
     where Condition.Output == Predicate<repeat (each Input).Output> {
         public typealias Output = Bool
 
+        /// The expression giving the nested predicate (a captured value).
         public let predicate: Condition
+        /// The expressions giving the nested predicate's inputs.
         public let input: (repeat each Input)
 
+        /// Evaluates `predicate` on `input`; ``PredicateExpressions/build_evaluate(_:_:)`` makes one.
         public init(predicate: Condition, input: repeat each Input) {
             self.predicate = predicate
             self.input = (repeat each input)
         }
 
+        /// Whether the nested predicate holds for the inputs' values.
         public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
             try predicate.evaluate(bindings).evaluate(repeat try (each input).evaluate(bindings))
         }
@@ -55,10 +59,12 @@ extension PredicateExpressions {
 extension PredicateExpressions.PredicateEvaluate: @unchecked Sendable {}
 
 extension PredicateExpressions.PredicateEvaluate: Codable {
+    /// Throws: a nested predicate has no encoded form here.
     public func encode(to encoder: any Encoder) throws {
         throw EncodingError.invalidValue(self, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "a predicate evaluated inside another cannot be encoded: Foundation's Predicate is not Codable on this platform"))
     }
 
+    /// Throws: a nested predicate has no encoded form here.
     public init(from decoder: any Decoder) throws {
         throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "a predicate evaluated inside another cannot be decoded: Foundation's Predicate is not Codable on this platform"))
     }
