@@ -28,6 +28,7 @@ extension PredicateExpressions {
     /// Encoding a predicate holding one throws: `Predicate` itself is not `Codable` here.
     public struct PredicateEvaluate<Condition: PredicateExpression, each Input: PredicateExpression>: PredicateExpression
     where Condition.Output == Predicate<repeat (each Input).Output> {
+        /// Whether the nested predicate holds.
         public typealias Output = Bool
 
         /// The expression giving the nested predicate (a captured value).
