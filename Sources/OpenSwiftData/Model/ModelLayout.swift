@@ -282,9 +282,7 @@ final class ModelLayout: @unchecked Sendable {
             if !access.isToMany {
                 shape = .reference(property.name)
             } else if let inverse, let inverseAccess = inverse.relationshipAccess, !inverseAccess.isToMany {
-                // Where another to-many names the same to-one (Backyard Birds' leading and
-                // trailing plants), the to-one's column cannot say which of them holds a member:
-                // each keeps its members as pairs of its own, and the to-one its column.
+                // Sharing the to-one with another to-many: its column cannot say which holds a member.
                 shape = sharesInverse(inverse, with: property) ? .pairs("\(entityName)_\(property.name)", isFirst: true) : .inverseReference(inverse.name)
             } else if let inverse {
                 // Both sides share one set of pairs, named after the side that sorts first.
@@ -302,26 +300,6 @@ final class ModelLayout: @unchecked Sendable {
                 minimumModelCount: declared?.minimumModelCount ?? 0,
                 maximumModelCount: declared?.maximumModelCount ?? 0,
                 shape: shape)
-        }
-    }
-
-    /// Whether a to-many other than `property` names `inverse` as its inverse, by its own
-    /// declaration or by the inverse's.
-    private func sharesInverse(_ inverse: PropertyLayout, with property: PropertyLayout) -> Bool {
-        let namedByInverse = (inverse.metadata as? Schema.Relationship)?.inverseKeyPath
-        return properties.contains { other in
-            guard other !== property, other.relationshipAccess?.isToMany == true else { return false }
-            return (other.metadata as? Schema.Relationship)?.inverseKeyPath == inverse.keyPath || namedByInverse == other.keyPath
-        }
-    }
-
-    /// For each to-one that several to-manys of its destination name as their inverse, those
-    /// to-manys' slots (``RelationshipLayout/sharedBy``). After every layout's relationships are linked.
-    private func noteSharedInverses() {
-        for property in properties.dropFirst(inheritedCount) {
-            guard let relationship = property.relationship, !relationship.isToMany else { continue }
-            let naming = relationship.destination.properties.filter { $0.relationship?.isToMany == true && $0.relationship?.inverse === property }
-            if naming.count > 1 { relationship.sharedBy = naming.map(\.index) }
         }
     }
 
