@@ -31,6 +31,33 @@ import Testing
         #expect(byNote.map(\.amount) == [3, 1, 9, 7, 5])
     }
 
+    /// Without sort descriptors the order is undefined, as Apple documents (SQLite reads an
+    /// indexed predicate's rows in the index's order); pages still follow the key, so pages read
+    /// one after another tile the results, each row once, in the order the rows were saved.
+    @Test(arguments: StoreKind.allCases)
+    func pagesWithoutASortTileTheResults(_ kind: StoreKind) throws {
+        let store = try TestStore(kind, [Purchase.self, Buyer.self])
+        let context = store.context()
+        // Amounts 0..<40 in a scrambled order (17 and 40 share no factor), over an index on amount.
+        let amounts = (0..<40).map { $0 * 17 % 40 }
+        for (index, amount) in amounts.enumerated() {
+            context.insert(Purchase(shop: "A", day: 0, amount: amount, note: "purchase \(index)"))
+        }
+        try context.save()
+        let predicate = #Predicate<Purchase> { $0.amount >= 10 }
+        let all = try store.context().fetch(FetchDescriptor(predicate: predicate)).map(\.amount)
+        #expect(all.sorted() == Array(10..<40))
+        var pages: [Int] = []
+        let reader = store.context()
+        for offset in stride(from: 0, to: 35, by: 7) {
+            var page = FetchDescriptor(predicate: predicate)
+            page.fetchOffset = offset
+            page.fetchLimit = 7
+            pages += try reader.fetch(page).map(\.amount)
+        }
+        #expect(pages == amounts.filter { $0 >= 10 })
+    }
+
     @Test(arguments: StoreKind.allCases)
     func pendingChangesAreIncluded(_ kind: StoreKind) throws {
         let store = try seeded(kind)

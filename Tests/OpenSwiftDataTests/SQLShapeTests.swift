@@ -27,7 +27,7 @@ import Testing
             _ = try context.fetch(FetchDescriptor<Journey>(predicate: #Predicate { ($0 as? PersonalJourney)?.companions == 2 }))
         }
         try #require(statements.count == 2)
-        #expect(statements[0].text == "SELECT \"t0\".\"Z_PK\", \"t0\".\"name\", \"t0\".\"start\", \"t0\".\"code\", \"t0\".\"voyager\", \"t0\".\"purpose\", \"t0\".\"budget\", \"t0\".\"conference\", \"t0\".\"talks\", (CASE WHEN (\"t0\".\"Z_ENT\" = ?1) THEN 0 WHEN (\"t0\".\"Z_ENT\" = ?2) THEN 1 ELSE -1 END) FROM \"Journey\" AS \"t0\" WHERE (\"t0\".\"Z_ENT\" IN (?3, ?4)) ORDER BY \"t0\".\"Z_PK\" ASC")
+        #expect(statements[0].text == "SELECT \"t0\".\"Z_PK\", \"t0\".\"name\", \"t0\".\"start\", \"t0\".\"code\", \"t0\".\"voyager\", \"t0\".\"purpose\", \"t0\".\"budget\", \"t0\".\"conference\", \"t0\".\"talks\", (CASE WHEN (\"t0\".\"Z_ENT\" = ?1) THEN 0 WHEN (\"t0\".\"Z_ENT\" = ?2) THEN 1 ELSE -1 END) FROM \"Journey\" AS \"t0\" WHERE (\"t0\".\"Z_ENT\" IN (?3, ?4))")
         #expect(statements[0].bindings == [.text("BusinessJourney"), .text("ConferenceJourney"), .text("BusinessJourney"), .text("ConferenceJourney")])
         // A fetch of the top class reads every subclass's columns once.
         #expect(statements[1].text.contains("\"t0\".\"talks\", \"t0\".\"reason\", \"t0\".\"companions\", \"t0\".\"hours\", (CASE WHEN"))
@@ -57,6 +57,26 @@ import Testing
         #expect(many.bindings == [.text("bob"), .text("bob")])
     }
 
+    /// A fetch with no sort descriptors and no page takes the rows in the order SQLite's plan
+    /// reads them, as Core Data's fetches do (the order is undefined): no `ORDER BY`, which on a
+    /// predicate over an index made SQLite sort every row again by key. A page, or a sort's ties,
+    /// still follow the key, so pages repeat.
+    @Test func onlyPagesAndSortsOrderTheRows() throws {
+        let store = try TestStore(.memory, [QPerson.self, QTeam.self, QSponsor.self])
+        var page = FetchDescriptor<QPerson>(predicate: #Predicate { $0.age > 3 })
+        page.fetchOffset = 2
+        let statements = try store.sql {
+            let context = store.context()
+            _ = try context.fetch(FetchDescriptor<QPerson>(predicate: #Predicate { $0.age > 3 }))
+            _ = try context.fetch(page)
+            _ = try context.fetch(FetchDescriptor<QPerson>(sortBy: [SortDescriptor(\.age)]))
+        }
+        try #require(statements.count == 3)
+        #expect(!statements[0].text.contains("ORDER BY"), "\(statements[0].text)")
+        #expect(statements[1].text.contains("ORDER BY \"t0\".\"Z_PK\" ASC"), "\(statements[1].text)")
+        #expect(statements[2].text.contains("ORDER BY \"t0\".\"age\" ASC, \"t0\".\"Z_PK\" ASC"), "\(statements[2].text)")
+    }
+
     @Test func toOnePathsJoin() throws {
         let statement = try sql(#Predicate<QPerson> { $0.mentor?.team?.name == "Lions" })
         #expect(statement.text.contains("LEFT JOIN \"QPerson\" AS \"t1\" ON (\"t1\".\"Z_PK\" = \"t0\".\"mentor\")"))
@@ -67,7 +87,7 @@ import Testing
 
     @Test func toManyBecomesCorrelatedExists() throws {
         let statement = try sql(#Predicate<QTeam> { $0.members.contains { $0.age > 40 } })
-        #expect(statement.text == "SELECT \"t0\".\"Z_PK\", \"t0\".\"name\", \"t0\".\"city\", \"t0\".\"founded\" FROM \"QTeam\" AS \"t0\" WHERE EXISTS (SELECT 1 FROM \"QPerson\" AS \"t1\" WHERE ((\"t1\".\"team\" = \"t0\".\"Z_PK\") AND (\"t1\".\"age\" > ?1))) ORDER BY \"t0\".\"Z_PK\" ASC")
+        #expect(statement.text == "SELECT \"t0\".\"Z_PK\", \"t0\".\"name\", \"t0\".\"city\", \"t0\".\"founded\" FROM \"QTeam\" AS \"t0\" WHERE EXISTS (SELECT 1 FROM \"QPerson\" AS \"t1\" WHERE ((\"t1\".\"team\" = \"t0\".\"Z_PK\") AND (\"t1\".\"age\" > ?1)))")
         #expect(statement.bindings == [.integer(40)])
     }
 

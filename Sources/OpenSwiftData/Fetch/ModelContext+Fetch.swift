@@ -4,6 +4,11 @@ extension ModelContext {
     /// The models matching a descriptor, in its order, including (by default) this context's
     /// unsaved inserts and edits.
     ///
+    /// Without sort descriptors the order is undefined, as in SwiftData: SQLite returns the rows
+    /// in the order its query plan reads them (by key for a whole table, in an index's order for
+    /// a predicate an index answers), PostgreSQL by key. A descriptor with a `fetchLimit` or
+    /// `fetchOffset` and no sort descriptors takes its page in key order, so pages repeat.
+    ///
     /// ```swift
     /// let food = try context.fetch(FetchDescriptor<Expense>(
     ///     predicate: #Predicate { $0.category?.name == "Food" },

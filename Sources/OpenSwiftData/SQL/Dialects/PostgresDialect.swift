@@ -134,6 +134,7 @@ package struct PostgresDialect: SQLDialect {
     package var isDistinctOperator: String { "IS DISTINCT FROM" }
     package var insertOrIgnore: (verb: String, suffix: String) { ("INSERT INTO", " ON CONFLICT DO NOTHING") }
     package var limitForOffsetOnly: String? { nil }
+    package var ordersUnsortedFetchesByKey: Bool { true }
     /// Quoted: PostgreSQL folds unquoted names to lower case, and tables are named as entities are.
     package func qualifier(_ table: String) -> String { quote(table) }
     package var falseCondition: String { "FALSE" }

@@ -58,6 +58,7 @@ struct SQLiteDialect: SQLDialect {
     var isDistinctOperator: String { "IS NOT" }
     var insertOrIgnore: (verb: String, suffix: String) { ("INSERT OR IGNORE INTO", "") }
     var limitForOffsetOnly: String? { "-1" }
+    var ordersUnsortedFetchesByKey: Bool { false }
     /// Always quoted: a model may be named like a keyword (`Order`, `Group`); aliases keep their
     /// own spelling (`t0`), never renamed.
     func qualifier(_ table: String) -> String {

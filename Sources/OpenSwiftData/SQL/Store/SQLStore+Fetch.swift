@@ -12,6 +12,12 @@ extension SQLStore {
     func fetchSelect<T>(_ request: StoreFetch<T>, columns: [SQLExpression]? = nil) throws -> SQLSelect {
         var builder = queryBuilder(request.layout, owners: request.editingState.scope)
         var select = try builder.select(request.descriptor, columns: columns ?? rowColumns(request.layout, alias: "t0", slots: request.slots))
+        let descriptor = request.descriptor
+        if !dialect.ordersUnsortedFetchesByKey, descriptor.sortBy.isEmpty, descriptor.fetchLimit == nil, (descriptor.fetchOffset ?? 0) == 0 {
+            // No order asked for and no page to repeat: the rows in the order the plan reads them,
+            // as Core Data's fetches (an index's plan no longer sorts them again by key).
+            select.orderBy = []
+        }
         if request.ignoresPaging {
             select.limit = nil
             select.offset = nil
