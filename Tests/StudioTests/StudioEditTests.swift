@@ -70,7 +70,9 @@ private typealias Book = StudioModels.Book
         let lent = try #require(try book("Book 05", in: fixture).persistentModelID.primaryKey)
         let tagged = try #require(try book("Book 06", in: fixture).persistentModelID.primaryKey)
         // Deny: a book on loan stays.
-        #expect { try fixture.browser.delete("Book", key: lent) } throws: { "\($0)".contains("loans still has 1 row") }
+        #expect { try fixture.browser.delete("Book", key: lent) } throws: {
+            ($0 as? SwiftDataError) == .deleteRuleDenied && "\($0)".contains("'loans' has the .deny delete rule and still holds 1 Loan object")
+        }
         #expect(try fixture.browser.row("Book", key: lent) != nil)
         // Nullify: a tagged book goes; the tag stays with one book fewer.
         let deleted = try await StudioClient.with(fixture.browser) { try await $0.post("/entity/Book/\(tagged)/delete", form: []) }
@@ -95,6 +97,36 @@ private typealias Book = StudioModels.Book
         #expect(deletes.last?.changes.filter { if case .delete = $0 { return true } else { return false } }.count == 30)
     }
 
+    /// A row a to-one that may not be empty holds (its inverse's rule nullify): the studio
+    /// refuses to delete it, with the error the app's own save gives, and nothing changes. (The
+    /// studio used to clear the reference, leaving a crate without the rack its type promises.)
+    @Test(arguments: StudioStoreKind.allCases)
+    func aRowARequiredToOneHoldsIsRefusedAsTheAppsSaveRefusesIt(_ kind: StudioStoreKind) throws {
+        let fixture = try StudioFixture(kind, allowsEdits: true, types: [Rack.self, Crate.self])
+        let seeding = fixture.context
+        let rack = Rack(label: "A")
+        seeding.insert(rack)
+        seeding.insert(Crate(code: "c1", rack: rack))
+        try seeding.save()
+        let rackKey = try #require(rack.persistentModelID.primaryKey)
+        let app = fixture.context
+        app.delete(try #require(try app.fetch(FetchDescriptor<Rack>()).first))
+        let appError = try #require(#expect(throws: SwiftDataError.self) { try app.save() })
+        let studioError = try #require(#expect(throws: SwiftDataError.self) { try fixture.browser.delete("Rack", key: rackKey) })
+        #expect(appError == .modelValidationFailure && studioError == .modelValidationFailure)
+        for error in [appError, studioError] {
+            #expect("\(error)".contains("would clear Crate.rack, which is not optional"), "\(error)")
+        }
+        let fresh = fixture.context
+        #expect(try fresh.fetch(FetchDescriptor<Crate>()).map(\.rack.label) == ["A"])
+        #expect(try fresh.fetchCount(FetchDescriptor<Rack>()) == 1)
+        // Without the crate, the rack goes.
+        let crateKey = try #require(try fresh.fetch(FetchDescriptor<Crate>()).first?.persistentModelID.primaryKey)
+        try fixture.browser.delete("Crate", key: crateKey)
+        try fixture.browser.delete("Rack", key: rackKey)
+        #expect(try fixture.context.fetchCount(FetchDescriptor<Rack>()) == 0)
+    }
+
     @Test(.enabled(if: ResourcesManager.fixture != nil, StudioStoreKind.appleSkipReason))
     func anAppleStoreIsEditedAsSwiftDataWouldSeeIt() throws {
         let fixture = try AppleFixture(allowsEdits: true)
@@ -107,6 +139,27 @@ private typealias Book = StudioModels.Book
         #expect(history.first?.author == "studio")
         #expect(history.first?.changes.first?.properties == ["name"])
         #expect(history.first?.number == 14)
+    }
+}
+
+/// A rack and the crates on it: a crate is always on a rack (a to-one that may not be empty),
+/// and deleting a rack would clear it (the rack's side has the default rule, nullify).
+@Model final class Rack {
+    var label: String
+    @Relationship(inverse: \Crate.rack) var crates: [Crate] = []
+
+    init(label: String) {
+        self.label = label
+    }
+}
+
+@Model final class Crate {
+    var code: String
+    var rack: Rack
+
+    init(code: String, rack: Rack) {
+        self.code = code
+        self.rack = rack
     }
 }
 #endif

@@ -92,15 +92,16 @@ struct SavePlan {
         // without the value its type promises.
         for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
             guard let access = item.inverse.relationshipAccess, !access.isToMany, !access.isOptional else { continue }
-            let entity = item.model.persistentBackingData.layout.entityName
-            throw SwiftDataError(.modelValidationFailure, "deleting \(item.owner.persistentBackingData.layout.entityName) \(item.owner.persistentModelID) would clear \(entity).\(item.inverse.name), which is not optional; reassign or delete that \(entity) first, make the property optional, or use the .cascade delete rule. Nothing was deleted.")
+            throw DeleteRuleRefusal.requiredReference(
+                deleting: item.owner.persistentBackingData.layout.entityName, "\(item.owner.persistentModelID)",
+                holder: item.model.persistentBackingData.layout.entityName, property: item.inverse.name)
         }
         for denial in denials {
             let remaining = denial.related.filter { !deletedIDs.contains(ObjectIdentifier($0)) }
             if !remaining.isEmpty {
-                let entity = denial.owner.persistentBackingData.layout.entityName
-                let destination = denial.property.relationship?.destination.entityName ?? "model"
-                throw SwiftDataError(.deleteRuleDenied, "cannot delete \(entity) \(denial.owner.persistentModelID): its relationship '\(denial.property.name)' has the .deny delete rule and still holds \(remaining.count) \(destination) model(s); delete or reassign them first. Nothing was deleted.")
+                throw DeleteRuleRefusal.denied(
+                    denial.owner.persistentBackingData.layout.entityName, "\(denial.owner.persistentModelID)", relationship: denial.property.name,
+                    holds: remaining.count, of: denial.property.relationship?.destination.entityName ?? "model")
             }
         }
     }

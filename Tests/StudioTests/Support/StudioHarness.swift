@@ -34,9 +34,11 @@ final class StudioFixture {
     private let namespace: String?
     private let configuration: PostgresConfiguration?
 
-    init(_ kind: StudioStoreKind, allowsEdits: Bool = false, seed: Bool = true) throws {
+    /// `types`: models of the test's own instead of ``StudioModels`` (then nothing is seeded).
+    init(_ kind: StudioStoreKind, allowsEdits: Bool = false, seed: Bool = true, types: [any PersistentModel.Type]? = nil) throws {
         self.kind = kind
-        let schema = Schema(StudioModels.types)
+        let schema = Schema(types ?? StudioModels.types)
+        let seed = seed && types == nil
         switch kind {
         case .file:
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("studio-\(UUID().uuidString)", isDirectory: true)

@@ -1,7 +1,9 @@
 import Foundation
 
 /// The rows one studio delete removes and the references it clears, worked out inside the
-/// delete's transaction by following delete rules from the row (``StoreBrowser/delete(_:key:)``).
+/// delete's transaction by following delete rules from the row (``StoreBrowser/delete(_:key:)``):
+/// the same typed rules the context's save follows on models (`SavePlan`), refused with the same
+/// errors (``DeleteRuleRefusal``).
 struct DeletePlan {
     /// Rows to delete, in the order found: the row, then the rows it takes with it.
     private var deletes: [(entity: StoreCatalog.Entity, key: Int64)] = []
@@ -11,24 +13,34 @@ struct DeletePlan {
     /// A worklist, not recursion: a cascade may run through thousands of rows (a long chain).
     mutating func add(_ entityName: String, key: Int64, browser: StoreBrowser, on connection: any SQLConnection) throws {
         var pending = [(entityName, key)]
+        var denials: [(entity: StoreCatalog.Entity, key: Int64, relationship: StoreCatalog.Relationship, related: [Int64])] = []
         while let (name, key) = pending.popLast() {
             guard seen.insert("\(name)#\(key)").inserted else { continue }
             let entity = try browser.entity(name)
             for relationship in entity.rowRelationships {
-                let rule = relationship.deleteRule ?? "nullify"
-                guard rule == "cascade" || rule == "deny" else { continue }
-                let related = try relatedKeys(relationship, of: entity, key: key, browser: browser, on: connection)
-                if rule == "deny" {
-                    if !related.isEmpty {
-                        throw SwiftDataError(.storeIO, "\(entity.name) \(key) cannot be deleted: its \(relationship.name) still has \(related.count) \(related.count == 1 ? "row" : "rows") and the rule is deny (delete those first); nothing was changed")
-                    }
+                switch relationship.deleteRule ?? .nullify {
+                case .nullify, .noAction:
+                    // References to the row are cleared (or, for noAction, left) in `run`.
                     continue
-                }
-                for relatedKey in related {
-                    pending.append((try entityOfRow(relationship.destination, key: relatedKey, browser: browser, on: connection), relatedKey))
+                case .deny:
+                    let related = try relatedKeys(relationship, of: entity, key: key, browser: browser, on: connection)
+                    if !related.isEmpty { denials.append((entity, key, relationship, related)) }
+                case .cascade:
+                    for relatedKey in try relatedKeys(relationship, of: entity, key: key, browser: browser, on: connection) {
+                        pending.append((try entityOfRow(relationship.destination, key: relatedKey, browser: browser, on: connection), relatedKey))
+                    }
                 }
             }
             deletes.append((entity, key))
+        }
+        // As the context's save: a deny counts only the rows this delete does not take as well.
+        let deleted = Set(deletes.map { "\($0.entity.table)#\($0.key)" })
+        for (entity, key, relationship, related) in denials {
+            let table = browser.catalog.entity(relationship.destination)?.table ?? relationship.destination
+            let remaining = related.filter { !deleted.contains("\(table)#\($0)") }
+            if !remaining.isEmpty {
+                throw DeleteRuleRefusal.denied(entity.name, "\(key)", relationship: relationship.name, holds: remaining.count, of: relationship.destination)
+            }
         }
     }
 
@@ -36,16 +48,20 @@ struct DeletePlan {
     /// history groups: the rows whose references were cleared as updates, then the deletes.
     func run(browser: StoreBrowser, on connection: any SQLConnection) throws -> [HistoryChangeGroup] {
         var groups: [HistoryChangeGroup] = []
-        let deleted = Set(deletes.map { "\($0.entity.name)#\($0.key)" })
+        let deleted = Set(deletes.map { "\($0.entity.table)#\($0.key)" })
         for (entity, key) in deletes {
             for owner in browser.catalog.entities {
                 for relationship in owner.relationships where pointsAt(relationship.destination, entity, browser) {
-                    if let inverse = relationship.inverse, entity.rowRelationships.first(where: { $0.name == inverse })?.deleteRule == "noAction" { continue }
+                    if let inverse = relationship.inverse, entity.rowRelationships.first(where: { $0.name == inverse })?.deleteRule == .noAction { continue }
                     switch relationship.storage {
                     case .foreignKey(let column):
                         let holders = try keys(in: owner.table, where: column, equals: key, browser: browser, on: connection)
-                            .filter { !deleted.contains("\(owner.name)#\($0)") }
+                            .filter { !deleted.contains("\(owner.table)#\($0)") }
                         guard !holders.isEmpty else { continue }
+                        // A to-one that may not be empty is not cleared, as the context's save refuses to.
+                        if !relationship.isToMany && !relationship.isOptional {
+                            throw DeleteRuleRefusal.requiredReference(deleting: entity.name, "\(key)", holder: owner.name, property: relationship.name)
+                        }
                         _ = try browser.store.run(.update(
                             table: owner.table, assignments: [(column, .constant(.null))],
                             whereClause: .binary(.column(table: "", name: column), .equal, .bind(.integer(key)))), on: connection)

@@ -6,7 +6,7 @@ extension StoreCatalog {
     /// property, `Z_ENT` naming each row's entity in a table a class hierarchy shares.
     /// `rules`: the delete rules and inverses the store recorded beside it
     /// (``SQLStore/recordRelationships(of:on:dialect:)``), where it did.
-    init(recorded fingerprint: SchemaFingerprint, version: String?, relationships rules: [String: (rule: String, inverse: String?)]) {
+    init(recorded fingerprint: SchemaFingerprint, version: String?, relationships rules: [String: RecordedRelationship]) {
         let entities = fingerprint.entityNames.compactMap { fingerprint.entities[$0] }
         let inherited = Dictionary(grouping: entities.filter { $0.superentity != nil }, by: { fingerprint.tableName(of: $0.name) })
         let parents = entities.reduce(into: [String: String?]()) { $0[$1.name] = $1.superentity }
@@ -27,7 +27,7 @@ extension StoreCatalog {
                     let recorded = rules["\(entity.name).\(relationship.name)"]
                     return Relationship(
                         name: relationship.name, destination: relationship.destination, isToMany: relationship.isToMany,
-                        inverse: recorded?.inverse, deleteRule: recorded?.rule, storage: relationship.storage)
+                        inverse: recorded?.inverse, deleteRule: recorded?.rule, isOptional: !(recorded?.isRequired ?? false), storage: relationship.storage)
                 },
                 uniqueness: entity.uniqueness, indices: entity.indices, table: table,
                 entityValues: sharesTable ? Self.lineage(of: entity.name, superentities: parents).map { .text($0) } : nil)

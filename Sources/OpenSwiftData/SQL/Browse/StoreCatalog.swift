@@ -39,9 +39,12 @@ package struct StoreCatalog: Sendable {
         package let isToMany: Bool
         /// The relationship on the destination that is this one's inverse, if any.
         package var inverse: String?
-        /// `cascade`, `nullify`, `deny` or `noAction`; `nil` where the store did not record it
-        /// (OpenSwiftData's files record tables, not rules).
-        package var deleteRule: String?
+        /// The delete rule, as the model's; `nil` where the store did not record it (OpenSwiftData
+        /// stores created before rules were recorded), which deletes follow as `.nullify`.
+        package var deleteRule: Schema.Relationship.DeleteRule?
+        /// For a to-one, whether it may be empty: a delete that would clear one that may not is
+        /// refused, as the context's save refuses it. `true` where the store did not record it.
+        package var isOptional = true
         let storage: RelationshipStorage
 
         /// Whether the row itself keeps the related row's key (a to-one whose inverse does not).

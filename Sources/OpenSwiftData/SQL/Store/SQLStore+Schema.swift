@@ -112,7 +112,18 @@ extension SQLStore {
             let inherited = layout.superLayout?.properties.count ?? 0
             for (slot, property) in layout.properties.enumerated() where slot >= inherited {
                 guard let relationship = property.relationship else { continue }
-                lines.append("\(layout.entityName).\(property.name) \(relationship.deleteRule)" + (relationship.inverse.map { " \($0.name)" } ?? ""))
+                // `Entity.property rule [inverse]`, and for a to-one that may not be empty
+                // `Entity.property rule inverse-or-"-" required` (a reader that knows only the
+                // first form skips such a line, and the rule reads as the default).
+                var line = "\(layout.entityName).\(property.name) \(relationship.deleteRule)"
+                let isRequired = property.relationshipAccess.map { !$0.isToMany && !$0.isOptional } ?? false
+                if let inverse = relationship.inverse {
+                    line += " \(inverse.name)"
+                } else if isRequired {
+                    line += " -"
+                }
+                if isRequired { line += " required" }
+                lines.append(line)
             }
         }
         let delete = SQLRenderer.render(.delete(table: metadataTable, whereClause: .binary(.column(table: "", name: "Z_KEY"), .equal, .bind(.text(relationshipsKey)))), dialect: dialect)
@@ -122,13 +133,16 @@ extension SQLStore {
             bindings: [.text(relationshipsKey), .text(lines.joined(separator: "\n"))])
     }
 
-    /// The recorded rules and inverses by `Entity.name`; empty for a store written before they were kept.
-    static func recordedRelationships(_ metadata: [String: String]) -> [String: (rule: String, inverse: String?)] {
-        var result: [String: (rule: String, inverse: String?)] = [:]
+    /// The recorded rules and inverses by `Entity.name`; empty for a store written before they were
+    /// kept. Which to-ones are required is recorded since it mattered to the studio's deletes; a
+    /// store recorded before that reads every to-one as optional until a migration records again.
+    static func recordedRelationships(_ metadata: [String: String]) -> [String: RecordedRelationship] {
+        var result: [String: RecordedRelationship] = [:]
         for line in (metadata[relationshipsKey] ?? "").split(separator: "\n") {
             let words = line.split(separator: " ").map(String.init)
-            guard words.count == 2 || words.count == 3 else { continue }
-            result[words[0]] = (words[1], words.count == 3 ? words[2] : nil)
+            guard (2...4).contains(words.count) else { continue }
+            let inverse = words.count >= 3 && words[2] != "-" ? words[2] : nil
+            result[words[0]] = RecordedRelationship(rule: Schema.Relationship.DeleteRule(rawValue: words[1]), inverse: inverse, isRequired: words.count == 4 && words[3] == "required")
         }
         return result
     }

@@ -84,11 +84,12 @@ enum CoreDataModelArchive {
                     } else {
                         throw unreadable("the to-many relationship \(description.name).\(name) has no inverse")
                     }
-                    let rule = ["noAction", "nullify", "cascade", "deny"]
+                    // `NSDeleteRule`'s numbers, in Core Data's order.
+                    let rules: [Schema.Relationship.DeleteRule] = [.noAction, .nullify, .cascade, .deny]
                     let ruleNumber = Int(property["NSDeleteRule"]?.integer ?? 1)
                     relationships.append(StoreCatalog.Relationship(
                         name: name, destination: destination, isToMany: isToMany, inverse: inverse,
-                        deleteRule: rule.indices.contains(ruleNumber) ? rule[ruleNumber] : nil, storage: storage))
+                        deleteRule: rules.indices.contains(ruleNumber) ? rules[ruleNumber] : nil, isOptional: isOptional, storage: storage))
                 }
             }
             entities.append(StoreCatalog.Entity(
