@@ -3,7 +3,7 @@ import Foundation
 /// SHA-256 (FIPS 180-4), fed in pieces: the content hash large values travel by.
 ///
 /// Written here rather than taken from swift-crypto: that package builds BoringSSL, and the
-/// SQLite-only build of an app that syncs promises to build none of it (README, `.ci/run`).
+/// SQLite-only build of an app that syncs promises to build none of it (Examples/README.md, `.ci/run`).
 /// Checked against the standard's test vectors (`SyncLargeValueTests`).
 struct SyncSHA256 {
     private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]

@@ -6,7 +6,7 @@
 #   3. a copy of the SwiftData store written on an Apple platform (../shared/fixtures).
 # In each, a save by another process must appear in the open page: `expenses add` for the first
 # two, a second studio started with --allow-edits for the Apple file. Screenshots of each view go
-# to WORK/<kind>/ (the README's come from the first).
+# to WORK/<kind>/ (Tools/Studio/README.md's come from the first).
 #
 #   Tools/Studio/Scripts/browser-checks.sh BIN_FOLDER WORK EXPENSES_STORE POSTGRES_URL APPLE_STORE
 #
