@@ -173,7 +173,7 @@ let package = Package(
         .target(
             name: "StudioApp",
             dependencies: [
-                "OpenSwiftData",
+                "OpenSwiftData", "OpenSwiftDataSync",
                 .target(name: "OpenSwiftDataPostgres", condition: studio),
                 .product(name: "Hummingbird", package: "hummingbird", condition: studio),
                 .product(name: "CompressNIO", package: "compress-nio", condition: studio),
@@ -275,7 +275,7 @@ let package = Package(
         .testTarget(
             name: "StudioTests",
             dependencies: [
-                "StudioApp", "OpenSwiftData", "TestModels",
+                "StudioApp", "OpenSwiftData", "OpenSwiftDataSync", "TestModels",
                 .target(name: "OpenSwiftDataPostgres", condition: studio),
                 .product(name: "Hummingbird", package: "hummingbird", condition: studio),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: studio),

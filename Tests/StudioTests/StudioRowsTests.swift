@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestModels
 @testable import OpenSwiftData
+import OpenSwiftDataSync
 @testable import StudioApp
 
 private typealias Book = StudioModels.Book
@@ -120,6 +121,50 @@ private typealias Book = StudioModels.Book
             let loan = try await client.get("/entity/Loan/\(loanKey)")
             #expect(loan.html.contains("href=\"/entity/Book/\(bookKey)\""))
         }
+    }
+
+    /// A to-one cell names the row it points at by its name or title ("Central", "Book 05"),
+    /// its entity and key kept as the link's title; one query per related entity for a page.
+    @Test(arguments: StudioStoreKind.allCases)
+    func relationshipCellsNameTheRowTheyPointAt(_ kind: StudioStoreKind) async throws {
+        let fixture = try StudioFixture(kind)
+        let book = try #require(try fixture.context.fetch(FetchDescriptor<Book>(predicate: #Predicate { $0.title == "Book 05" })).first)
+        let bookKey = try #require(book.persistentModelID.primaryKey)
+        let libraryKey = try #require(book.library?.persistentModelID.primaryKey)
+        let loanKey = try #require(book.loans.first?.persistentModelID.primaryKey)
+        let annex = try #require(try fixture.context.fetch(FetchDescriptor<StudioModels.Library>(predicate: #Predicate { $0.name == "Annex" })).first)
+        let annexKey = try #require(annex.persistentModelID.primaryKey)
+        // The page's 30 books of Central and the audiobook of the Annex: two libraries to name.
+        let page = try fixture.browser.page(BrowseQuery(entity: "Book"))
+        #expect(page.labels["Library"] == [libraryKey: "Central", annexKey: "Annex"])
+        try await StudioClient.with(fixture.browser) { client in
+            let link = "<a href=\"/entity/Library/\(libraryKey)\" title=\"Library \(libraryKey)\">Central</a>"
+            #expect(try await client.get("/entity/Book").html.contains(link))
+            #expect(try await client.get("/entity/Book/\(bookKey)").html.contains(link))
+            // A loan's book is named by its title.
+            let loan = try await client.get("/entity/Loan/\(loanKey)")
+            #expect(loan.html.contains("<a href=\"/entity/Book/\(bookKey)\" title=\"Book \(bookKey)\">Book 05</a>"))
+        }
+    }
+
+    /// Sync's own entities (``SyncSchema``) are listed apart from the app's.
+    @Test func syncBookkeepingIsListedApartFromTheAppsEntities() async throws {
+        let fixture = try StudioFixture(.file, types: StudioModels.types + SyncSchema.models)
+        let html = try await StudioClient.with(fixture.browser) { try await $0.get("/schema").html }
+        let nav = try #require(html.components(separatedBy: "<nav>").last?.components(separatedBy: "</nav>").first)
+        let parts = nav.components(separatedBy: "<h2 id=\"sync-bookkeeping\">")
+        try #require(parts.count == 2)
+        for name in ["Library", "Book", "Loan"] {
+            #expect(parts[0].contains(">\(name)</a>") && !parts[1].contains(">\(name)</a>"), "\(name)")
+        }
+        for name in ["SyncedObject", "SyncReplicaState"] {
+            #expect(parts[1].contains(">\(name)</a>") && !parts[0].contains(">\(name)</a>"), "\(name)")
+        }
+        // Without sync's models there is no such list.
+        let plainFixture = try StudioFixture(.file)
+        let plain = try await StudioClient.with(plainFixture.browser) { try await $0.get("/schema").html }
+        #expect(!plain.contains("sync-bookkeeping"))
+        withExtendedLifetime((fixture, plainFixture)) {}
     }
 
     @Test func pagesFollowOneAnotherWithoutOverlap() async throws {

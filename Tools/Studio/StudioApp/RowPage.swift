@@ -6,7 +6,7 @@ import OpenSwiftData
 /// link to its row, each to-many as a link to the rows it leads to (so a relationship can be
 /// followed in both directions) — and the history transactions that changed it.
 enum RowPage {
-    static func render(browser: StoreBrowser, entity: StoreCatalog.Entity, row: BrowsedRow, history: [BrowsedTransaction]) -> String {
+    static func render(browser: StoreBrowser, entity: StoreCatalog.Entity, row: BrowsedRow, history: [BrowsedTransaction], labels: [String: [Int64: String]] = [:]) -> String {
         var body = "<h1>\(HTML.escape(row.entity)) \(row.key)</h1>"
         if row.entity != entity.name { body += "<p class=\"muted\">a row of \(HTML.escape(row.entity)), which inherits from \(HTML.escape(entity.name))</p>" }
         var rows = ""
@@ -22,7 +22,7 @@ enum RowPage {
             if relationship.isToMany {
                 value = "<td>" + HTML.link(HTML.url(["entity", relationship.destination], [("owner", row.entity), ("ownerKey", String(row.key)), ("via", relationship.name)]), "\(relationship.destination) rows →") + "</td>"
             } else if let key = row.references[relationship.name] {
-                value = "<td>" + HTML.link(HTML.url(["entity", relationship.destination, String(key)]), "\(relationship.destination) \(key)") + "</td>"
+                value = "<td>" + RowsPage.reference(relationship, key: key, labels: labels) + "</td>"
             } else if relationship.isKeptInRow {
                 value = "<td class=\"null\">nil</td>"
             } else {

@@ -44,7 +44,7 @@ enum RowsPage {
                 if relationship.isToMany {
                     rows += "<td>" + HTML.link(HTML.url(["entity", relationship.destination], [("owner", row.entity), ("ownerKey", String(row.key)), ("via", relationship.name)]), "rows →") + "</td>"
                 } else if let key = row.references[relationship.name] {
-                    rows += "<td>" + HTML.link(HTML.url(["entity", relationship.destination, String(key)]), "\(relationship.destination) \(key)") + "</td>"
+                    rows += "<td>" + reference(relationship, key: key, labels: page.labels) + "</td>"
                 } else {
                     rows += "<td class=\"null\">nil</td>"
                 }
@@ -55,6 +55,15 @@ enum RowsPage {
         body += "<table id=\"rows\"><thead><tr>\(head)</tr></thead><tbody>\(rows)</tbody></table>"
         body += pager(query: query, total: page.total)
         return StudioLayout.page(title: entity.name, browser: browser, section: .rows, entity: entity.name, body: body)
+    }
+
+    /// A link to the row a to-one points at, named by its label where it has one ("Food", with
+    /// "Category 1" as its title), else by its entity and key.
+    static func reference(_ relationship: StoreCatalog.Relationship, key: Int64, labels: [String: [Int64: String]]) -> String {
+        let name = "\(relationship.destination) \(key)"
+        let target = HTML.url(["entity", relationship.destination, String(key)])
+        guard let label = labels[relationship.destination]?[key] else { return HTML.link(target, name) }
+        return HTML.link(target, label, attributes: "title=\"\(HTML.escape(name))\"")
     }
 
     /// A value in a table cell, by its kind.

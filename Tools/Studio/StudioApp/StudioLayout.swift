@@ -1,6 +1,7 @@
 #if Studio
 import Foundation
 import OpenSwiftData
+import OpenSwiftDataSync
 
 /// The frame every page shares: the store's name and mode, navigation, and the script that
 /// refreshes the page's `<main>` when the store changes (``LiveChanges``).
@@ -10,10 +11,13 @@ enum StudioLayout {
     }
 
     static func page(title: String, browser: StoreBrowser, section: Section, entity: String? = nil, body: String) -> String {
-        let entities = browser.catalog.entities.map { candidate in
-            let current = candidate.name == entity ? " aria-current=\"page\"" : ""
-            return "<li>" + HTML.link(HTML.url(["entity", candidate.name]), candidate.name, attributes: current.trimmingCharacters(in: .whitespaces)) + "</li>"
-        }.joined()
+        func item(_ candidate: StoreCatalog.Entity) -> String {
+            let current = candidate.name == entity ? "aria-current=\"page\"" : ""
+            return "<li>" + HTML.link(HTML.url(["entity", candidate.name]), candidate.name, attributes: current) + "</li>"
+        }
+        // Sync's own bookkeeping apart from the app's entities.
+        let entities = browser.catalog.entities.filter { !syncBookkeeping.contains($0.name) }.map(item).joined()
+        let bookkeeping = browser.catalog.entities.filter { syncBookkeeping.contains($0.name) }.map(item).joined()
         func tab(_ target: Section, _ label: String, _ path: String) -> String {
             HTML.link(path, label, attributes: target == section ? "aria-current=\"page\"" : "")
         }
@@ -29,12 +33,15 @@ enum StudioLayout {
         <span class="badge \(browser.allowsEdits ? "edits" : "")">\(mode)</span>
         <span id="live" class="live" title="Refreshes when another process or server saves">live</span></header>
         <nav><ul class="sections"><li>\(tab(.schema, "Schema", "/schema"))</li><li>\(tab(.history, "History", "/history"))</li><li>\(tab(.statistics, "Statistics", "/statistics"))</li></ul>
-        <h2>Entities</h2><ul>\(entities)</ul></nav>
+        <h2>Entities</h2><ul>\(entities)</ul>\(bookkeeping.isEmpty ? "" : "<h2 id=\"sync-bookkeeping\">Sync bookkeeping</h2><ul>\(bookkeeping)</ul>")</nav>
         <main>\(body)</main>
         <script>\(script)</script>
         </body></html>
         """
     }
+
+    /// The entities sync keeps in an app's store for itself (``SyncSchema``), listed apart.
+    static let syncBookkeeping = Set(Schema(SyncSchema.models + SyncSchema.sharingModels).entities.map(\.name))
 
     /// Refreshes `<main>` in place on each `changed` event: a save elsewhere shows up without a reload.
     private static let script = """

@@ -49,12 +49,12 @@ struct StudioRoutes {
         let name = try context.parameters.require("entity")
         guard let entity = browser.catalog.entity(name) else { return notFound("There is no entity \(name) in this store.") }
         guard let key = Int64(try context.parameters.require("key")) else { return notFound("A row's key is a whole number.") }
-        let found = try await store.run { browser -> (BrowsedRow, [BrowsedTransaction])? in
+        let found = try await store.run { browser -> (BrowsedRow, [BrowsedTransaction], [String: [Int64: String]])? in
             guard let row = try browser.row(name, key: key) else { return nil }
-            return (row, try browser.history(limit: 50, entity: name, key: key))
+            return (row, try browser.history(limit: 50, entity: name, key: key), try browser.labels(for: [row]))
         }
-        guard let (row, history) = found else { return html(RowPage.missing(browser: browser, entity: entity, key: key), status: .notFound) }
-        return html(RowPage.render(browser: browser, entity: browser.catalog.entity(row.entity) ?? entity, row: row, history: history))
+        guard let (row, history, labels) = found else { return html(RowPage.missing(browser: browser, entity: entity, key: key), status: .notFound) }
+        return html(RowPage.render(browser: browser, entity: browser.catalog.entity(row.entity) ?? entity, row: row, history: history, labels: labels))
     }
 
     @Sendable func history(_ request: Request, context: BasicRequestContext) async throws -> Response {

@@ -69,4 +69,7 @@ package struct BrowseCondition: Sendable, Equatable {
 package struct BrowsePage: Sendable {
     package let rows: [BrowsedRow]
     package let total: Int
+    /// What names the rows the page's to-one relationships point at, by entity and key
+    /// (``StoreBrowser/labels(for:)``).
+    package var labels: [String: [Int64: String]] = [:]
 }

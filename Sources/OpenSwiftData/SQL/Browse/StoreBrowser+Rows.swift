@@ -25,8 +25,42 @@ extension StoreBrowser {
             try run(select, on: connection) { rows.append(self.browsedRow(entity, $0)) }
             var total = 0
             try run(count, on: connection) { total = Int(clamping: $0.int64(at: 0)) }
-            return BrowsePage(rows: rows, total: total)
+            return BrowsePage(rows: rows, total: total, labels: try labels(for: rows, on: connection))
         }
+    }
+
+    /// What names the rows `rows`' to-one relationships point at (each destination's
+    /// ``StoreCatalog/Entity/labelAttribute``, its first ``labelLimit`` characters), by entity and
+    /// key; a row with an empty label, or whose destination has none, is left out.
+    package func labels(for rows: [BrowsedRow]) throws -> [String: [Int64: String]] {
+        try read { connection in try labels(for: rows, on: connection) }
+    }
+
+    /// The most of a label a page shows.
+    static let labelLimit = 60
+
+    /// One query per destination, its keys bound (at most a page's 1,000).
+    private func labels(for rows: [BrowsedRow], on connection: any SQLConnection) throws -> [String: [Int64: String]] {
+        var keys: [String: Set<Int64>] = [:]
+        for row in rows {
+            guard let entity = catalog.entity(row.entity) else { continue }
+            for relationship in entity.rowRelationships where !relationship.isToMany {
+                if let key = row.references[relationship.name] { keys[relationship.destination, default: []].insert(key) }
+            }
+        }
+        var labels: [String: [Int64: String]] = [:]
+        for (name, wanted) in keys.sorted(by: { $0.key < $1.key }) {
+            guard let destination = catalog.entity(name), let attribute = destination.labelAttribute else { continue }
+            let key = SQLExpression.column(table: Self.alias, name: ModelLayout.primaryKeyColumn)
+            let select = SQLSelect(
+                columns: [key, .function(.substring, [.column(table: Self.alias, name: attribute.column), .bind(.integer(1)), .bind(.integer(Int64(Self.labelLimit)))])],
+                from: SQLTableReference(table: destination.table, alias: Self.alias),
+                whereClause: .in(key, wanted.sorted().map { .bind(.integer($0)) }))
+            try run(select, on: connection) { row in
+                if case .text(let text) = row.value(at: 1), !text.isEmpty { labels[name, default: [:]][row.int64(at: 0)] = text }
+            }
+        }
+        return labels
     }
 
     /// The row of `entity` (or of one of its subentities) with primary key `key`, whole texts

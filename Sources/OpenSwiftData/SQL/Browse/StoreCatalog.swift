@@ -76,6 +76,14 @@ package struct StoreCatalog: Sendable {
         package func relationship(_ name: String) -> Relationship? { relationships.first { $0.name == name } }
         /// Whether its table holds rows of other entities of its class hierarchy too.
         package var sharesTable: Bool { superentity != nil || (entityValues?.count ?? 0) > 1 }
+
+        /// The attribute that names a row where its key alone would not ("Food" for
+        /// "Category 1"): `name` or `title` if it is text, else the first text attribute that may
+        /// not be empty; `nil` if there is none.
+        package var labelAttribute: Attribute? {
+            let texts = rowAttributes.filter { $0.kind == .string }
+            return texts.first { $0.name == "name" || $0.name == "title" } ?? texts.first { !$0.isOptional }
+        }
     }
 
     package let layout: Layout
