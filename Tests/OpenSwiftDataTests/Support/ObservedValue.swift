@@ -6,7 +6,10 @@ import Testing
 /// yet, waits for Observation to report a change to what the read touched, then reads again.
 /// The time limit only keeps a broken test from hanging; it decides nothing when the test passes.
 /// (It is long: on PostgreSQL a history read waits for write transactions that began before it,
-/// and the whole suite's tests write at once.)
+/// and the whole suite's tests run at once — on a 2-core machine the cooperative pool has two
+/// threads, which the synchronous tests hold for minutes together, so an observer's update can
+/// wait that long to run: a CI run had every live-results test give up at 120 s, their updates
+/// queued behind them.)
 enum ObservedValue {
     struct TimedOut: Error, CustomStringConvertible {
         let last: String
@@ -14,7 +17,7 @@ enum ObservedValue {
     }
 
     /// On the caller's isolation (an actor's, or none), where the observer under test updates.
-    static func wait<T>(_ read: () -> T, until done: (T) -> Bool, within limit: Duration = .seconds(120),
+    static func wait<T>(_ read: () -> T, until done: (T) -> Bool, within limit: Duration = .seconds(600),
                         isolation: isolated (any Actor)? = #isolation) async throws -> T {
         let deadline = ContinuousClock.now + limit
         while true {
