@@ -91,7 +91,7 @@ struct SavePlan {
         // A required (non-optional) to-one cannot be cleared: the related model would be left
         // without the value its type promises.
         for item in nullifications where !deletedIDs.contains(ObjectIdentifier(item.model)) {
-            guard let access = item.inverse.relationshipAccess, !access.isToMany, !access.isOptional else { continue }
+            guard item.inverse.relationshipAccess?.isRequiredToOne == true else { continue }
             throw DeleteRuleRefusal.requiredReference(
                 deleting: item.owner.persistentBackingData.layout.entityName, "\(item.owner.persistentModelID)",
                 holder: item.model.persistentBackingData.layout.entityName, property: item.inverse.name)

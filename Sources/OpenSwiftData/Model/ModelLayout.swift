@@ -377,8 +377,7 @@ final class ModelLayout: @unchecked Sendable {
         indices = indexGroups
         for slot in relationshipSlots {
             guard let relationship = properties[slot].relationship, relationship.deleteRule == .noAction,
-                  let inverse = relationship.inverse, let access = inverse.relationshipAccess,
-                  !access.isToMany, !access.isOptional else { continue }
+                  let inverse = relationship.inverse, inverse.relationshipAccess?.isRequiredToOne == true else { continue }
             problems.append("\(entityName).\(properties[slot].name) uses .noAction, but its inverse \(relationship.destination.entityName).\(inverse.name) is a non-optional to-one that would be left pointing at a deleted model; make it optional or use another delete rule")
         }
     }
@@ -392,8 +391,7 @@ final class ModelLayout: @unchecked Sendable {
             case .cascade, .deny: return false
             case .noAction: return true
             case .nullify:
-                guard let inverse = relationship.inverse?.relationshipAccess else { return true }
-                return inverse.isToMany || inverse.isOptional
+                return relationship.inverse?.relationshipAccess?.isRequiredToOne != true
             }
         }
     }

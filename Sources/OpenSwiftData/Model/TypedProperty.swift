@@ -84,6 +84,9 @@ final class RelationshipValueAccess: @unchecked Sendable {
     let destinationType: any PersistentModel.Type
     let isToMany: Bool
     let isOptional: Bool
+    /// A to-one that may not be empty: nothing may clear it (a delete rule refuses to, a
+    /// `.noAction` inverse is refused, the studio's deletes refuse as the save does).
+    var isRequiredToOne: Bool { !isToMany && !isOptional }
     /// The models held by a value of the property's type.
     let models: (Any) -> [any PersistentModel]
     /// The first (for a to-one, the only) model a value holds, without building a list.

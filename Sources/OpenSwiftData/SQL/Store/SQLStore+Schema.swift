@@ -116,7 +116,7 @@ extension SQLStore {
                 // `Entity.property rule inverse-or-"-" required` (a reader that knows only the
                 // first form skips such a line, and the rule reads as the default).
                 var line = "\(layout.entityName).\(property.name) \(relationship.deleteRule)"
-                let isRequired = property.relationshipAccess.map { !$0.isToMany && !$0.isOptional } ?? false
+                let isRequired = property.relationshipAccess?.isRequiredToOne == true
                 if let inverse = relationship.inverse {
                     line += " \(inverse.name)"
                 } else if isRequired {
