@@ -41,11 +41,13 @@ extension StoreBrowser {
 
     /// One query per destination, its keys bound (at most a page's 1,000).
     private func labels(for rows: [BrowsedRow], on connection: any SQLConnection) throws -> [String: [Int64: String]] {
+        // A page's rows are of one entity and its subentities: each one's to-ones looked up once.
         var keys: [String: Set<Int64>] = [:]
-        for row in rows {
-            guard let entity = catalog.entity(row.entity) else { continue }
+        for (entityName, rowsOfEntity) in Dictionary(grouping: rows, by: \.entity) {
+            guard let entity = catalog.entity(entityName) else { continue }
             for relationship in entity.rowRelationships where !relationship.isToMany {
-                if let key = row.references[relationship.name] { keys[relationship.destination, default: []].insert(key) }
+                let pointedAt = rowsOfEntity.compactMap { $0.references[relationship.name] }
+                if !pointedAt.isEmpty { keys[relationship.destination, default: []].formUnion(pointedAt) }
             }
         }
         var labels: [String: [Int64: String]] = [:]
