@@ -24,6 +24,8 @@ public final class ModelContainer: Sendable, Equatable {
     public var migrationPlan: (any SchemaMigrationPlan.Type)? { migrationPlanType.type }
     private let migrationPlanType: PlanType
     let stores: [any RowStore]
+    /// Each store's configuration's ``QueryInsight`` (a custom store's: the standard one).
+    private let insights: [QueryInsight]
     private let storeIndexByEntity: [String: Int]
     private let mainContextBox = MainContextBox()
     /// The threads ``perform(_:)`` runs work on, started on first use.
@@ -155,24 +157,28 @@ public final class ModelContainer: Sendable, Equatable {
             }
         }
         var stores: [any RowStore] = []
+        var insights: [QueryInsight] = []
         for (index, configuration) in configurations.enumerated() {
             let layouts = schema.layouts.filter { assignment[$0.entityName] == index }
             if let builtIn = configuration as? any BuiltInStoreConfiguration {
                 let others = Set(assignment.filter { $0.value != index }.keys)
                 var request = StoreOpenRequest(layouts: layouts, version: schema.version, migration: StoreMigration(plan: migrationPlan, otherEntities: others))
-                request.queryInsight = builtIn.queryInsight
-                if let ownedRows = builtIn.ownedRows {
+                request.slowQueries = builtIn.queryInsight.slowQueryLog
+                if let ownedRows = builtIn.ownedRows?.rowOwners {
                     _ = try ownedRows.tables(of: layouts)
                     request.ownedRows = ownedRows
                 }
                 stores.append(try builtIn.openStore(request).store)
+                insights.append(builtIn.queryInsight)
             } else {
                 stores.append(try Self.openStore(configuration, layouts: layouts, version: schema.version, migrationPlan: migrationPlan))
+                insights.append(.standard)
             }
         }
         self.configurations = Set(configurations.compactMap { $0 as? ModelConfiguration })
         self.migrationPlanType = PlanType(type: migrationPlan)
         self.stores = stores
+        self.insights = insights
         self.storeIndexByEntity = assignment
         self.changeFeed = ChangeFeed(stores: stores)
     }
@@ -194,6 +200,7 @@ public final class ModelContainer: Sendable, Equatable {
         self.configurations = configuration.map { [$0] } ?? []
         self.migrationPlanType = PlanType(type: nil)
         self.stores = [store]
+        self.insights = [.standard]
         self.storeIndexByEntity = Dictionary(uniqueKeysWithValues: schema.layouts.map { ($0.entityName, 0) })
         self.changeFeed = ChangeFeed(stores: [store])
     }
@@ -305,6 +312,11 @@ public final class ModelContainer: Sendable, Equatable {
             throw SwiftDataError(.configurationSchemaNotFoundInContainerSchema, "\(layout.entityName) is not part of this container's schema; add it to ModelContainer(for:)")
         }
         return stores[index]
+    }
+
+    /// The query insight of the configuration whose store holds `layout`'s models.
+    func queryInsight(for layout: ModelLayout) -> QueryInsight {
+        storeIndexByEntity[layout.entityName].map { insights[$0] } ?? .standard
     }
 
     func store(identifier: String) -> (any RowStore)? {

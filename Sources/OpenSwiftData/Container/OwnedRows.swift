@@ -33,17 +33,6 @@ public struct OwnedRows: Sendable, Hashable {
         OwnedRows(sharedEntities: Set(shared.map { ModelLayout.of($0).entityName }))
     }
 
-    /// Whether rows of `layout` keep an owner (a class hierarchy's table is its top entity's).
-    func owns(_ layout: ModelLayout) -> Bool {
-        !sharedEntities.contains(layout.root.entityName)
-    }
-
-    /// The tables among `layouts` that keep owners (a class hierarchy's, by its top entity);
-    /// throws for a shared subclass of an owned class, which would share its table.
-    func tables(of layouts: [ModelLayout]) throws -> Set<String> {
-        for layout in layouts where layout.superLayout != nil && sharedEntities.contains(layout.entityName) && !sharedEntities.contains(layout.root.entityName) {
-            throw SwiftDataError(.loadIssueModelContainer, "\(layout.entityName) is listed as shared, but it lives in the table of \(layout.root.entityName), which keeps owners; list \(layout.root.entityName) to share the whole class hierarchy")
-        }
-        return Set(layouts.filter { $0.root === $0 && owns($0) }.map(\.tableName))
-    }
+    /// The same choice in the stores' terms.
+    var rowOwners: RowOwners { RowOwners(sharedEntities: sharedEntities) }
 }

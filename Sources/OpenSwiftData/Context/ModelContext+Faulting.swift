@@ -13,7 +13,7 @@ extension ModelContext {
     /// (``QueryInsight/rowByRowThreshold``) counts it in metrics and, where asked, warns once.
     private func noteRowByRowLoad(_ property: PropertyLayout, of layout: ModelLayout) {
         guard let store = try? container.store(for: layout) else { return }
-        let insight = store.queryInsight
+        let insight = container.queryInsight(for: layout)
         guard rowByRowFaults.note(layout, property, threshold: insight.rowByRowThreshold) else { return }
         Telemetry.count("openswiftdata_row_by_row_faults_total", dimensions: [("store", store.name), ("entity", layout.entityName), ("relationship", property.name)])
         guard insight.warnsOfRowByRowFaulting else { return }

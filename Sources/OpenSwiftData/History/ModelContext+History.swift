@@ -31,7 +31,7 @@ extension ModelContext {
             let found = try builtInHistory(builtIn, sources: &sources)
             transactions = found as? [T] ?? []
         }
-        for store in container.stores {
+        for case let store as any HistorySource in container.stores {
             if let provided = try store.providedHistory(descriptor) {
                 transactions += provided
                 sources += 1
@@ -61,7 +61,7 @@ extension ModelContext {
         if let builtIn = descriptor as? HistoryDescriptor<DefaultHistoryTransaction> {
             try deleteBuiltInHistory(builtIn)
         }
-        for store in container.stores {
+        for case let store as any HistorySource in container.stores {
             _ = try store.deleteProvidedHistory(descriptor)
         }
     }

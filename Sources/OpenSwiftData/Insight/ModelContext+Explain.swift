@@ -24,7 +24,7 @@ extension ModelContext {
     /// ``SwiftDataError/storeUnavailable``.
     public func explain<T: PersistentModel>(_ descriptor: FetchDescriptor<T>, analyze: Bool = false) throws -> QueryExplanation {
         let (store, request) = try explainedRequest(descriptor)
-        return try store.explain(request, aggregate: nil, analyze: analyze)
+        return QueryExplanation(try store.explain(request, aggregate: nil, analyze: analyze))
     }
 
     /// How the store computes an aggregate over the models a descriptor selects: the statement,
@@ -44,7 +44,7 @@ extension ModelContext {
         let label = "explain(_:aggregate:)"
         let value = try aggregate.value.map { try AggregateQuery<T, Int>.attribute($0, of: layout, function: label).0 } ?? []
         let group = try aggregate.group.map { try AggregateQuery<T, Int>.groupKey($0, of: layout, function: label).0 }
-        return try store.explain(request, aggregate: StoreAggregate(function: aggregate.function, value: value, group: group), analyze: analyze)
+        return QueryExplanation(try store.explain(request, aggregate: StoreAggregate(function: aggregate.function, value: value, group: group), analyze: analyze))
     }
 
     /// The store and the request a fetch of `descriptor` would send it.

@@ -82,20 +82,17 @@ public struct QueryExplanation: Sendable, CustomStringConvertible {
         public let actualRows: Double?
         /// With `analyze`, on PostgreSQL: the time the step took, in milliseconds.
         public let actualMilliseconds: Double?
-        /// The alias or table the engine names; the store maps it to ``entityName``.
-        let tableName: String?
 
-        init(depth: Int, detail: String, tableName: String? = nil, indexName: String? = nil, readsEveryRow: Bool = false,
-             sortsWithoutIndex: Bool = false, estimatedRows: Double? = nil, actualRows: Double? = nil, actualMilliseconds: Double? = nil) {
-            self.depth = depth
-            self.detail = detail
-            self.tableName = tableName
-            self.index = indexName.map { IndexUse(name: $0, entityName: nil, propertyNames: []) }
-            self.readsEveryRow = readsEveryRow
-            self.sortsWithoutIndex = sortsWithoutIndex
-            self.estimatedRows = estimatedRows
-            self.actualRows = actualRows
-            self.actualMilliseconds = actualMilliseconds
+        init(_ step: StoreExplanation.Step) {
+            depth = step.depth
+            detail = step.detail
+            entityName = step.entityName
+            index = step.index.map { IndexUse(name: $0.name, entityName: $0.entityName, propertyNames: $0.propertyNames) }
+            readsEveryRow = step.readsEveryRow
+            sortsWithoutIndex = step.sortsWithoutIndex
+            estimatedRows = step.estimatedRows
+            actualRows = step.actualRows
+            actualMilliseconds = step.actualMilliseconds
         }
     }
 
@@ -139,45 +136,22 @@ public struct QueryExplanation: Sendable, CustomStringConvertible {
         public let duration: Duration
     }
 
-    init(entityName: String, operation: String, storeName: String, engine: String, statement: String, steps: [Step],
-         suggestedIndexes: [SuggestedIndex], notes: [String], analysis: Analysis?) {
-        self.entityName = entityName
-        self.operation = operation
-        self.storeName = storeName
-        self.engine = engine
-        self.statement = statement
-        self.steps = steps
-        self.suggestedIndexes = suggestedIndexes
-        self.notes = notes
-        self.analysis = analysis
+    /// The store's answer, which also gives the readable report.
+    private let answer: StoreExplanation
+
+    /// The public face of a store's answer.
+    init(_ answer: StoreExplanation) {
+        self.answer = answer
+        entityName = answer.entityName
+        operation = answer.operation
+        storeName = answer.storeName
+        engine = answer.engine
+        statement = answer.statement
+        steps = answer.steps.map(Step.init)
+        suggestedIndexes = answer.suggestedIndexes.map { SuggestedIndex(entityName: $0.entityName, propertyNames: $0.propertyNames) }
+        notes = answer.notes
+        analysis = answer.analysis.map { Analysis(rows: $0.rows, duration: $0.duration) }
     }
 
-    public var description: String {
-        var lines = ["\(operation.prefix(1).uppercased())\(operation.dropFirst()) of \(entityName) (store \"\(storeName)\", \(engine))"]
-        lines.append("  SQL: \(statement)")
-        lines.append("  Plan:")
-        let width = min(steps.map { $0.detail.count + 2 * $0.depth }.max() ?? 0, 72)
-        for step in steps {
-            let text = String(repeating: "  ", count: step.depth) + step.detail
-            var remarks: [String] = []
-            if step.readsEveryRow { remarks.append("reads every row\(step.entityName.map { " of \($0)" } ?? "")") }
-            if step.sortsWithoutIndex { remarks.append("sorts without an index") }
-            if let index = step.index, index.entityName != nil { remarks.append("index on \(index.entityName ?? "").\(index.propertyNames.joined(separator: ", "))") }
-            if let rows = step.actualRows, let time = step.actualMilliseconds { remarks.append("\(Self.number(rows)) rows, \(Self.number(time)) ms") }
-            let padded = remarks.isEmpty ? text : text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0)
-            lines.append("    " + padded + (remarks.isEmpty ? "" : "   " + remarks.joined(separator: "; ")))
-        }
-        lines.append("  Indexes used: " + (indexesUsed.isEmpty ? "none" : indexesUsed.map(\.description).joined(separator: ", ")))
-        if !fullScans.isEmpty { lines.append("  Reads in full: " + fullScans.joined(separator: ", ")) }
-        for suggestion in suggestedIndexes { lines.append("  Suggested: \(suggestion)") }
-        for note in notes { lines.append("  Note: \(note)") }
-        if let analysis {
-            lines.append("  Ran: \(analysis.rows) row\(analysis.rows == 1 ? "" : "s") in \(Self.number(analysis.duration.milliseconds)) ms")
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    private static func number(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.3f", value)
-    }
+    public var description: String { answer.description }
 }

@@ -72,4 +72,9 @@ public struct QueryInsight: Sendable, Hashable {
         return false
         #endif
     }
+
+    /// What a store logs of its queries under this insight; `nil` without a threshold.
+    var slowQueryLog: SlowQueryLog? {
+        slowQueryThreshold.map { SlowQueryLog(threshold: $0, logger: logger) }
+    }
 }

@@ -45,8 +45,8 @@ extension SQLiteEngine {
         let readers = configuration.isStoredInMemoryOnly ? nil : ReaderPool(path: path, maximum: 4, readOnly: !configuration.allowsSave, immutable: opened.immutable)
         let engine = SQLiteEngine(connection: opened.connection, name: configuration.name, readers: readers)
         return SQLStore(engine: engine, identifier: opened.identifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts,
-                        keepsHistory: opened.keepsHistory && configuration.recordsHistory, ownedRows: configuration.ownedRows,
-                        keepsLargeValuesApart: opened.keepsLargeValuesApart, searchColumns: opened.search, queryInsight: configuration.queryInsight)
+                        keepsHistory: opened.keepsHistory && configuration.recordsHistory, ownedRows: configuration.ownedRows?.rowOwners,
+                        keepsLargeValuesApart: opened.keepsLargeValuesApart, searchColumns: opened.search, slowQueries: configuration.queryInsight.slowQueryLog)
     }
 
     /// Opens the file, checks it is ours (creating the schema in a new one), and only then switches
@@ -86,7 +86,7 @@ extension SQLiteEngine {
             do {
                 tables = try tableNames(connection)
                 if tables.isEmpty {
-                    try SQLStore.createSchema(on: connection, layouts: layouts, dialect: dialect, identifier: UUID().uuidString, version: schemaVersion, ownedRows: configuration.ownedRows)
+                    try SQLStore.createSchema(on: connection, layouts: layouts, dialect: dialect, identifier: UUID().uuidString, version: schemaVersion, ownedRows: configuration.ownedRows?.rowOwners)
                 } else if !tables.contains(metadataTable) {
                     throw SwiftDataError(.loadIssueModelContainer, "the file \(path) became an SQLite database of another application while it was being opened (tables \(tables.sorted().prefix(5).joined(separator: ", "))); use another file")
                 }
@@ -104,7 +104,7 @@ extension SQLiteEngine {
         let keepsOwners = configuration.ownedRows != nil || metadata[SQLStore.ownedTablesKey] != nil
         if needsMigration || keepsOwners {
             guard configuration.allowsSave else {
-                _ = try SQLStore.prepareOwners(configuration.ownedRows, layouts: layouts, on: connection, dialect: dialect, allowsSave: false, place: "the store file \(path)")
+                _ = try SQLStore.prepareOwners(configuration.ownedRows?.rowOwners, layouts: layouts, on: connection, dialect: dialect, allowsSave: false, place: "the store file \(path)")
                 if !needsMigration || storedFingerprint == fingerprint {
                     let search = try prepareSearch(connection, layouts: layouts, storeName: configuration.name, allowsSave: false)
                     return (connection, storedIdentifier, immutable, tables.contains(SQLStore.historyTransactionTable), tables.contains(SQLStore.largeValueTable), search)
@@ -113,12 +113,12 @@ extension SQLiteEngine {
             }
             try connection.execute("BEGIN IMMEDIATE")
             do {
-                let gainedOwners = try SQLStore.prepareOwners(configuration.ownedRows, layouts: layouts, on: connection, dialect: dialect, allowsSave: true, place: "the store file \(path)")
+                let gainedOwners = try SQLStore.prepareOwners(configuration.ownedRows?.rowOwners, layouts: layouts, on: connection, dialect: dialect, allowsSave: true, place: "the store file \(path)")
                 if needsMigration {
                     var run = SQLMigration(
                         connection: connection, dialect: dialect, place: "the store file \(path)", storeName: configuration.name, layouts: layouts,
                         version: schemaVersion, migration: migration, stageConfiguration: configuration, translate: { SQLiteEngine.translate($0) })
-                    run.ownedRows = configuration.ownedRows
+                    run.ownedRows = configuration.ownedRows?.rowOwners
                     // A migration may drop or move columns the large-value triggers name.
                     try prepareLargeValueTable(on: connection, layouts: [])
                     try dropLargeValueTriggers(on: connection)
@@ -127,7 +127,7 @@ extension SQLiteEngine {
                     try run.run()
                     try finishLargeValuesAfterMigration(on: connection, layouts: layouts)
                 }
-                try SQLStore.reconcileOwnedIndexes(gainedOwners, layouts: layouts, ownedRows: configuration.ownedRows, on: connection, dialect: dialect)
+                try SQLStore.reconcileOwnedIndexes(gainedOwners, layouts: layouts, ownedRows: configuration.ownedRows?.rowOwners, on: connection, dialect: dialect)
                 try connection.execute("COMMIT")
             } catch {
                 try? connection.execute("ROLLBACK")

@@ -17,7 +17,7 @@ protocol GlobalIdentityStore: AnyObject {
     /// form), inserted by a context with `owner`, would become by a unique constraint
     /// (SwiftData's upsert), if any.
     func key(_ layout: ModelLayout, matchingUnique values: [String: StoredValue], owner: String?) throws -> Int64?
-    /// The owner of each row of `keys` that exists (``OwnedRows``; `""` for no one); empty where
+    /// The owner of each row of `keys` that exists (``RowOwners``; `""` for no one); empty where
     /// `layout`'s rows keep no owner.
     func owners(_ layout: ModelLayout, keys: [Int64]) throws -> [Int64: String]
     /// The identities among `ids` that some row of any entity and any owner has or had (a

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Whose rows a context made for an owner reads and writes (``OwnedRows``): the store turns it
+/// Whose rows a context made for an owner reads and writes (``RowOwners``): the store turns it
 /// into the condition each of the context's statements carries, and its saves into the check
 /// that no row it may only read is changed.
 struct OwnerScope: Sendable, Hashable {

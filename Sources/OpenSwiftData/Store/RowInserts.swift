@@ -18,7 +18,7 @@ struct RowInserts {
     /// row its own, more its aliases (see ``GlobalIdentityStore``); empty for every save but a sync's.
     var globalIdentities: [(position: Int, id: UUID)] = []
     /// Owners of rows saved for another owner than the saving context's, by row position (see
-    /// ``OwnedRows``); empty for every save but sync's bookkeeping.
+    /// ``RowOwners``); empty for every save but sync's bookkeeping.
     var owners: [Int: String] = [:]
 
     /// The tokens of the rows.

@@ -29,12 +29,9 @@ protocol RowStore: AnyObject, Sendable {
     /// Whether requests carry the asking context's ``EditingState`` (a custom `DataStore` is told
     /// which context asks); otherwise they carry ``EditingState/unused``.
     var distinguishesContexts: Bool { get }
-    /// Whether some rows keep an owner (``OwnedRows``): requests carry the asking context's owner
+    /// Whether some rows keep an owner (``RowOwners``): requests carry the asking context's owner
     /// in their ``EditingState``.
     var keepsOwners: Bool { get }
-    /// What the store says of the queries run against it (``QueryInsight``): the context warns
-    /// of relationships loaded model by model as its stores' insight asks.
-    var queryInsight: QueryInsight { get }
 
     // MARK: Saving
 
@@ -80,9 +77,9 @@ protocol RowStore: AnyObject, Sendable {
     /// reduces fetched models instead.
     func fetchAggregate<T>(_ request: StoreFetch<T>, _ aggregate: StoreAggregate) throws -> [StoreAggregate.Partial]?
     /// How the store runs a fetch, or `aggregate` over its rows: the statement and the engine's
-    /// plan (``QueryExplanation``); with `analyze` it runs it too. A store without a query
+    /// plan (``StoreExplanation``); with `analyze` it runs it too. A store without a query
     /// language (a custom `DataStore`) throws.
-    func explain<T>(_ request: StoreFetch<T>, aggregate: StoreAggregate?, analyze: Bool) throws -> QueryExplanation
+    func explain<T>(_ request: StoreFetch<T>, aggregate: StoreAggregate?, analyze: Bool) throws -> StoreExplanation
     /// Throws now what a ``BatchDelete`` with this descriptor would throw at save time.
     func checkBatchDelete<T>(_ descriptor: FetchDescriptor<T>, layout: ModelLayout) throws
 
@@ -116,12 +113,6 @@ protocol RowStore: AnyObject, Sendable {
     func fetchHistory(_ query: HistoryQuery) throws -> [HistoryRecord]
     /// Deletes the history transactions `query` selects (never model data).
     func deleteHistory(_ query: HistoryQuery) throws
-    /// For a custom store that provides history of type `T` itself (``HistoryProviding``): what it
-    /// returns for `descriptor`; `nil` for every other store.
-    func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]?
-    /// For a custom store that provides history of type `T`: deletes what `descriptor` selects and
-    /// returns `true`; `false` for every other store.
-    func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool
 
     // MARK: Watching (live results)
 
@@ -151,9 +142,8 @@ extension RowStore {
     var systemName: String { "custom" }
     var updatesByPredicate: Bool { false }
     var keepsOwners: Bool { false }
-    var queryInsight: QueryInsight { .standard }
 
-    func explain<T>(_ request: StoreFetch<T>, aggregate: StoreAggregate?, analyze: Bool) throws -> QueryExplanation {
+    func explain<T>(_ request: StoreFetch<T>, aggregate: StoreAggregate?, analyze: Bool) throws -> StoreExplanation {
         throw SwiftDataError(.storeUnavailable, "the store \"\(name)\" is a custom DataStore: it has no query plan to explain (a fetch from it calls its fetch(_:))")
     }
 
@@ -179,8 +169,6 @@ extension RowStore {
 
     func fetchHistory(_ query: HistoryQuery) throws -> [HistoryRecord] { [] }
     func deleteHistory(_ query: HistoryQuery) throws {}
-    func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]? { nil }
-    func deleteProvidedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> Bool { false }
 }
 
 /// The parts of a fetch a store left to the context: it answered with every row of the entity,

@@ -37,7 +37,7 @@ struct ValueChangeSet {
     /// Global identities stored rows answer to from now on (sync: another device's model merged
     /// into the row), besides their own (see ``GlobalIdentityStore``).
     var globalAliases: [GlobalAlias] = []
-    /// Stored rows that belong to another owner from now on (``OwnedRows``).
+    /// Stored rows that belong to another owner from now on (``RowOwners``).
     var ownerMoves: [OwnerMove] = []
     /// Grants of one owner's rows to another made or revoked (``OwnerGrant``).
     var grants: [GrantChange] = []

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A custom store's own history (``HistoryProviding``), passed through to the context unchanged.
-extension CustomStoreRows {
+extension CustomStoreRows: HistorySource {
     func providedHistory<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> [T]? {
         guard let provider = store as? any HistoryProviding else { return nil }
         return try locked { try providerHistory(provider, descriptor) }

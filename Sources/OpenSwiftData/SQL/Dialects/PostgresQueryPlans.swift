@@ -10,24 +10,24 @@ struct PostgresQueryPlans: SQLQueryPlans {
     package var columnCount: Int32 { 1 }
     package var analyzesItself: Bool { true }
 
-    package func steps(_ rows: [[StoredValue]]) throws -> (steps: [QueryExplanation.Step], analysis: QueryExplanation.Analysis?) {
+    package func steps(_ rows: [[StoredValue]]) throws -> (steps: [StoreExplanation.Step], analysis: StoreExplanation.Analysis?) {
         guard let first = rows.first?.first, case .text(let json) = first,
               let document = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]],
               let top = document.first, let plan = top["Plan"] as? [String: Any] else {
             throw SwiftDataError(.storeIO, "PostgreSQL answered EXPLAIN with a plan this library cannot read")
         }
-        var steps: [QueryExplanation.Step] = []
+        var steps: [StoreExplanation.Step] = []
         Self.walk(plan, depth: 0, into: &steps)
-        var analysis: QueryExplanation.Analysis?
+        var analysis: StoreExplanation.Analysis?
         // A server's numbers are checked before they become integers: nothing it sends can trap.
         if let milliseconds = Self.number(top["Execution Time"]), let rows = Self.number(plan["Actual Rows"]),
            let count = Int(exactly: rows.rounded()), let nanoseconds = Int64(exactly: (milliseconds * 1_000_000).rounded()), count >= 0, nanoseconds >= 0 {
-            analysis = QueryExplanation.Analysis(rows: count, duration: .nanoseconds(nanoseconds))
+            analysis = StoreExplanation.Analysis(rows: count, duration: .nanoseconds(nanoseconds))
         }
         return (steps, analysis)
     }
 
-    private static func walk(_ node: [String: Any], depth: Int, into steps: inout [QueryExplanation.Step]) {
+    private static func walk(_ node: [String: Any], depth: Int, into steps: inout [StoreExplanation.Step]) {
         let type = node["Node Type"] as? String ?? "?"
         let relation = node["Relation Name"] as? String
         let index = node["Index Name"] as? String
@@ -41,7 +41,7 @@ struct PostgresQueryPlans: SQLQueryPlans {
             if let condition = node[key] as? String { detail += " (\(key.lowercased()): \(Self.withoutValues(condition)))" }
         }
         if let keys = node["Sort Key"] as? [String] { detail += " (by \(Self.withoutValues(keys.joined(separator: ", "))))" }
-        steps.append(QueryExplanation.Step(
+        steps.append(StoreExplanation.Step(
             depth: depth, detail: detail, tableName: relation.map { node["Alias"] as? String ?? $0 }, indexName: index,
             readsEveryRow: type == "Seq Scan", sortsWithoutIndex: type == "Sort" || type == "Incremental Sort",
             estimatedRows: number(node["Plan Rows"]),

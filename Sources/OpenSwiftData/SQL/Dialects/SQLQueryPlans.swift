@@ -1,7 +1,7 @@
 import Foundation
 
 /// How an engine shows the plan it makes for a query, and how its answer reads as steps
-/// (``QueryExplanation``): SQLite's `EXPLAIN QUERY PLAN`, PostgreSQL's `EXPLAIN`.
+/// (``StoreExplanation``): SQLite's `EXPLAIN QUERY PLAN`, PostgreSQL's `EXPLAIN`.
 package protocol SQLQueryPlans: Sendable {
     /// The statement asking for `query`'s plan. With `analyze`, where the engine can, it runs the
     /// query and says what each step took (PostgreSQL); elsewhere the store times the query.
@@ -12,5 +12,5 @@ package protocol SQLQueryPlans: Sendable {
     var columnCount: Int32 { get }
     /// The plan's steps from the rows that statement returned, and with `analyze`, what running it
     /// measured where the engine says.
-    func steps(_ rows: [[StoredValue]]) throws -> (steps: [QueryExplanation.Step], analysis: QueryExplanation.Analysis?)
+    func steps(_ rows: [[StoredValue]]) throws -> (steps: [StoreExplanation.Step], analysis: StoreExplanation.Analysis?)
 }

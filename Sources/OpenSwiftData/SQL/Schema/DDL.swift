@@ -2,7 +2,7 @@ import Foundation
 
 /// The `CREATE` statements for a store's tables and indexes.
 enum DDL {
-    static func statements(for layouts: [ModelLayout], dialect: any SQLDialect, ownedRows: OwnedRows? = nil) -> [String] {
+    static func statements(for layouts: [ModelLayout], dialect: any SQLDialect, ownedRows: RowOwners? = nil) -> [String] {
         let q = dialect.quote
         var statements = [
             "CREATE TABLE \(q(SQLStore.metadataTable)) (\(q("Z_KEY")) TEXT PRIMARY KEY, \(q("Z_VALUE")) TEXT)",
@@ -53,7 +53,7 @@ enum DDL {
     /// The `CREATE TABLE` for the rows of `kinds` (a class hierarchy's top entity first, then its
     /// subclasses): a column per stored property of each (a subclass's own ones accept NULL, which
     /// the other classes' rows hold), with subclasses `Z_ENT`, and where rows are `owned`,
-    /// `Z_OWNER` (see ``OwnedRows``).
+    /// `Z_OWNER` (see ``RowOwners``).
     static func createTable(_ kinds: [ModelLayout], named table: String, dialect: any SQLDialect, owned: Bool = false) -> String {
         let q = dialect.quote
         var columns = ["\(q(ModelLayout.primaryKeyColumn)) \(dialect.storedType(.integer)) PRIMARY KEY"]

@@ -20,8 +20,8 @@ struct SQLMigration {
     let stageConfiguration: ModelConfiguration?
     /// The engine's error translation, for the stages' saves.
     let translate: @Sendable (any Error) -> any Error
-    /// Which entities keep an owner beside each row (``OwnedRows``).
-    var ownedRows: OwnedRows?
+    /// Which entities keep an owner beside each row (``RowOwners``).
+    var ownedRows: RowOwners?
     /// The description of the tables as they are now.
     private var described = ""
     private var identifier = ""

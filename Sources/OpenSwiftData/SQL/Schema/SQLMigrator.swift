@@ -29,9 +29,9 @@ struct SQLMigrator {
     /// migration plan, whose target version says they are gone. Otherwise opening with other
     /// models (a second app on the same file, a model set left out) must not delete data.
     let removesEntities: Bool
-    /// Which entities keep an owner beside each row (``OwnedRows``): their tables are made with
+    /// Which entities keep an owner beside each row (``RowOwners``): their tables are made with
     /// `Z_OWNER`, and a rebuilt one copies it.
-    let ownedRows: OwnedRows?
+    let ownedRows: RowOwners?
 
     /// Rows copied per statement; progress is reported after each chunk.
     static let chunkSize = 100_000
@@ -44,7 +44,7 @@ struct SQLMigrator {
     private var checking = true
 
     init(connection: any SQLConnection, dialect: any SQLDialect, old: SchemaFingerprint, layouts: [ModelLayout], reporter: MigrationReporter, removesEntities: Bool,
-         ownedRows: OwnedRows? = nil) {
+         ownedRows: RowOwners? = nil) {
         self.ownedRows = ownedRows
         self.connection = connection
         self.dialect = dialect

@@ -2,9 +2,9 @@ import Foundation
 
 /// Query plans: the `SELECT` a fetch or an aggregate runs, the engine's plan for it
 /// (``SQLQueryPlans``), the plan's tables and indexes named by entity and property, and the
-/// `#Index` that would spare a full read (``QueryExplanation``).
+/// `#Index` that would spare a full read (``StoreExplanation``).
 extension SQLStore {
-    func explain<T>(_ request: StoreFetch<T>, aggregate: StoreAggregate?, analyze: Bool) throws -> QueryExplanation {
+    func explain<T>(_ request: StoreFetch<T>, aggregate: StoreAggregate?, analyze: Bool) throws -> StoreExplanation {
         let select: SQLSelect
         var operation = "fetch"
         if let aggregate {
@@ -24,7 +24,7 @@ extension SQLStore {
 
     /// The plan of `select` (whose rows are `layout`'s) on `connection`; with `analyze`, the
     /// query runs too.
-    func explain(_ select: SQLSelect, layout: ModelLayout, operation: String, analyze: Bool, on connection: any SQLConnection) throws -> QueryExplanation {
+    func explain(_ select: SQLSelect, layout: ModelLayout, operation: String, analyze: Bool, on connection: any SQLConnection) throws -> StoreExplanation {
         let rendered = SQLRenderer.render(.select(select), dialect: dialect)
         let plans = dialect.queryPlans
         var rows: [[StoredValue]] = []
@@ -38,7 +38,7 @@ extension SQLStore {
             let elapsed = try ContinuousClock().measure {
                 try query(rendered.text, bindings: rendered.bindings, on: connection) { _ in count += 1 }
             }
-            analysis = QueryExplanation.Analysis(rows: count, duration: elapsed)
+            analysis = StoreExplanation.Analysis(rows: count, duration: elapsed)
         }
         let tables = Self.tables(of: select)
         let catalog = indexCatalog()
@@ -48,11 +48,11 @@ extension SQLStore {
                 steps[position].entityName = name == "t0" ? layout.entityName : entityLayout(table: table)?.entityName
             }
             if let index = steps[position].index, let known = catalog[index.name] {
-                steps[position].index = QueryExplanation.IndexUse(name: index.name, entityName: known.entity, propertyNames: known.properties)
+                steps[position].index = StoreExplanation.IndexUse(name: index.name, entityName: known.entity, propertyNames: known.properties)
             }
         }
         let (suggestions, notes) = suggestIndexes(select, layout: layout, steps: steps, tables: tables, catalog: catalog)
-        return QueryExplanation(entityName: layout.entityName, operation: operation, storeName: name, engine: dialect.systemName,
+        return StoreExplanation(entityName: layout.entityName, operation: operation, storeName: name, engine: dialect.systemName,
                                 statement: rendered.text, steps: steps, suggestedIndexes: suggestions, notes: notes, analysis: analysis)
     }
 
@@ -69,7 +69,7 @@ extension SQLStore {
         } else {
             plan = "  SQL: " + SQLRenderer.render(.select(select), dialect: dialect).text
         }
-        queryInsight.logger.warning("slow query on \(entity) in store \"\(name)\": \(took) (the threshold is \(limit))\n\(plan)",
+        slowQueries?.logger.warning("slow query on \(entity) in store \"\(name)\": \(took) (the threshold is \(limit))\n\(plan)",
                                     metadata: ["store": "\(name)", "entity": "\(entity)"])
     }
 
@@ -103,12 +103,12 @@ extension SQLStore {
     /// `#Index` of the columns its conditions compare — equalities first, then one range — or
     /// that it is sorted by. An index the schema already has is not suggested again: a note says
     /// the engine chose not to use it.
-    private func suggestIndexes(_ select: SQLSelect, layout: ModelLayout, steps: [QueryExplanation.Step], tables: [String: String],
-                                catalog: [String: (entity: String, properties: [String])]) -> ([QueryExplanation.SuggestedIndex], [String]) {
+    private func suggestIndexes(_ select: SQLSelect, layout: ModelLayout, steps: [StoreExplanation.Step], tables: [String: String],
+                                catalog: [String: (entity: String, properties: [String])]) -> ([StoreExplanation.SuggestedIndex], [String]) {
         var compared: [String: Compared] = [:]
         Self.collect(select.whereClause, into: &compared)
         for join in select.joins { Self.collect(join.on, into: &compared) }
-        var suggestions: [QueryExplanation.SuggestedIndex] = []
+        var suggestions: [StoreExplanation.SuggestedIndex] = []
         var notes: [String] = []
         var wanted: [(alias: String, properties: [String], readInFull: Bool)] = []
         // The order asked for, without the primary key that ends every fetch's order.
@@ -140,7 +140,7 @@ extension SQLStore {
                     notes.append("\(entity.entityName) has an index on \(existing.properties.joined(separator: ", ")) that this plan does not use: where a table is small, or most rows hold the value asked for, reading every row costs the engine less")
                 }
             } else {
-                suggestions.append(QueryExplanation.SuggestedIndex(entityName: entity.entityName, propertyNames: properties))
+                suggestions.append(StoreExplanation.SuggestedIndex(entityName: entity.entityName, propertyNames: properties))
             }
         }
         return (suggestions, notes)

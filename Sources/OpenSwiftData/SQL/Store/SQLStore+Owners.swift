@@ -1,6 +1,6 @@
 import Foundation
 
-/// Owners of rows (``OwnedRows``): the `Z_OWNER` column of the tables that keep one, the
+/// Owners of rows (``RowOwners``): the `Z_OWNER` column of the tables that keep one, the
 /// condition that keeps a context to its owner's rows, and what opening a store checks.
 extension SQLStore {
     /// The column holding each row's owner (`''` for none).
@@ -83,7 +83,7 @@ extension SQLStore {
     /// column to a store that may not be written. Returns the tables that gained the column, whose
     /// indexes ``reconcileOwnedIndexes(_:layouts:ownedRows:on:dialect:)`` redoes.
     static func prepareOwners(
-        _ ownedRows: OwnedRows?, layouts: [ModelLayout], on connection: any SQLConnection, dialect: any SQLDialect, allowsSave: Bool, place: String
+        _ ownedRows: RowOwners?, layouts: [ModelLayout], on connection: any SQLConnection, dialect: any SQLDialect, allowsSave: Bool, place: String
     ) throws -> Set<String> {
         let metadata = try readMetadata(connection, dialect: dialect)
         let stored = Set((metadata[ownedTablesKey] ?? "").split(separator: ",").map(String.init))
@@ -118,7 +118,7 @@ extension SQLStore {
     /// Redoes the indexes of `tables` (which just gained `Z_OWNER`) as an owner's fetches and
     /// per-owner uniqueness want them; a new unique index first checks its values per owner.
     static func reconcileOwnedIndexes(
-        _ tables: Set<String>, layouts: [ModelLayout], ownedRows: OwnedRows?, on connection: any SQLConnection, dialect: any SQLDialect
+        _ tables: Set<String>, layouts: [ModelLayout], ownedRows: RowOwners?, on connection: any SQLConnection, dialect: any SQLDialect
     ) throws {
         guard !tables.isEmpty else { return }
         let metadata = try readMetadata(connection, dialect: dialect)

@@ -7,7 +7,7 @@ extension SQLStore {
     /// Creates the tables and indexes of `layouts` and fills the metadata of a new store.
     static func createSchema(
         on connection: any SQLConnection, layouts: [ModelLayout], dialect: any SQLDialect, identifier: String, version: Schema.Version,
-        ownedRows: OwnedRows? = nil
+        ownedRows: RowOwners? = nil
     ) throws {
         for statement in DDL.statements(for: layouts, dialect: dialect, ownedRows: ownedRows) {
             _ = try connection.execute(statement, bindings: [])

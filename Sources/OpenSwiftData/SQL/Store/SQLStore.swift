@@ -22,16 +22,16 @@ package final class SQLStore: Sendable {
     /// Whether saves are recorded in the store's history tables and history can be read: false for
     /// a read-only store written before history existed, and for a migration stage's saves.
     let keepsHistory: Bool
-    /// Which entities keep an owner beside each row (`Z_OWNER`, see ``OwnedRows``); `nil`: none.
-    let ownedRows: OwnedRows?
+    /// Which entities keep an owner beside each row (`Z_OWNER`, see ``RowOwners``); `nil`: none.
+    let ownedRows: RowOwners?
     /// The columns of each table whose values may be kept apart in `Z_LARGEVALUE`
     /// (`+LargeValues`); empty where the store keeps none (PostgreSQL, Core Data's files).
     let largeValueColumns: [String: Set<String>]
     /// The searchable columns of each table whose search index is ready (see `SQLStore+Search.swift`);
     /// empty where the engine or the file keeps none, and predicates read every row.
     let searchColumns: [String: [String]]
-    /// What the store says of its queries: slow ones are logged with their plans (``QueryInsight``).
-    let queryInsight: QueryInsight
+    /// Where queries slower than a threshold are logged with their plans; `nil`: nowhere.
+    let slowQueries: SlowQueryLog?
     /// Statements recorded while tracing is on (tests assert the SQL that ran).
     private let trace = Locked<[RenderedSQL]?>(nil)
     /// New rows' keys reserved ahead of saves, where writers run at once (see ``KeyBlocks``).
@@ -48,10 +48,10 @@ package final class SQLStore: Sendable {
     /// `keepsLargeValuesApart`: the file has `Z_LARGEVALUE` (SQLite's own files that can be
     /// written have it).
     init(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, layouts: [ModelLayout], keepsHistory: Bool,
-         format: any SQLTableFormat = OpenSwiftDataTableFormat(), ownedRows: OwnedRows? = nil, keepsLargeValuesApart: Bool = false,
-         searchColumns: [String: [String]] = [:], queryInsight: QueryInsight = .standard) {
+         format: any SQLTableFormat = OpenSwiftDataTableFormat(), ownedRows: RowOwners? = nil, keepsLargeValuesApart: Bool = false,
+         searchColumns: [String: [String]] = [:], slowQueries: SlowQueryLog? = nil) {
         self.engine = engine
-        self.queryInsight = queryInsight
+        self.slowQueries = slowQueries
         self.searchColumns = searchColumns
         self.largeValueColumns = keepsLargeValuesApart ? Self.byteColumns(layouts) : [:]
         self.ownedRows = ownedRows
@@ -168,7 +168,7 @@ package final class SQLStore: Sendable {
     /// Renders and runs a query, calling `row` for each result row.
     func query(_ select: SQLSelect, on connection: any SQLConnection, row: (any StoredRow) throws -> Void) throws {
         let rendered = SQLRenderer.render(.select(select), dialect: dialect)
-        guard let threshold = queryInsight.slowQueryThreshold else {
+        guard let threshold = slowQueries?.threshold else {
             return try query(rendered.text, bindings: rendered.bindings, on: connection, row: row)
         }
         let started = ContinuousClock.now

@@ -86,6 +86,6 @@ extension StoreOpenRequest {
     /// `search`: the searchable columns whose index is ready.
     package func makeStore(engine: any SQLEngine, identifier: String, name: String, allowsSave: Bool, keepsHistory: Bool, search: [String: [String]] = [:]) -> OpenedStore {
         OpenedStore(store: SQLStore(engine: engine, identifier: identifier, name: name, allowsSave: allowsSave, layouts: layouts, keepsHistory: keepsHistory, ownedRows: ownedRows, searchColumns: search,
-                                      queryInsight: queryInsight))
+                                      slowQueries: slowQueries))
     }
 }

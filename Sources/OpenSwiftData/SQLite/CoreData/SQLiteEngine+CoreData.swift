@@ -54,6 +54,6 @@ extension SQLiteEngine {
         let engine = SQLiteEngine(connection: connection, name: configuration.name, readers: readers, dialect: SQLiteDialect(spelling: CoreDataSpelling(map: map, storePath: path)))
         return SQLStore(
             engine: engine, identifier: map.storeIdentifier, name: configuration.name, allowsSave: configuration.allowsSave, layouts: layouts,
-            keepsHistory: map.hasHistory, format: CoreDataTableFormat(map: map), queryInsight: configuration.queryInsight)
+            keepsHistory: map.hasHistory, format: CoreDataTableFormat(map: map), slowQueries: configuration.queryInsight.slowQueryLog)
     }
 }

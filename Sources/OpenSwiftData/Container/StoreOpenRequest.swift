@@ -8,8 +8,8 @@ package struct StoreOpenRequest {
     /// The app's plan (or none), with the entities other configurations of the container hold,
     /// which a migration leaves out.
     let migration: StoreMigration
-    /// Which entities keep an owner beside each row (``OwnedRows``); `nil`: none.
-    var ownedRows: OwnedRows?
-    /// What the store says of the queries run against it.
-    var queryInsight = QueryInsight.standard
+    /// Which entities keep an owner beside each row (the configuration's ``OwnedRows``); `nil`: none.
+    var ownedRows: RowOwners?
+    /// Where the store logs slow queries (the configuration's ``QueryInsight``); `nil`: nowhere.
+    var slowQueries: SlowQueryLog?
 }
