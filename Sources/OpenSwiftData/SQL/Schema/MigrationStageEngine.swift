@@ -18,8 +18,9 @@ final class MigrationStageEngine: SQLEngine, Sendable {
     var statementsAreRoundTrips: Bool { false }
 
     init(connection: any SQLConnection, dialect: any SQLDialect, translate: @escaping @Sendable (any Error) -> any Error) {
-        // One thread runs the migration; the bound only turns a mistake into an error.
-        self.connection = ExclusiveConnection(connection, name: "the migrating store", timeout: SQLiteEngine.waitTimeout)
+        // One thread runs the migration; the bound (as long as a store's writer waits, 30 s) only
+        // turns a mistake into an error.
+        self.connection = ExclusiveConnection(connection, name: "the migrating store", timeout: 30)
         self.dialect = dialect
         translateError = translate
     }

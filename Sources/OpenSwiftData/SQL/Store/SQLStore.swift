@@ -27,6 +27,9 @@ package final class SQLStore: Sendable {
     /// The columns of each table whose values may be kept apart in `Z_LARGEVALUE`
     /// (`+LargeValues`); empty where the store keeps none (PostgreSQL, Core Data's files).
     let largeValueColumns: [String: Set<String>]
+    /// Whether a byte value may be kept apart, its row's column holding the key to it (a reader
+    /// without models, which has no columns above, asks this).
+    let keepsLargeValuesApart: Bool
     /// The searchable columns of each table whose search index is ready (see `SQLStore+Search.swift`);
     /// empty where the engine or the file keeps none, and predicates read every row.
     let searchColumns: [String: [String]]
@@ -54,6 +57,7 @@ package final class SQLStore: Sendable {
         self.slowQueries = slowQueries
         self.searchColumns = searchColumns
         self.largeValueColumns = keepsLargeValuesApart ? Self.byteColumns(layouts) : [:]
+        self.keepsLargeValuesApart = keepsLargeValuesApart
         self.ownedRows = ownedRows
         self.format = format
         self.keepsHistory = keepsHistory

@@ -43,7 +43,7 @@ extension StoreBrowser {
     }
 
     private var historyTable: String {
-        catalog.layout == .coreData ? SQLStore.coreDataTransactionTable : SQLStore.historyTransactionTable
+        store.format.historyTransactionTable
     }
 
     /// The number just below the `count` newest transactions (0 when there are no more than

@@ -135,7 +135,7 @@ struct DeletePlan {
         try browser.run(SQLSelect(
             columns: [.column(table: r, name: browser.catalog.entityColumn)], from: SQLTableReference(table: entity.table, alias: r),
             whereClause: .binary(.column(table: r, name: ModelLayout.primaryKeyColumn), .equal, .bind(.integer(key)))), on: connection) { value = $0.value(at: 0) }
-        return browser.catalog.entities.first { $0.entityValues?.first == value }?.name ?? destination
+        return browser.store.format.entityName(of: value) ?? destination
     }
 
     /// The primary keys of `table`'s rows whose `column` holds `key`.

@@ -92,9 +92,6 @@ package struct StoreCatalog: Sendable {
     package let entities: [Entity]
     /// The column naming each row's entity in a table shared by a class hierarchy.
     let entityColumn: String
-    /// Which entity a value of that column names (each entity's own value, the first of its
-    /// ``Entity/entityValues``).
-    let entityNames: [StoredValue: String]
 
     package func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
 
@@ -166,11 +163,6 @@ package struct StoreCatalog: Sendable {
         }
         self.entities = resolved
         self.entityColumn = entityColumn
-        var names: [StoredValue: String] = [:]
-        for entity in resolved {
-            if let own = entity.entityValues?.first, names[own] == nil { names[own] = entity.name }
-        }
-        entityNames = names
     }
 
     /// Whether `candidate` (a relationship of `destination`) keeps its links where `relationship` does.

@@ -35,18 +35,16 @@ extension StoreBrowser {
         throw SwiftDataError(.unsupportedPredicate, "\(entity.name) has no attribute or to-one relationship \(name) to sort by")
     }
 
-    /// An attribute's column as it compares: decimals that SQLite keeps as text, as numbers.
+    /// An attribute's column as it orders: decimals as the stores order them for a fetch
+    /// (``SQLExpression/decimalOrder(_:)``, kept as text or `numeric`).
     private func comparable(_ attribute: StoreCatalog.Attribute) -> SQLExpression {
         let column = SQLExpression.column(table: Self.alias, name: attribute.column)
-        return attribute.kind == .decimal && keepsDecimalsAsText ? .cast(column, .real) : column
+        return attribute.kind == .decimal ? .decimalOrder(column) : column
     }
-
-    /// SQLite files keep decimals as text (a PostgreSQL namespace as `numeric`).
-    private var keepsDecimalsAsText: Bool { file != nil }
 
     private func expression(_ entity: StoreCatalog.Entity, _ condition: BrowseCondition) throws -> SQLExpression {
         if let attribute = entity.rowAttributes.first(where: { $0.name == condition.property }) {
-            let column = comparable(attribute)
+            let column = SQLExpression.column(table: Self.alias, name: attribute.column)
             switch condition.op {
             case .isNil: return .isNull(column)
             case .isNotNil: return .isNotNull(column)
@@ -61,7 +59,8 @@ extension StoreBrowser {
                 }
                 let value = try bound(condition.value, for: attribute, of: entity, comparing: true)
                 let op: SQLBinaryOperator = condition.op == .equals ? .equal : condition.op == .atLeast ? .greaterOrEqual : .lessOrEqual
-                return .binary(column, op, .bind(value))
+                let comparand = SQLExpression.bind(value)
+                return .binary(comparable(attribute), op, attribute.kind == .decimal ? .decimalOrder(comparand) : comparand)
             }
         }
         if let relationship = entity.rowRelationships.first(where: { $0.name == condition.property }), case .foreignKey(let name) = relationship.storage {
@@ -82,7 +81,7 @@ extension StoreBrowser {
     }
 
     /// A typed value as its attribute stores it, or an error that says what was expected.
-    /// `comparing`: for a condition (decimals SQLite keeps as text compare as numbers), not a write.
+    /// `comparing`: for a condition, not a write.
     func bound(_ text: String, for attribute: StoreCatalog.Attribute, of entity: StoreCatalog.Entity, comparing: Bool) throws -> StoredValue {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         func refuse(_ expected: String) -> SwiftDataError {
@@ -118,9 +117,6 @@ extension StoreBrowser {
             return .uuid(uuid)
         case .decimal:
             guard let decimal = Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX")), !decimal.isNaN else { throw refuse("a decimal number") }
-            if comparing, keepsDecimalsAsText {
-                return .real(NSDecimalNumber(decimal: decimal).doubleValue)
-            }
             return .decimal(decimal)
         case .data:
             throw refuse("nil (bytes are not compared)")

@@ -133,10 +133,10 @@ extension StoreBrowser {
         return columns
     }
 
-    /// Whether a byte value is kept apart from its row: OpenSwiftData's SQLite files keep a large
-    /// one's key (an integer) in the column.
+    /// Whether a byte value is kept apart from its row, where the store keeps large ones apart: the
+    /// column holds its key (an integer).
     private func separateBytes(_ column: SQLExpression) -> SQLExpression {
-        guard catalog.layout == .openSwiftData, file != nil else { return .constant(.null) }
+        guard store.keepsLargeValuesApart else { return .constant(.null) }
         return .binary(.function(.typeOf, [column]), .equal, .bind(.text("integer")))
     }
 
@@ -144,7 +144,7 @@ extension StoreBrowser {
         let key = row.int64(at: 0)
         var name = entity.name
         if entity.entityValues != nil {
-            name = catalog.entityNames[row.value(at: 1)] ?? entity.name
+            name = store.format.entityName(of: row.value(at: 1)) ?? entity.name
         }
         var values: [String: BrowsedValue] = [:]
         var column: Int32 = 2
