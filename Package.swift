@@ -254,16 +254,35 @@ let package = Package(
             dependencies: ["OpenSwiftData", "OpenSwiftDataSync", "JSONStore", "CSQLite", "TestModels", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Fuzz"
         ),
+        // The stores every shared behaviour suite runs against (`StoreKind`, `TestStore`) and the
+        // PostgreSQL test server, for the library's tests and sync's.
+        .target(
+            name: "StoreTestSupport",
+            dependencies: [
+                "OpenSwiftData", "JSONStore", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: postgreSQL),
+            ],
+            path: "Tests/StoreTestSupport"
+        ),
         .testTarget(
             name: "OpenSwiftDataTests",
             dependencies: [
-                "OpenSwiftData", "OpenSwiftDataSync", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL), "TestModels", "openswiftdata-test-writer", "JSONStore", "DocumentCollections",
-                "OpenSwiftDataTesting",
+                "OpenSwiftData", .target(name: "OpenSwiftDataPostgres", condition: postgreSQL), "TestModels", "openswiftdata-test-writer", "JSONStore", "DocumentCollections",
+                "OpenSwiftDataTesting", "StoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: postgreSQL),
                 .product(name: "NIOCore", package: "swift-nio", condition: postgreSQL),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // Sync: clients, servers, sharing, subscriptions and large values, over every store kind.
+        .testTarget(
+            name: "OpenSwiftDataSyncTests",
+            dependencies: [
+                "OpenSwiftData", "OpenSwiftDataSync", "StoreTestSupport",
+                .target(name: "OpenSwiftDataPostgres", condition: postgreSQL),
             ]
         ),
         // The expense tracker's released stores, each replayed through its migration plan.

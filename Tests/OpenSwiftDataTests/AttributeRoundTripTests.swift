@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Every supported attribute type is written to a file store and read back through a new

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Hostile input: truncated files, huge and odd values, a full disk. Each case either round-trips

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Inserts, edits and deletes are tracked per property; a save writes only changed columns, in one

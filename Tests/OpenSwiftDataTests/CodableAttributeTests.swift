@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// A type of someone else's (no `@Model`, no raw value): `@Attribute(.codable)` stores it whole.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// `ModelContainer.close()`: a file store's connections closed (its WAL folded into the file, the

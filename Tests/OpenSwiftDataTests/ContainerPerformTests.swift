@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// `ModelContainer.perform`: context work from async code on threads of the container's own, so

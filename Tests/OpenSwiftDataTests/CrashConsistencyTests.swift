@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 import TestModels
 @testable import OpenSwiftData
 

@@ -2,6 +2,7 @@ import Foundation
 import JSONStore
 import Logging
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// A store that saves through a JSON store unless told to fail, as a web service that is down would.

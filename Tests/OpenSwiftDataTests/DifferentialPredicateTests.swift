@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Every predicate's SQL result must equal Foundation's own `Predicate.evaluate` over the same

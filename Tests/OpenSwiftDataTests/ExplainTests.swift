@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// `ModelContext.explain(_:)`: the statement a fetch or an aggregate runs, the engine's plan, the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// FetchDescriptor in full: partial loading, prefetching, identifiers, batches, enumeration,

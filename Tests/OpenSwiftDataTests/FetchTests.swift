@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// FetchDescriptor: sorting, limits, offsets, counts, and unsaved changes.

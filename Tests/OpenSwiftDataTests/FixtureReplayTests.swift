@@ -1,6 +1,7 @@
 import Foundation
 import OpenSwiftDataTesting
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 import TestModels
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Model inheritance: subclasses of a model keep their own and inherited values, fetches of a

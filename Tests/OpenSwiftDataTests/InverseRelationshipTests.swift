@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Both sides of a relationship stay consistent in memory, immediately, and in the store.

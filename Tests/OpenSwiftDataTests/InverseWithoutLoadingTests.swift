@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Keeping an inverse consistent does not load it: setting `expense.category = food` in a fresh

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Models and properties named like SQL keywords (`Order`, `Group`, `Index`, `select`, `from`…)

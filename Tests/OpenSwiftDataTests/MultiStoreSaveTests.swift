@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// A save that spans several stores is all or nothing: when one store fails, no store keeps the

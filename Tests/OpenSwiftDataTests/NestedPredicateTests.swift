@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// A predicate evaluated inside another (`PredicateExpressions.build_evaluate`, what Apple's

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// One store, many owners (``OwnedRows``): a context made for an owner reads and writes only

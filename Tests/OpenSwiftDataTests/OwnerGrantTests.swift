@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Grants kept by the store (``OwnerGrant``): a grantee's context made with `includingGrants`

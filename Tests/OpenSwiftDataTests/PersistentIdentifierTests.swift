@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Identifiers: temporary until saved, then permanent, Codable, and resolvable in another context.

@@ -3,6 +3,7 @@ import Foundation
 import JSONStore
 import Logging
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 @testable import OpenSwiftDataPostgres
 import PostgresNIO

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import PostgresNIO
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 @testable import OpenSwiftDataPostgres
 

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 @testable import OpenSwiftDataPostgres
 import PostgresNIO

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// The first cut of predicate translation: comparisons, boolean logic, nil tests and to-one key

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// What a store says of the queries run against it (`QueryInsight`): a warning, once, when a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Optional to-many, relationships without an inverse, bounded relationships, and declarations

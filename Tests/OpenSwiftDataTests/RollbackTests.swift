@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Rollback discards inserts, restores edited values and relationships, and brings deleted models back.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// The SQL the SQLite store runs, in one place: what representative predicates become (joins for

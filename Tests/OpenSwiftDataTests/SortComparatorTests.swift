@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Sort descriptors with `.localizedStandard` and `.localized` comparators: every store returns

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Part of a stored `Data` value read without the rest (`ModelContext.storedBytes`, which sync

@@ -3,6 +3,7 @@ import Foundation
 import InMemoryTracing
 import MetricsTestKit
 import Testing
+import StoreTestSupport
 import TestModels
 import Tracing
 @testable import OpenSwiftData

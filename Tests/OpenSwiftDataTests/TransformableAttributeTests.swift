@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// `@Attribute(.transformable(by:))`: values are stored as the `Data` their transformer makes and

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// A model keeps its values unboxed, each in the bytes its property's type needs (see

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Inserting a model whose unique values match a stored row updates that row, as SwiftData does.

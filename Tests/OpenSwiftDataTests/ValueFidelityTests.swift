@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Strings are stored exactly as given: quotes, SQL, unicode, NUL characters (not on PostgreSQL,

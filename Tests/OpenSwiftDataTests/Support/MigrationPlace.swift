@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 
 /// Where a migration test keeps its store: an SQLite file, or a PostgreSQL namespace when a

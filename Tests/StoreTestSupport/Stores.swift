@@ -2,13 +2,13 @@ import Foundation
 import Testing
 import JSONStore
 import Logging
-@testable import OpenSwiftData
+import OpenSwiftData
 
 /// The store kinds every shared behaviour runs against: the SQLite store on a file and in memory,
 /// the JSON example store (a custom `DataStore`, behind the store seam like any app's), and the
 /// PostgreSQL store when a server is given (``PostgresServer``; without one, `.postgres` is left
 /// out of ``allCases`` and the PostgreSQL suites say they were skipped and how to run them).
-enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+package enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case file
     case memory
     case json
@@ -18,42 +18,42 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     /// The PostgreSQL store, each test in a namespace of its own.
     case postgres
 
-    var testDescription: String { rawValue }
+    package var testDescription: String { rawValue }
 
-    static var allCases: [StoreKind] {
+    package static var allCases: [StoreKind] {
         PostgresServer.url == nil ? [.file, .memory, .json, .logged] : [.file, .memory, .json, .logged, .postgres]
     }
 
     /// The SQLite store's kinds, for behaviour only it has (SQL, files, concurrency across processes).
-    static let sqlite: [StoreKind] = [.file, .memory]
+    package static let sqlite: [StoreKind] = [.file, .memory]
 
     /// The kinds that keep a history: the built-in stores, and the SQLite store behind the
     /// logging decorator (whose history passes through `HistoryProviding`). The JSON example
     /// store keeps none.
-    static var keepingHistory: [StoreKind] { allCases.filter { $0 != .json } }
+    package static var keepingHistory: [StoreKind] { allCases.filter { $0 != .json } }
 
     /// The kinds whose store runs predicates itself (in SQL). The JSON example store asks the
     /// context to filter in memory with `Predicate.evaluate`, so comparing its results with
     /// `evaluate` could not fail.
-    static var translatingPredicates: [StoreKind] { allCases.filter { $0 != .json } }
+    package static var translatingPredicates: [StoreKind] { allCases.filter { $0 != .json } }
 
     /// The kinds that can keep an owner per row (``OwnedRows``): the built-in stores, reached
     /// directly.
-    static var keepingOwners: [StoreKind] { allCases.filter { $0 == .file || $0 == .memory || $0 == .postgres } }
+    package static var keepingOwners: [StoreKind] { allCases.filter { $0 == .file || $0 == .memory || $0 == .postgres } }
 }
 
 /// A container over a fresh store, and the file it lives in (removed when the test is done).
-final class TestStore {
-    let container: ModelContainer
-    let url: URL?
-    let kind: StoreKind
+package final class TestStore {
+    package let container: ModelContainer
+    package let url: URL?
+    package let kind: StoreKind
     /// The PostgreSQL namespace of a `.postgres` store (dropped when the test is done).
-    let namespace: String?
+    package let namespace: String?
     /// The entities whose rows keep an owner (``StoreKind/keepingOwners`` only).
-    let ownedRows: OwnedRows?
+    package let ownedRows: OwnedRows?
 
     /// `queryInsight`: the insight of the built-in stores' configuration (the others keep the defaults).
-    init(_ kind: StoreKind, _ types: [any PersistentModel.Type], ownedRows: OwnedRows? = nil, queryInsight: QueryInsight = QueryInsight()) throws {
+    package init(_ kind: StoreKind, _ types: [any PersistentModel.Type], ownedRows: OwnedRows? = nil, queryInsight: QueryInsight = QueryInsight()) throws {
         namespace = kind == .postgres ? PostgresServer.newNamespace() : nil
         self.kind = kind
         self.ownedRows = ownedRows
@@ -88,27 +88,27 @@ final class TestStore {
     }
 
     /// The test server's database, in `namespace`.
-    static func postgres(_ namespace: String, ownedRows: OwnedRows? = nil) throws -> any DataStoreConfiguration {
+    package static func postgres(_ namespace: String, ownedRows: OwnedRows? = nil) throws -> any DataStoreConfiguration {
         try PostgresServer.configuration(namespace: namespace, ownedRows: ownedRows)
     }
 
     /// The SQLite file at `url` through `DefaultStore`, wrapped in the logging decorator.
-    static func logged(_ url: URL) -> LoggingStoreConfiguration<ModelConfiguration> {
+    package static func logged(_ url: URL) -> LoggingStoreConfiguration<ModelConfiguration> {
         var logger = Logger(label: "tests")
         logger.logLevel = .critical
         return LoggingStoreConfiguration(wrapping: ModelConfiguration(url: url), logger: logger)
     }
 
     /// A new context on the same container.
-    func context() -> ModelContext { ModelContext(container) }
+    package func context() -> ModelContext { ModelContext(container) }
 
     /// Opens the same file again with a new container, as a new process would.
-    func reopen(_ types: [any PersistentModel.Type]) throws -> ModelContainer {
+    package func reopen(_ types: [any PersistentModel.Type]) throws -> ModelContainer {
         try reopen(types, ownedRows: ownedRows)
     }
 
     /// Opens the same file again with a new container whose configuration keeps owners for `ownedRows`.
-    func reopen(_ types: [any PersistentModel.Type], ownedRows: OwnedRows?) throws -> ModelContainer {
+    package func reopen(_ types: [any PersistentModel.Type], ownedRows: OwnedRows?) throws -> ModelContainer {
         if let namespace {
             return try ModelContainer(for: Schema(types), configurations: [try TestStore.postgres(namespace, ownedRows: ownedRows)])
         }
@@ -124,23 +124,14 @@ final class TestStore {
         return try ModelContainer(for: Schema(types), configurations: [configuration])
     }
 
-    /// The SQL the store runs while `body` runs.
-    func sql(_ body: () throws -> Void) rethrows -> [RenderedSQL] {
-        guard let store = container.stores[0] as? SQLStore else { try body(); return [] }
-        store.startTracing()
-        defer { store.stopTracing() }
-        try body()
-        return store.stopTracing()
-    }
-
-    static func temporaryURL() -> URL {
+    package static func temporaryURL() -> URL {
         FileManager.default.temporaryDirectory
             .appendingPathComponent("openswiftdata-tests", isDirectory: true)
             .appendingPathComponent("\(UUID().uuidString).store")
     }
 
     /// Removes a store file and SQLite's `-wal` and `-shm` files beside it.
-    static func removeFiles(at url: URL) {
+    package static func removeFiles(at url: URL) {
         for suffix in ["", "-wal", "-shm"] {
             try? FileManager.default.removeItem(atPath: url.path + suffix)
         }
@@ -150,12 +141,4 @@ final class TestStore {
         if let url { TestStore.removeFiles(at: url) }
         if let namespace { PostgresServer.drop(namespace) }
     }
-}
-
-extension Array where Element == RenderedSQL {
-    /// The statement texts, for assertions.
-    var texts: [String] { map(\.text) }
-
-    /// Statements whose text starts with `prefix` (`"UPDATE"`, `"SELECT"`…).
-    func starting(with prefix: String) -> [RenderedSQL] { filter { $0.text.hasPrefix(prefix) } }
 }

@@ -11,35 +11,35 @@ import PostgresNIO
 /// package's `PostgreSQL` trait (`swift test --traits PostgreSQL`). Without either, those tests
 /// are skipped, and Swift Testing prints ``skipReason`` for each. The only test file that needs
 /// the trait besides the PostgreSQL suites: the others make PostgreSQL stores through it.
-enum PostgresServer {
+package enum PostgresServer {
     #if PostgreSQL
-    static let url: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    package static let url: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
     #else
-    static let url: URL? = nil
+    package static let url: URL? = nil
     #endif
     /// The root certificate of the test server's TLS (`OPENSWIFTDATA_POSTGRES_CA`, which
     /// `Scripts/postgres-server.sh` prints); its certificate names `localhost`, not `127.0.0.1`.
-    static let certificateAuthority: String? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_CA"].flatMap { $0.isEmpty ? nil : $0 }
+    package static let certificateAuthority: String? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_CA"].flatMap { $0.isEmpty ? nil : $0 }
     /// A hot standby of the test server (`OPENSWIFTDATA_POSTGRES_STANDBY_URL`, which
     /// `Scripts/postgres-server.sh standby` prints), for the read-replica tests.
-    static let standbyURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_STANDBY_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
-    static let standbySkipReason: Comment = "no PostgreSQL standby: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` and `eval \"$(Scripts/postgres-server.sh standby /tmp/pg /tmp/pg-standby 1500)\"`, then `swift test --traits PostgreSQL`"
+    package static let standbyURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_POSTGRES_STANDBY_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    package static let standbySkipReason: Comment = "no PostgreSQL standby: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` and `eval \"$(Scripts/postgres-server.sh standby /tmp/pg /tmp/pg-standby 1500)\"`, then `swift test --traits PostgreSQL`"
     /// PgBouncer in front of the test server: in session pooling mode
     /// (`OPENSWIFTDATA_PGBOUNCER_URL`) and in transaction mode
     /// (`OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL`), as `Scripts/postgres-server.sh pgbouncer` prints.
-    static let pgBouncerURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_PGBOUNCER_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
-    static let pgBouncerTransactionURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
-    static let pgBouncerSkipReason: Comment = "no PgBouncer: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"`, `eval \"$(Scripts/postgres-server.sh pgbouncer /tmp/pg /tmp/pg-bouncer session)\"` and, with OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL set from `Scripts/postgres-server.sh pgbouncer /tmp/pg /tmp/pg-bouncer-tx transaction`, `swift test --traits PostgreSQL`"
-    static let tlsSkipReason: Comment = "no PostgreSQL server with TLS: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (it sets OPENSWIFTDATA_POSTGRES_URL and OPENSWIFTDATA_POSTGRES_CA) and then `swift test --traits PostgreSQL`"
-    static let skipReason: Comment = "no PostgreSQL server, or a build without the PostgreSQL trait: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test --traits PostgreSQL`"
+    package static let pgBouncerURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_PGBOUNCER_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    package static let pgBouncerTransactionURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
+    package static let pgBouncerSkipReason: Comment = "no PgBouncer: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"`, `eval \"$(Scripts/postgres-server.sh pgbouncer /tmp/pg /tmp/pg-bouncer session)\"` and, with OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL set from `Scripts/postgres-server.sh pgbouncer /tmp/pg /tmp/pg-bouncer-tx transaction`, `swift test --traits PostgreSQL`"
+    package static let tlsSkipReason: Comment = "no PostgreSQL server with TLS: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (it sets OPENSWIFTDATA_POSTGRES_URL and OPENSWIFTDATA_POSTGRES_CA) and then `swift test --traits PostgreSQL`"
+    package static let skipReason: Comment = "no PostgreSQL server, or a build without the PostgreSQL trait: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test --traits PostgreSQL`"
 
     /// A fresh namespace name for one test (dropped with ``drop(_:)`` when the test is done).
-    static func newNamespace() -> String {
+    package static func newNamespace() -> String {
         "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
     /// The test server's database, in `namespace`.
-    static func configuration(_ name: String = "postgres", schema: Schema? = nil, namespace: String, allowsSave: Bool = true, ownedRows: OwnedRows? = nil,
+    package static func configuration(_ name: String = "postgres", schema: Schema? = nil, namespace: String, allowsSave: Bool = true, ownedRows: OwnedRows? = nil,
                               queryInsight: QueryInsight = QueryInsight()) throws -> any DataStoreConfiguration {
         #if PostgreSQL
         let server = try #require(url, "no PostgreSQL server")
@@ -54,7 +54,7 @@ enum PostgresServer {
 
     #if PostgreSQL
     /// A namespace's tables as text: each column with its type, each index, and every row.
-    static func dump(_ namespace: String) throws -> String {
+    package static func dump(_ namespace: String) throws -> String {
         let url = try #require(url, "no PostgreSQL server")
         let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5))
         defer { pool.shutDown() }
@@ -82,7 +82,7 @@ enum PostgresServer {
     }
 
     /// The data type of each column of a table, by column name.
-    static func columnTypes(_ table: String, in namespace: String) throws -> [String: String] {
+    package static func columnTypes(_ table: String, in namespace: String) throws -> [String: String] {
         let url = try #require(url, "no PostgreSQL server")
         let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5))
         defer { pool.shutDown() }
@@ -96,7 +96,7 @@ enum PostgresServer {
     }
 
     /// Runs statements in a namespace, as another program would.
-    static func execute(_ statements: [String], in namespace: String) throws {
+    package static func execute(_ statements: [String], in namespace: String) throws {
         let url = try #require(url, "no PostgreSQL server")
         let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5), namespace: namespace)
         defer { pool.shutDown() }
@@ -108,7 +108,7 @@ enum PostgresServer {
     /// Ends the sessions listening on `channel`, as a server restart ends them (an administrator's
     /// `pg_terminate_backend`); returns how many there were.
     @discardableResult
-    static func terminateListeners(channel: String) throws -> Int {
+    package static func terminateListeners(channel: String) throws -> Int {
         let url = try #require(url, "no PostgreSQL server")
         let pool = try PostgresConnectionPool(url: try PostgresURL(url), maximum: 1, connectTimeout: .seconds(5))
         defer { pool.shutDown() }
@@ -122,7 +122,7 @@ enum PostgresServer {
     }
 
     /// Removes a test's namespace and its tables.
-    static func drop(_ namespace: String) {
+    package static func drop(_ namespace: String) {
         guard let url, let address = try? PostgresURL(url),
               let pool = try? PostgresConnectionPool(url: address, maximum: 1, connectTimeout: .seconds(5)) else { return }
         defer { pool.shutDown() }
@@ -131,9 +131,9 @@ enum PostgresServer {
         }
     }
     #else
-    static func dump(_ namespace: String) throws -> String { "" }
-    static func drop(_ namespace: String) {}
-    static func terminateListeners(channel: String) throws -> Int { 0 }
+    package static func dump(_ namespace: String) throws -> String { "" }
+    package static func drop(_ namespace: String) {}
+    package static func terminateListeners(channel: String) throws -> Int { 0 }
     #endif
 }
 

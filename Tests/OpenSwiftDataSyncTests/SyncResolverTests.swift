@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import StoreTestSupport
 @testable import OpenSwiftData
 @testable import OpenSwiftDataSync
 
