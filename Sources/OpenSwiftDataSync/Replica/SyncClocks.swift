@@ -40,8 +40,9 @@ struct SyncClocks {
         Self.isLater(clock, than: spelled[key.spelling])
     }
 
-    /// The rule: an edit wins over the one held when its clock is later, or nothing is held.
-    private static func isLater(_ clock: SyncClock, than held: SyncClock?) -> Bool {
+    /// The rule: an edit wins over the one held when its clock is later, or nothing is held
+    /// (the default conflict resolver's ``SyncConflict/laterEdit`` asks it too).
+    static func isLater(_ clock: SyncClock, than held: SyncClock?) -> Bool {
         held.map { $0 < clock } ?? true
     }
 

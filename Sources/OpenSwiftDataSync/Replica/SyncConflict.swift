@@ -46,6 +46,6 @@ public struct SyncConflict {
 
     /// The version the default rule keeps: the later edit.
     public var laterEdit: Winner {
-        incoming.clock > local.clock ? .incoming : .local
+        SyncClocks.isLater(incoming.clock, than: local.clock) ? .incoming : .local
     }
 }
