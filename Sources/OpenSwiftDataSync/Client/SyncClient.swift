@@ -32,6 +32,19 @@ public actor SyncClient {
     /// The user this device last synced as, sent with every request of a sync (so a server
     /// serving another user refuses it before anything merges); `nil` before the first.
     var syncedUser: String?
+    /// Whether ``run(waitingUpTo:debounce:)`` runs (`SyncClient+Live.swift`).
+    var isRunning = false
+    /// The exchanges the running loop ended, and the listeners waiting for the next one.
+    var exchanges = 0
+    var exchangeWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Where the client stands while it runs (``run(waitingUpTo:debounce:)``): synced, syncing,
+    /// waiting, offline or resetting, the changes not sent yet, and the last exchange.
+    ///
+    /// ```swift
+    /// for await snapshot in client.status.updates() { print(snapshot.state) }
+    /// ```
+    public nonisolated let status = SyncStatus()
 
     /// What a client does with its unsynced changes when it must start again from a fresh copy
     /// of its server's objects (see ``Reset``).

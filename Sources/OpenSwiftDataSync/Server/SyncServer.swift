@@ -39,6 +39,8 @@ public final class SyncServer: @unchecked Sendable {
     let replica: SyncReplica
     let lock = NSLock()
     let gate = SyncGate()
+    /// Devices waiting for a change they may read (`SyncServer+Waiting.swift`).
+    let waiters = SyncWaiters()
     let logger = Logger(label: "OpenSwiftDataSync.server")
     /// Seconds history stays after sync has read it; `nil`: kept.
     private let historyRetention: TimeInterval?
@@ -146,6 +148,7 @@ public final class SyncServer: @unchecked Sendable {
     /// let reply = try await server.serve(Data(buffer: try await request.body.collect(upTo: SyncServer.maximumRequestBytes)))
     /// ```
     public func serve(_ body: Data) async throws -> Data {
+        if let wait = Self.waitRequest(body) { return try await waitForChanges(wait, principal: nil) }
         try await gate.enter(limit: Self.maximumWaitingRequests)
         defer { gate.leave() }
         return try await replica.container.perform { [self] _ in try respond(to: body) }
@@ -160,6 +163,10 @@ public final class SyncServer: @unchecked Sendable {
     /// let reply = try await server.serve(body, as: SyncPrincipal(user: claims.subject))
     /// ```
     public func serve(_ body: Data, as principal: SyncPrincipal) async throws -> Data {
+        if let wait = Self.waitRequest(body) {
+            try check(principal)
+            return try await waitForChanges(wait, principal: principal)
+        }
         // Users take turns: one user's requests never hold another's behind them.
         try await gate.enter(user: principal.user, limit: Self.maximumWaitingRequests, perUser: Self.maximumWaitingRequestsPerUser)
         defer { gate.leave() }
@@ -179,13 +186,19 @@ public final class SyncServer: @unchecked Sendable {
     /// Answers one request body of `principal`'s device on the calling thread, as
     /// ``respond(to:)`` does, within what `principal` may read and write (see ``serve(_:as:)``).
     public func respond(to body: Data, as principal: SyncPrincipal) throws -> Data {
+        try check(principal)
+        return try respond(to: body, principal: principal)
+    }
+
+    /// Throws where `principal` cannot be served: the store keeps no owners, or the user is unnamed
+    /// or named as a shared tree.
+    func check(_ principal: SyncPrincipal) throws {
         guard keepsOwners else {
             throw SyncError.unsupportedStore("the server's store keeps no owner per row, so it cannot keep users apart; give its configuration ownedRows (or serve one dataset without a principal)")
         }
         guard !SyncSharing.isZone(principal.user), !principal.user.isEmpty else {
             throw SyncError.unsupportedStore("a principal's user is named, and not with '\(SyncZone.prefix)', which names shared trees")
         }
-        return try respond(to: body, principal: principal)
     }
 
     private func respond(to body: Data, principal: SyncPrincipal?) throws -> Data {
@@ -221,6 +234,10 @@ public final class SyncServer: @unchecked Sendable {
         guard request.pullLimit > 0, request.pullBytes > 0 else { throw SyncError.malformed("a pull limit must be positive") }
         lock.lock()
         defer { lock.unlock() }
+        if request.wait != nil {
+            // Answered on the calling thread, a wait cannot be held: whether there is a change now.
+            return try waitReply(request, changed: !changedInterests([interest(of: request, principal: principal)]).isEmpty)
+        }
         if let chunk = request.chunk {
             // A device that synced as another user sends none of that user's values either.
             if let principal { try checkUser(of: request, principal) }
@@ -241,14 +258,8 @@ public final class SyncServer: @unchecked Sendable {
     /// (retried where another server's save conflicted).
     private func exchange(_ request: SyncRequest, principal: SyncPrincipal?) throws -> Data {
         try retryingConflicts {
-            let capturing = ModelContext(replica.container)
-            capturing.autosaveEnabled = false
             // The server's own edits (its web page's) first, so they meet pushed ones by clock.
-            // Read without an owner: they may be any user's, and each keeps its own.
-            try replica.capture(in: capturing, recoveringLostHistory: false, arranging: !access.sharing ? nil : { [replica, sharing] edited, deletedShares in
-                var arranging = SyncSharing(replica: replica, context: capturing, state: try replica.state(in: capturing), principal: nil, spaces: SyncSpaces(), options: sharing)
-                try arranging.arrange(captured: edited, deletedShares: deletedShares)
-            })
+            let capturing = try captureServerEdits()
             if let principal {
                 try checkUser(of: request, principal)
                 if !request.answers.isEmpty, access.sharing, keepsOwners { try answer(request.answers, for: principal.user) }
@@ -289,6 +300,19 @@ public final class SyncServer: @unchecked Sendable {
             }
             return try pull(after: after, page: page, in: reading, subscribed: subscribed, matchedThrough: request.matchedThrough)
         }
+    }
+
+    /// Records the server's own edits since sync last read its history (its web page's) as
+    /// changes devices pull, in a context of sync's own that it returns. Read without an owner:
+    /// they may be any user's, and each keeps its own. Called with `lock` held.
+    func captureServerEdits() throws -> ModelContext {
+        let capturing = ModelContext(replica.container)
+        capturing.autosaveEnabled = false
+        try replica.capture(in: capturing, recoveringLostHistory: false, arranging: !access.sharing ? nil : { [replica, sharing] edited, deletedShares in
+            var arranging = SyncSharing(replica: replica, context: capturing, state: try replica.state(in: capturing), principal: nil, spaces: SyncSpaces(), options: sharing)
+            try arranging.arrange(captured: edited, deletedShares: deletedShares)
+        })
+        return capturing
     }
 
     /// Throws ``SyncError/resetRequired(reason:serverLost:)`` where a client cannot go on from

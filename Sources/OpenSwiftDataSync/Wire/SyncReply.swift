@@ -42,4 +42,7 @@ struct SyncReply: Codable, Sendable {
     var offers: [SyncOffer]? = nil
     /// The fingerprint of ``offers``, for the device to send back.
     var offersFingerprint: String? = nil
+    /// The answer to a wait: whether a change the device may read came after its position
+    /// (sync now), or its wait ran out (ask again).
+    var changed: Bool? = nil
 }

@@ -42,6 +42,9 @@ struct SyncRequest: Codable, Sendable {
     var offers: String? = nil
     /// The device's answers to offers, applied before anything else.
     var answers: [SyncOfferAnswer] = []
+    /// A wait (a long poll): no push and no pull, but hold the reply up to this many seconds
+    /// until a change after `position` may be read (``SyncReply/changed``).
+    var wait: Double? = nil
 
     init(schema: String, node: String, push: [SyncRecord] = [], pullAfter: Int64? = nil, position: Int64? = nil, positionObject: UUID? = nil, epoch: String? = nil, view: String? = nil,
          subscriptions: [String: SyncSubscription.Values]? = nil, matching: SyncMatching? = nil, matchedThrough: Int64? = nil, pullLimit: Int = SyncClient.defaultPageSize, pullBytes: Int = SyncClient.defaultPageBytes) {
@@ -61,7 +64,7 @@ struct SyncRequest: Codable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case schema, node, push, pullAfter, position, positionObject, epoch, view, subscriptions, matching, matchedThrough, pullLimit, pullBytes, chunk, user, offers, answers
+        case schema, node, push, pullAfter, position, positionObject, epoch, view, subscriptions, matching, matchedThrough, pullLimit, pullBytes, chunk, user, offers, answers, wait
     }
 
     /// The most answers to offers one request carries.
@@ -87,6 +90,7 @@ struct SyncRequest: Codable, Sendable {
         user = try container.decodeIfPresent(String.self, forKey: .user)
         offers = try container.decodeIfPresent(String.self, forKey: .offers)
         answers = try container.decodeIfPresent([SyncOfferAnswer].self, forKey: .answers) ?? []
+        wait = try container.decodeIfPresent(Double.self, forKey: .wait)
         guard answers.count <= Self.maximumAnswers else {
             throw SyncError.malformed("a request answers \(answers.count) offers; the most is \(Self.maximumAnswers)")
         }

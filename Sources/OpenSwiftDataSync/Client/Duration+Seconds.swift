@@ -1,0 +1,8 @@
+import Foundation
+
+extension Duration {
+    /// The duration in seconds, fractions included.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import OpenSwiftData
+
+/// Long polls: a device that asks to wait (``SyncClient/run(waitingUpTo:debounce:)``) is answered
+/// at once when its view holds changes after its position, and otherwise held — a suspended
+/// task, no thread, no database connection — until a save changes what it may read, or its wait
+/// runs out. Saves are learned from the container's own feed: this server's pushes and its web
+/// page's edits, another process's on the same SQLite file, another instance's on the same
+/// PostgreSQL database (its `NOTIFY`). After each save (saves during a round are taken together),
+/// one round checks each distinct thing waited for — a user's view after a position — with one
+/// query, and wakes only the waiters whose view changed: another user's never are.
+extension SyncServer {
+    /// The most devices held waiting for changes at once; more are refused with
+    /// ``SyncError/busy(_:)`` (answer 429).
+    public static let maximumWaitingDevices = 10_000
+    /// The most devices of one user held waiting at once; more of that user's are refused with
+    /// ``SyncError/busy(_:)`` (answer 429).
+    public static let maximumWaitingDevicesPerUser = 32
+    /// The longest a device is held waiting: a client asks again after it, which also tells an
+    /// HTTP proxy between them that the connection is alive.
+    public static let maximumWait: Duration = .seconds(30)
+
+    /// The devices held waiting for changes now.
+    public var waitingDevices: Int { waiters.count }
+
+    /// Answers every device held waiting (each asks again, and finds the server gone or back) and
+    /// from now on holds none: call it when the host begins to shut down, so that its graceful
+    /// shutdown does not wait out the long polls in flight.
+    ///
+    /// ```swift
+    /// let reply = try await withGracefulShutdownHandler {
+    ///     try await server.serve(body, as: principal)
+    /// } onGracefulShutdown: {
+    ///     server.releaseWaitingDevices()
+    /// }
+    /// ```
+    public func releaseWaitingDevices() {
+        waiters.releaseAll()
+    }
+
+    /// A wait request's body, decoded; `nil` for any other request (a wait pushes nothing and is
+    /// small, so a large body is not decoded twice).
+    static func waitRequest(_ body: Data) -> SyncRequest? {
+        guard body.count <= 64 << 10, let request = try? JSONDecoder().decode(SyncRequest.self, from: body), request.wait != nil else { return nil }
+        return request
+    }
+
+    /// What a wait request waits for.
+    func interest(of request: SyncRequest, principal: SyncPrincipal?) -> SyncWaiters.Interest {
+        SyncWaiters.Interest(principal: principal, position: request.position ?? 0, epoch: request.epoch)
+    }
+
+    /// The reply to a wait: whether to sync now.
+    func waitReply(_ request: SyncRequest, changed: Bool) throws -> Data {
+        var reply = SyncReply(schema: replica.schemaVersion, accepted: 0, cursor: request.position ?? 0, more: false)
+        reply.changed = changed
+        return try JSONEncoder().encode(reply)
+    }
+
+    /// Holds a wait request until the device's view changes after its position, or its wait
+    /// (at most ``maximumWait``) runs out; cancelled with its task (the device went away).
+    func waitForChanges(_ request: SyncRequest, principal: SyncPrincipal?) async throws -> Data {
+        guard request.schema == replica.schemaVersion else {
+            throw SyncError.schemaMismatch(local: replica.schemaVersion, remote: String(request.schema.prefix(200)))
+        }
+        guard let asked = request.wait, asked.isFinite, asked >= 0 else { throw SyncError.malformed("a wait is a number of seconds") }
+        let seconds = min(asked, Double(Self.maximumWait.components.seconds))
+        let interest = interest(of: request, principal: principal)
+        let id = try waiters.add(interest, limit: Self.maximumWaitingDevices, perUserLimit: Self.maximumWaitingDevicesPerUser)
+        defer { waiters.remove(id) }
+        waiters.watchSaves { replica.container.watchSaves { [weak self] in self?.savesSeen() } }
+        // Added before this first look: a save after it starts a round that finds the waiter.
+        let changedNow = try await replica.container.perform { [self] _ in
+            try lock.withLock { try changedInterests([interest]) }
+        }
+        if !changedNow.isEmpty { waiters.resolve(id, changed: true) }
+        let timer = Task { [waiters] in
+            guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
+            waiters.resolve(id, changed: false)
+        }
+        defer { timer.cancel() }
+        let changed = await withTaskCancellationHandler {
+            await waiters.wait(id)
+        } onCancel: { [waiters] in
+            waiters.resolve(id, changed: false)
+        }
+        try Task.checkCancellation()
+        return try waitReply(request, changed: changed)
+    }
+
+    /// A save may have changed what devices wait for: a round of checks, unless one is under way
+    /// (which is then followed by another).
+    private func savesSeen() {
+        guard waiters.count > 0, waiters.beginRound() else { return }
+        Task { [self] in
+            repeat {
+                let interests = waiters.interests()
+                guard !interests.isEmpty else { continue }
+                do {
+                    let changed = try await replica.container.perform { [self] _ in
+                        try lock.withLock { try changedInterests(interests) }
+                    }
+                    // Every check of the round done before any waiter wakes.
+                    waiters.resolve(changed)
+                } catch {
+                    logger.warning("sync could not check what waiting devices may read: \(error)")
+                }
+            } while waiters.endRound()
+        }
+    }
+
+    /// Those of `interests` whose view holds a change after their position (or whose device heard
+    /// another epoch), after the server's own edits are recorded. One query each; read from the
+    /// primary, as exchanges are. Called with `lock` held.
+    func changedInterests(_ interests: Set<SyncWaiters.Interest>) throws -> Set<SyncWaiters.Interest> {
+        try replica.container.readingFromPrimary {
+            _ = try retryingConflicts { try captureServerEdits() }
+            var changed = Set<SyncWaiters.Interest>()
+            for interest in interests {
+                let view = try access.readingView(for: interest.principal, replica: replica)
+                if let epoch = interest.epoch, try replica.state(in: view.context).epoch != epoch {
+                    changed.insert(interest)
+                } else if try !view.changes(after: interest.position, limit: 1).isEmpty {
+                    changed.insert(interest)
+                }
+            }
+            return changed
+        }
+    }
+}
