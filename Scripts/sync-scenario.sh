@@ -7,7 +7,7 @@
 # First syncs (a new device pulls before seeding), offline adds on two devices, a category made
 # offline on both, the server down then up, the same note edited on both (the later edit wins
 # whatever the sync order), different attributes of one expense, a delete against an edit, ten
-# devices converging, ROWS imported rows (20000 by default) synced with a `kill -9` part way and a
+# devices converging, two devices kept in sync live (`sync --watch`), ROWS imported rows (20000 by default) synced with a `kill -9` part way and a
 # retry, repeated syncs changing nothing, a 50 MB receipt (RECEIPT_MB) sent and fetched apart from
 # its expense, each killed part way and resumed (`receipts`), and, with Node and Chromium (the web example's browser
 # check), the server's page showing a device's synced expense live and what was added through the
@@ -234,6 +234,31 @@ receipts() {
     echo "a $size MB receipt: peak memory of the sync sending it $upload MB, of the fetch receiving it $download MB (a sync moving nothing: $idle MB); servers $(server_peaks) (before: $servers_before)"
 }
 
+# watching: devices a and b keep their stores in sync with `sync --watch` (on PostgreSQL through
+# the two server instances); what one adds (another process on its file) shows on the other with
+# no sync run, and both exit cleanly on SIGTERM.
+watching() {
+    # The programs themselves in the background (not `device`, whose subshell would take the signal).
+    EXPENSES_SERVER="$(server_for a)" "$expenses" sync --watch --store "$work/$backend-a.store" > "$work/watch-$backend-a.log" 2>&1 &
+    local watch_a=$!
+    EXPENSES_SERVER="$(server_for b)" "$expenses" sync --watch --store "$work/$backend-b.store" > "$work/watch-$backend-b.log" 2>&1 &
+    local watch_b=$!
+    for name in a b; do
+        for _ in $(seq 1 150); do grep -q "Keeping this store in sync" "$work/watch-$backend-$name.log" && break; sleep 0.1; done
+    done
+    device a add 3 --note "Watched from a" > /dev/null
+    for _ in $(seq 1 150); do device b list | shows "Watched from a" && break; sleep 0.1; done
+    device b list | shows "Watched from a" || fail "a watching device did not receive the other's save: $(cat "$work/watch-$backend-b.log")"
+    device b add 4 --note "Watched from b" > /dev/null
+    for _ in $(seq 1 150); do device a list | shows "Watched from b" && break; sleep 0.1; done
+    device a list | shows "Watched from b" || fail "a watching device did not receive the other's save: $(cat "$work/watch-$backend-a.log")"
+    kill -TERM "$watch_a" "$watch_b"
+    wait "$watch_a" || fail "sync --watch on a did not exit cleanly: $(cat "$work/watch-$backend-a.log")"
+    wait "$watch_b" || fail "sync --watch on b did not exit cleanly: $(cat "$work/watch-$backend-b.log")"
+    for name in a b; do grep -q "^Stopped\." "$work/watch-$backend-$name.log" || fail "sync --watch on $name did not say it stopped"; done
+    echo "sync --watch: each device received the other's save without a sync run"
+}
+
 scenario() {
     backend=$1
     echo "== $backend: $([ "$backend" = sqlite ] && echo "one SQLite server" || echo "two server instances on one PostgreSQL database")"
@@ -306,6 +331,7 @@ scenario() {
     for n in $(seq 1 10); do synced "d$n" > /dev/null; done
     for n in $(seq 2 10); do [ "$(contents d1)" = "$(contents "d$n")" ] || fail "device d$n differs from d1"; done
     contents d1 | grep -c "device " | grep -qx 10 || fail "the ten devices' expenses are not all there"
+    watching
 
     # ROWS imported rows, synced with a kill -9 part way, then again: nothing lost, nothing twice.
     restore_check

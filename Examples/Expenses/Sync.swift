@@ -33,6 +33,9 @@ extension ExpensesCommand {
             case stop, discard
         }
 
+        @Flag(help: "Then keep the store in sync until stopped (Ctrl-C, SIGINT or SIGTERM): what is saved here is sent as it is saved, and other devices' changes arrive as they are made, a line per exchange. What was saved last is sent before it exits.")
+        var watch = false
+
         @MainActor
         func run() async throws {
             guard let base = try connection.base() else {
@@ -97,6 +100,70 @@ extension ExpensesCommand {
             if !offers.isEmpty {
                 print("\(offers.count) ledger(s) offered to you: see `expenses ledgers`; answer with `expenses ledger accept NAME --from USER` (or decline).")
             }
+            if watch { try await keepInSync(client, server: HTTPSyncTransport(url: base).serverDescription) }
+        }
+
+        /// Runs the client live until SIGINT or SIGTERM, printing each exchange and each offline
+        /// spell; then sends what was saved last.
+        private func keepInSync(_ client: SyncClient, server: String) async throws {
+            fflush(nil)  // what `print` holds goes first
+            say("Keeping this store in sync with \(server); Ctrl-C stops.")
+            let live = Task { try await client.run() }
+            // The command's own handling of the two signals: the library installs none.
+            let signals = DispatchQueue(label: "expenses.signals")
+            let sources = [SIGINT, SIGTERM].map { number in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
+                source.setEventHandler { live.cancel() }
+                source.resume()
+                return source
+            }
+            let reporter = Task { await Self.report(client.status, server: server) }
+            defer {
+                reporter.cancel()
+                for source in sources { source.cancel() }
+            }
+            do {
+                try await live.value
+            } catch is CancellationError {}
+            do {
+                let last = try await client.sync()
+                say("Stopped. \(last.sent) last change(s) sent, \(last.received) received.")
+            } catch {
+                throw SyncFailure(message: "Stopped, but the last changes could not be sent (\(error)); the next sync sends them.")
+            }
+        }
+
+        /// A line per exchange, and one when the server cannot be reached and when it can again.
+        private static func report(_ status: SyncStatus, server: String) async {
+            var offline = false
+            var last: Date?
+            for await snapshot in status.updates() {
+                switch snapshot.state {
+                case .offline(let error, let retryAt):
+                    if !offline {
+                        say("Offline: \(error). Trying again at \(time(retryAt)); what is saved meanwhile is sent then.")
+                        offline = true
+                    }
+                default:
+                    guard let exchange = snapshot.lastExchange, exchange != last else { continue }
+                    last = exchange
+                    let result = snapshot.lastResult.map { "\($0.sent) sent, \($0.received) received" } ?? "synced"
+                    say(offline ? "Back online at \(time(exchange)): \(result)." : "\(time(exchange)): \(result).")
+                    offline = false
+                }
+            }
+        }
+
+        /// A line at once, also into a file or a pipe (where `print` would hold it until exit).
+        private static func say(_ line: String) {
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+
+        private func say(_ line: String) { Self.say(line) }
+
+        private static func time(_ date: Date) -> String {
+            date.formatted(.iso8601.time(includingFractionalSeconds: false))
         }
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import OpenSwiftData
 import OpenSwiftDataSync
+import ServiceLifecycle
 
 /// `POST /sync`: the sync server for the expense tracker's devices (`expenses sync --server URL`),
 /// on this app's own store, SQLite or PostgreSQL (several instances may share the database).
@@ -60,11 +61,14 @@ struct SyncController {
         let reply: Data
         do {
             // Waiting for its turn without holding a thread, then on the container's own
-            // threads, as every request's data work.
-            if let principal {
-                reply = try await server.serve(data, as: principal)
-            } else {
-                reply = try await server.serve(data)
+            // threads, as every request's data work. A device waiting for changes (`expenses
+            // sync --watch`) is held here; when the server begins to shut down, it is answered,
+            // so the shutdown does not wait out its wait.
+            reply = try await withGracefulShutdownHandler {
+                if let principal { return try await server.serve(data, as: principal) }
+                return try await server.serve(data)
+            } onGracefulShutdown: {
+                server.releaseWaitingDevices()
             }
         } catch let error as SyncError {
             // The library's own answer: 400, 409, 413, or 422 naming a refused record, which the
