@@ -81,11 +81,15 @@ struct SyncLiveTests {
         onLaptop.insert(Entry(amount: 4, note: "Tea"))
         try onLaptop.save()
         try await until(phoneClient) { try entries(phone) == ["Tea"] }
+        // The phone's wait was answered; the laptop's, for its own push, was not.
+        #expect(server.waiters.wakeCount(of: "") == 1)
+        try await until(laptopClient) { laptopClient.status.isSynced && laptopClient.status.unsentChanges == 0 }
 
         let onPhone = ModelContext(phone.container)
         onPhone.insert(Entry(amount: 9, note: "Lunch"))
         try onPhone.save()
         try await until(laptopClient) { try entries(laptop) == ["Lunch", "Tea"] }
+        #expect(server.waiters.wakeCount(of: "") == 2)
         #expect(laptopClient.status.lastExchange != nil)
         try await until(phoneClient) { phoneClient.status.isSynced && phoneClient.status.unsentChanges == 0 }
 

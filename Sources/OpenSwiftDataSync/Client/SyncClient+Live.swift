@@ -101,12 +101,13 @@ extension SyncClient {
     private func listen(upTo wait: Duration, signal: AsyncStream<Wake>.Continuation) -> Task<Void, Never> {
         Task {
             while !Task.isCancelled {
-                let seen = exchanges
                 do {
                     guard try await waitForServer(upTo: wait) else { continue }
                 } catch {
                     if Task.isCancelled { return }
                 }
+                // The next exchange to end from now on moves the position.
+                let seen = exchanges
                 signal.yield(.server)
                 await nextExchange(after: seen)
             }

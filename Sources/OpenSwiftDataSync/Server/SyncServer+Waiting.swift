@@ -47,7 +47,7 @@ extension SyncServer {
 
     /// What a wait request waits for.
     func interest(of request: SyncRequest, principal: SyncPrincipal?) -> SyncWaiters.Interest {
-        SyncWaiters.Interest(principal: principal, position: request.position ?? 0, epoch: request.epoch)
+        SyncWaiters.Interest(principal: principal, position: request.position ?? 0, epoch: request.epoch, node: request.node)
     }
 
     /// The reply to a wait: whether to sync now.
@@ -109,8 +109,17 @@ extension SyncServer {
         }
     }
 
-    /// Those of `interests` whose view holds a change after their position (or whose device heard
-    /// another epoch), after the server's own edits are recorded. One query each; read from the
+    /// How many changes after a position a check reads to see whether any is another device's.
+    private static let ownChangesLooked = 64
+
+    /// The node that made an object's latest edit (or its delete).
+    private static func lastEditor(of object: SyncedObject) -> String? {
+        (Array(object.clocks.values) + [object.deletedClock].compactMap { $0 }).max()?.node
+    }
+
+    /// Those of `interests` whose view holds a change after their position that another device
+    /// (or the server) made, or whose device heard another epoch, after the server's own edits
+    /// are recorded. One query each; read from the
     /// primary, as exchanges are. Called with `lock` held.
     func changedInterests(_ interests: Set<SyncWaiters.Interest>) throws -> Set<SyncWaiters.Interest> {
         try replica.container.readingFromPrimary {
@@ -120,8 +129,13 @@ extension SyncServer {
                 let view = try access.readingView(for: interest.principal, replica: replica)
                 if let epoch = interest.epoch, try replica.state(in: view.context).epoch != epoch {
                     changed.insert(interest)
-                } else if try !view.changes(after: interest.position, limit: 1).isEmpty {
-                    changed.insert(interest)
+                } else {
+                    // Its own push is no news to a device (the latest edit of each object is
+                    // its own); a long run of them is taken as news rather than read to its end.
+                    let changes = try view.changes(after: interest.position, limit: Self.ownChangesLooked)
+                    if changes.count == Self.ownChangesLooked || changes.contains(where: { Self.lastEditor(of: $0) != interest.node }) {
+                        changed.insert(interest)
+                    }
                 }
             }
             return changed

@@ -13,11 +13,13 @@ import OpenSwiftData
 /// `@unchecked Sendable`: every field is touched with `lock` held.
 final class SyncWaiters: @unchecked Sendable {
     /// What a waiter waits for: changes after `position` in `principal`'s view (or anyone's, for
-    /// a server of one dataset), or an epoch other than the one its device heard.
+    /// a server of one dataset) that its device, `node`, did not make itself, or an epoch other
+    /// than the one it heard.
     struct Interest: Hashable, Sendable {
         let principal: SyncPrincipal?
         let position: Int64
         let epoch: String?
+        let node: String
     }
 
     private struct Waiter {
