@@ -7,6 +7,7 @@ import Foundation
 // swift run -c release --package-path Benchmarks bench --aggregates [--rows N] [--runs N]  (see AggregatesBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --search [--rows N] [--runs N]  (see SearchBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --scale [--members N] [--repeats N] [--postgres URL]  (see ScaleBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --live-sync [--saves N] [--postgres URL]  (see LiveSyncBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-users [--others N] [--repeats N] [--postgres URL]  (see SyncUsersBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-subscription [--rows N] [--repeats N] [--postgres URL]  (see SyncSubscriptionBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-shares [--shares N] [--repeats N] [--postgres URL]  (see SyncSharesBenchmark.swift)
@@ -90,6 +91,13 @@ func run() async throws {
     // Aggregates mode: sums, averages, grouped sums and batch updates against hand-written SQL (Results/aggregates.md).
     if arguments.contains("--aggregates") {
         try await runAggregatesBenchmark()
+        exit(0)
+    }
+
+    // Live-sync mode: a save on one running device until the other's store has it, alone and with
+    // 1,000 devices waiting; the server's memory and idle CPU with 0, 1,000, 2,000 (Results/live-sync.md).
+    if arguments.contains("--live-sync") {
+        try await runLiveSyncBenchmark()
         exit(0)
     }
 

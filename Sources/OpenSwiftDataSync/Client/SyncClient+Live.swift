@@ -32,8 +32,8 @@ extension SyncClient {
         guard !isRunning else { throw SyncError.busy("this client is already running") }
         isRunning = true
         let (signals, signal) = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .bufferingNewest(1))
-        // The app's saves, not the merges sync itself saves.
-        let watch = replica.container.watchSaves(ignoringAuthor: SyncReplica.author) { signal.yield(.saved) }
+        // The app's saves: not the merges sync saves, nor its bookkeeping (its position, what it sent).
+        let watch = replica.container.watchSaves(ignoringAuthor: SyncReplica.author, entities: SyncSchema.entityNames) { signal.yield(.saved) }
         var listening: Task<Void, Never>?
         defer {
             listening?.cancel()

@@ -68,7 +68,9 @@ extension SyncServer {
         let interest = interest(of: request, principal: principal)
         let id = try waiters.add(interest, limit: Self.maximumWaitingDevices, perUserLimit: Self.maximumWaitingDevicesPerUser)
         defer { waiters.remove(id) }
-        waiters.watchSaves { replica.container.watchSaves { [weak self] in self?.savesSeen() } }
+        // Not the saves that touch only sync's bookkeeping: a round's own capture makes such saves,
+        // which would start round after round.
+        waiters.watchSaves { replica.container.watchSaves(entities: SyncSchema.entityNames) { [weak self] in self?.savesSeen() } }
         // Added before this first look: a save after it starts a round that finds the waiter.
         let changedNow = try await replica.container.perform { [self] _ in
             try lock.withLock { try changedInterests([interest]) }

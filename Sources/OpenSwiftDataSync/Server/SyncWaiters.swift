@@ -42,6 +42,9 @@ final class SyncWaiters: @unchecked Sendable {
     /// The host is shutting down: no wait is held any more.
     private var released = false
 
+    /// Whether a round of checks is under way (rounds end once no save comes during one).
+    var isChecking: Bool { lock.withLock { checking } }
+
     /// Starts watching saves with `start` unless a watch is on.
     func watchSaves(_ start: () -> ModelContainer.SaveWatch) {
         lock.withLock { if watch == nil { watch = start() } }
