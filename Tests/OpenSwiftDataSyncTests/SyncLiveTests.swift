@@ -171,6 +171,13 @@ struct SyncLiveTests {
         #expect(server.waiters.wakeCount(of: "bob") == 0)
         #expect(try entries(devices[2]).isEmpty)
         #expect(clients[2].status.lastExchange == bobsExchanges)
+        // A later round checks only the users whose objects changed since the last: alice's.
+        try await until(clients[1]) { clients[1].status.isSynced }
+        hers.insert(Entry(amount: 3, note: "Alice's coffee"))
+        try hers.save()
+        try await until(clients[1]) { try entries(devices[1]) == ["Alice's coffee", "Alice's taxi"] }
+        #expect(server.waiters.wakeCount(of: "bob") == 0)
+        #expect(try entries(devices[2]).isEmpty)
         // Idle, the server's checks come to an end: a round's own bookkeeping starts no other.
         while server.waiters.isChecking { try await Task.sleep(for: .milliseconds(5)) }
     }

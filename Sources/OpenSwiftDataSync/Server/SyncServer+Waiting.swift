@@ -100,7 +100,7 @@ extension SyncServer {
                 guard !interests.isEmpty else { continue }
                 do {
                     let changed = try await replica.container.perform { [self] _ in
-                        try lock.withLock { try changedInterests(interests) }
+                        try lock.withLock { try changedInterests(afterSaves: interests) }
                     }
                     // Every check of the round done before any waiter wakes.
                     waiters.resolve(changed)
@@ -119,13 +119,54 @@ extension SyncServer {
         (Array(object.clocks.values) + [object.deletedClock].compactMap { $0 }).max()?.node
     }
 
+    /// The most changes a round reads to learn whose objects changed since the last round; more,
+    /// and every waiter is checked.
+    private static let roundChangesRead = 1_000
+
+    /// For a round after saves: those of `interests` whose view changed. Only the users whose
+    /// objects changed since the last round are checked — every waiter was checked through the
+    /// last round's newest change already — unless that cannot be told from owners: a store
+    /// without owners, sharing (a change may reach another user's view through a grant), an
+    /// entity every user reads, a principal with roles (which may read more), the first round,
+    /// or more changes than a round reads. Called with `lock` held.
+    func changedInterests(afterSaves interests: Set<SyncWaiters.Interest>) throws -> Set<SyncWaiters.Interest> {
+        try replica.container.readingFromPrimary {
+            _ = try retryingConflicts { try captureServerEdits() }
+            let everything = ModelContext(replica.container)
+            everything.autosaveEnabled = false
+            var candidates = interests
+            let since = waiters.lastRoundThrough
+            var newest: Int64
+            if let since, keepsOwners, !access.sharing {
+                var descriptor = FetchDescriptor<SyncedObject>(predicate: #Predicate { $0.sequence > since }, sortBy: [SortDescriptor(\.sequence)])
+                descriptor.fetchLimit = Self.roundChangesRead
+                let changed = try everything.fetch(descriptor)
+                newest = changed.last?.sequence ?? since
+                if changed.count < Self.roundChangesRead, !changed.contains(where: { access.readableByEveryone.contains($0.entity) }) {
+                    let owners = Set(try everything.owners(of: changed.map(\.persistentModelID)).values)
+                    candidates = interests.filter { interest in
+                        guard let principal = interest.principal, principal.roles.isEmpty else { return true }
+                        return owners.contains(principal.user)
+                    }
+                }
+            } else {
+                var descriptor = FetchDescriptor<SyncedObject>(sortBy: [SortDescriptor(\.sequence, order: .reverse)])
+                descriptor.fetchLimit = 1
+                newest = try everything.fetch(descriptor).first?.sequence ?? 0
+            }
+            let changed = try changedInterests(candidates, capturing: false)
+            waiters.lastRoundThrough = max(newest, since ?? newest)
+            return changed
+        }
+    }
+
     /// Those of `interests` whose view holds a change after their position that another device
     /// (or the server) made, or whose device heard another epoch, after the server's own edits
     /// are recorded. One query each; read from the
     /// primary, as exchanges are. Called with `lock` held.
-    func changedInterests(_ interests: Set<SyncWaiters.Interest>) throws -> Set<SyncWaiters.Interest> {
+    func changedInterests(_ interests: Set<SyncWaiters.Interest>, capturing: Bool = true) throws -> Set<SyncWaiters.Interest> {
         try replica.container.readingFromPrimary {
-            _ = try retryingConflicts { try captureServerEdits() }
+            if capturing { _ = try retryingConflicts { try captureServerEdits() } }
             var changed = Set<SyncWaiters.Interest>()
             for interest in interests {
                 let view = try access.readingView(for: interest.principal, replica: replica)

@@ -41,6 +41,16 @@ final class SyncWaiters: @unchecked Sendable {
     private var again = false
     /// The host is shutting down: no wait is held any more.
     private var released = false
+    /// The newest change the last round of checks read: every waiter was checked against all
+    /// changes up to it (by that round, or by its own first look, which comes after it was
+    /// added); `nil` before the first round.
+    private var checkedThrough: Int64?
+
+    /// The newest change the last round read, if a round ran.
+    var lastRoundThrough: Int64? {
+        get { lock.withLock { checkedThrough } }
+        set { lock.withLock { checkedThrough = newValue } }
+    }
 
     /// Whether a round of checks is under way (rounds end once no save comes during one).
     var isChecking: Bool { lock.withLock { checking } }
