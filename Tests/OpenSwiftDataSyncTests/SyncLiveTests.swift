@@ -55,6 +55,13 @@ struct SyncLiveTests {
         try ModelContext(store.container).fetch(FetchDescriptor<Entry>(sortBy: [SortDescriptor(\.note)])).map(\.note)
     }
 
+    /// Each of `clients` running (a short debounce), once each has synced.
+    private func run(_ clients: [SyncClient]) async throws -> [Task<Void, any Error>] {
+        let running = clients.map { client in Task { try await client.run(waitingUpTo: .seconds(20), debounce: .milliseconds(10)) } }
+        for client in clients { try await until(client) { client.status.isSynced } }
+        return running
+    }
+
     /// Until `server` holds `count` waiting devices.
     private func waiting(_ count: Int, on server: SyncServer) async throws {
         while server.waitingDevices < count { try await Task.sleep(for: .milliseconds(5)) }
@@ -69,12 +76,8 @@ struct SyncLiveTests {
         let laptop = try TestStore(.file, SyncModels.types), phone = try TestStore(.file, SyncModels.types)
         let laptopClient = try SyncClient(container: laptop.container, transport: ServedTransport(server: server))
         let phoneClient = try SyncClient(container: phone.container, transport: ServedTransport(server: server))
-        let running = [laptopClient, phoneClient].map { client in
-            Task { try await client.run(waitingUpTo: .seconds(20), debounce: .milliseconds(10)) }
-        }
+        let running = try await run([laptopClient, phoneClient])
         defer { running.forEach { $0.cancel() } }
-        try await until(laptopClient) { laptopClient.status.isSynced }
-        try await until(phoneClient) { phoneClient.status.isSynced }
         try await waiting(2, on: server)
 
         let onLaptop = ModelContext(laptop.container)
@@ -109,12 +112,8 @@ struct SyncLiveTests {
         let switchable = SwitchableTransport(ServedTransport(server: server))
         let laptopClient = try SyncClient(container: laptop.container, transport: switchable)
         let phoneClient = try SyncClient(container: phone.container, transport: ServedTransport(server: server))
-        let running = [laptopClient, phoneClient].map { client in
-            Task { try await client.run(waitingUpTo: .seconds(20), debounce: .milliseconds(10)) }
-        }
+        let running = try await run([laptopClient, phoneClient])
         defer { running.forEach { $0.cancel() } }
-        try await until(laptopClient) { laptopClient.status.isSynced }
-        try await until(phoneClient) { phoneClient.status.isSynced }
 
         switchable.isDown = true
         let down = Date()
@@ -156,9 +155,8 @@ struct SyncLiveTests {
         let clients = try zip(devices, [alice, alice, bob]).map { device, user in
             try SyncClient(container: device.container, transport: ServedTransport(server: server, principal: user))
         }
-        let running = clients.map { client in Task { try await client.run(waitingUpTo: .seconds(20), debounce: .milliseconds(10)) } }
+        let running = try await run(clients)
         defer { running.forEach { $0.cancel() } }
-        for client in clients { try await until(client) { client.status.isSynced } }
         try await waiting(3, on: server)
         let bobsExchanges = clients[2].status.lastExchange
 

@@ -69,21 +69,7 @@ func runLiveSyncBenchmark() async throws {
         "| Server store | Waiting | Resident (MB) | CPU over 3 s idle (s) |",
         "| --- | ---: | ---: | ---: |",
     ]
-    var stores: [(name: String, configuration: () throws -> any DataStoreConfiguration, cleanup: () -> Void)] = []
-    let path = freshPath("live-sync")
-    stores.append(("SQLite", {
-        var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
-        configuration.ownedRows = owned
-        return configuration
-    }, { removeDatabase(path) }))
-    if let postgresURL, let url = URL(string: postgresURL) {
-        let namespace = "live_sync_\(UInt32.random(in: 0...UInt32.max))"
-        stores.append(("PostgreSQL", {
-            var configuration = PostgresConfiguration("LiveSync", url: url, postgresSchema: namespace)
-            configuration.ownedRows = owned
-            return configuration
-        }, {}))
-    }
+    let stores = ownedServerStores("live-sync", owned: owned)
     for store in stores {
         let container = try ModelContainer(for: schema, configurations: store.configuration())
         let server = try SyncServer(container: container)

@@ -48,6 +48,27 @@ final class BenchPrincipalTransport: SyncTransport, @unchecked Sendable {
     }
 }
 
+/// The server stores a sync benchmark runs on, keeping an owner per row: a SQLite file, and a
+/// PostgreSQL namespace of its own when `--postgres` is given; each with what removes it.
+func ownedServerStores(_ label: String, owned: OwnedRows) -> [(name: String, configuration: () throws -> any DataStoreConfiguration, cleanup: () -> Void)] {
+    var stores: [(name: String, configuration: () throws -> any DataStoreConfiguration, cleanup: () -> Void)] = []
+    let path = freshPath(label)
+    stores.append(("SQLite", {
+        var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
+        configuration.ownedRows = owned
+        return configuration
+    }, { removeDatabase(path) }))
+    if let postgresURL, let url = URL(string: postgresURL) {
+        let namespace = "\(label.replacingOccurrences(of: "-", with: "_"))_\(UInt32.random(in: 0...UInt32.max))"
+        stores.append(("PostgreSQL", {
+            var configuration = PostgresConfiguration(label, url: url, postgresSchema: namespace)
+            configuration.ownedRows = owned
+            return configuration
+        }, {}))
+    }
+    return stores
+}
+
 func runSyncUsersBenchmark() async throws {
     let others = option("--others").flatMap(Int.init) ?? 200_000
     let repeats = option("--repeats").flatMap(Int.init) ?? 21
@@ -60,21 +81,7 @@ func runSyncUsersBenchmark() async throws {
         "| Server store | Without others (ms) | With \(others.formatted()) of bob's (ms) | Ratio |",
         "| --- | ---: | ---: | ---: |",
     ]
-    var stores: [(name: String, configuration: () throws -> any DataStoreConfiguration, cleanup: () -> Void)] = []
-    let path = freshPath("sync-users")
-    stores.append(("SQLite", {
-        var configuration = ModelConfiguration(url: URL(fileURLWithPath: path))
-        configuration.ownedRows = owned
-        return configuration
-    }, { removeDatabase(path) }))
-    if let postgresURL, let url = URL(string: postgresURL) {
-        let namespace = "sync_users_\(UInt32.random(in: 0...UInt32.max))"
-        stores.append(("PostgreSQL", {
-            var configuration = PostgresConfiguration("SyncUsers", url: url, postgresSchema: namespace)
-            configuration.ownedRows = owned
-            return configuration
-        }, {}))
-    }
+    let stores = ownedServerStores("sync-users", owned: owned)
     for store in stores {
         let container = try ModelContainer(for: schema, configurations: store.configuration())
         let server = try SyncServer(container: container)
