@@ -252,6 +252,14 @@ watching() {
     device b add 4 --note "Watched from b" > /dev/null
     for _ in $(seq 1 150); do device a list | shows "Watched from b" && break; sleep 0.1; done
     device a list | shows "Watched from b" || fail "a watching device did not receive the other's save: $(cat "$work/watch-$backend-a.log")"
+    # The servers restart while both watch; what a saves meanwhile reaches b once they are back.
+    stop_servers
+    device a add 5 --note "Watched across a restart" > /dev/null
+    start_servers
+    for _ in $(seq 1 200); do device b list | shows "Watched across a restart" && break; sleep 0.1; done
+    device b list | shows "Watched across a restart" || fail "a save made while the servers restarted did not reach the other watching device: $(cat "$work/watch-$backend-b.log")"
+    grep -q "^Offline" "$work/watch-$backend-a.log" || fail "sync --watch on a did not say it went offline"
+    grep -q "^Back online" "$work/watch-$backend-a.log" || fail "sync --watch on a did not say it was back"
     kill -TERM "$watch_a" "$watch_b"
     wait "$watch_a" || fail "sync --watch on a did not exit cleanly: $(cat "$work/watch-$backend-a.log")"
     wait "$watch_b" || fail "sync --watch on b did not exit cleanly: $(cat "$work/watch-$backend-b.log")"

@@ -97,19 +97,26 @@ extension SyncClient {
     /// Waits on the server, one long poll after another, and signals when it has a change for
     /// this device — or when the wait failed, so that an exchange reports it (offline); after each
     /// signal, waits for the exchange it starts before asking again: the device's position moves
-    /// with it, and while the server is down, the retries of the exchanges pace the waits.
+    /// with it, and while the server is down, the retries of the exchanges pace the waits. After
+    /// a failed wait it also pauses (1, 2, 4 … 5 s): a wait refused while exchanges succeed (a
+    /// user's waiting devices at their bound) is not asked again at once, exchange after exchange.
     private func listen(upTo wait: Duration, signal: AsyncStream<Wake>.Continuation) -> Task<Void, Never> {
         Task {
+            var failures = 0
             while !Task.isCancelled {
                 do {
-                    guard try await waitForServer(upTo: wait) else { continue }
+                    let changed = try await waitForServer(upTo: wait)
+                    failures = 0
+                    guard changed else { continue }
                 } catch {
                     if Task.isCancelled { return }
+                    failures += 1
                 }
                 // The next exchange to end from now on moves the position.
                 let seen = exchanges
                 signal.yield(.server)
                 await nextExchange(after: seen)
+                if failures > 0 { try? await Task.sleep(for: min(Self.backoff(after: failures), .seconds(5))) }
             }
         }
     }

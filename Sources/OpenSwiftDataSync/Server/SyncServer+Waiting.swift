@@ -14,7 +14,8 @@ extension SyncServer {
     /// ``SyncError/busy(_:)`` (answer 429).
     public static let maximumWaitingDevices = 10_000
     /// The most devices of one user held waiting at once; more of that user's are refused with
-    /// ``SyncError/busy(_:)`` (answer 429).
+    /// ``SyncError/busy(_:)`` (answer 429). A server of one dataset (``serve(_:)``, no
+    /// principals) bounds only the total.
     public static let maximumWaitingDevicesPerUser = 32
     /// The longest a device is held waiting: a client asks again after it, which also tells an
     /// HTTP proxy between them that the connection is alive.
@@ -66,7 +67,8 @@ extension SyncServer {
         guard let asked = request.wait, asked.isFinite, asked >= 0 else { throw SyncError.malformed("a wait is a number of seconds") }
         let seconds = min(asked, Double(Self.maximumWait.components.seconds))
         let interest = interest(of: request, principal: principal)
-        let id = try waiters.add(interest, limit: Self.maximumWaitingDevices, perUserLimit: Self.maximumWaitingDevicesPerUser)
+        let id = try waiters.add(interest, limit: Self.maximumWaitingDevices,
+                                 perUserLimit: principal == nil ? Self.maximumWaitingDevices : Self.maximumWaitingDevicesPerUser)
         defer { waiters.remove(id) }
         // Not the saves that touch only sync's bookkeeping: a round's own capture makes such saves,
         // which would start round after round.
