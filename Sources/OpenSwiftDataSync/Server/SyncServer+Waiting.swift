@@ -74,8 +74,14 @@ extension SyncServer {
         // which would start round after round.
         waiters.watchSaves { replica.container.watchSaves(entities: SyncSchema.entityNames) { [weak self] in self?.savesSeen() } }
         // Added before this first look: a save after it starts a round that finds the waiter.
-        let changedNow = try await replica.container.perform { [self] _ in
-            try lock.withLock { try changedInterests([interest]) }
+        let changedNow: Set<SyncWaiters.Interest>
+        do {
+            changedNow = try await replica.container.perform { [self] _ in
+                try lock.withLock { try changedInterests([interest]) }
+            }
+        } catch let error as SwiftDataError where error.code == .busy {
+            // Too many first looks queued for the container's threads at once: ask again (429).
+            throw SyncError.busy("too many devices began to wait at once; try again shortly")
         }
         if !changedNow.isEmpty { waiters.resolve(id, changed: true) }
         let timer = Task { [waiters] in
