@@ -107,7 +107,7 @@ extension ExpensesCommand {
         /// spell; then sends what was saved last.
         private func keepInSync(_ client: SyncClient, server: String) async throws {
             fflush(nil)  // what `print` holds goes first
-            say("Keeping this store in sync with \(server); Ctrl-C stops.")
+            Self.say("Keeping this store in sync with \(server); Ctrl-C stops.")
             let live = Task { try await client.run() }
             // The command's own handling of the two signals: the library installs none.
             let signals = DispatchQueue(label: "expenses.signals")
@@ -128,7 +128,7 @@ extension ExpensesCommand {
             } catch is CancellationError {}
             do {
                 let last = try await client.sync()
-                say("Stopped. \(last.sent) last change(s) sent, \(last.received) received.")
+                Self.say("Stopped. \(last.sent) last change(s) sent, \(last.received) received.")
             } catch {
                 throw SyncFailure(message: "Stopped, but the last changes could not be sent (\(error)); the next sync sends them.")
             }
@@ -159,8 +159,6 @@ extension ExpensesCommand {
         private static func say(_ line: String) {
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
-
-        private func say(_ line: String) { Self.say(line) }
 
         private static func time(_ date: Date) -> String {
             date.formatted(.iso8601.time(includingFractionalSeconds: false))

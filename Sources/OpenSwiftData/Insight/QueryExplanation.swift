@@ -46,15 +46,11 @@ public struct QueryExplanation: Sendable, CustomStringConvertible {
 
     /// The indexes the plan uses, each once, in the order the plan names them.
     public var indexesUsed: [IndexUse] {
-        var seen = Set<String>()
-        return steps.compactMap(\.index).filter { seen.insert($0.name).inserted }
+        answer.indexesUsed.map { IndexUse(name: $0.name, entityName: $0.entityName, propertyNames: $0.propertyNames) }
     }
 
     /// The entities whose rows the plan reads in full, each once.
-    public var fullScans: [String] {
-        var seen = Set<String>()
-        return steps.filter(\.readsEveryRow).compactMap(\.entityName).filter { seen.insert($0).inserted }
-    }
+    public var fullScans: [String] { answer.fullScans }
 
     /// Whether some step reads every row of a table.
     public var readsEveryRow: Bool { steps.contains(where: \.readsEveryRow) }

@@ -22,9 +22,7 @@ extension SQLStore {
                 if try CoreDataModelMap.isCoreDataFile(connection) {
                     return try coreDataBrowsing(engine: engine, connection: connection, place: path, allowsEdits: allowsEdits, inflate: inflate)
                 }
-                guard try !CoreDataModelMap.columns(of: metadataTable, connection).isEmpty else {
-                    throw SwiftDataError(.loadIssueModelContainer, "\(path) is neither an OpenSwiftData store nor in Core Data's layout (it has no metadata table)")
-                }
+                // Neither layout: `browsing(engine:)` finds no metadata table, and says so.
                 return try browsing(engine: engine, place: path, allowsEdits: allowsEdits, keepsLargeValuesApart: true)
             } catch {
                 engine.close()

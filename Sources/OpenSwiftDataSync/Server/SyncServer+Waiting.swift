@@ -39,11 +39,13 @@ extension SyncServer {
         waiters.releaseAll()
     }
 
-    /// A wait request's body, decoded; `nil` for any other request (a wait pushes nothing and is
-    /// small, so a large body is not decoded twice).
+    /// A wait request's body, decoded; `nil` for any other request. Only its `wait` is looked
+    /// for first, and only in a small body (a wait pushes nothing): other requests are decoded
+    /// once, where they are answered.
     static func waitRequest(_ body: Data) -> SyncRequest? {
-        guard body.count <= 64 << 10, let request = try? JSONDecoder().decode(SyncRequest.self, from: body), request.wait != nil else { return nil }
-        return request
+        struct Probe: Decodable { let wait: Double? }
+        guard body.count <= 64 << 10, (try? JSONDecoder().decode(Probe.self, from: body))?.wait != nil else { return nil }
+        return try? JSONDecoder().decode(SyncRequest.self, from: body)
     }
 
     /// What a wait request waits for.
