@@ -425,26 +425,45 @@ struct SyncHostileInputTests {
 
 @Suite("Sync under load: waiting syncs hold no thread")
 struct SyncLoadTests {
-    @Test("syncs waiting for the server's turn hold none of the container's threads, and beyond the queue they are refused with busy (429)")
+    @Test("syncs waiting for the server's turn hold none of the container's threads, and beyond the queue they are refused with busy (429); a sync that only pulls does not wait")
     func waitingSyncsHoldNoThread() async throws {
         let serverStore = try TestStore(.memory, SyncModels.types)
         let container = serverStore.container
         container.maximumPerformThreads = 2
         let server = try SyncServer(container: container)
-        let body = try JSONEncoder().encode(SyncRequest(schema: server.replica.schemaVersion, node: "x", pullAfter: 0))
+        /// A request pushing one new entry.
+        func push(_ index: Int) throws -> Data {
+            try JSONEncoder().encode(SyncRequest(schema: server.replica.schemaVersion, node: "x", push: [
+                SyncRecord(id: UUID(), entity: "Entry", fields: ["amount": HostileClient.field(.decimal(1)), "note": HostileClient.field(.text("waited \(index)")),
+                                                                 "date": HostileClient.field(.date(Date()))])]))
+        }
         // Another request's merge holds the turn.
         try await server.gate.enter(limit: 1)
-        let syncs = (0..<12).map { _ in Task { try await server.serve(body) } }
+        // A pull is answered meanwhile, without waiting for the turn.
+        let pulled = Locked(false)
+        let pull = Task {
+            defer { pulled.withLock { $0 = true } }
+            return try await server.serve(try JSONEncoder().encode(SyncRequest(schema: server.replica.schemaVersion, node: "x", pullAfter: 0)))
+        }
+        while !pulled.withLock({ $0 }) && server.gate.waitingCount == 0 { await Task.yield() }
+        guard server.gate.waitingCount == 0 else {
+            Issue.record("a sync that only pulls waited for another request's turn")
+            server.gate.leave()
+            return
+        }
+        #expect(try await pull.value.isEmpty == false)
+        let syncs = try (0..<12).map { index in let body = try push(index); return Task { try await server.serve(body) } }
         while server.gate.waitingCount < 12 { await Task.yield() }
         // The host's other routes still get the container's threads.
         #expect(try await container.perform { context in try context.fetchCount(FetchDescriptor<Entry>()) } == 0)
         // Past the queue: refused at once.
-        let crowd = (12..<SyncServer.maximumWaitingRequests).map { _ in Task { try await server.serve(body) } }
+        let crowd = try (12..<SyncServer.maximumWaitingRequests).map { index in let body = try push(index); return Task { try await server.serve(body) } }
         while server.gate.waitingCount < SyncServer.maximumWaitingRequests { await Task.yield() }
-        await #expect(throws: SyncError.self) { try await server.serve(body) }
+        await #expect(throws: SyncError.self) { try await server.serve(try push(-1)) }
         #expect(SyncError.busy("").httpStatus == 429)
         server.gate.leave()
         for sync in syncs + crowd { #expect(try await sync.value.isEmpty == false) }
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Entry>()) == SyncServer.maximumWaitingRequests)
     }
 
     @Test("users take turns: one user's waiting syncs never hold another's behind them, and each user may keep only so many waiting")

@@ -65,6 +65,16 @@ final class SyncGate: @unchecked Sendable {
         }
     }
 
+    /// Enters the gate where it is open (no one inside, so no one waiting), without waiting:
+    /// whether it entered.
+    func tryEnter() -> Bool {
+        lock.withLock {
+            guard !inside else { return false }
+            inside = true
+            return true
+        }
+    }
+
     /// The requests waiting.
     var waitingCount: Int { lock.withLock { waiting } }
 

@@ -138,20 +138,19 @@ public final class SyncServer: @unchecked Sendable {
     public static let maximumWaitingRequestsPerUser = 8
 
     /// Answers one request body with a reply body, as ``respond(to:)`` does, from async server
-    /// code: the request waits for its turn as a suspended task (at most
-    /// ``maximumWaitingRequests`` of them; more throw ``SyncError/busy(_:)``, answer 429), and
-    /// runs on the container's own threads (`ModelContainer.perform`), so syncs never hold
-    /// a thread the host's other routes need. A request whose client is gone before its turn is
-    /// dropped (`CancellationError`).
+    /// code, on the container's own threads (`ModelContainer.perform`), so syncs never hold a
+    /// thread the host's other routes need. What a request writes (its pushed records) waits
+    /// for its turn as a suspended task — at most ``maximumWaitingRequests`` of them; more
+    /// throw ``SyncError/busy(_:)``, answer 429 — and users take turns; what it reads (its
+    /// pull) runs beside other requests, so users' pulls wait for no one's merge. A request
+    /// whose client is gone before its turn is dropped (`CancellationError`).
     ///
     /// ```swift
     /// let reply = try await server.serve(Data(buffer: try await request.body.collect(upTo: SyncServer.maximumRequestBytes)))
     /// ```
     public func serve(_ body: Data) async throws -> Data {
         if let wait = Self.waitRequest(body) { return try await waitForChanges(wait, principal: nil) }
-        try await gate.enter(limit: Self.maximumWaitingRequests)
-        defer { gate.leave() }
-        return try await replica.container.perform { [self] _ in try respond(to: body) }
+        return try await serving(body, principal: nil)
     }
 
     /// Answers one request body of `principal`'s device, as ``serve(_:)`` does: on a store that
@@ -167,27 +166,25 @@ public final class SyncServer: @unchecked Sendable {
             try check(principal)
             return try await waitForChanges(wait, principal: principal)
         }
-        // Users take turns: one user's requests never hold another's behind them.
-        try await gate.enter(user: principal.user, limit: Self.maximumWaitingRequests, perUser: Self.maximumWaitingRequestsPerUser)
-        defer { gate.leave() }
-        return try await replica.container.perform { [self] _ in try respond(to: body, as: principal) }
+        try check(principal)
+        return try await serving(body, principal: principal)
     }
 
     /// Answers one request body with a reply body, on the calling thread (which waits while
-    /// another request is merged). Throws ``SyncError/malformed(_:)`` for a body
+    /// another request's pushed records are merged, but not for other requests' pulls). Throws ``SyncError/malformed(_:)`` for a body
     /// that is not a sync request (the host answers 400), ``SyncError/refused(_:)`` for a pushed
     /// record it refuses (422, see ``SyncRefusal``), and ``SyncError/schemaMismatch(local:remote:)``
     /// for a client of another schema version (409): ``SyncError/httpStatus`` and
     /// ``SyncError/httpBody`` are the answer. Nothing of a refused request is kept.
     public func respond(to body: Data) throws -> Data {
-        try respond(to: body, principal: nil)
+        try respond(to: try decode(body), principal: nil)
     }
 
     /// Answers one request body of `principal`'s device on the calling thread, as
     /// ``respond(to:)`` does, within what `principal` may read and write (see ``serve(_:as:)``).
     public func respond(to body: Data, as principal: SyncPrincipal) throws -> Data {
         try check(principal)
-        return try respond(to: body, principal: principal)
+        return try respond(to: try decode(body), principal: principal)
     }
 
     /// Throws where `principal` cannot be served: the store keeps no owners, or the user is unnamed
@@ -198,107 +195,6 @@ public final class SyncServer: @unchecked Sendable {
         }
         guard !SyncSharing.isZone(principal.user), !principal.user.isEmpty else {
             throw SyncError.unsupportedStore("a principal's user is named, and not with '\(SyncZone.prefix)', which names shared trees")
-        }
-    }
-
-    private func respond(to body: Data, principal: SyncPrincipal?) throws -> Data {
-        guard body.count <= Self.maximumRequestBytes else {
-            throw SyncError.tooLarge("the request is \(body.count) bytes; the most a server takes is \(Self.maximumRequestBytes)")
-        }
-        let request: SyncRequest
-        do {
-            request = try JSONDecoder().decode(SyncRequest.self, from: body)
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError.malformed("the request is not a sync request (\(error))")
-        }
-        return try respond(to: request, principal: principal)
-    }
-
-    /// Everything an exchange reads — who owns an object, what the store holds, sync's state —
-    /// is read from the primary: a read replica a moment behind could call another user's
-    /// new object unknown, and let a push write it.
-    func respond(to request: SyncRequest, principal: SyncPrincipal? = nil) throws -> Data {
-        try replica.container.readingFromPrimary { try answering(request, principal: principal) }
-    }
-
-    private func answering(_ request: SyncRequest, principal: SyncPrincipal?) throws -> Data {
-        guard request.schema == replica.schemaVersion else {
-            // The client's text, shortened: it is echoed back, and may be anything.
-            throw SyncError.schemaMismatch(local: replica.schemaVersion, remote: String(request.schema.prefix(200)))
-        }
-        guard request.push.count <= Self.maximumPushRecords else {
-            throw SyncError.malformed("a request pushes \(request.push.count) records; the most is \(Self.maximumPushRecords)")
-        }
-        guard request.pullLimit > 0, request.pullBytes > 0 else { throw SyncError.malformed("a pull limit must be positive") }
-        lock.lock()
-        defer { lock.unlock() }
-        if request.wait != nil {
-            // Answered on the calling thread, a wait cannot be held: whether there is a change now.
-            return try waitReply(request, changed: !changedInterests([interest(of: request, principal: principal)]).isEmpty)
-        }
-        if let chunk = request.chunk {
-            // A device that synced as another user sends none of that user's values either.
-            if let principal { try checkUser(of: request, principal) }
-            return try answer(chunk, principal: principal)
-        }
-        let reply: Data
-        do {
-            reply = try exchange(request, principal: principal)
-        } catch SyncError.refused(var refusal) {
-            refusal.serverRecord = try? serverRecord(of: refusal, in: access.writingView(for: principal, replica: replica))
-            throw SyncError.refused(refusal)
-        }
-        purgeHistory()
-        return reply
-    }
-
-    /// Merges a request's pushed records and reads the page it pulls, in one transaction
-    /// (retried where another server's save conflicted).
-    private func exchange(_ request: SyncRequest, principal: SyncPrincipal?) throws -> Data {
-        try retryingConflicts {
-            // The server's own edits (its web page's) first, so they meet pushed ones by clock.
-            let capturing = try captureServerEdits()
-            if let principal {
-                try checkUser(of: request, principal)
-                if !request.answers.isEmpty, access.sharing, keepsOwners { try answer(request.answers, for: principal.user) }
-            }
-            let writing = principal == nil ? SyncView(context: capturing, everyone: nil, shared: []) : try access.writingView(for: principal, replica: replica)
-            if request.position != nil || request.epoch != nil || request.view != nil {
-                try checkPosition(of: request, in: principal == nil ? writing : try access.readingView(for: principal, replica: replica, reusing: writing), writing: writing)
-            }
-            if !request.push.isEmpty {
-                if let principal { try access.authorize(request.push, of: principal, in: writing, replica: replica) }
-                try replica.apply(request.push, skew: SyncReplica.allowedSkew, in: writing.context, requiring: access.conditions,
-                                  largeValues: replica.largeValues.space(for: principal?.user), deadline: .now + Self.maximumMergeDuration,
-                                  arranging: principal == nil || !access.sharing ? nil : { [replica, sharing] merge, state in
-                    var arranging = SyncSharing(replica: replica, context: writing.context, state: state, principal: principal, spaces: writing.spaces, options: sharing)
-                    try arranging.arrange(request.push, merge: merge)
-                })
-            }
-            guard let after = request.pullAfter else {
-                return try JSONEncoder().encode(SyncReply(schema: replica.schemaVersion, accepted: request.push.count, cursor: 0, more: false))
-            }
-            // After a push, a view made after its save: its objects are read as they are now, and
-            // a share it made is among the trees read.
-            let reading = principal == nil ? writing
-                : request.push.isEmpty ? try access.readingView(for: principal, replica: replica, reusing: writing)
-                : try access.readingView(for: principal, replica: replica)
-            let subscribed = try request.subscriptions.flatMap { $0.isEmpty ? nil : try SyncSubscriptions($0, definitions: subscriptions) }
-            var page = Page(schema: replica.schemaVersion, limit: min(request.pullLimit, Self.maximumPullRecords), bytes: min(request.pullBytes, Self.maximumReplyBytes), accepted: request.push.count,
-                            epoch: try replica.state(in: reading.context).epoch, user: principal?.user,
-                            shares: principal != nil && access.sharing ? reading.spaces.fingerprint : nil)
-            if let principal, access.sharing, keepsOwners {
-                // The offers waiting for the user, where they changed since the device last heard.
-                let offers = try offers(for: principal.user, in: ModelContext(replica.container))
-                let fingerprint = Self.fingerprint(of: offers)
-                if request.offers != fingerprint { page.offers = (offers, fingerprint) }
-            }
-            if let subscribed, after == 0, request.matchedThrough == nil {
-                return try match(from: request.matching, subscribed, page: page, in: reading)
-            }
-            return try pull(after: after, page: page, in: reading, subscribed: subscribed, matchedThrough: request.matchedThrough)
         }
     }
 
@@ -321,7 +217,7 @@ public final class SyncServer: @unchecked Sendable {
     /// and the device sets the record aside). It is read in `view` — the principal's, which
     /// finds only objects the principal's own pulls carry — so it tells the device nothing a
     /// pull would not (another user's object is never sent).
-    private func serverRecord(of refusal: SyncRefusal, in view: SyncView) -> SyncRecord? {
+    func serverRecord(of refusal: SyncRefusal, in view: SyncView) -> SyncRecord? {
         guard let object = try? view.syncedObjects([refusal.id], replica: replica)[refusal.id],
               object.entity == refusal.entity, object.aliasOf == nil,
               let record = try? replica.records(in: view.context, [object]).first,
@@ -331,7 +227,7 @@ public final class SyncServer: @unchecked Sendable {
 
     /// Deletes the history sync has read that is older than the retention. A failure is only
     /// logged: the sync itself succeeded, and the next one purges again.
-    private func purgeHistory() {
+    func purgeHistory() {
         guard let historyRetention else { return }
         do {
             let context = ModelContext(replica.container)
