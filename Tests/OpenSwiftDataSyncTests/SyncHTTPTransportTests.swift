@@ -33,6 +33,25 @@ struct SyncHTTPTransportTests {
         }
     }
 
+    @Test("a request under way ends when its task is cancelled, as a running client's long poll does when it stops", .timeLimit(.minutes(1)))
+    func aCancelledRequestEnds() async throws {
+        let release = DispatchSemaphore(value: 0)
+        // The host holds the request until the test ends.
+        let host = try LoopbackHTTPServer { _ in
+            release.wait()
+            return LoopbackHTTPServer.Answer(status: 200)
+        }
+        defer {
+            release.signal()
+            host.stop()
+        }
+        let transport = HTTPSyncTransport(url: try #require(URL(string: "http://127.0.0.1:\(host.port)/sync")), token: "t")
+        let sending = Task { try await transport.send(Data("{}".utf8)) }
+        while host.requests.isEmpty { await Task.yield() }
+        sending.cancel()
+        await #expect(throws: CancellationError.self) { try await sending.value }
+    }
+
     @Test("a refused record comes back from the host's answer as the same refusal")
     func refusalsTravel() async throws {
         let refusal = SyncRefusal(entity: "Entry", id: UUID(), reason: "amount must be finite")

@@ -5,7 +5,9 @@ import FoundationNetworking
 
 /// One HTTP request of ``HTTPSyncTransport``, through a session of its own whose delegate sees
 /// every redirect and every byte: a redirect leaves the request's origin only unfollowed (the
-/// token would go with it), and a reply over `limit` bytes is cut off rather than buffered.
+/// token would go with it), and a reply over `limit` bytes is cut off rather than buffered. A
+/// request under way ends when its task is cancelled (a running client stopped while its long
+/// poll is held), with `CancellationError`.
 final class HTTPSyncExchange: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // `@unchecked Sendable`: the session calls the delegate on its one serial queue; `lock`
     // guards what `run` reads after it.
@@ -15,6 +17,8 @@ final class HTTPSyncExchange: NSObject, URLSessionDataDelegate, @unchecked Senda
     private var data = Data()
     private var overLimit = false
     private var continuation: CheckedContinuation<HTTPURLResponse, any Error>?
+    private var task: URLSessionDataTask?
+    private var cancelled = false
 
     init(origin: URL, limit: Int) {
         self.origin = origin
@@ -30,11 +34,26 @@ final class HTTPSyncExchange: NSObject, URLSessionDataDelegate, @unchecked Senda
         defer { session.finishTasksAndInvalidate() }
         let response: HTTPURLResponse
         do {
-            response = try await withCheckedThrowingContinuation { continuation in
-                lock.withLock { self.continuation = continuation }
-                session.dataTask(with: request).resume()
+            response = try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { continuation in
+                    let task = session.dataTask(with: request)
+                    let going = lock.withLock {
+                        guard !cancelled else { return false }
+                        self.continuation = continuation
+                        self.task = task
+                        return true
+                    }
+                    if going { task.resume() } else { continuation.resume(throwing: CancellationError()) }
+                }
+            } onCancel: {
+                let task = lock.withLock {
+                    cancelled = true
+                    return self.task
+                }
+                task?.cancel()
             }
         } catch {
+            if lock.withLock({ cancelled }) { throw CancellationError() }
             if lock.withLock({ overLimit }) {
                 throw SyncError.server("\(server) answered with more than \(limit) bytes; a reply takes at most \(SyncServer.maximumReplyBytes)")
             }
