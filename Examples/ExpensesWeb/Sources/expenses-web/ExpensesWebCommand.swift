@@ -120,6 +120,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("allowed-host"), help: "A host name the server answers to besides loopback ones (repeatable; also EXPENSES_ALLOWED_HOSTS, comma-separated). Requests for any other Host get 421.")
     var allowedHosts: [String] = []
 
+    @Option(name: .customLong("max-connections"), help: "The most connections open at once (default: as many as the open-file limit leaves room for, at most 10,000; each device waiting for live sync holds one).")
+    var maximumConnections: Int?
+
     @Flag(help: "In account mode, mark the session cookie Secure: the page is served over https, by this server's proxy (also EXPENSES_SECURE_COOKIES=1).")
     var secureCookies = false
 
@@ -162,7 +165,8 @@ struct Serve: AsyncParsableCommand {
             logger.notice("/metrics is off in account mode without EXPENSES_METRICS_TOKEN (its counts are every user's); set one to serve it behind that token")
         }
         let app = try await ExpensesApplication.build(service: service, metrics: registry, metricsToken: metricsToken, syncToken: environment["EXPENSES_SYNC_TOKEN"], accounts: accounts,
-                                                      host: host, port: port, allowedHosts: hosts, logger: logger)
+                                                      host: host, port: port, allowedHosts: hosts,
+                                                      limits: ServerLimits(maximumConnections: max(1, maximumConnections ?? ServerLimits.defaultMaximumConnections)), logger: logger)
         // Runs until SIGINT or SIGTERM: the server finishes its requests in flight, then the
         // service closes the store. Every request saved its own changes: nothing is left to save.
         try await app.runService()
