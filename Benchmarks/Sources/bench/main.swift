@@ -8,6 +8,7 @@ import Foundation
 // swift run -c release --package-path Benchmarks bench --search [--rows N] [--runs N]  (see SearchBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --scale [--members N] [--repeats N] [--postgres URL]  (see ScaleBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --live-sync [--saves N] [--postgres URL]  (see LiveSyncBenchmark.swift)
+// swift run -c release --package-path Benchmarks bench --sync-throughput [--seconds N] [--postgres URL]  (see SyncThroughputBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-users [--others N] [--repeats N] [--postgres URL]  (see SyncUsersBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-subscription [--rows N] [--repeats N] [--postgres URL]  (see SyncSubscriptionBenchmark.swift)
 // swift run -c release --package-path Benchmarks bench --sync-shares [--shares N] [--repeats N] [--postgres URL]  (see SyncSharesBenchmark.swift)
@@ -98,6 +99,12 @@ func run() async throws {
     // 1,000 devices waiting; the server's memory and idle CPU with 0, 1,000, 2,000 (Results/live-sync.md).
     if arguments.contains("--live-sync") {
         try await runLiveSyncBenchmark()
+        exit(0)
+    }
+
+    // Sync-throughput mode: 1, 4, 16 users syncing at once, on one and two instances (Results/sync-throughput.md).
+    if arguments.contains("--sync-throughput") {
+        try await runSyncThroughputBenchmark()
         exit(0)
     }
 
