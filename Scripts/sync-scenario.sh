@@ -522,7 +522,7 @@ accounts() {
     echo "per-user cost: alice's sync of 10 changes took ${small} ms with bob's data small, ${large} ms with $rows more rows of bob's on the server"
     if cat "$work/accounts-$backend-alice2.store"* | grep -caF "bob bulk" > /dev/null; then fail "bob's rows reached alice's device"; fi
     # Devices of other users holding long polls over HTTP: none refused, /health answers beside
-    # them (a short size here; Benchmarks/Results/live-sync.md has 1,000 and 2,000).
+    # them (a short size here; Benchmarks/Results/sync-waiting-http.md has 1,000 and 2,000).
     if [ "$backend" = sqlite ]; then
         python3 "$(dirname "$0")/sync-waiting-load.py" "${servers_of_accounts[0]}" "${servers[0]}" "$web" 300 > "$work/waiting-load.txt" \
             || { cat "$work/waiting-load.txt"; fail "devices waiting over HTTP were refused, or /health did not answer beside them"; }

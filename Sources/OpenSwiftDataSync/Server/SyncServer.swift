@@ -171,11 +171,12 @@ public final class SyncServer: @unchecked Sendable {
     }
 
     /// Answers one request body with a reply body, on the calling thread (which waits while
-    /// another request's pushed records are merged, but not for other requests' pulls). Throws ``SyncError/malformed(_:)`` for a body
-    /// that is not a sync request (the host answers 400), ``SyncError/refused(_:)`` for a pushed
-    /// record it refuses (422, see ``SyncRefusal``), and ``SyncError/schemaMismatch(local:remote:)``
-    /// for a client of another schema version (409): ``SyncError/httpStatus`` and
-    /// ``SyncError/httpBody`` are the answer. Nothing of a refused request is kept.
+    /// another request's pushed records are merged, but not for other requests' pulls). Throws
+    /// ``SyncError/malformed(_:)`` for a body that is not a sync request (the host answers 400),
+    /// ``SyncError/refused(_:)`` for a pushed record it refuses (422, see ``SyncRefusal``), and
+    /// ``SyncError/schemaMismatch(local:remote:)`` for a client of another schema version (409):
+    /// ``SyncError/httpStatus`` and ``SyncError/httpBody`` are the answer. Nothing of a refused
+    /// request is kept.
     public func respond(to body: Data) throws -> Data {
         try respond(to: try decode(body), principal: nil)
     }
