@@ -219,5 +219,11 @@ struct SyncLiveTests {
         for task in held { task.cancel() }
         for task in held { _ = try? await task.value }
         #expect(server.waitingDevices == 0)
+
+        // A new epoch answers a device waiting here at once (it syncs, and starts again).
+        let caughtUp = Task { try await wait(30, after: newest) }
+        try await waiting(1, on: server)
+        try server.startNewEpoch()
+        #expect(try await caughtUp.value == true)
     }
 }

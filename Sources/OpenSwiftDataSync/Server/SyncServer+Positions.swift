@@ -44,19 +44,23 @@ extension SyncServer {
     /// or pointing the server at a copy of another time. A client finds most restores by
     /// itself — its position is past the server's last change, or the server no longer has the
     /// change it last received — but not one whose position the restored store has passed
-    /// again since, with other changes.
+    /// again since, with other changes. Devices waiting on this server
+    /// (``SyncClient/run(waitingUpTo:debounce:)``) are answered at once; those waiting on
+    /// another instance learn it when their wait runs out.
     ///
     /// ```swift
     /// let server = try SyncServer(container: restoredContainer)
     /// try server.startNewEpoch()
     /// ```
     public func startNewEpoch() throws {
-        lock.lock()
-        defer { lock.unlock() }
-        try retryingConflicts {
-            let context = ModelContext(replica.container)
-            try replica.state(in: context).epoch = UUID().uuidString
-            try replica.save(context)
+        try lock.withLock {
+            try retryingConflicts {
+                let context = ModelContext(replica.container)
+                try replica.state(in: context).epoch = UUID().uuidString
+                try replica.save(context)
+            }
         }
+        // Devices waiting here sync now, and learn it; the bookkeeping save wakes no round.
+        waiters.resolve(waiters.interests())
     }
 }
