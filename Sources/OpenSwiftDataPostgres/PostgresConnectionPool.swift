@@ -338,6 +338,13 @@ final class PostgresConnectionPool: @unchecked Sendable {
         }
     }
 
+    /// Whether a statement that failed with `state` failed only for what ran beside it — a
+    /// serialization failure (40001) or a deadlock (40P01) — so that its transaction, which the
+    /// server rolled back, may run again.
+    static func isTransient(_ state: String?) -> Bool {
+        state == "40001" || state == "40P01"
+    }
+
     /// Whether `error` leaves the connection unusable.
     static func endsSession(_ error: any Error) -> Bool {
         guard let info = (error as? PSQLError)?.serverInfo else { return true }
@@ -361,11 +368,16 @@ final class PostgresConnectionPool: @unchecked Sendable {
                 if info[.sqlState] == "23505" { code = .constraintViolation }
                 // numeric_value_out_of_range: an integer sum that does not fit 64 bits.
                 if info[.sqlState] == "22003" { code = .valueOutOfRange }
+                // serialization_failure, deadlock_detected: the server rolled the transaction
+                // back, so it can run again (a save does, a few times, before it throws this).
+                let again = Self.isTransient(info[.sqlState])
+                if again { code = .busy }
                 // The server's DETAIL can quote stored values ("Key (email)=(…) already exists"):
                 // logged at debug level, kept out of an error an app may show.
                 if let detail = info[.detail] { Self.logger.debug("PostgreSQL at \(place): \(detail)") }
                 let state = info[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
                 what = "the server said “\(message)”\(state)"
+                    + (again ? ". PostgreSQL rolled the transaction back, so nothing of it was written; it can be run again" : "")
             } else {
                 let underlying = error.underlying.map { ": \($0)" } ?? ""
                 switch error.code {

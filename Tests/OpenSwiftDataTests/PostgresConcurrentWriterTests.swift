@@ -158,5 +158,46 @@ struct PostgresConcurrentWriterTests {
         // The server that was running sees them too: the offset is read by every save and read.
         #expect(try insertedNotes(server, after: movedToken).notes == ["after"])
     }
+
+    /// A save whose transaction PostgreSQL rolled back for a deadlock (40P01) or a serialization
+    /// failure (40001) with another writer runs again, and is kept; one that meets them every
+    /// time throws `SwiftDataError.busy`, saying it can run again, and writes nothing. The
+    /// failures come from a trigger that raises them as the server does for the transaction it
+    /// chooses to roll back (a real deadlock's victim is not the test's to choose).
+    @Test(arguments: ["40P01", "40001"])
+    func aSaveRolledBackForAnotherWriterRunsAgain(state: String) throws {
+        let namespace = Namespace()
+        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let first = ModelContext(container)
+        first.insert(Expense(amount: 1, note: "before"))
+        try first.save()
+        // The next two inserts fail (a sequence's numbers survive the rollbacks), the third goes in.
+        try PostgresServer.execute([
+            "CREATE SEQUENCE \"failures\"",
+            """
+            CREATE FUNCTION "fail_first_two"() RETURNS trigger AS $$ BEGIN
+              IF nextval('failures') <= 2 THEN RAISE EXCEPTION 'rolled back for the test' USING ERRCODE = '\(state)'; END IF;
+              RETURN NEW;
+            END $$ LANGUAGE plpgsql
+            """,
+            "CREATE TRIGGER \"fail_first_two\" BEFORE INSERT ON \"Expense\" FOR EACH ROW EXECUTE FUNCTION \"fail_first_two\"()",
+        ], in: namespace.name)
+        let context = ModelContext(container)
+        context.insert(Expense(amount: 2, note: "retried"))
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note) == ["before", "retried"])
+
+        // Failing every time: the save throws, and nothing of it is written.
+        try PostgresServer.execute(["ALTER SEQUENCE \"failures\" RESTART WITH -1000000 MINVALUE -1000000"], in: namespace.name)
+        let failing = ModelContext(container)
+        failing.insert(Expense(amount: 3, note: "never"))
+        #expect {
+            try failing.save()
+        } throws: { error in
+            guard let error = error as? SwiftDataError, error == .busy else { return false }
+            return error.message.contains(state) && error.message.contains("can be run again")
+        }
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note) == ["before", "retried"])
+    }
 }
 #endif

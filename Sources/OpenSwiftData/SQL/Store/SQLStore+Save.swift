@@ -26,10 +26,23 @@ extension SQLStore: RowStore {
                     attempt += 1
                     continue
                 }
+                // Nothing of the transaction was written, so it can run again: a deadlock or a
+                // serialization failure with another writer (`busy`: the server chose this one
+                // to roll back), a few times; the connection lost before the commit (its server
+                // discarded the transaction), once, on another connection.
+                if engine.writersRunConcurrently, let failure = error as? SwiftDataError,
+                   (failure == .busy && attempt < Self.transientRetries) || (failure == .storeUnavailable && attempt == 1) {
+                    attempt += 1
+                    continue
+                }
                 throw error
             }
         }
     }
+
+    /// How many times a save runs whose transaction a deadlock or a serialization failure with
+    /// another writer rolled back, before it throws ``SwiftDataError/busy``.
+    static let transientRetries = 5
 
     func close() { engine.close() }
 
