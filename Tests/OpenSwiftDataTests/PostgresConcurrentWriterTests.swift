@@ -199,5 +199,31 @@ struct PostgresConcurrentWriterTests {
         }
         #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note) == ["before", "retried"])
     }
+
+    /// A save whose connection ends before its commit was sent — its server discarded the
+    /// transaction, so nothing of it was written — runs once more on another connection and is
+    /// kept. The session ends from inside the save's first insert (a trigger terminating its own
+    /// backend), as a pooler or a server restart would end it.
+    @Test func aSaveWhoseConnectionEndedBeforeItsCommitRunsAgain() throws {
+        let namespace = Namespace()
+        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let first = ModelContext(container)
+        first.insert(Expense(amount: 1, note: "before"))
+        try first.save()
+        try PostgresServer.execute([
+            "CREATE SEQUENCE \"endings\"",
+            """
+            CREATE FUNCTION "end_first_session"() RETURNS trigger AS $$ BEGIN
+              IF nextval('endings') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+              RETURN NEW;
+            END $$ LANGUAGE plpgsql
+            """,
+            "CREATE TRIGGER \"end_first_session\" BEFORE INSERT ON \"Expense\" FOR EACH ROW EXECUTE FUNCTION \"end_first_session\"()",
+        ], in: namespace.name)
+        let context = ModelContext(container)
+        context.insert(Expense(amount: 2, note: "after the session ended"))
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note) == ["before", "after the session ended"])
+    }
 }
 #endif
