@@ -159,6 +159,26 @@ struct PostgresConcurrentWriterTests {
         #expect(try insertedNotes(server, after: movedToken).notes == ["after"])
     }
 
+    /// A store holding one expense ("before"), whose later expense inserts first run `body`
+    /// (PL/pgSQL, with a sequence `attempts` whose numbers survive rollbacks), as a trigger.
+    private func store(whoseInsertsRun body: String, in namespace: Namespace) throws -> ModelContainer {
+        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
+        let first = ModelContext(container)
+        first.insert(Expense(amount: 1, note: "before"))
+        try first.save()
+        try PostgresServer.execute([
+            "CREATE SEQUENCE \"attempts\"",
+            "CREATE FUNCTION \"before_insert\"() RETURNS trigger AS $$ BEGIN \(body) RETURN NEW; END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER \"before_insert\" BEFORE INSERT ON \"Expense\" FOR EACH ROW EXECUTE FUNCTION \"before_insert\"()",
+        ], in: namespace.name)
+        return container
+    }
+
+    /// The notes of the expenses a fresh context reads, by amount.
+    private func notes(_ container: ModelContainer) throws -> [String?] {
+        try ModelContext(container).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note)
+    }
+
     /// A save whose transaction PostgreSQL rolled back for a deadlock (40P01) or a serialization
     /// failure (40001) with another writer runs again, and is kept; one that meets them every
     /// time throws `SwiftDataError.busy`, saying it can run again, and writes nothing. The
@@ -167,28 +187,15 @@ struct PostgresConcurrentWriterTests {
     @Test(arguments: ["40P01", "40001"])
     func aSaveRolledBackForAnotherWriterRunsAgain(state: String) throws {
         let namespace = Namespace()
-        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
-        let first = ModelContext(container)
-        first.insert(Expense(amount: 1, note: "before"))
-        try first.save()
-        // The next two inserts fail (a sequence's numbers survive the rollbacks), the third goes in.
-        try PostgresServer.execute([
-            "CREATE SEQUENCE \"failures\"",
-            """
-            CREATE FUNCTION "fail_first_two"() RETURNS trigger AS $$ BEGIN
-              IF nextval('failures') <= 2 THEN RAISE EXCEPTION 'rolled back for the test' USING ERRCODE = '\(state)'; END IF;
-              RETURN NEW;
-            END $$ LANGUAGE plpgsql
-            """,
-            "CREATE TRIGGER \"fail_first_two\" BEFORE INSERT ON \"Expense\" FOR EACH ROW EXECUTE FUNCTION \"fail_first_two\"()",
-        ], in: namespace.name)
+        // The next two inserts fail, the third goes in.
+        let container = try store(whoseInsertsRun: "IF nextval('attempts') <= 2 THEN RAISE EXCEPTION 'rolled back for the test' USING ERRCODE = '\(state)'; END IF;", in: namespace)
         let context = ModelContext(container)
         context.insert(Expense(amount: 2, note: "retried"))
         try context.save()
-        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note) == ["before", "retried"])
+        #expect(try notes(container) == ["before", "retried"])
 
         // Failing every time: the save throws, and nothing of it is written.
-        try PostgresServer.execute(["ALTER SEQUENCE \"failures\" RESTART WITH -1000000 MINVALUE -1000000"], in: namespace.name)
+        try PostgresServer.execute(["ALTER SEQUENCE \"attempts\" MINVALUE -1000000 RESTART WITH -1000000"], in: namespace.name)
         let failing = ModelContext(container)
         failing.insert(Expense(amount: 3, note: "never"))
         #expect {
@@ -197,7 +204,7 @@ struct PostgresConcurrentWriterTests {
             guard let error = error as? SwiftDataError, error == .busy else { return false }
             return error.message.contains(state) && error.message.contains("can be run again")
         }
-        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note) == ["before", "retried"])
+        #expect(try notes(container) == ["before", "retried"])
     }
 
     /// A save whose connection ends before its commit was sent — its server discarded the
@@ -206,24 +213,11 @@ struct PostgresConcurrentWriterTests {
     /// backend), as a pooler or a server restart would end it.
     @Test func aSaveWhoseConnectionEndedBeforeItsCommitRunsAgain() throws {
         let namespace = Namespace()
-        let container = try ModelContainer(for: Expense.self, Category.self, configurations: try namespace.configuration())
-        let first = ModelContext(container)
-        first.insert(Expense(amount: 1, note: "before"))
-        try first.save()
-        try PostgresServer.execute([
-            "CREATE SEQUENCE \"endings\"",
-            """
-            CREATE FUNCTION "end_first_session"() RETURNS trigger AS $$ BEGIN
-              IF nextval('endings') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-              RETURN NEW;
-            END $$ LANGUAGE plpgsql
-            """,
-            "CREATE TRIGGER \"end_first_session\" BEFORE INSERT ON \"Expense\" FOR EACH ROW EXECUTE FUNCTION \"end_first_session\"()",
-        ], in: namespace.name)
+        let container = try store(whoseInsertsRun: "IF nextval('attempts') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;", in: namespace)
         let context = ModelContext(container)
         context.insert(Expense(amount: 2, note: "after the session ended"))
         try context.save()
-        #expect(try ModelContext(container).fetch(FetchDescriptor<Expense>(sortBy: [SortDescriptor(\.amount)])).map(\.note) == ["before", "after the session ended"])
+        #expect(try notes(container) == ["before", "after the session ended"])
     }
 }
 #endif
