@@ -126,6 +126,10 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "In account mode, mark the session cookie Secure: the page is served over https, by this server's proxy (also EXPENSES_SECURE_COOKIES=1).")
     var secureCookies = false
 
+    func validate() throws {
+        if let maximumConnections, maximumConnections < 1 { throw ValidationError("--max-connections takes a positive number.") }
+    }
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let port = try port ?? environment["PORT"].map { text in
@@ -166,7 +170,7 @@ struct Serve: AsyncParsableCommand {
         }
         let app = try await ExpensesApplication.build(service: service, metrics: registry, metricsToken: metricsToken, syncToken: environment["EXPENSES_SYNC_TOKEN"], accounts: accounts,
                                                       host: host, port: port, allowedHosts: hosts,
-                                                      limits: ServerLimits(maximumConnections: max(1, maximumConnections ?? ServerLimits.defaultMaximumConnections)), logger: logger)
+                                                      limits: maximumConnections.map { ServerLimits(maximumConnections: $0) } ?? ServerLimits(), logger: logger)
         // Runs until SIGINT or SIGTERM: the server finishes its requests in flight, then the
         // service closes the store. Every request saved its own changes: nothing is left to save.
         try await app.runService()
