@@ -82,8 +82,9 @@ extension SyncServer {
                 try lock.withLock { try changedInterests([interest]) }
             }
         } catch let error as SwiftDataError where error.code == .busy {
-            // Too many first looks queued for the container's threads at once: ask again (429).
-            throw SyncError.busy("too many devices began to wait at once; try again shortly")
+            // Too many first looks queued for the container's threads at once, or a store that
+            // kept rolling the look's capture back for other writers: ask again (429).
+            throw SyncError.busy(error.message)
         }
         if !changedNow.isEmpty { waiters.resolve(id, changed: true) }
         let timer = Task { [waiters] in
