@@ -57,6 +57,17 @@ public struct PostgresConfiguration: DataStoreConfiguration, Sendable {
     /// configuration.replicaRetryInterval = 30
     /// ```
     public var replicaRetryInterval: TimeInterval = 5
+    /// How a pooler between the store and the server lends server sessions: `.session` (the
+    /// default: a direct connection, or PgBouncer's session pooling) or `.transaction`
+    /// (PgBouncer's `pool_mode = transaction`, Supabase's and Neon's pooled URLs), where the
+    /// store keeps nothing in a session (see ``PostgresConnectionPooling``). `pgbouncer=true` in
+    /// the URL says `.transaction` too.
+    ///
+    /// ```swift
+    /// var configuration = PostgresConfiguration("Trips", url: pooledURL)
+    /// configuration.connectionPooling = .transaction
+    /// ```
+    public var connectionPooling = PostgresConnectionPooling.session
     /// The models stored here; `nil` means every model of the container's schema.
     public var schema: Schema?
     /// The PostgreSQL schema (namespace) the tables live in.
@@ -154,7 +165,8 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         var replicaPools: [PostgresConnectionPool] = []
         for replica in replicas {
             replicaPools.append(try PostgresConnectionPool(
-                url: try PostgresURL(replica), maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema, readOnly: true, store: name))
+                url: try PostgresURL(replica), maximum: maximumConnections, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema, readOnly: true, store: name,
+                pooling: connectionPooling))
         }
         let engine = PostgresEngine(pool: pool, replicas: replicaPools.isEmpty ? nil : PostgresReplicas(pools: replicaPools, consistency: readConsistency, store: name, retryInterval: replicaRetryInterval))
         let place = "\(address.place), schema \(postgresSchema)"
@@ -177,21 +189,22 @@ extension PostgresConfiguration: BuiltInStoreConfiguration {
         let address = try PostgresURL(url, failoverHosts: failoverHosts)
         let pool = try PostgresConnectionPool(
             url: address, maximum: maximum, connectTimeout: .milliseconds(Int64(connectTimeout * 1000)), namespace: postgresSchema,
-            readOnly: readOnly, store: name)
+            readOnly: readOnly, store: name, pooling: connectionPooling)
         return (pool, address)
     }
 
     /// Refuses a connection that lost the namespace its session was given when it opened: a
     /// pooler that hands each transaction to any server connection (PgBouncer's transaction
-    /// pooling) would send the store's statements to other tables, and its live results'
-    /// `LISTEN` to a session that goes away.
+    /// pooling), unless the configuration says so (``connectionPooling``), would send the
+    /// store's statements to other tables, and its live results' `LISTEN` to a session that goes
+    /// away. (Told, each transaction sets the namespace itself, which this checks too.)
     private func checkSessionKept(on connection: any SQLConnection, dialect: any SQLDialect) throws {
         var path: String?
         try connection.query("SELECT current_setting('search_path')", bindings: []) { row in
             if case .text(let text) = row.value(at: 0) { path = text }
         }
         guard path == dialect.quote(postgresSchema) || path == postgresSchema else {
-            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL session lost its settings (search_path is \(path ?? "unset"), not the namespace \(postgresSchema)); a pooler in transaction mode, such as PgBouncer with pool_mode = transaction, cannot serve a store: use session pooling")
+            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL session lost its settings (search_path is \(path ?? "unset"), not the namespace \(postgresSchema)); a pooler in transaction mode, such as PgBouncer with pool_mode = transaction, lends sessions a transaction at a time: set the configuration's connectionPooling to .transaction (or add pgbouncer=true to the URL), or use session pooling. Nothing was created")
         }
     }
 

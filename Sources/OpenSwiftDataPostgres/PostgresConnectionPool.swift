@@ -38,6 +38,12 @@ final class PostgresConnectionPool: @unchecked Sendable {
     private let target: PostgresURL.SessionTarget
     /// Settings each new session makes before it is lent (name, value).
     private let sessionSettings: [(String, String)]
+    /// Behind a pooler in transaction mode (``PostgresConnectionPooling/transaction``): the
+    /// settings each transaction makes for itself (name, value), since no session keeps them;
+    /// `nil` where sessions do.
+    let transactionSettings: [(String, String)]?
+    /// Whether the sessions may not write (a read replica's).
+    let readOnly: Bool
     private let group: MultiThreadedEventLoopGroup
     /// The configuration name of the store the pool serves, for metrics.
     let store: String
@@ -52,7 +58,11 @@ final class PostgresConnectionPool: @unchecked Sendable {
 
     /// `namespace`: the PostgreSQL schema every connection's unqualified names resolve in.
     /// `readOnly`: sessions that cannot write (a read replica's).
-    init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount, namespace: String? = nil, readOnly: Bool = false, store: String = "") throws {
+    /// `pooling`: how a pooler between here and the server lends sessions; by transaction,
+    /// nothing is set on a session (it would stay with the pooler's server connection, for
+    /// whichever client gets it next) and each transaction sets the namespace itself.
+    init(url: PostgresURL, maximum: Int, connectTimeout: TimeAmount, namespace: String? = nil, readOnly: Bool = false, store: String = "",
+         pooling: PostgresConnectionPooling = .session) throws {
         var parameters = [("standard_conforming_strings", "on")]
         // Literals in the SQL (regular expressions, bytea) are written for standard strings,
         // where a backslash is an ordinary character; a server or role configured otherwise must
@@ -63,11 +73,19 @@ final class PostgresConnectionPool: @unchecked Sendable {
             parameters.append(("application_name", String("OpenSwiftData \(namespace)".prefix(63))))
             settings.append(("search_path", PostgresDialect().quote(namespace)))
         }
-        if readOnly { settings.append(("default_transaction_read_only", "on")) }
-        // Set once the session is open rather than as startup parameters: PgBouncer passes on
-        // only a few of those (application_name and standard_conforming_strings among them) and
-        // refuses a connection that names others.
-        sessionSettings = settings
+        self.readOnly = readOnly
+        if pooling == .transaction || url.poolsTransactions {
+            // A read-only transaction is begun as one (``PostgresSQLConnection``).
+            transactionSettings = settings
+            sessionSettings = []
+        } else {
+            if readOnly { settings.append(("default_transaction_read_only", "on")) }
+            // Set once the session is open rather than as startup parameters: PgBouncer passes on
+            // only a few of those (application_name and standard_conforming_strings among them) and
+            // refuses a connection that names others.
+            transactionSettings = nil
+            sessionSettings = settings
+        }
         configurations = try url.hosts.map { host in
             var configuration = try url.connectionConfiguration(connectTimeout: connectTimeout, host: host)
             configuration.options.additionalStartupParameters = parameters
@@ -81,6 +99,10 @@ final class PostgresConnectionPool: @unchecked Sendable {
     }
 
     deinit { shutDown() }
+
+    /// Whether a pooler lends server sessions a transaction at a time, so that every statement
+    /// must run in a transaction that sets the namespace itself (``transactionSettings``).
+    var poolsTransactions: Bool { transactionSettings != nil }
 
     /// Closes every connection; later calls throw.
     func shutDown() {

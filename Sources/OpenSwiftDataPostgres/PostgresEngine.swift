@@ -43,7 +43,9 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
                 try self.pool.withConnection { connection -> R in
                     // The pool's server is looked up (under its lock) only while a span listens.
                     Telemetry.readAnswered(role: "primary", server: self.pool.serverAddress)
-                    return try body(PostgresSQLConnection(pool: self.pool, connection: connection, typedValues: self.typedValues))
+                    let reading = PostgresSQLConnection(pool: self.pool, connection: connection, typedValues: self.typedValues)
+                    defer { reading.finish() }
+                    return try body(reading)
                 }
             }
             // Reads pinned to the primary (ModelContainer.readingFromPrimary) never go to a replica.
@@ -53,18 +55,23 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
     }
 
     func beginWrite() throws -> any SQLConnection {
-        PostgresSQLConnection(pool: pool, connection: try pool.acquire(), typedValues: typedValues)
+        let writing = PostgresSQLConnection(pool: pool, connection: try pool.acquire(), typedValues: typedValues)
+        writing.commitsEachStatement = true
+        return writing
     }
 
     func endWrite(_ connection: any SQLConnection) {
         guard let connection = connection as? PostgresSQLConnection else { return }
         // Where reads may go to a replica: the position they must see from now on.
         if let replicas, !connection.connection.isClosed { replicas.noteWrite(on: connection) }
+        connection.finish()
         pool.release(connection.connection)
     }
 
-    /// Other servers learn of a save from PostgreSQL itself, so nobody polls.
-    var announcesSaves: Bool { true }
+    /// Other servers learn of a save from PostgreSQL itself (`NOTIFY`), so nobody polls —
+    /// except behind a pooler in transaction mode, where no session stays to `LISTEN` and
+    /// watchers poll (``PostgresCommitPoller``).
+    var announcesSaves: Bool { !pool.poolsTransactions }
 
     /// `pg_notify` inside the save's transaction: PostgreSQL delivers it to every listener when
     /// (and only if) the transaction commits. The payload names the entities, comma-separated;
@@ -77,6 +84,7 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
     }
 
     func watchCommits(channel: String, _ signal: @escaping @Sendable (Set<String>?) -> Void) -> (any CommitWatch)? {
+        if pool.poolsTransactions { return PostgresCommitPoller(pool: pool, signal: signal) }
         var reached: (@Sendable (String?) -> Void)?
         if let replicas { reached = { position in replicas.noteAnnounced(position) } }
         return PostgresCommitListener(pool: pool, channel: channel, signal: signal, reached: reached)

@@ -167,6 +167,7 @@ final class PostgresReplicas: @unchecked Sendable {
             }
             defer { replica.pool.release(connection) }
             let reading = PostgresSQLConnection(pool: replica.pool, connection: connection, typedValues: typedValues, readOnly: true)
+            defer { reading.finish() }
             do {
                 guard try qualifies(replica, on: reading) else {
                     reason = "consistency"

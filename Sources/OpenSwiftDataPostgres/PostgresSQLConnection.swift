@@ -18,6 +18,15 @@ final class PostgresSQLConnection: SQLConnection {
     private(set) var rowsHanded = 0
     /// Between a `BEGIN` and its `COMMIT` or `ROLLBACK`: a connection lost then ends the save.
     private var inTransaction = false
+    /// Behind a pooler in transaction mode (``PostgresConnectionPool/poolsTransactions``): a
+    /// transaction this connection began for statements sent outside one of the store's, so
+    /// that they run with the namespace set; ended by ``finish()``, or committed when the store
+    /// begins its own (what ran before a save's `BEGIN` committed alone, and still does).
+    private var ownTransaction = false
+    /// Whether a transaction this connection begins commits after its one statement, as the
+    /// statement would alone: on a connection a save writes on, whose statements before its
+    /// `BEGIN` (key blocks taken) must be durable before it uses what they returned.
+    var commitsEachStatement = false
 
     init(pool: PostgresConnectionPool, connection: PostgresConnection, typedValues: Set<ValueMeaning>, readOnly: Bool = false) {
         self.pool = pool
@@ -29,7 +38,8 @@ final class PostgresSQLConnection: SQLConnection {
     /// Reads the rows as they arrive: the event loop hands them over while the caller turns the
     /// earlier ones into models, rather than collecting the whole result first.
     func query(_ text: String, bindings: [StoredValue], row: (any StoredRow) throws -> Void) throws {
-        try run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues)), row: row)
+        let query = PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues))
+        try inATransaction { try run(query, row: row) }
     }
 
     /// Each column's values as one array parameter (``PostgresValueArray``).
@@ -38,7 +48,79 @@ final class PostgresSQLConnection: SQLConnection {
         for column in arrays {
             try binds.append(try PostgresValueArray(column, typedValues: typedValues))
         }
-        try run(PostgresQuery(unsafeSQL: text, binds: binds), row: row)
+        try inATransaction { try run(PostgresQuery(unsafeSQL: text, binds: binds), row: row) }
+    }
+
+    // MARK: Transactions behind a pooler
+
+    /// Runs `body` inside a transaction: as it comes, or — behind a pooler in transaction mode,
+    /// outside the store's own — in one this connection begins, which a failed statement ends
+    /// (the next begins another, as the next statement of a session would run on).
+    private func inATransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        if let settings = pool.transactionSettings, !inTransaction, !ownTransaction {
+            try begin(settings)
+            ownTransaction = true
+        }
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            if ownTransaction { abandonOwnTransaction() }
+            throw error
+        }
+        if ownTransaction, commitsEachStatement { try commitOwnTransaction() }
+        return result
+    }
+
+    /// `BEGIN` (read-only on a replica), and `settings` for this transaction alone.
+    private func begin(_ settings: [(String, String)]) throws {
+        do {
+            _ = try pool.run(PostgresQuery(unsafeSQL: pool.readOnly ? "BEGIN READ ONLY" : "BEGIN"), on: connection)
+            guard !settings.isEmpty else { return }
+            var binds = PostgresBindings(capacity: settings.count * 2)
+            var calls: [String] = []
+            for (offset, (name, value)) in settings.enumerated() {
+                binds.append(name)
+                binds.append(value)
+                calls.append("set_config($\(offset * 2 + 1), $\(offset * 2 + 2), true)")
+            }
+            _ = try pool.run(PostgresQuery(unsafeSQL: "SELECT " + calls.joined(separator: ", "), binds: binds), on: connection)
+        } catch {
+            if !connection.isClosed { _ = try? pool.run(PostgresQuery(unsafeSQL: "ROLLBACK"), on: connection) }
+            throw error
+        }
+    }
+
+    /// Rolls back the transaction this connection began (a statement in it failed, which
+    /// aborted it); a connection that cannot is closed, so the pool does not lend it again.
+    private func abandonOwnTransaction() {
+        ownTransaction = false
+        guard !connection.isClosed else { return }
+        do {
+            _ = try pool.run(PostgresQuery(unsafeSQL: "ROLLBACK"), on: connection)
+        } catch {
+            try? connection.close().wait()
+        }
+    }
+
+    /// Commits the transaction this connection began for statements outside the store's
+    /// (behind a pooler in transaction mode): called before the connection goes back to its
+    /// pool, and before the store begins a transaction. One that cannot commit is closed.
+    func finish() {
+        try? commitOwnTransaction()
+    }
+
+    /// Commits the transaction this connection began, if one is open; a connection whose commit
+    /// fails is closed (its transaction is then gone, and it is not lent again).
+    private func commitOwnTransaction() throws {
+        guard ownTransaction else { return }
+        ownTransaction = false
+        do {
+            _ = try pool.run(PostgresQuery(unsafeSQL: "COMMIT"), on: connection)
+        } catch {
+            if !connection.isClosed { try? connection.close().wait() }
+            throw error
+        }
     }
 
     /// The rows as `COPY … FROM STDIN` text (``PostgresCopyText``), sent in slices of 1 MB. Names
@@ -46,6 +128,8 @@ final class PostgresSQLConnection: SQLConnection {
     /// is not plain letters, digits and underscores is not copied (the rows go up as arrays).
     func copy(into table: String, columns: [String], values: [StoredValue], width: Int) throws -> Bool {
         if readOnly { throw SwiftDataError(.storeIO, "a statement that changes data was sent to a read replica of PostgreSQL at \(pool.place); it was not run") }
+        // Behind a pooler in transaction mode only inside a transaction, whose namespace is set.
+        guard inTransaction || !pool.poolsTransactions else { return false }
         guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, *), Self.isPlainName(table), columns.allSatisfy(Self.isPlainName),
               let rows = try PostgresCopyText.rows(values, width: width, typedValues: typedValues) else { return false }
         let connection = self.connection
@@ -135,8 +219,15 @@ final class PostgresSQLConnection: SQLConnection {
     func execute(_ text: String, bindings: [StoredValue]) throws -> Int {
         if readOnly { throw SwiftDataError(.storeIO, "a statement that changes data was sent to a read replica of PostgreSQL at \(pool.place); it was not run") }
         let committing = text == "COMMIT", ending = committing || text == "ROLLBACK"
+        if text == "BEGIN", let settings = pool.transactionSettings {
+            try commitOwnTransaction()
+            try begin(settings)
+            inTransaction = true
+            return 0
+        }
         do {
-            let result = try pool.run(PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues)), on: connection)
+            let query = PostgresQuery(unsafeSQL: text, binds: try Self.binds(bindings, typedValues: typedValues))
+            let result = try ending ? pool.run(query, on: connection) : inATransaction { try pool.run(query, on: connection) }
             if text == "BEGIN" { inTransaction = true } else if ending { inTransaction = false }
             return result.metadata.rows ?? 0
         } catch {

@@ -44,6 +44,9 @@ struct PostgresURL: Hashable, Sendable {
     /// `sslrootcert`: a PEM file of the certificates to trust; `nil` (or `system`) for the
     /// system's trust store.
     let rootCertificates: String?
+    /// `pgbouncer=true`: a pooler in transaction mode lends the server sessions
+    /// (``PostgresConnectionPooling/transaction``).
+    let poolsTransactions: Bool
 
     /// Reads `url`, or throws an error that says what is wrong with it (never showing the password).
     /// `failoverHosts`: more servers (`host:port`) tried after the URL's own, in order.
@@ -84,6 +87,12 @@ struct PostgresURL: Hashable, Sendable {
         rootCertificates = root == "system" || root?.isEmpty == true ? nil : root
         if let rootCertificates, !FileManager.default.isReadableFile(atPath: rootCertificates) {
             throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' has sslrootcert=\(rootCertificates), which is not a readable file")
+        }
+        switch components.queryItems?.first(where: { $0.name == "pgbouncer" })?.value?.lowercased() {
+        case nil, "false", "0": poolsTransactions = false
+        case "true", "1": poolsTransactions = true
+        case let other?:
+            throw SwiftDataError(.loadIssueModelContainer, "the PostgreSQL URL '\(Self.redacted(url))' has pgbouncer=\(other); use pgbouncer=true behind a pooler in transaction mode, or leave it out")
         }
     }
 

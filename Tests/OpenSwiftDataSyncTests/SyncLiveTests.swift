@@ -67,7 +67,7 @@ struct SyncLiveTests {
         while server.waitingDevices < count { try await Task.sleep(for: .milliseconds(5)) }
     }
 
-    static var serverKinds: [StoreKind] { StoreKind.allCases.filter { $0 == .file || $0 == .memory || $0 == .postgres } }
+    static var serverKinds: [StoreKind] { StoreKind.builtIn }
 
     @Test(arguments: serverKinds)
     func devicesThatRunSeeEachOthersSavesWithoutCallingSync(_ serverKind: StoreKind) async throws {

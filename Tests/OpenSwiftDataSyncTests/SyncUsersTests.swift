@@ -46,7 +46,7 @@ final class PrincipalTransport: SyncTransport, @unchecked Sendable {
              sharing: SyncSharingOptions = SyncSharingOptions()) throws {
             serverStore = try TestStore(kind, SyncModels.types, ownedRows: .allEntities(except: SyncSchema.sharedModels + everyones))
             server = try SyncServer(container: serverStore.container, rules: rules, subscriptions: subscriptions, sharing: sharing)
-            secondServer = kind == .postgres ? try SyncServer(container: serverStore.reopen(SyncModels.types), rules: rules, subscriptions: subscriptions, sharing: sharing) : server
+            secondServer = kind.isPostgres ? try SyncServer(container: serverStore.reopen(SyncModels.types), rules: rules, subscriptions: subscriptions, sharing: sharing) : server
             self.subscriptions = subscriptions
         }
 

@@ -173,7 +173,7 @@ import StoreTestSupport
     func hugeAndOddValuesRoundTrip(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Sample.self])
         // PostgreSQL's text cannot hold NUL (a clear error, tested in PostgresStoreTests).
-        let nul = kind == .postgres ? "\u{1}" : "\u{0}"
+        let nul = kind.isPostgres ? "\u{1}" : "\u{0}"
         let huge = String(repeating: "ก\(nul)x", count: 10 * 1024 * 1024 / 5)  // about 10 MB of UTF-8, NULs included
         let dates = [Date.distantPast, Date.distantFuture, Date(timeIntervalSinceReferenceDate: -1e15), Date(timeIntervalSinceReferenceDate: 1e15)]
         let context = store.context()

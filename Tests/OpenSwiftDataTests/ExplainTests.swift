@@ -7,7 +7,7 @@ import StoreTestSupport
 /// indexes it uses, what it reads in full, and the `#Index` that would serve it — on SQLite and
 /// PostgreSQL, with enough rows that PostgreSQL's planner prefers an index where one serves.
 @Suite struct ExplainTests {
-    static var kinds: [StoreKind] { StoreKind.allCases.filter { $0 == .file || $0 == .memory || $0 == .postgres } }
+    static var kinds: [StoreKind] { StoreKind.builtIn }
 
     /// 2,000 purchases in 4 shops over 50 days, amounts 0…999 (each twice), made by 20 buyers.
     private func filled(_ kind: StoreKind) throws -> TestStore {
@@ -30,7 +30,7 @@ import StoreTestSupport
         #expect(explanation.indexesUsed.allSatisfy { $0.entityName == "Purchase" })
         #expect(explanation.fullScans.isEmpty, "\(explanation)")
         #expect(explanation.suggestedIndexes.isEmpty)
-        #expect(explanation.engine == (kind == .postgres ? "postgresql" : "sqlite"))
+        #expect(explanation.engine == (kind.isPostgres ? "postgresql" : "sqlite"))
         #expect(explanation.description.contains("Indexes used: Z_Purchase_INDEX1 (Purchase.amount)"), "\(explanation)")
     }
 

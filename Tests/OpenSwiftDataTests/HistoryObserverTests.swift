@@ -30,7 +30,7 @@ import TestModels
     /// observed model and are by an observed author. (A custom store's own history is not
     /// followed: only its saves through the container count.)
     /// Outside the suite's actor: reading PostgreSQL's history waits for writers of other tests.
-    @Test(arguments: StoreKind.allCases.filter { [.file, .memory, .postgres].contains($0) })
+    @Test(arguments: StoreKind.builtIn)
     nonisolated func tokensCountWhatAlreadyHappenedByModelAndAuthor(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Expense.self])
         let context = store.context()

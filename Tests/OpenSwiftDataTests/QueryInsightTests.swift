@@ -8,7 +8,7 @@ import StoreTestSupport
 /// loop loads a relationship model by model (N+1), not when the fetch prefetched it; and a log of
 /// slow queries with their plans.
 @Suite struct QueryInsightTests {
-    static var kinds: [StoreKind] { StoreKind.allCases.filter { $0 == .file || $0 == .memory || $0 == .postgres } }
+    static var kinds: [StoreKind] { StoreKind.builtIn }
 
     /// 30 purchases, each by a buyer of its own, in a store whose insight logs to `log`.
     private func filled(_ kind: StoreKind, _ log: CapturedLog, warns: Bool = true, slowQueries: Duration? = nil) throws -> TestStore {

@@ -27,7 +27,7 @@ import StoreTestSupport
     func awkwardStringsRoundTrip(_ kind: StoreKind) throws {
         let store = try TestStore(kind, [Expense.self])
         let context = store.context()
-        let awkward = kind == .postgres ? Self.awkward.filter { !$0.contains("\u{0}") } : Self.awkward
+        let awkward = kind.isPostgres ? Self.awkward.filter { !$0.contains("\u{0}") } : Self.awkward
         for (offset, note) in awkward.enumerated() {
             context.insert(Expense(amount: Double(offset), note: note, category: Category(name: note)))
         }

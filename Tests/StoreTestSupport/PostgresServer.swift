@@ -30,6 +30,8 @@ package enum PostgresServer {
     package static let pgBouncerURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_PGBOUNCER_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
     package static let pgBouncerTransactionURL: URL? = ProcessInfo.processInfo.environment["OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
     package static let pgBouncerSkipReason: Comment = "no PgBouncer: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"`, `eval \"$(Scripts/postgres-server.sh pgbouncer /tmp/pg /tmp/pg-bouncer session)\"` and, with OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL set from `Scripts/postgres-server.sh pgbouncer /tmp/pg /tmp/pg-bouncer-tx transaction`, `swift test --traits PostgreSQL`"
+    /// Both poolers, and the server behind them, are given.
+    package static var poolersGiven: Bool { pgBouncerURL != nil && pgBouncerTransactionURL != nil && url != nil }
     package static let tlsSkipReason: Comment = "no PostgreSQL server with TLS: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (it sets OPENSWIFTDATA_POSTGRES_URL and OPENSWIFTDATA_POSTGRES_CA) and then `swift test --traits PostgreSQL`"
     package static let skipReason: Comment = "no PostgreSQL server, or a build without the PostgreSQL trait: run `eval \"$(Scripts/postgres-server.sh start /tmp/pg)\"` (or set OPENSWIFTDATA_POSTGRES_URL=postgres://user:password@host:port/database) and then `swift test --traits PostgreSQL`"
 
@@ -39,11 +41,13 @@ package enum PostgresServer {
     }
 
     /// The test server's database, in `namespace`.
+    /// `pooled`: through PgBouncer in transaction mode (``pgBouncerTransactionURL``), configured for it.
     package static func configuration(_ name: String = "postgres", schema: Schema? = nil, namespace: String, allowsSave: Bool = true, ownedRows: OwnedRows? = nil,
-                              queryInsight: QueryInsight = QueryInsight()) throws -> any DataStoreConfiguration {
+                              queryInsight: QueryInsight = QueryInsight(), pooled: Bool = false) throws -> any DataStoreConfiguration {
         #if PostgreSQL
-        let server = try #require(url, "no PostgreSQL server")
+        let server = try #require(pooled ? pgBouncerTransactionURL : url, "no PostgreSQL server")
         var configuration = PostgresConfiguration(name, url: server, schema: schema, postgresSchema: namespace, allowsSave: allowsSave)
+        if pooled { configuration.connectionPooling = .transaction }
         configuration.ownedRows = ownedRows
         configuration.queryInsight = queryInsight
         return configuration

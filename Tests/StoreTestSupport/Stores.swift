@@ -17,12 +17,25 @@ package enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Senda
     case logged
     /// The PostgreSQL store, each test in a namespace of its own.
     case postgres
+    /// The PostgreSQL store through PgBouncer in transaction mode
+    /// (`OPENSWIFTDATA_PGBOUNCER_TRANSACTION_URL`), configured for it: no server session outlives
+    /// a transaction (the test pooler resets each one it takes back).
+    case pooled
 
     package var testDescription: String { rawValue }
 
     package static var allCases: [StoreKind] {
-        PostgresServer.url == nil ? [.file, .memory, .json, .logged] : [.file, .memory, .json, .logged, .postgres]
+        var kinds: [StoreKind] = [.file, .memory, .json, .logged]
+        if PostgresServer.url != nil { kinds.append(.postgres) }
+        if PostgresServer.url != nil, PostgresServer.pgBouncerTransactionURL != nil { kinds.append(.pooled) }
+        return kinds
     }
+
+    /// The PostgreSQL store's kinds: reached directly, and through a pooler in transaction mode.
+    package var isPostgres: Bool { self == .postgres || self == .pooled }
+
+    /// The kinds of the built-in SQL stores present: SQLite's and PostgreSQL's.
+    package static var builtIn: [StoreKind] { allCases.filter { $0 == .file || $0 == .memory || $0.isPostgres } }
 
     /// The SQLite store's kinds, for behaviour only it has (SQL, files, concurrency across processes).
     package static let sqlite: [StoreKind] = [.file, .memory]
@@ -39,7 +52,7 @@ package enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Senda
 
     /// The kinds that can keep an owner per row (``OwnedRows``): the built-in stores, reached
     /// directly.
-    package static var keepingOwners: [StoreKind] { allCases.filter { $0 == .file || $0 == .memory || $0 == .postgres } }
+    package static var keepingOwners: [StoreKind] { builtIn }
 }
 
 /// A container over a fresh store, and the file it lives in (removed when the test is done).
@@ -54,7 +67,7 @@ package final class TestStore {
 
     /// `queryInsight`: the insight of the built-in stores' configuration (the others keep the defaults).
     package init(_ kind: StoreKind, _ types: [any PersistentModel.Type], ownedRows: OwnedRows? = nil, queryInsight: QueryInsight = QueryInsight()) throws {
-        namespace = kind == .postgres ? PostgresServer.newNamespace() : nil
+        namespace = kind.isPostgres ? PostgresServer.newNamespace() : nil
         self.kind = kind
         self.ownedRows = ownedRows
         switch kind {
@@ -79,17 +92,17 @@ package final class TestStore {
             let url = TestStore.temporaryURL()
             self.url = url
             container = try ModelContainer(for: Schema(types), configurations: [TestStore.logged(url)])
-        case .postgres:
+        case .postgres, .pooled:
             url = nil
             container = try ModelContainer(for: Schema(types), configurations: [
-                try PostgresServer.configuration(namespace: namespace ?? "", ownedRows: ownedRows, queryInsight: queryInsight),
+                try PostgresServer.configuration(namespace: namespace ?? "", ownedRows: ownedRows, queryInsight: queryInsight, pooled: kind == .pooled),
             ])
         }
     }
 
-    /// The test server's database, in `namespace`.
-    package static func postgres(_ namespace: String, ownedRows: OwnedRows? = nil) throws -> any DataStoreConfiguration {
-        try PostgresServer.configuration(namespace: namespace, ownedRows: ownedRows)
+    /// The test server's database, in `namespace` (through the pooler in transaction mode where `pooled`).
+    package static func postgres(_ namespace: String, ownedRows: OwnedRows? = nil, pooled: Bool = false) throws -> any DataStoreConfiguration {
+        try PostgresServer.configuration(namespace: namespace, ownedRows: ownedRows, pooled: pooled)
     }
 
     /// The SQLite file at `url` through `DefaultStore`, wrapped in the logging decorator.
@@ -110,7 +123,7 @@ package final class TestStore {
     /// Opens the same file again with a new container whose configuration keeps owners for `ownedRows`.
     package func reopen(_ types: [any PersistentModel.Type], ownedRows: OwnedRows?) throws -> ModelContainer {
         if let namespace {
-            return try ModelContainer(for: Schema(types), configurations: [try TestStore.postgres(namespace, ownedRows: ownedRows)])
+            return try ModelContainer(for: Schema(types), configurations: [try TestStore.postgres(namespace, ownedRows: ownedRows, pooled: kind == .pooled)])
         }
         guard let url else { return container }
         if kind == .json {
