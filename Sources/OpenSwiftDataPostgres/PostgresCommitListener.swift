@@ -23,10 +23,11 @@ final class PostgresCommitListener: CommitWatch, @unchecked Sendable {
     private let pool: PostgresConnectionPool
     private let channel: String
     private let signal: @Sendable (Set<String>?) -> Void
-    /// Where reads may go to replicas: told the primary's position once a save was announced
-    /// (`nil` where it could not be read), before `signal`, so a refetch waits for a replica to
-    /// replay that save.
-    private let reached: (@Sendable (String?) -> Void)?
+    /// Where reads may go to replicas: told the primary's position and transaction snapshot
+    /// once a save was announced (`nil` where they could not be read; the snapshot alone where
+    /// the server refuses the position function), before `signal`, so a refetch waits for a
+    /// replica to replay that save.
+    private let reached: (@Sendable (_ position: String?, _ snapshot: String?) -> Void)?
     private let lock = NSLock()
     private var connection: PostgresConnection?
     /// A connection attempt under way.
@@ -35,7 +36,7 @@ final class PostgresCommitListener: CommitWatch, @unchecked Sendable {
     private var pause = TimeAmount.milliseconds(50)
     private var stopped = false
 
-    init(pool: PostgresConnectionPool, channel: String, signal: @escaping @Sendable (Set<String>?) -> Void, reached: (@Sendable (String?) -> Void)? = nil) {
+    init(pool: PostgresConnectionPool, channel: String, signal: @escaping @Sendable (Set<String>?) -> Void, reached: (@Sendable (_ position: String?, _ snapshot: String?) -> Void)? = nil) {
         self.pool = pool
         self.channel = channel
         self.signal = signal
@@ -106,15 +107,22 @@ final class PostgresCommitListener: CommitWatch, @unchecked Sendable {
         }
     }
 
-    /// `signal`, after telling `reached` the primary's position (read on `connection`, the
-    /// listening one, which is past the announced commit) where replicas serve reads.
+    /// `signal`, after telling `reached` the primary's position and snapshot (read on
+    /// `connection`, the listening one, which is past the announced commit) where replicas
+    /// serve reads.
     private func announcing(on connection: PostgresConnection) -> @Sendable (Set<String>?) -> Void {
         let signal = self.signal
         guard let reached else { return signal }
+        let logger = PostgresConnectionPool.logger
         return { entities in
-            connection.query(PostgresQuery(unsafeSQL: "SELECT pg_current_wal_lsn()::text"), logger: PostgresConnectionPool.logger).whenComplete { result in
-                let position = try? result.get().rows.first?.first?.decode(String.self)
-                reached(position)
+            connection.query(PostgresQuery(unsafeSQL: "SELECT txid_current_snapshot()::text, pg_current_wal_lsn()::text"), logger: logger).flatMapError { _ in
+                // A server that refuses the position function: its snapshot alone.
+                connection.query(PostgresQuery(unsafeSQL: "SELECT txid_current_snapshot()::text"), logger: logger)
+            }.whenComplete { result in
+                let row = try? result.get().rows.first
+                let snapshot = try? row?.first?.decode(String.self)
+                let position = (row?.count ?? 0) > 1 ? try? Array(row!)[1].decode(String.self) : nil
+                reached(position, snapshot)
                 signal(entities)
             }
         }

@@ -85,8 +85,8 @@ final class PostgresEngine: SQLEngine, @unchecked Sendable {
 
     func watchCommits(channel: String, _ signal: @escaping @Sendable (Set<String>?) -> Void) -> (any CommitWatch)? {
         if pool.poolsTransactions { return PostgresCommitPoller(pool: pool, signal: signal) }
-        var reached: (@Sendable (String?) -> Void)?
-        if let replicas { reached = { position in replicas.noteAnnounced(position) } }
+        var reached: (@Sendable (String?, String?) -> Void)?
+        if let replicas { reached = { position, snapshot in replicas.noteAnnounced(position: position, snapshot: snapshot) } }
         return PostgresCommitListener(pool: pool, channel: channel, signal: signal, reached: reached)
     }
 

@@ -18,6 +18,13 @@ import PostgresNIO
 /// shows that save. A replica that cannot be reached or fails a read is left out for a few
 /// seconds; the read goes on against the primary.
 ///
+/// Where a server refuses those functions (Aurora's readers; a role not allowed to run them),
+/// transaction snapshots stand in for positions (``PostgresTransactionSnapshot``): the primary's
+/// after each save, and a replica qualifies once its own snapshot has every transaction ended
+/// that the primary's had. Which one a server needs is learned from its first answer: the
+/// positions are asked for first, and where that fails but the snapshot alone is answered, the
+/// server is asked for snapshots from then on.
+///
 /// `@unchecked Sendable`: the fields behind `lock` are touched with it held.
 final class PostgresReplicas: @unchecked Sendable {
     /// A write-ahead-log position, as PostgreSQL shows it (`16/B374D848`).
@@ -56,9 +63,19 @@ final class PostgresReplicas: @unchecked Sendable {
 
         var name: String { "\(server.host):\(server.port)" }
 
-        func record(standby: Bool, replayed position: Position?, lag seconds: TimeInterval) -> TimeInterval {
-            status.record(standby: standby, replayed: position, lag: seconds)
+        func record(standby: Bool, replayed position: Position?, snapshot: PostgresTransactionSnapshot?, lag seconds: TimeInterval) -> TimeInterval {
+            status.record(standby: standby, replayed: position, snapshot: snapshot, lag: seconds)
         }
+    }
+
+    /// What every read must see (read-your-writes): the primary's position after the last save
+    /// (and announced save), and its transaction snapshot then.
+    struct Needed: Sendable {
+        var position = Position(0)
+        /// False once a save's position could not be read (the primary refuses the function):
+        /// from then on only snapshots say what a replica must have.
+        var positionsKnown = true
+        var snapshot: PostgresTransactionSnapshot?
     }
 
     /// What the last status read of a replica found.
@@ -70,21 +87,29 @@ final class PostgresReplicas: @unchecked Sendable {
         /// Whether it was out of recovery (promoted): it then has every write it took, but only
         /// as long as it stays so, which each status read asks again.
         var promoted = false
+        /// Its transaction snapshot at the last status read.
+        var snapshot: PostgresTransactionSnapshot?
+        /// Whether it answers the write-ahead-log position functions (until it once did not).
+        var answersPositions = true
 
         /// Notes what a status read found, and returns the lag: a server out of recovery has no
         /// lag while it stays so, and its replayed position stays what it replayed as a standby —
         /// never "everything" for good.
-        mutating func record(standby: Bool, replayed position: Position?, lag seconds: TimeInterval) -> TimeInterval {
+        mutating func record(standby: Bool, replayed position: Position?, snapshot: PostgresTransactionSnapshot?, lag seconds: TimeInterval) -> TimeInterval {
             checked = Date()
             promoted = !standby
             if standby, let position { replayed = position }
+            if let snapshot { self.snapshot = snapshot }
             lag = standby ? seconds : 0
             return lag
         }
 
-        /// Whether a read needing `needed` may use the replica without asking it again.
-        func covers(_ needed: Position) -> Bool {
-            replayed >= needed
+        /// Whether a read needing `needed` may use the replica without asking it again: by
+        /// position where both sides have them, else by snapshot.
+        func covers(_ needed: Needed) -> Bool {
+            if answersPositions, needed.positionsKnown { return replayed >= needed.position }
+            guard let wanted = needed.snapshot else { return needed.position == Position(0) }
+            return snapshot?.hasEnded(everythingEndedIn: wanted) ?? false
         }
     }
 
@@ -93,8 +118,10 @@ final class PostgresReplicas: @unchecked Sendable {
     /// The configuration name of the store, for metrics.
     let store: String
     private let lock = NSLock()
-    /// The position every read must see (read-your-writes).
-    private var required = Position(0)
+    /// What every read must see (read-your-writes).
+    private var required = Needed()
+    /// Whether the primary answers `pg_current_wal_lsn()` (until it once did not).
+    private var primaryAnswersPositions = true
     /// Reads go to the primary until then: a save's position could not be learned.
     private var primaryUntil = Date.distantPast
     private var next = 0
@@ -117,34 +144,57 @@ final class PostgresReplicas: @unchecked Sendable {
     // MARK: Positions
 
     /// After a save through `connection` (on the primary, its transaction ended): the position
-    /// later reads must reach.
+    /// and snapshot later reads must reach.
     func noteWrite(on connection: PostgresSQLConnection) {
         guard case .readYourWrites = consistency else { return }
-        if let position = try? Self.position("SELECT pg_current_wal_lsn()::text", on: connection) {
-            raise(to: position)
-        } else {
-            lock.withLock { primaryUntil = Date().addingTimeInterval(Self.unknownPositionPause) }
-        }
+        let (position, snapshot) = primaryState(on: connection)
+        note(position: position, snapshot: snapshot)
     }
 
-    /// Another server's save was announced at or before `text`, the primary's position then.
-    func noteAnnounced(_ text: String?) {
+    /// Another server's save was announced at or before the primary's state then: its position
+    /// (`nil` where it could not be read) and its transaction snapshot, as text.
+    func noteAnnounced(position: String?, snapshot: String?) {
         guard case .readYourWrites = consistency else { return }
-        guard let text, let position = Position(text: text) else {
-            lock.withLock { primaryUntil = Date().addingTimeInterval(Self.unknownPositionPause) }
-            return
+        note(position: position.flatMap(Position.init(text:)), snapshot: snapshot.flatMap(PostgresTransactionSnapshot.init(text:)))
+    }
+
+    /// Raises what reads must see; where neither could be learned, reads go to the primary for
+    /// a while instead.
+    private func note(position: Position?, snapshot: PostgresTransactionSnapshot?) {
+        lock.withLock {
+            guard position != nil || snapshot != nil else {
+                primaryUntil = Date().addingTimeInterval(Self.unknownPositionPause)
+                return
+            }
+            if let position { required.position = max(required.position, position) } else { required.positionsKnown = false }
+            if let snapshot { required.snapshot = PostgresTransactionSnapshot.later(required.snapshot, snapshot) }
         }
-        raise(to: position)
     }
 
-    private func raise(to position: Position) {
-        lock.withLock { required = max(required, position) }
+    /// The primary's position and snapshot after a save, asked on `connection`: the snapshot alone
+    /// once the primary refused the position function.
+    private func primaryState(on connection: PostgresSQLConnection) -> (Position?, PostgresTransactionSnapshot?) {
+        if lock.withLock({ primaryAnswersPositions }) {
+            if let (snapshot, position) = try? Self.texts("SELECT txid_current_snapshot()::text, pg_current_wal_lsn()::text", on: connection) {
+                return (position.flatMap(Position.init(text:)), snapshot.flatMap(PostgresTransactionSnapshot.init(text:)))
+            }
+            // The server answers, but not the position: it refuses the function.
+            guard let (snapshot, _) = try? Self.texts("SELECT txid_current_snapshot()::text", on: connection) else { return (nil, nil) }
+            lock.withLock { primaryAnswersPositions = false }
+            PostgresConnectionPool.logger.info("the primary \(connection.pool.place) does not answer pg_current_wal_lsn(); read-your-writes on replicas compares transaction snapshots")
+            return (nil, snapshot.flatMap(PostgresTransactionSnapshot.init(text:)))
+        }
+        let snapshot = try? Self.texts("SELECT txid_current_snapshot()::text", on: connection).0
+        return (nil, snapshot.flatMap(PostgresTransactionSnapshot.init(text:)))
     }
 
-    private static func position(_ text: String, on connection: PostgresSQLConnection) throws -> Position? {
-        var found: Position?
+    /// The first column of a statement's one row, and its second where `text` selects two, as text.
+    private static func texts(_ text: String, on connection: PostgresSQLConnection) throws -> (String?, String?) {
+        var found: (String?, String?) = (nil, nil)
+        let two = text.contains(", ")
         try connection.query(text, bindings: []) { row in
-            if case .text(let value) = row.value(at: 0) { found = Position(text: value) }
+            if case .text(let value) = row.value(at: 0) { found.0 = value }
+            if two, case .text(let value) = row.value(at: 1) { found.1 = value }
         }
         return found
     }
@@ -233,7 +283,7 @@ final class PostgresReplicas: @unchecked Sendable {
             var nap = 0.001
             while true {
                 _ = try status(of: replica, on: connection)
-                if lock.withLock({ replica.promoted || replica.replayed >= needed }) { return true }
+                if lock.withLock({ replica.promoted || replica.status.covers(needed) }) { return true }
                 guard Date() < deadline else { return false }
                 // Polling the replica's own position: PostgreSQL has no wait for a replay point.
                 Thread.sleep(forTimeInterval: min(nap, max(0, deadline.timeIntervalSinceNow)))
@@ -242,21 +292,39 @@ final class PostgresReplicas: @unchecked Sendable {
         }
     }
 
-    /// Asks the replica how far it has replayed and how far behind it is (0 when it has replayed
-    /// everything it received); a server no longer in recovery (promoted) has everything while
-    /// it stays so (``Replica/record(standby:replayed:lag:)``).
+    /// Asks the replica how far it has replayed, its transaction snapshot and how far behind it
+    /// is (0 when it has replayed everything it received); a server no longer in recovery
+    /// (promoted) has everything while it stays so (``Replica/record(standby:replayed:snapshot:lag:)``).
+    /// A replica that refuses the position functions but answers the rest is asked for its
+    /// snapshot alone from then on; its lag is unknown (infinite: ``PostgresReadConsistency/mayLag(seconds:)``
+    /// reads go to the primary).
     private func status(of replica: Replica, on connection: PostgresSQLConnection) throws -> TimeInterval {
-        var standby = true, replayed: Position?, lag: TimeInterval = .infinity
-        try connection.query("""
-            SELECT pg_is_in_recovery()::int, pg_last_wal_replay_lsn()::text,
-                   CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-                        ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8
-            """, bindings: []) { row in
+        var standby = true, replayed: Position?, snapshot: PostgresTransactionSnapshot?, lag: TimeInterval = .infinity
+        let read = { (row: any StoredRow) in
             if case .integer(let flag) = row.value(at: 0) { standby = flag != 0 }
-            if case .text(let text) = row.value(at: 1) { replayed = Position(text: text) }
-            if case .real(let seconds) = row.value(at: 2) { lag = seconds }
+            if case .text(let text) = row.value(at: 1) { snapshot = PostgresTransactionSnapshot(text: text) }
         }
-        let seen = lock.withLock { replica.record(standby: standby, replayed: replayed, lag: lag) }
+        if lock.withLock({ replica.status.answersPositions }) {
+            do {
+                try connection.query("""
+                    SELECT pg_is_in_recovery()::int, txid_current_snapshot()::text, pg_last_wal_replay_lsn()::text,
+                           CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+                                ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8
+                    """, bindings: []) { row in
+                    read(row)
+                    if case .text(let text) = row.value(at: 2) { replayed = Position(text: text) }
+                    if case .real(let seconds) = row.value(at: 3) { lag = seconds }
+                }
+            } catch {
+                // Refused, or down: asked for the rest alone, which a replica that is down fails too.
+                try connection.query("SELECT pg_is_in_recovery()::int, txid_current_snapshot()::text", bindings: [], row: read)
+                lock.withLock { replica.status.answersPositions = false }
+                PostgresConnectionPool.logger.info("the read replica \(replica.pool.place) does not answer the write-ahead-log position functions (\(error)); read-your-writes there compares transaction snapshots")
+            }
+        } else {
+            try connection.query("SELECT pg_is_in_recovery()::int, txid_current_snapshot()::text", bindings: [], row: read)
+        }
+        let seen = lock.withLock { replica.record(standby: standby, replayed: replayed, snapshot: snapshot, lag: standby && replayed == nil ? .infinity : lag) }
         Telemetry.replicaLag(store: store, replica: replica.name, seconds: seen)
         return seen
     }

@@ -130,6 +130,59 @@ struct PostgresReplicaTests {
         #expect(lag.lastValue.map { $0 >= 0 } == true)
     }
 
+    /// A replica that refuses the write-ahead-log position functions (as Aurora's readers do;
+    /// here a role the functions were taken from) still serves read-your-writes: the store
+    /// compares transaction snapshots instead, waits for the replica (1.5 s behind) to replay the
+    /// save, and reads it there — where it used to leave the replica out and read the primary.
+    @Test func aReplicaWithoutPositionFunctionsServesReadYourWrites() throws {
+        #expect(TestTelemetry.bootstrapped)
+        let namespace = PostgresServer.newNamespace()
+        defer { PostgresServer.drop(namespace) }
+        let standby = try #require(Self.standby)
+        let role = "osd_without_positions"
+        let password = UUID().uuidString
+        let name = "replicas-\(UUID().uuidString.prefix(8).lowercased())"
+        // The tables first (the container on the primary alone), then a role that may read them
+        // but not ask where replay stands.
+        _ = try Self.container(namespace, replicas: [], consistency: .primaryOnly)
+        let functions = ["pg_last_wal_replay_lsn()", "pg_last_wal_receive_lsn()", "pg_last_xact_replay_timestamp()"]
+        try PostgresServer.execute([
+            "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(role)') THEN CREATE ROLE \(role) LOGIN; END IF; END $$",
+            "ALTER ROLE \(role) PASSWORD '\(password)'",
+        ] + functions.map { "REVOKE EXECUTE ON FUNCTION \($0) FROM PUBLIC" } + [
+            "GRANT SELECT ON ALL TABLES IN SCHEMA \"\(namespace)\" TO \(role)",
+            "GRANT USAGE ON SCHEMA \"\(namespace)\" TO \(role)",
+        ], in: namespace)
+        defer { try? PostgresServer.execute(functions.map { "GRANT EXECUTE ON FUNCTION \($0) TO PUBLIC" }, in: namespace) }
+        // The standby replays the grants 1.5 s later.
+        let watcher = try PostgresConnectionPool(url: try PostgresURL(standby), maximum: 1, connectTimeout: .seconds(5))
+        defer { watcher.shutDown() }
+        var granted = false
+        for _ in 0..<300 where !granted {
+            try watcher.withConnection { connection in
+                try PostgresSQLConnection(pool: watcher, connection: connection, typedValues: []).query(
+                    "SELECT CASE WHEN EXISTS (SELECT FROM pg_roles WHERE rolname = $1) AND EXISTS (SELECT FROM pg_namespace WHERE nspname = $2) THEN (has_schema_privilege($1, $2, 'USAGE') AND NOT has_function_privilege($1, 'pg_last_wal_replay_lsn()', 'EXECUTE'))::int ELSE 0 END",
+                    bindings: [.text(role), .text(namespace)]) { row in granted = row.value(at: 0) == .integer(1) }
+            }
+            if !granted { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(granted)
+
+        var components = try #require(URLComponents(url: standby, resolvingAgainstBaseURL: false))
+        components.user = role
+        components.password = password
+        let restricted = try #require(components.url)
+        let container = try Self.container(namespace, replicas: [restricted], consistency: .readYourWrites(waitingAtMost: 30), name: name)
+        let context = ModelContext(container)
+        context.insert(Visit(place: "Évora"))
+        try context.save()
+        #expect(try Self.places(container) == ["Évora"])
+        let spans = TestTelemetry.tracer.finishedSpans.filter {
+            $0.operationName == "fetch Visit" && $0.attributes["openswiftdata.store"]?.toSpanAttribute() == .string(name)
+        }
+        #expect(spans.map { $0.attributes["openswiftdata.server.role"]?.toSpanAttribute() } == [.string("replica")])
+    }
+
     /// History reads may go to a replica too: after the container's save it waits for the
     /// replica to replay it, and the save is in the history read there.
     @Test func historyReadOnAReplicaShowsTheContainersSaves() throws {
@@ -219,17 +272,53 @@ struct PostgresReplicaTests {
 @Suite struct PostgresReplicaStatusTests {
     @Test func aPromotedServerIsAskedAgainEveryTime() {
         typealias Position = PostgresReplicas.Position
+        let needing = { (position: UInt64) in PostgresReplicas.Needed(position: Position(position)) }
         var status = PostgresReplicas.Status()
-        #expect(status.record(standby: true, replayed: Position(100), lag: 2) == 2)
-        #expect(status.covers(Position(100)) && !status.covers(Position(101)))
+        #expect(status.record(standby: true, replayed: Position(100), snapshot: nil, lag: 2) == 2)
+        #expect(status.covers(needing(100)) && !status.covers(needing(101)))
         // Promoted: no lag, but no position it would keep claiming once it is a standby again.
-        #expect(status.record(standby: false, replayed: nil, lag: .infinity) == 0)
+        #expect(status.record(standby: false, replayed: nil, snapshot: nil, lag: .infinity) == 0)
         #expect(status.promoted)
-        #expect(!status.covers(Position(500)))
+        #expect(!status.covers(needing(500)))
         // A standby again (the same address, another server), far behind: what it says is what counts.
-        #expect(status.record(standby: true, replayed: Position(50), lag: 30) == 30)
+        #expect(status.record(standby: true, replayed: Position(50), snapshot: nil, lag: 30) == 30)
         #expect(!status.promoted)
-        #expect(!status.covers(Position(100)))
+        #expect(!status.covers(needing(100)))
+    }
+
+    /// Where positions cannot be compared — the replica refuses the functions, or a save's
+    /// position could not be read on the primary — a replica covers a save once every
+    /// transaction that had ended in the primary's snapshot after it has ended in the replica's.
+    @Test func withoutPositionsSnapshotsSayWhatAReplicaHas() throws {
+        typealias Snapshot = PostgresTransactionSnapshot
+        // After the save (transaction 14) the primary runs 10 and 12; the next number is 15.
+        let primary = try #require(Snapshot(text: "10:15:10,12"))
+        var needed = PostgresReplicas.Needed(position: PostgresReplicas.Position(900), snapshot: primary)
+        var status = PostgresReplicas.Status()
+        status.answersPositions = false
+        let covers = { (text: String) throws -> Bool in
+            var replica = status
+            _ = replica.record(standby: true, replayed: nil, snapshot: try #require(Snapshot(text: text)), lag: .infinity)
+            return replica.covers(needed)
+        }
+        #expect(try !covers("10:14:10"))          // has not seen 14 begin
+        #expect(try !covers("10:15:10,12,14"))    // 14 still running there
+        #expect(try !covers("11:16:11,13"))       // 11 and 13 ended on the primary, not there
+        #expect(try covers("10:15:10,12"))        // the same
+        #expect(try covers("12:17:12,16"))        // 10 ended since, 16 began after
+        // A replica that answers positions is compared by them while every save's was read…
+        status.answersPositions = true
+        _ = status.record(standby: true, replayed: PostgresReplicas.Position(950), snapshot: nil, lag: 0)
+        #expect(status.covers(needed))
+        // …and by snapshot once one could not be.
+        needed.positionsKnown = false
+        #expect(!status.covers(needed))
+        _ = status.record(standby: true, replayed: PostgresReplicas.Position(950), snapshot: try #require(Snapshot(text: "12:17:12")), lag: 0)
+        #expect(status.covers(needed))
+        // The later of two snapshots of one server, and text that is not one.
+        #expect(Snapshot.later(primary, try #require(Snapshot(text: "10:15:10"))) == Snapshot(text: "10:15:10"))
+        #expect(Snapshot.later(try #require(Snapshot(text: "20:21:")), primary) == Snapshot(text: "20:21:"))
+        for text in ["", "1:2", "5:4:", "1:5:7", "1:5:x", "a:b:"] { #expect(Snapshot(text: text) == nil, "\(text)") }
     }
 }
 #endif
