@@ -19,6 +19,9 @@ public final class ExpenseViewModel {
     /// Whether the last failed save changed something this user may only read (a ledger shared
     /// with them to read): a web app answers 403 rather than 500.
     public private(set) var lastSaveWasReadOnly = false
+    /// Why the last save failed (`nil` after one that succeeded): a web app answers a database
+    /// between servers (a failover) with 503, as a request to try again.
+    public private(set) var lastSaveError: (any Error)?
 
     let context: ModelContext
 
@@ -291,9 +294,11 @@ public final class ExpenseViewModel {
             try context.save()
             errorMessage = nil
             lastSaveWasReadOnly = false
+            lastSaveError = nil
             return true
         } catch {
             errorMessage = "Could not save: \(error)"
+            lastSaveError = error
             lastSaveWasReadOnly = Self.isReadOnlyRefusal(error)
             context.rollback()
             return false
