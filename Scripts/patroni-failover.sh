@@ -8,6 +8,9 @@
 #
 #   Scripts/patroni-failover.sh .build/debug/expenses-web /tmp/failover [SAVES_AFTER]
 #
+# Replication is synchronous (Patroni's synchronous_mode): a save is acknowledged once the standby
+# has it, so none that was acknowledged is lost with the primary.
+#
 # Prints the time from the kill to the first save the promoted server acknowledged, the saves
 # refused meanwhile, and checks on the promoted server that every acknowledged save is there and
 # no key was handed out twice (exits non-zero otherwise). SAVES_AFTER (default 20): how many
@@ -79,6 +82,9 @@ bootstrap:
     loop_wait: 1
     retry_timeout: 3
     maximum_lag_on_failover: 1048576
+    # A commit is acknowledged once the standby has it: what the primary acknowledged survives
+    # its loss (asynchronous replication may lose the last commits — see the PostgreSQL article).
+    synchronous_mode: true
     postgresql:
       use_slots: true
   initdb:
@@ -111,8 +117,9 @@ start_node node1
 # /primary answers 200 on the leader, /replica on a standby that streams from it.
 wait_for 60 curl -sf "http://127.0.0.1:${api_port[node1]}/primary" || { tail -20 "$folder/node1/patroni.log" >&2; exit 1; }
 start_node node2
-wait_for 90 curl -sf "http://127.0.0.1:${api_port[node2]}/replica" || { tail -20 "$folder/node2/patroni.log" >&2; exit 1; }
-echo "Patroni: node1 (port ${pg_port[node1]}) leads, node2 (port ${pg_port[node2]}) streams from it" >&2
+# /sync: a standby the primary's commits wait for.
+wait_for 90 curl -sf "http://127.0.0.1:${api_port[node2]}/sync" || { tail -20 "$folder/node2/patroni.log" >&2; exit 1; }
+echo "Patroni: node1 (port ${pg_port[node1]}) leads, node2 (port ${pg_port[node2]}) is its synchronous standby" >&2
 
 web_port=$(free_port)
 url="postgres://openswiftdata:$password@127.0.0.1:${pg_port[node1]},127.0.0.1:${pg_port[node2]}/postgres?target_session_attrs=read-write"
@@ -151,10 +158,13 @@ with open(log, "w") as out:
 PY
 writer=$!
 sleep 3
-date +%s.%N > "$folder/kill.time"
 # The primary's machine dies: Patroni first (it would restart PostgreSQL), then PostgreSQL.
 pkill -9 -f "patroni $folder/node1/patroni.yml"
-kill -9 "$(head -1 "$folder/node1/data/postmaster.pid")"
+postmaster=$(head -1 "$folder/node1/data/postmaster.pid")
+# shellcheck disable=SC2046
+kill -9 "$postmaster" $(pgrep -P "$postmaster") 2>/dev/null || true
+# The kill's time: once the signals are sent (a save started before may still have committed).
+date +%s.%N > "$folder/kill.time"
 touch "$folder/kill"
 echo "killed node1 (Patroni and PostgreSQL)" >&2
 wait "$writer"
