@@ -48,7 +48,9 @@ password=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    # runuser does not pass the signal on: the programs themselves, by their command lines.
     pkill -f "patroni $folder/node" 2>/dev/null || true
+    pkill -f "etcd --name osd --data-dir $folder/etcd" 2>/dev/null || true
     for node in node1 node2; do
         [ -f "$folder/$node/data/postmaster.pid" ] && kill -9 "$(head -1 "$folder/$node/data/postmaster.pid")" 2>/dev/null || true
     done
